@@ -1,0 +1,199 @@
+//! The one trait every sliding-attack backend implements, and the bitboard trait it returns.
+//!
+//! Everything here is statically dispatched: a move generator written against `B: Backend`
+//! is monomorphised per backend, so the trait costs nothing on the hot path.
+
+use crate::types::{Color, Slider, Square, Stepper};
+use std::fmt::Debug;
+use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign};
+
+/// A backend's own bitboard type. Bits are in the backend's layout; squares come and go in
+/// canonical numbering.
+pub trait Bitboard:
+    Copy
+    + Eq
+    + Debug
+    + Send
+    + Sync
+    + BitAnd<Output = Self>
+    + BitOr<Output = Self>
+    + BitXor<Output = Self>
+    + BitAndAssign
+    + BitOrAssign
+    + BitXorAssign
+    + 'static
+{
+    /// No squares.
+    fn empty() -> Self;
+    /// Converts from the canonical `u128` (bit `Square::index`). Bits above 80 are ignored.
+    fn from_canonical(bits: u128) -> Self;
+    /// Converts to the canonical `u128`.
+    fn to_canonical(self) -> u128;
+    /// The single-square mask.
+    fn square(sq: Square) -> Self;
+    /// `self & !other`.
+    fn and_not(self, other: Self) -> Self;
+    fn is_empty(self) -> bool;
+    /// Population count.
+    fn count(self) -> u32;
+    /// Removes and returns the square of the lowest set bit in the backend's own bit order.
+    fn pop(&mut self) -> Option<Square>;
+
+    #[inline(always)]
+    fn is_nonempty(self) -> bool {
+        !self.is_empty()
+    }
+
+    #[inline(always)]
+    fn contains(self, sq: Square) -> bool {
+        (self & Self::square(sq)).is_nonempty()
+    }
+
+    /// Iterates the set squares (in the backend's bit order).
+    #[inline(always)]
+    fn squares(self) -> Squares<Self> {
+        Squares(self)
+    }
+}
+
+/// Iterator over the squares of a bitboard.
+pub struct Squares<B: Bitboard>(B);
+
+impl<B: Bitboard> Iterator for Squares<B> {
+    type Item = Square;
+    #[inline(always)]
+    fn next(&mut self) -> Option<Square> {
+        self.0.pop()
+    }
+}
+
+/// One table a backend owns, sized exactly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableInfo {
+    /// The table's name (the seed's name where the table mirrors one of the seed's).
+    pub name: &'static str,
+    /// Its shape and element type, e.g. `[81][128] × 12 B bitboard`.
+    pub shape: String,
+    /// Bytes it occupies in memory.
+    pub bytes: usize,
+}
+
+/// Static facts about a backend, known without building it.
+#[derive(Clone, Debug)]
+pub struct BackendInfo {
+    /// The name users type.
+    pub name: &'static str,
+    /// One line saying what it is.
+    pub description: &'static str,
+    /// How its bitboard and occupancy are laid out.
+    pub layout: &'static str,
+    /// Special instructions it needs to run at all (e.g. `bmi2`); empty when none.
+    pub needs: &'static [&'static str],
+}
+
+/// A sliding-attack backend. Implementations are small `Copy` handles onto tables that are
+/// built once per process.
+pub trait Backend: Copy + Send + Sync + 'static {
+    type Bitboard: Bitboard;
+    /// The occupancy state sliding lookups read (for rotated backends: every rotated copy).
+    type Occupancy: Clone + Debug + Send + Sync;
+
+    /// Name, description, layout, needs.
+    fn info() -> BackendInfo;
+    /// Whether this CPU and build can run the backend; `Err` says why not.
+    fn availability() -> Result<(), String>;
+    /// Every table the backend owns, counted exactly (also when not yet built).
+    fn tables() -> Vec<TableInfo>;
+    /// Which code path (SIMD level or special instruction) this build and CPU use.
+    fn simd_path() -> &'static str;
+    /// A handle, building the tables on first use. `Err` when unavailable.
+    fn new() -> Result<Self, String>;
+
+    /// Occupancy state built from a canonical occupancy.
+    fn occupancy(&self, canonical: u128) -> Self::Occupancy;
+    /// Incrementally marks `sq` occupied (it must be empty).
+    fn set_square(&self, occupancy: &mut Self::Occupancy, sq: Square);
+    /// Incrementally marks `sq` empty (it must be occupied).
+    fn clear_square(&self, occupancy: &mut Self::Occupancy, sq: Square);
+    /// The occupied squares as a bitboard.
+    fn occupied(&self, occupancy: &Self::Occupancy) -> Self::Bitboard;
+
+    fn rook_attacks(&self, occupancy: &Self::Occupancy, sq: Square) -> Self::Bitboard;
+    fn bishop_attacks(&self, occupancy: &Self::Occupancy, sq: Square) -> Self::Bitboard;
+    fn lance_attacks(&self, color: Color, occupancy: &Self::Occupancy, sq: Square)
+        -> Self::Bitboard;
+    fn dragon_attacks(&self, occupancy: &Self::Occupancy, sq: Square) -> Self::Bitboard;
+    fn horse_attacks(&self, occupancy: &Self::Occupancy, sq: Square) -> Self::Bitboard;
+
+    fn king_attacks(&self, sq: Square) -> Self::Bitboard;
+    fn gold_attacks(&self, color: Color, sq: Square) -> Self::Bitboard;
+    fn silver_attacks(&self, color: Color, sq: Square) -> Self::Bitboard;
+    fn knight_attacks(&self, color: Color, sq: Square) -> Self::Bitboard;
+    fn pawn_attacks(&self, color: Color, sq: Square) -> Self::Bitboard;
+
+    /// Total bytes of all tables.
+    fn table_bytes() -> usize {
+        Self::tables().iter().map(|t| t.bytes).sum()
+    }
+
+    /// Sliding attacks by kind (for harness code that loops over kinds).
+    #[inline(always)]
+    fn slider_attacks(
+        &self,
+        slider: Slider,
+        occupancy: &Self::Occupancy,
+        sq: Square,
+    ) -> Self::Bitboard {
+        match slider {
+            Slider::Rook => self.rook_attacks(occupancy, sq),
+            Slider::Bishop => self.bishop_attacks(occupancy, sq),
+            Slider::Lance(color) => self.lance_attacks(color, occupancy, sq),
+            Slider::Dragon => self.dragon_attacks(occupancy, sq),
+            Slider::Horse => self.horse_attacks(occupancy, sq),
+        }
+    }
+
+    /// Step attacks by kind.
+    #[inline(always)]
+    fn stepper_attacks(&self, stepper: Stepper, sq: Square) -> Self::Bitboard {
+        match stepper {
+            Stepper::King => self.king_attacks(sq),
+            Stepper::Gold(color) => self.gold_attacks(color, sq),
+            Stepper::Silver(color) => self.silver_attacks(color, sq),
+            Stepper::Knight(color) => self.knight_attacks(color, sq),
+            Stepper::Pawn(color) => self.pawn_attacks(color, sq),
+        }
+    }
+}
+
+/// Formats a byte count for people: `414,720 B (405.0 KiB)`.
+pub fn human_bytes(bytes: usize) -> String {
+    let mut grouped = String::new();
+    let digits = bytes.to_string();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(ch);
+    }
+    let unit = if bytes >= 1 << 20 {
+        format!("{:.2} MiB", bytes as f64 / (1u64 << 20) as f64)
+    } else if bytes >= 1 << 10 {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    } else {
+        format!("{bytes} B")
+    };
+    format!("{grouped} B ({unit})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::human_bytes;
+
+    #[test]
+    fn human_bytes_groups_and_scales() {
+        assert_eq!(human_bytes(414_720), "414,720 B (405.0 KiB)");
+        assert_eq!(human_bytes(63_700_992), "63,700,992 B (60.75 MiB)");
+        assert_eq!(human_bytes(12), "12 B (12 B)");
+    }
+}

@@ -1,0 +1,15 @@
+//! kiki: interchangeable sliding-attack backends for shogi behind one trait, and the harness
+//! that checks and measures them.
+
+pub mod backend;
+pub mod check;
+pub mod reference;
+pub mod registry;
+pub mod split;
+pub mod types;
+
+#[path = "../variants/mod.rs"]
+pub mod variants;
+
+pub use backend::{Backend, BackendInfo, Bitboard, TableInfo};
+pub use types::{Color, Slider, Square, Stepper};

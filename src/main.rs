@@ -1,0 +1,2 @@
+//! The `kiki` command line.
+fn main() {}

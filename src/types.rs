@@ -1,0 +1,266 @@
+//! Shared shogi vocabulary: squares in canonical numbering, colours, slider kinds, drawing.
+
+use std::fmt;
+
+/// A board square in canonical numbering: `(file - 1) * 9 + (rank - 1)`, so USI `1a` = 0,
+/// `1i` = 8, `2a` = 9, `9i` = 80. Always `< 81`: backends index tables with it unchecked.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub struct Square(u8);
+
+impl Square {
+    pub const COUNT: usize = 81;
+
+    /// The square with this canonical index, if it is on the board.
+    #[inline(always)]
+    pub const fn new(index: u8) -> Option<Square> {
+        if index < 81 {
+            Some(Square(index))
+        } else {
+            None
+        }
+    }
+
+    /// # Safety
+    /// `index` must be `< 81`.
+    #[inline(always)]
+    pub const unsafe fn new_unchecked(index: u8) -> Square {
+        debug_assert!(index < 81);
+        Square(index)
+    }
+
+    /// The square on `file` (1–9) and `rank` (1–9, 1 = `a`).
+    #[inline(always)]
+    pub const fn from_file_rank(file: u8, rank: u8) -> Option<Square> {
+        if file >= 1 && file <= 9 && rank >= 1 && rank <= 9 {
+            Some(Square((file - 1) * 9 + (rank - 1)))
+        } else {
+            None
+        }
+    }
+
+    #[inline(always)]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// File 1–9 (USI digit).
+    #[inline(always)]
+    pub const fn file(self) -> u8 {
+        self.0 / 9 + 1
+    }
+
+    /// Rank 1–9 (1 = `a`, black's far side).
+    #[inline(always)]
+    pub const fn rank(self) -> u8 {
+        self.0 % 9 + 1
+    }
+
+    /// The square `file_delta` files and `rank_delta` ranks away, if on the board.
+    #[inline]
+    pub const fn offset(self, file_delta: i8, rank_delta: i8) -> Option<Square> {
+        let file = self.file() as i8 + file_delta;
+        let rank = self.rank() as i8 + rank_delta;
+        if file < 1 || file > 9 || rank < 1 || rank > 9 {
+            None
+        } else {
+            Square::from_file_rank(file as u8, rank as u8)
+        }
+    }
+
+    /// Canonical single-square mask.
+    #[inline(always)]
+    pub const fn bit(self) -> u128 {
+        1u128 << self.0
+    }
+
+    pub fn all() -> impl Iterator<Item = Square> {
+        (0..81u8).map(Square)
+    }
+
+    /// Parses USI notation such as `7g`.
+    pub fn parse(text: &str) -> Option<Square> {
+        let bytes = text.as_bytes();
+        if bytes.len() != 2 {
+            return None;
+        }
+        let file = bytes[0].wrapping_sub(b'0');
+        let rank = bytes[1].wrapping_sub(b'a') + 1;
+        Square::from_file_rank(file, rank)
+    }
+}
+
+impl fmt::Display for Square {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.file(), (b'a' + self.rank() - 1) as char)
+    }
+}
+
+/// Side: black (sente, moves first, towards rank `a`) or white (gote).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Color {
+    Black = 0,
+    White = 1,
+}
+
+impl Color {
+    pub const BOTH: [Color; 2] = [Color::Black, Color::White];
+
+    #[inline(always)]
+    pub const fn flip(self) -> Color {
+        match self {
+            Color::Black => Color::White,
+            Color::White => Color::Black,
+        }
+    }
+
+    #[inline(always)]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Rank delta of one step forward: black moves towards rank 1.
+    #[inline(always)]
+    pub const fn forward(self) -> i8 {
+        match self {
+            Color::Black => -1,
+            Color::White => 1,
+        }
+    }
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Color::Black => "black",
+            Color::White => "white",
+        }
+    }
+}
+
+/// The sliding attack kinds every backend answers.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Slider {
+    Rook,
+    Bishop,
+    Lance(Color),
+    /// Promoted rook: rook lines plus the king's step squares.
+    Dragon,
+    /// Promoted bishop: bishop lines plus the king's step squares.
+    Horse,
+}
+
+impl Slider {
+    pub const ALL: [Slider; 6] = [
+        Slider::Rook,
+        Slider::Bishop,
+        Slider::Lance(Color::Black),
+        Slider::Lance(Color::White),
+        Slider::Dragon,
+        Slider::Horse,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Slider::Rook => "rook",
+            Slider::Bishop => "bishop",
+            Slider::Lance(Color::Black) => "lance-black",
+            Slider::Lance(Color::White) => "lance-white",
+            Slider::Dragon => "dragon",
+            Slider::Horse => "horse",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Slider> {
+        Slider::ALL.into_iter().find(|s| s.name() == text)
+    }
+}
+
+impl fmt::Display for Slider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The stepping attack kinds every backend answers.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Stepper {
+    King,
+    Gold(Color),
+    Silver(Color),
+    Knight(Color),
+    Pawn(Color),
+}
+
+impl Stepper {
+    pub const ALL: [Stepper; 9] = [
+        Stepper::King,
+        Stepper::Gold(Color::Black),
+        Stepper::Gold(Color::White),
+        Stepper::Silver(Color::Black),
+        Stepper::Silver(Color::White),
+        Stepper::Knight(Color::Black),
+        Stepper::Knight(Color::White),
+        Stepper::Pawn(Color::Black),
+        Stepper::Pawn(Color::White),
+    ];
+
+    pub fn name(self) -> String {
+        match self {
+            Stepper::King => "king".into(),
+            Stepper::Gold(c) => format!("gold-{}", c.name()),
+            Stepper::Silver(c) => format!("silver-{}", c.name()),
+            Stepper::Knight(c) => format!("knight-{}", c.name()),
+            Stepper::Pawn(c) => format!("pawn-{}", c.name()),
+        }
+    }
+}
+
+/// The canonical board of all 81 squares.
+pub const ALL_SQUARES: u128 = (1u128 << 81) - 1;
+
+/// Draws a canonical board as shogi diagrams are drawn: file 9 on the left, rank `a` on top.
+/// `mark` chooses the character for each square.
+pub fn draw_board(mut mark: impl FnMut(Square) -> char) -> String {
+    let mut out = String::from("  9 8 7 6 5 4 3 2 1\n");
+    for rank in 1..=9u8 {
+        out.push(' ');
+        for file in (1..=9u8).rev() {
+            let sq = Square::from_file_rank(file, rank).expect("on board");
+            out.push(' ');
+            out.push(mark(sq));
+        }
+        out.push(' ');
+        out.push((b'a' + rank - 1) as char);
+        out.push('\n');
+    }
+    out
+}
+
+/// Draws one canonical bitboard: `x` set, `.` clear.
+pub fn draw_bits(bits: u128) -> String {
+    draw_board(|sq| if bits & sq.bit() != 0 { 'x' } else { '.' })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_numbering_matches_usi() {
+        assert_eq!(Square::parse("1a").unwrap().index(), 0);
+        assert_eq!(Square::parse("1i").unwrap().index(), 8);
+        assert_eq!(Square::parse("2a").unwrap().index(), 9);
+        assert_eq!(Square::parse("9i").unwrap().index(), 80);
+        for sq in Square::all() {
+            assert_eq!(Square::parse(&sq.to_string()), Some(sq));
+        }
+        assert_eq!(Square::parse("0a"), None);
+        assert_eq!(Square::parse("1j"), None);
+    }
+
+    #[test]
+    fn offsets_stay_on_board() {
+        let sq = Square::parse("1a").unwrap();
+        assert_eq!(sq.offset(-1, 0), None);
+        assert_eq!(sq.offset(0, -1), None);
+        assert_eq!(sq.offset(1, 1), Square::parse("2b"));
+    }
+}

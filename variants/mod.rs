@@ -1,0 +1,1 @@
+//! The backends, one folder each; each touches nothing but the trait and the shared types.
