@@ -3,6 +3,8 @@
 
 pub mod backend;
 pub mod check;
+pub mod cli;
+pub mod json;
 pub mod reference;
 pub mod registry;
 pub mod split;

@@ -1,0 +1,346 @@
+//! The `kiki` command line: argument parsing and the subcommands.
+
+use crate::backend::{human_bytes, Backend};
+use crate::check::check_backend;
+use crate::json::Json;
+use crate::registry::{self, BackendVisitor, RegistryError};
+use std::fmt;
+use std::time::Instant;
+
+const USAGE: &str = "\
+kiki — sliding-attack backends for shogi, checked and measured
+
+usage:
+  kiki backends [--json]
+      every backend: name, availability, SIMD path, needs, table bytes, layout
+  kiki check [--backend NAME|all] [--samples N] [--seed S]
+      differential check of backends against the naive reference (default: all,
+      1000000 random pairs); on a mismatch prints the board and exits 1
+  kiki help";
+
+/// A command-line error: one line for the user, and the exit code.
+#[derive(Debug)]
+pub struct CliError {
+    pub message: String,
+    pub code: i32,
+}
+
+impl CliError {
+    fn usage(message: impl Into<String>) -> CliError {
+        CliError {
+            message: message.into(),
+            code: 2,
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<RegistryError> for CliError {
+    fn from(error: RegistryError) -> CliError {
+        CliError::usage(error.to_string())
+    }
+}
+
+/// Options of a subcommand: `--flag` and `--key value` pairs, each known in advance.
+struct Options {
+    command: &'static str,
+    pairs: Vec<(String, Option<String>)>,
+}
+
+impl Options {
+    /// Parses `args`; `flags` take no value, `keys` take one.
+    fn parse(
+        command: &'static str,
+        args: &[String],
+        flags: &[&str],
+        keys: &[&str],
+    ) -> Result<Options, CliError> {
+        let mut pairs = Vec::new();
+        let mut iter = args.iter();
+        while let Some(arg) = iter.next() {
+            let (name, inline_value) = match arg.split_once('=') {
+                Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
+                _ => (arg.as_str(), None),
+            };
+            if flags.contains(&name) && inline_value.is_none() {
+                pairs.push((name.to_string(), None));
+            } else if keys.contains(&name) {
+                let value = match inline_value {
+                    Some(v) => v,
+                    None => iter.next().cloned().ok_or_else(|| {
+                        CliError::usage(format!("kiki {command}: {name} needs a value"))
+                    })?,
+                };
+                pairs.push((name.to_string(), Some(value)));
+            } else {
+                return Err(CliError::usage(format!(
+                    "kiki {command}: unknown argument '{arg}' (try 'kiki help')"
+                )));
+            }
+        }
+        Ok(Options { command, pairs })
+    }
+
+    fn flag(&self, name: &str) -> bool {
+        self.pairs.iter().any(|(n, _)| n == name)
+    }
+
+    fn value(&self, name: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, v)| v.as_deref())
+    }
+
+    fn number(&self, name: &str, default: u64) -> Result<u64, CliError> {
+        match self.value(name) {
+            None => Ok(default),
+            Some(text) => parse_number(text).ok_or_else(|| {
+                CliError::usage(format!(
+                    "kiki {}: {name} wants a non-negative integer, got '{text}'",
+                    self.command
+                ))
+            }),
+        }
+    }
+}
+
+/// Parses `1000000`, `1_000_000`, `1e6` or `0x1f`.
+fn parse_number(text: &str) -> Option<u64> {
+    let cleaned = text.replace('_', "");
+    if let Some(hex) = cleaned.strip_prefix("0x") {
+        return u64::from_str_radix(hex, 16).ok();
+    }
+    if let Some((mantissa, exponent)) = cleaned.split_once(['e', 'E']) {
+        let mantissa: u64 = mantissa.parse().ok()?;
+        let exponent: u32 = exponent.parse().ok()?;
+        return mantissa.checked_mul(10u64.checked_pow(exponent)?);
+    }
+    cleaned.parse().ok()
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn run(args: &[String]) -> i32 {
+    let result = match args.first().map(String::as_str) {
+        None | Some("help") | Some("--help") | Some("-h") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        Some("backends") => backends(&args[1..]),
+        Some("check") => check(&args[1..]),
+        Some(other) => Err(CliError::usage(format!(
+            "kiki: unknown command '{other}' (commands: backends, check, help)"
+        ))),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(error) => {
+            eprintln!("{error}");
+            error.code
+        }
+    }
+}
+
+fn backends(args: &[String]) -> Result<(), CliError> {
+    let options = Options::parse("backends", args, &["--json"], &[])?;
+    let summaries = registry::summaries();
+    if options.flag("--json") {
+        let list = summaries
+            .iter()
+            .map(|s| {
+                Json::object([
+                    ("name", Json::str(s.info.name)),
+                    ("description", Json::str(s.info.description)),
+                    ("layout", Json::str(s.info.layout)),
+                    (
+                        "needs",
+                        Json::Array(s.info.needs.iter().map(|n| Json::str(*n)).collect()),
+                    ),
+                    ("available", Json::Bool(s.availability.is_ok())),
+                    (
+                        "unavailable_reason",
+                        match &s.availability {
+                            Ok(()) => Json::Null,
+                            Err(reason) => Json::str(reason.clone()),
+                        },
+                    ),
+                    ("simd_path", Json::str(s.simd_path)),
+                    ("table_bytes", Json::Int(s.table_bytes as i128)),
+                    ("table_bytes_human", Json::str(human_bytes(s.table_bytes))),
+                    (
+                        "tables",
+                        Json::Array(
+                            s.tables
+                                .iter()
+                                .map(|t| {
+                                    Json::object([
+                                        ("name", Json::str(t.name)),
+                                        ("shape", Json::str(t.shape.clone())),
+                                        ("bytes", Json::Int(t.bytes as i128)),
+                                    ])
+                                })
+                                .collect(),
+                        ),
+                    ),
+                ])
+            })
+            .collect();
+        println!("{}", Json::Array(list).render());
+        return Ok(());
+    }
+    println!("build: {}", build_description());
+    for s in &summaries {
+        let availability = match &s.availability {
+            Ok(()) => "available".to_string(),
+            Err(reason) => format!("UNAVAILABLE: {reason}"),
+        };
+        let needs = if s.info.needs.is_empty() {
+            "-".to_string()
+        } else {
+            s.info.needs.join(", ")
+        };
+        println!();
+        println!("{:<12} {}", s.info.name, s.info.description);
+        println!("{:<12} {availability}; path: {}; needs: {needs}", "", s.simd_path);
+        println!("{:<12} layout: {}", "", s.info.layout);
+        println!("{:<12} tables: {}", "", human_bytes(s.table_bytes));
+        for table in &s.tables {
+            println!(
+                "{:<14} {:<28} {:<34} {}",
+                "",
+                table.name,
+                table.shape,
+                human_bytes(table.bytes)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// What this binary was compiled for.
+pub fn build_description() -> String {
+    let mut features = Vec::new();
+    macro_rules! feature {
+        ($($name:tt),*) => {$(
+            if cfg!(target_feature = $name) {
+                features.push($name);
+            }
+        )*};
+    }
+    feature!("sse4.1", "ssse3", "popcnt", "bmi1", "bmi2", "lzcnt", "avx2", "avx512f");
+    format!(
+        "{} profile, target features: {}{}",
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        },
+        if features.is_empty() {
+            "baseline".to_string()
+        } else {
+            features.join(" ")
+        },
+        if cfg!(feature = "portable") {
+            ", feature 'portable' (SIMD paths forced to their portable twins)"
+        } else {
+            ""
+        }
+    )
+}
+
+struct CheckVisitor {
+    samples: u64,
+    seed: u64,
+}
+
+impl BackendVisitor for CheckVisitor {
+    type Output = Result<(), CliError>;
+    fn visit<B: Backend>(self, backend: B) -> Result<(), CliError> {
+        let started = Instant::now();
+        match check_backend(&backend, self.samples, self.seed) {
+            Ok(report) => {
+                println!(
+                    "{:<12} ok in {:.1} s: {report}",
+                    B::info().name,
+                    started.elapsed().as_secs_f64()
+                );
+                Ok(())
+            }
+            Err(mismatch) => {
+                println!("{mismatch}");
+                Err(CliError {
+                    message: format!(
+                        "kiki check: backend '{}' disagrees with the reference",
+                        B::info().name
+                    ),
+                    code: 1,
+                })
+            }
+        }
+    }
+}
+
+fn check(args: &[String]) -> Result<(), CliError> {
+    let options = Options::parse("check", args, &[], &["--backend", "--samples", "--seed"])?;
+    let samples = options.number("--samples", 1_000_000)?;
+    let seed = options.number("--seed", 0x5EED)?;
+    let argument = options.value("--backend").unwrap_or("all");
+    let names = registry::resolve(argument)?;
+    if argument == "all" {
+        for summary in registry::summaries() {
+            if let Err(reason) = summary.availability {
+                println!("{:<12} skipped: unavailable ({reason})", summary.info.name);
+            }
+        }
+    }
+    for name in names {
+        registry::visit(name, CheckVisitor { samples, seed })??;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(args: &[&str]) -> Vec<String> {
+        args.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn numbers_in_several_spellings() {
+        assert_eq!(parse_number("1000000"), Some(1_000_000));
+        assert_eq!(parse_number("1_000"), Some(1000));
+        assert_eq!(parse_number("1e6"), Some(1_000_000));
+        assert_eq!(parse_number("0x10"), Some(16));
+        assert_eq!(parse_number("-1"), None);
+        assert_eq!(parse_number("1e40"), None);
+    }
+
+    #[test]
+    fn options_parse_and_reject() {
+        let options = Options::parse(
+            "check",
+            &strings(&["--seed=5", "--backend", "x"]),
+            &[],
+            &["--backend", "--seed"],
+        )
+        .unwrap();
+        assert_eq!(options.value("--backend"), Some("x"));
+        assert_eq!(options.number("--seed", 0).unwrap(), 5);
+        let error = Options::parse("check", &strings(&["--bogus"]), &[], &[])
+            .err()
+            .unwrap();
+        assert_eq!(error.code, 2);
+        let error = Options::parse("check", &strings(&["--seed"]), &[], &["--seed"])
+            .err()
+            .unwrap();
+        assert!(error.message.contains("needs a value"));
+    }
+}
