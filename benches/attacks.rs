@@ -20,7 +20,13 @@ impl BackendVisitor for Bench<'_> {
     type Output = ();
     fn visit<B: Backend>(self, backend: B) {
         let name = B::info().name;
-        let mut group = self.criterion.benchmark_group(format!("attacks/{name}"));
+        // The portable build gets its own group so that its results sit beside the SIMD ones.
+        let prefix = if cfg!(feature = "portable") {
+            "attacks-portable"
+        } else {
+            "attacks"
+        };
+        let mut group = self.criterion.benchmark_group(format!("{prefix}/{name}"));
         group.throughput(Throughput::Elements(PAIRS as u64));
         for density in DENSITIES {
             // Same seed for every backend: identical inputs, generated outside the timing.
@@ -33,7 +39,7 @@ impl BackendVisitor for Bench<'_> {
                 })
                 .collect();
             for slider in Slider::ALL {
-                let id = BenchmarkId::new(slider.name(), format!("{:.0}%", density * 100.0));
+                let id = BenchmarkId::new(slider.name(), format!("d{:.0}", density * 100.0));
                 group.bench_function(id, |bencher| {
                     bencher.iter(|| {
                         let mut folded = B::Bitboard::empty();
@@ -55,5 +61,13 @@ fn attacks(criterion: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, attacks);
+criterion_group! {
+    name = benches;
+    // 144 benchmarks per build: short but repeated samples keep a full run near four minutes.
+    config = Criterion::default()
+        .warm_up_time(std::time::Duration::from_millis(300))
+        .measurement_time(std::time::Duration::from_millis(1200))
+        .sample_size(30);
+    targets = attacks
+}
 criterion_main!(benches);
