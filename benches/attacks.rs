@@ -57,7 +57,13 @@ impl BackendVisitor for Bench<'_> {
 
 fn attacks(criterion: &mut Criterion) {
     for name in registry::resolve("all").expect("the registry resolves 'all'") {
-        registry::visit(name, Bench { criterion: &mut *criterion }).expect("available backend");
+        registry::visit(
+            name,
+            Bench {
+                criterion: &mut *criterion,
+            },
+        )
+        .expect("available backend");
     }
 }
 

@@ -120,8 +120,12 @@ pub trait Backend: Copy + Send + Sync + 'static {
 
     fn rook_attacks(&self, occupancy: &Self::Occupancy, sq: Square) -> Self::Bitboard;
     fn bishop_attacks(&self, occupancy: &Self::Occupancy, sq: Square) -> Self::Bitboard;
-    fn lance_attacks(&self, color: Color, occupancy: &Self::Occupancy, sq: Square)
-        -> Self::Bitboard;
+    fn lance_attacks(
+        &self,
+        color: Color,
+        occupancy: &Self::Occupancy,
+        sq: Square,
+    ) -> Self::Bitboard;
     fn dragon_attacks(&self, occupancy: &Self::Occupancy, sq: Square) -> Self::Bitboard;
     fn horse_attacks(&self, occupancy: &Self::Occupancy, sq: Square) -> Self::Bitboard;
 

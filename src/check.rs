@@ -157,7 +157,10 @@ pub fn check_bitboard_ops<B: Backend>(seed: u64, rounds: u64) -> CheckResult<u64
         let density = DENSITIES[(round % 4) as usize];
         let a = random_occupancy(&mut rng, density);
         let b = random_occupancy(&mut rng, density);
-        let (x, y) = (B::Bitboard::from_canonical(a), B::Bitboard::from_canonical(b));
+        let (x, y) = (
+            B::Bitboard::from_canonical(a),
+            B::Bitboard::from_canonical(b),
+        );
         let cases = [
             ("roundtrip", a, x.to_canonical()),
             ("and", a & b, (x & y).to_canonical()),

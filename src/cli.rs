@@ -207,7 +207,10 @@ fn backends(args: &[String]) -> Result<(), CliError> {
         };
         println!();
         println!("{:<12} {}", s.info.name, s.info.description);
-        println!("{:<12} {availability}; path: {}; needs: {needs}", "", s.simd_path);
+        println!(
+            "{:<12} {availability}; path: {}; needs: {needs}",
+            "", s.simd_path
+        );
         println!("{:<12} layout: {}", "", s.info.layout);
         println!("{:<12} tables: {}", "", human_bytes(s.table_bytes));
         for table in &s.tables {

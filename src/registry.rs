@@ -24,7 +24,10 @@ impl fmt::Display for RegistryError {
                 NAMES.join(", ")
             ),
             RegistryError::Unavailable { name, reason } => {
-                write!(f, "backend '{name}' is unavailable on this machine: {reason}")
+                write!(
+                    f,
+                    "backend '{name}' is unavailable on this machine: {reason}"
+                )
             }
         }
     }

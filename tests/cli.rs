@@ -1,0 +1,89 @@
+//! The command line as a user meets it: exit codes and one-line errors.
+
+use std::process::{Command, Output};
+
+fn kiki(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kiki"))
+        .args(args)
+        .output()
+        .expect("the kiki binary runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn unknown_backend_is_one_line_listing_valid_names_exit_2() {
+    let output = kiki(&["check", "--backend", "nonesuch"]);
+    assert_eq!(output.status.code(), Some(2));
+    let text = stderr(&output);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains("unknown backend 'nonesuch'"));
+    for name in kiki::registry::NAMES {
+        assert!(text.contains(name), "{name} missing from: {text}");
+    }
+}
+
+#[test]
+fn bad_arguments_are_one_line_errors() {
+    for args in [
+        &["check", "--samples", "lots"][..],
+        &["check", "--seed"][..],
+        &["backends", "--bogus"][..],
+        &["frobnicate"][..],
+    ] {
+        let output = kiki(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let text = stderr(&output);
+        assert_eq!(text.lines().count(), 1, "{args:?}: {text}");
+        assert!(!text.contains("panicked"), "{text}");
+    }
+}
+
+#[test]
+fn backends_lists_every_backend_with_table_bytes() {
+    let output = kiki(&["backends"]);
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    for summary in kiki::registry::summaries() {
+        assert!(text.contains(summary.info.name));
+        assert!(text.contains(&kiki::backend::human_bytes(summary.table_bytes)));
+    }
+}
+
+#[test]
+fn backends_json_is_one_array_with_every_name() {
+    let output = kiki(&["backends", "--json"]);
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    let line = text.trim();
+    assert!(line.starts_with('[') && line.ends_with(']'), "{line}");
+    for name in kiki::registry::NAMES {
+        assert!(line.contains(&format!("\"name\":\"{name}\"")), "{name}");
+    }
+    assert_eq!(
+        line.matches("\"table_bytes\":").count(),
+        kiki::registry::NAMES.len()
+    );
+}
+
+#[test]
+fn check_passes_on_every_available_backend() {
+    let output = kiki(&["check", "--samples", "2000", "--seed", "3"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    for summary in kiki::registry::summaries() {
+        let name = summary.info.name;
+        let expected = if summary.availability.is_ok() {
+            "ok in"
+        } else {
+            "skipped"
+        };
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(name) && l.contains(expected)),
+            "{name}: {text}"
+        );
+    }
+}
