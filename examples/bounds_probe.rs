@@ -71,5 +71,5 @@ macro_rules! probes {
 }
 
 probes! {
-    reference => kiki::reference::Reference,
+    dbb => kiki::variants::dbb::Dbb,
 }

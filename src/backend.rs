@@ -175,7 +175,7 @@ pub fn human_bytes(bytes: usize) -> String {
     let mut grouped = String::new();
     let digits = bytes.to_string();
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             grouped.push(',');
         }
         grouped.push(ch);

@@ -82,7 +82,9 @@ macro_rules! registry {
     };
 }
 
-registry! {}
+registry! {
+    "dbb" => crate::variants::dbb::Dbb,
+}
 
 /// Resolves a `--backend` argument (`all` or one name) to the names to run. With `all`, the
 /// unavailable backends are left out; naming an unavailable backend directly is an error.

@@ -41,5 +41,6 @@ macro_rules! backend_tests {
 }
 
 backend_tests! {
+    dbb => kiki::variants::dbb::Dbb,
     reference => kiki::reference::Reference,
 }

@@ -1,1 +1,2 @@
 //! The backends, one folder each; each touches nothing but the trait and the shared types.
+pub mod dbb;

@@ -1,0 +1,289 @@
+//! The DBB rotated backend of seed 004: byte-indexed `[81][256]` tables, pre-combined ones too.
+//!
+//! Ranks are read from the base DBB (one byte of a 32-bit word: the rank's 7 inner squares and
+//! its own file-9 end square, which never matters); files and both diagonal directions from
+//! rotated occupancies, one `u64` each, holding only the inner squares of their lines. Every
+//! read is `(word >> shift) as u8`: the byte's spare bits belong to an end square or a
+//! neighbouring line, and each table's entries ignore them (so no mask is needed).
+
+mod bitboard;
+mod tables;
+
+#[cfg(test)]
+mod tests;
+
+pub use bitboard::DbbBitboard;
+pub use tables::{DbbOccupancy, DbbTables, Slide};
+
+use crate::backend::{Backend, BackendInfo, Bitboard, TableInfo};
+use crate::types::{Color, Square};
+use std::mem::size_of;
+use std::sync::OnceLock;
+use tables::{LineTable, SquareTable};
+
+static TABLES: OnceLock<Box<DbbTables>> = OnceLock::new();
+
+/// A handle onto the tables, built once per process.
+#[derive(Clone, Copy, Debug)]
+pub struct Dbb {
+    tables: &'static DbbTables,
+}
+
+impl std::fmt::Debug for DbbTables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DbbTables")
+    }
+}
+
+/// The entry of a per-square table.
+#[inline(always)]
+fn at<T>(table: &[T; 81], sq: Square) -> &T {
+    // SAFETY: `Square` guarantees `index() < 81`, the table's length.
+    unsafe { table.get_unchecked(sq.index()) }
+}
+
+/// The entry of a line table for the byte read from the occupancy (`u8` indexes `[_; 256]`).
+#[inline(always)]
+fn line_lookup(table: &LineTable, sq: Square, byte: u8) -> DbbBitboard {
+    at(table, sq)[byte as usize]
+}
+
+/// The line byte at `shift` of a rotated occupancy (the shift is always `< 64`).
+#[inline(always)]
+fn line_byte(rotated: u64, shift: u8) -> u8 {
+    (rotated >> (shift & 63)) as u8
+}
+
+impl Dbb {
+    #[inline(always)]
+    fn slide(&self, sq: Square) -> Slide {
+        *at(&self.tables.slide, sq)
+    }
+
+    /// Seed 004's `AttackRank`: the rank byte is `(occupied.p32[ir0] >> sr0) & 0xff`, read here
+    /// from the `u64` that holds word `ir0`.
+    #[inline(always)]
+    fn rank_attacks(&self, occupancy: &DbbOccupancy, sq: Square) -> DbbBitboard {
+        let slide = self.slide(sq);
+        let word = occupancy.occupied.0[(slide.rank_word & 1) as usize];
+        line_lookup(
+            &self.tables.rank_attacks,
+            sq,
+            line_byte(word, slide.rank_shift),
+        )
+    }
+
+    #[inline(always)]
+    fn file_byte(&self, occupancy: &DbbOccupancy, sq: Square) -> u8 {
+        line_byte(occupancy.occupied_rr90, self.slide(sq).file_shift)
+    }
+
+    #[inline(always)]
+    fn diag1_byte(&self, occupancy: &DbbOccupancy, sq: Square) -> u8 {
+        line_byte(occupancy.occupied_rr45, self.slide(sq).diag1_shift)
+    }
+
+    #[inline(always)]
+    fn diag2_attacks(&self, occupancy: &DbbOccupancy, sq: Square) -> DbbBitboard {
+        let byte = line_byte(occupancy.occupied_rl45, self.slide(sq).diag2_shift);
+        line_lookup(&self.tables.diag2_attacks, sq, byte)
+    }
+
+    /// The tables (built on first use), for tests and tools that inspect the layout.
+    pub fn tables(&self) -> &'static DbbTables {
+        self.tables
+    }
+}
+
+fn line_table_info(name: &'static str) -> TableInfo {
+    TableInfo {
+        name,
+        shape: "[81][256] × 16 B DBB".into(),
+        bytes: size_of::<LineTable>(),
+    }
+}
+
+fn square_table_info(name: &'static str, colors: usize) -> TableInfo {
+    TableInfo {
+        name,
+        shape: if colors == 1 {
+            "[81] × 16 B DBB".into()
+        } else {
+            format!("[{colors}][81] × 16 B DBB")
+        },
+        bytes: colors * size_of::<SquareTable>(),
+    }
+}
+
+impl Backend for Dbb {
+    type Bitboard = DbbBitboard;
+    type Occupancy = DbbOccupancy;
+
+    fn info() -> BackendInfo {
+        BackendInfo {
+            name: "dbb",
+            description: "seed 004's DBB: byte-indexed [81][256] rotated-line tables, \
+                          pre-combined lance/dragon/horse tables",
+            layout: "DBB: Bonanza rank-major, square irank*9+ifile (ifile 0 = file 9) in 32-bit \
+                     word i/27 at bit 26-i%27, words 0-1 = u64 0, word 2 = u64 1 (word 3 spare); \
+                     ranks read as bytes of the base DBB; files (rr90) and diagonals (rr45, rl45) \
+                     each in one u64 of inner squares (63, 49 and 49 bits)",
+            needs: &[],
+        }
+    }
+
+    fn availability() -> Result<(), String> {
+        Ok(())
+    }
+
+    fn tables() -> Vec<TableInfo> {
+        vec![
+            line_table_info("adbb_rank_attacks"),
+            line_table_info("adbb_file_attacks"),
+            line_table_info("adbb_file_minus_attacks (black lance)"),
+            line_table_info("adbb_file_plus_attacks (white lance)"),
+            line_table_info("adbb_file_king_attacks (dragon)"),
+            line_table_info("adbb_diag1_attacks"),
+            line_table_info("adbb_diag1_king_attacks (horse)"),
+            line_table_info("adbb_diag2_attacks"),
+            TableInfo {
+                name: "aslide (read word and shifts)",
+                shape: "[81] × 8 B".into(),
+                bytes: size_of::<[Slide; 81]>(),
+            },
+            TableInfo {
+                name: "square occupancy masks (set/clear)",
+                shape: format!("[81] × {} B", size_of::<DbbOccupancy>()),
+                bytes: size_of::<[DbbOccupancy; 81]>(),
+            },
+            square_table_info("king steps", 1),
+            square_table_info("gold steps", 2),
+            square_table_info("silver steps", 2),
+            square_table_info("knight steps", 2),
+            square_table_info("pawn steps", 2),
+            TableInfo {
+                name: "square masks (const)",
+                shape: "[81] × 16 B DBB".into(),
+                bytes: size_of::<[DbbBitboard; 81]>(),
+            },
+            TableInfo {
+                name: "bit to square (const)",
+                shape: "[128] × 1 B".into(),
+                bytes: size_of::<[u8; 128]>(),
+            },
+        ]
+    }
+
+    fn simd_path() -> &'static str {
+        "scalar (u64 halves; no explicit SIMD)"
+    }
+
+    fn new() -> Result<Self, String> {
+        Ok(Dbb {
+            tables: TABLES.get_or_init(tables::build),
+        })
+    }
+
+    fn occupancy(&self, canonical: u128) -> DbbOccupancy {
+        let mut occupancy = DbbOccupancy::default();
+        for sq in Square::all().filter(|sq| canonical & sq.bit() != 0) {
+            self.set_square(&mut occupancy, sq);
+        }
+        occupancy
+    }
+
+    #[inline(always)]
+    fn set_square(&self, occupancy: &mut DbbOccupancy, sq: Square) {
+        let mask = at(&self.tables.square_occupancy, sq);
+        occupancy.occupied |= mask.occupied;
+        occupancy.occupied_rr90 |= mask.occupied_rr90;
+        occupancy.occupied_rr45 |= mask.occupied_rr45;
+        occupancy.occupied_rl45 |= mask.occupied_rl45;
+    }
+
+    #[inline(always)]
+    fn clear_square(&self, occupancy: &mut DbbOccupancy, sq: Square) {
+        let mask = at(&self.tables.square_occupancy, sq);
+        occupancy.occupied = occupancy.occupied.and_not(mask.occupied);
+        occupancy.occupied_rr90 &= !mask.occupied_rr90;
+        occupancy.occupied_rr45 &= !mask.occupied_rr45;
+        occupancy.occupied_rl45 &= !mask.occupied_rl45;
+    }
+
+    #[inline(always)]
+    fn occupied(&self, occupancy: &DbbOccupancy) -> DbbBitboard {
+        occupancy.occupied
+    }
+
+    /// Seed 004's `AttackRook`: `AttackFile | AttackRank`.
+    #[inline(always)]
+    fn rook_attacks(&self, occupancy: &DbbOccupancy, sq: Square) -> DbbBitboard {
+        let file = line_lookup(&self.tables.file_attacks, sq, self.file_byte(occupancy, sq));
+        file | self.rank_attacks(occupancy, sq)
+    }
+
+    /// Seed 004's `AttackBishop`: `AttackDiag1 | AttackDiag2`.
+    #[inline(always)]
+    fn bishop_attacks(&self, occupancy: &DbbOccupancy, sq: Square) -> DbbBitboard {
+        let diag1 = line_lookup(
+            &self.tables.diag1_attacks,
+            sq,
+            self.diag1_byte(occupancy, sq),
+        );
+        diag1 | self.diag2_attacks(occupancy, sq)
+    }
+
+    /// Seed 004's `AttackBLance` / `AttackWLance`: one lookup in the colour's table.
+    #[inline(always)]
+    fn lance_attacks(&self, color: Color, occupancy: &DbbOccupancy, sq: Square) -> DbbBitboard {
+        let table = &self.tables.lance_attacks[color.index() & 1];
+        line_lookup(table, sq, self.file_byte(occupancy, sq))
+    }
+
+    /// Seed 004's `AttackDragon`: `AttackFileKing | AttackRank`.
+    #[inline(always)]
+    fn dragon_attacks(&self, occupancy: &DbbOccupancy, sq: Square) -> DbbBitboard {
+        let file_king = line_lookup(
+            &self.tables.file_king_attacks,
+            sq,
+            self.file_byte(occupancy, sq),
+        );
+        file_king | self.rank_attacks(occupancy, sq)
+    }
+
+    /// Seed 004's `AttackHorse`: `AttackDiag1King | AttackDiag2`.
+    #[inline(always)]
+    fn horse_attacks(&self, occupancy: &DbbOccupancy, sq: Square) -> DbbBitboard {
+        let diag1_king = line_lookup(
+            &self.tables.diag1_king_attacks,
+            sq,
+            self.diag1_byte(occupancy, sq),
+        );
+        diag1_king | self.diag2_attacks(occupancy, sq)
+    }
+
+    #[inline(always)]
+    fn king_attacks(&self, sq: Square) -> DbbBitboard {
+        *at(&self.tables.king, sq)
+    }
+
+    #[inline(always)]
+    fn gold_attacks(&self, color: Color, sq: Square) -> DbbBitboard {
+        *at(&self.tables.gold[color.index() & 1], sq)
+    }
+
+    #[inline(always)]
+    fn silver_attacks(&self, color: Color, sq: Square) -> DbbBitboard {
+        *at(&self.tables.silver[color.index() & 1], sq)
+    }
+
+    #[inline(always)]
+    fn knight_attacks(&self, color: Color, sq: Square) -> DbbBitboard {
+        *at(&self.tables.knight[color.index() & 1], sq)
+    }
+
+    #[inline(always)]
+    fn pawn_attacks(&self, color: Color, sq: Square) -> DbbBitboard {
+        *at(&self.tables.pawn[color.index() & 1], sq)
+    }
+}
