@@ -195,6 +195,9 @@ fn backends(args: &[String]) -> Result<(), CliError> {
         return Ok(());
     }
     println!("build: {}", build_description());
+    let all_tables = summaries.iter().flat_map(|s| s.tables.iter());
+    let name_width = all_tables.clone().map(|t| t.name.len()).max().unwrap_or(0);
+    let shape_width = all_tables.map(|t| t.shape.chars().count()).max().unwrap_or(0);
     for s in &summaries {
         let availability = match &s.availability {
             Ok(()) => "available".to_string(),
@@ -215,7 +218,7 @@ fn backends(args: &[String]) -> Result<(), CliError> {
         println!("{:<12} tables: {}", "", human_bytes(s.table_bytes));
         for table in &s.tables {
             println!(
-                "{:<14} {:<28} {:<34} {}",
+                "{:<14} {:<name_width$}  {:<shape_width$}  {}",
                 "",
                 table.name,
                 table.shape,
