@@ -5,7 +5,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use kiki::check::random_occupancy;
 use kiki::registry::{self, BackendVisitor};
 use kiki::{Backend, Bitboard, Slider, Square};
-use rand::{Rng, RngExt, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::hint::black_box;
 

@@ -71,5 +71,6 @@ macro_rules! probes {
 }
 
 probes! {
+    bonanza => kiki::variants::bonanza::Bonanza,
     dbb => kiki::variants::dbb::Dbb,
 }

@@ -197,7 +197,10 @@ fn backends(args: &[String]) -> Result<(), CliError> {
     println!("build: {}", build_description());
     let all_tables = summaries.iter().flat_map(|s| s.tables.iter());
     let name_width = all_tables.clone().map(|t| t.name.len()).max().unwrap_or(0);
-    let shape_width = all_tables.map(|t| t.shape.chars().count()).max().unwrap_or(0);
+    let shape_width = all_tables
+        .map(|t| t.shape.chars().count())
+        .max()
+        .unwrap_or(0);
     for s in &summaries {
         let availability = match &s.availability {
             Ok(()) => "available".to_string(),

@@ -83,6 +83,7 @@ macro_rules! registry {
 }
 
 registry! {
+    "bonanza" => crate::variants::bonanza::Bonanza,
     "dbb" => crate::variants::dbb::Dbb,
 }
 

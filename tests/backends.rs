@@ -41,6 +41,7 @@ macro_rules! backend_tests {
 }
 
 backend_tests! {
+    bonanza => kiki::variants::bonanza::Bonanza,
     dbb => kiki::variants::dbb::Dbb,
     reference => kiki::reference::Reference,
 }

@@ -1,2 +1,3 @@
 //! The backends, one folder each; each touches nothing but the trait and the shared types.
+pub mod bonanza;
 pub mod dbb;
