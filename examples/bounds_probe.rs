@@ -1,4 +1,4 @@
-//! Non-inlined copies of each table backend's hot calls, so that `scripts/check-bounds.sh` can
+//! Non-inlined copies of each backend's hot calls, so that `scripts/check-bounds.sh` can
 //! read the machine code the compiler emits for them and look for bounds checks or panics.
 
 use kiki::{Backend, Color, Square};
@@ -71,6 +71,8 @@ macro_rules! probes {
 }
 
 probes! {
+    mailbox => kiki::variants::mailbox::Mailbox,
+    sqww => kiki::variants::sqww::Sqww,
     bonanza => kiki::variants::bonanza::Bonanza,
     dbb => kiki::variants::dbb::Dbb,
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reads the machine code of each table backend's hot calls (examples/bounds_probe.rs, built as
+# Reads the machine code of each backend's hot calls (examples/bounds_probe.rs, built as
 # the default release build) and fails if any of them can reach a bounds check or a panic.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -83,6 +83,8 @@ macro_rules! registry {
 }
 
 registry! {
+    "sqww" => crate::variants::sqww::Sqww,
+    "mailbox" => crate::variants::mailbox::Mailbox,
     "bonanza" => crate::variants::bonanza::Bonanza,
     "dbb" => crate::variants::dbb::Dbb,
 }

@@ -41,6 +41,8 @@ macro_rules! backend_tests {
 }
 
 backend_tests! {
+    sqww => kiki::variants::sqww::Sqww,
+    mailbox => kiki::variants::mailbox::Mailbox,
     bonanza => kiki::variants::bonanza::Bonanza,
     dbb => kiki::variants::dbb::Dbb,
     reference => kiki::reference::Reference,

@@ -1,3 +1,5 @@
 //! The backends, one folder each; each touches nothing but the trait and the shared types.
 pub mod bonanza;
 pub mod dbb;
+pub mod mailbox;
+pub mod sqww;
