@@ -71,6 +71,7 @@ macro_rules! probes {
 }
 
 probes! {
+    qugiy => kiki::variants::qugiy::Qugiy,
     mailbox => kiki::variants::mailbox::Mailbox,
     sqww => kiki::variants::sqww::Sqww,
     bonanza => kiki::variants::bonanza::Bonanza,

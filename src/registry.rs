@@ -83,6 +83,7 @@ macro_rules! registry {
 }
 
 registry! {
+    "qugiy" => crate::variants::qugiy::Qugiy,
     "sqww" => crate::variants::sqww::Sqww,
     "mailbox" => crate::variants::mailbox::Mailbox,
     "bonanza" => crate::variants::bonanza::Bonanza,

@@ -41,6 +41,7 @@ macro_rules! backend_tests {
 }
 
 backend_tests! {
+    qugiy => kiki::variants::qugiy::Qugiy,
     sqww => kiki::variants::sqww::Sqww,
     mailbox => kiki::variants::mailbox::Mailbox,
     bonanza => kiki::variants::bonanza::Bonanza,

@@ -2,4 +2,5 @@
 pub mod bonanza;
 pub mod dbb;
 pub mod mailbox;
+pub mod qugiy;
 pub mod sqww;
