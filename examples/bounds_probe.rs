@@ -5,7 +5,7 @@ use kiki::{Backend, Color, Square};
 use std::hint::black_box;
 
 macro_rules! probes {
-    ($($module:ident => $backend:ty),* $(,)?) => {
+    ($($name:literal $module:ident => $backend:ty),* $(,)?) => {
         $(
             mod $module {
                 use super::*;
@@ -70,10 +70,4 @@ macro_rules! probes {
     };
 }
 
-probes! {
-    qugiy => kiki::variants::qugiy::Qugiy,
-    mailbox => kiki::variants::mailbox::Mailbox,
-    sqww => kiki::variants::sqww::Sqww,
-    bonanza => kiki::variants::bonanza::Bonanza,
-    dbb => kiki::variants::dbb::Dbb,
-}
+kiki::for_each_backend!(probes);

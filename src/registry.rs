@@ -58,7 +58,7 @@ impl Summary {
 }
 
 macro_rules! registry {
-    ($($name:literal => $backend:ty),* $(,)?) => {
+    ($($name:literal $module:ident => $backend:ty),* $(,)?) => {
         /// The names users type, in display order.
         pub const NAMES: &[&str] = &[$($name),*];
 
@@ -82,13 +82,22 @@ macro_rules! registry {
     };
 }
 
-registry! {
-    "qugiy" => crate::variants::qugiy::Qugiy,
-    "sqww" => crate::variants::sqww::Sqww,
-    "mailbox" => crate::variants::mailbox::Mailbox,
-    "bonanza" => crate::variants::bonanza::Bonanza,
-    "dbb" => crate::variants::dbb::Dbb,
+/// Calls `$callback! { "name" module => Type, ... }` with every backend: the single list that
+/// the registry, the per-backend tests and the probes all expand from. Add a backend here.
+#[macro_export]
+macro_rules! for_each_backend {
+    ($callback:ident) => {
+        $callback! {
+            "bonanza" bonanza => $crate::variants::bonanza::Bonanza,
+            "dbb" dbb => $crate::variants::dbb::Dbb,
+            "qugiy" qugiy => $crate::variants::qugiy::Qugiy,
+            "mailbox" mailbox => $crate::variants::mailbox::Mailbox,
+            "sqww" sqww => $crate::variants::sqww::Sqww,
+        }
+    };
 }
+
+for_each_backend!(registry);
 
 /// Resolves a `--backend` argument (`all` or one name) to the names to run. With `all`, the
 /// unavailable backends are left out; naming an unavailable backend directly is an error.

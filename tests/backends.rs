@@ -30,7 +30,7 @@ fn run<B: Backend>() {
 }
 
 macro_rules! backend_tests {
-    ($($test:ident => $backend:ty),* $(,)?) => {
+    ($($name:literal $test:ident => $backend:ty),* $(,)?) => {
         $(
             #[test]
             fn $test() {
@@ -41,10 +41,6 @@ macro_rules! backend_tests {
 }
 
 backend_tests! {
-    qugiy => kiki::variants::qugiy::Qugiy,
-    sqww => kiki::variants::sqww::Sqww,
-    mailbox => kiki::variants::mailbox::Mailbox,
-    bonanza => kiki::variants::bonanza::Bonanza,
-    dbb => kiki::variants::dbb::Dbb,
-    reference => kiki::reference::Reference,
+    "reference" reference => kiki::reference::Reference,
 }
+kiki::for_each_backend!(backend_tests);

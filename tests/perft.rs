@@ -1,0 +1,87 @@
+//! Perft of the GUIDE's public positions on every backend and the reference (run with
+//! `--release`): start position to depth 5, the second position to depth 3, the third to
+//! depth 2; deeper values as ignored tests.
+
+use kiki::perft::{divide, perft};
+use kiki::position::{Position, START_SFEN};
+use kiki::Backend;
+
+const SECOND: &str = "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1";
+const THIRD: &str = "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1";
+
+/// Checks perft to each depth in `expected` (depth 1 first), and that the position, its key
+/// and its occupancy are restored afterwards.
+fn check<B: Backend>(sfen: &str, expected: &[u64]) {
+    let Ok(backend) = B::new() else {
+        assert!(B::availability().is_err());
+        return;
+    };
+    let mut pos = Position::from_sfen(backend, sfen).expect("valid SFEN");
+    let key = pos.key();
+    for (depth, &want) in expected.iter().enumerate() {
+        let depth = depth as u32 + 1;
+        let got = perft(&mut pos, depth);
+        assert_eq!(
+            got,
+            want,
+            "{}: perft depth {depth} of {sfen}",
+            B::info().name
+        );
+        assert_eq!(pos.to_sfen(), sfen);
+        assert_eq!(pos.key(), key);
+    }
+}
+
+fn divide_sums_to_perft<B: Backend>() {
+    let Ok(backend) = B::new() else { return };
+    let mut pos = Position::startpos(backend);
+    let rows = divide(&mut pos, 2);
+    assert_eq!(rows.len(), 30);
+    assert!(rows.windows(2).all(|w| w[0].0 < w[1].0));
+    assert_eq!(rows.iter().map(|r| r.1).sum::<u64>(), 900);
+    assert!(rows.iter().any(|r| r.0 == "7g7f" && r.1 == 30));
+}
+
+macro_rules! perft_tests {
+    ($($name:literal $module:ident => $backend:ty),* $(,)?) => {$(
+        mod $module {
+            use super::*;
+            type B = $backend;
+
+            #[test]
+            fn start_position_to_depth_5() {
+                check::<B>(START_SFEN, &[30, 900, 25470, 719731, 19861490]);
+            }
+
+            #[test]
+            fn second_position_to_depth_3() {
+                check::<B>(SECOND, &[207, 28684, 4809015]);
+            }
+
+            #[test]
+            fn third_position_to_depth_2() {
+                check::<B>(THIRD, &[593, 105677]);
+            }
+
+            #[test]
+            fn divide() {
+                divide_sums_to_perft::<B>();
+            }
+
+            #[test]
+            #[ignore = "tens of seconds per backend"]
+            fn deeper_public_values() {
+                let backend = B::new().expect("available");
+                let mut pos = Position::from_sfen(backend, SECOND).unwrap();
+                assert_eq!(perft(&mut pos, 4), 516925165);
+                let mut pos = Position::from_sfen(backend, THIRD).unwrap();
+                assert_eq!(perft(&mut pos, 3), 53393368);
+            }
+        }
+    )*};
+}
+
+perft_tests! {
+    "reference" reference => kiki::reference::Reference,
+}
+kiki::for_each_backend!(perft_tests);
