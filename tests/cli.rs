@@ -87,3 +87,76 @@ fn check_passes_on_every_available_backend() {
         );
     }
 }
+
+#[test]
+fn perft_counts_and_json() {
+    let output = kiki(&["perft", "--startpos", "--depth", "3", "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), kiki::registry::resolve("all").unwrap().len());
+    for line in lines {
+        assert!(line.contains("\"nodes\":25470"), "{line}");
+        assert!(line.contains(
+            "\"sfen\":\"lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\""
+        ));
+        for key in ["backend", "depth", "seconds", "nps"] {
+            assert!(line.contains(&format!("\"{key}\":")), "{key}: {line}");
+        }
+    }
+}
+
+#[test]
+fn perft_divide_lists_root_moves() {
+    let output = kiki(&[
+        "perft",
+        "--startpos",
+        "--depth",
+        "2",
+        "--divide",
+        "--backend",
+        "dbb",
+    ]);
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.lines().any(|l| l == "7g7f: 30"), "{text}");
+    assert_eq!(text.lines().filter(|l| l.ends_with(": 30")).count(), 30);
+}
+
+#[test]
+fn perft_bad_input_is_one_line_error() {
+    let dir = std::env::temp_dir().join(format!("kiki-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("positions.sfen");
+    std::fs::write(
+        &file,
+        "# a comment\n\nlnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\nnot an sfen\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["perft", "--startpos", "--depth", "11"],
+            "--depth must be 1 to 10",
+        ),
+        (&["perft", "--startpos"], "--depth D is required"),
+        (&["perft", "--depth", "2"], "exactly one of"),
+        (
+            &["perft", "--sfen", "lnsgkgsnl/9 b - 1", "--depth", "1"],
+            "bad SFEN",
+        ),
+        (&["perft", "--positions", file, "--depth", "1"], "line 4"),
+        (
+            &["perft", "--positions", "/nonexistent/x", "--depth", "1"],
+            "cannot read",
+        ),
+    ];
+    for (args, expected) in cases {
+        let output = kiki(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let text = stderr(&output);
+        assert_eq!(text.lines().count(), 1, "{args:?}: {text}");
+        assert!(text.contains(expected), "{args:?}: {text}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
