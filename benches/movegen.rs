@@ -1,0 +1,61 @@
+//! Criterion: perft from the start position and the second public position on every backend,
+//! in nodes per second (make/unmake, legal generation, bulk counting at the last ply).
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use kiki::perft::perft;
+use kiki::position::{Position, START_SFEN};
+use kiki::registry::{self, BackendVisitor};
+use kiki::Backend;
+use std::hint::black_box;
+
+const SECOND: &str = "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1";
+/// (label, SFEN, depth, leaf count): depths chosen so that one iteration is tens of ms.
+const CASES: [(&str, &str, u32, u64); 2] = [
+    ("startpos-d4", START_SFEN, 4, 719_731),
+    ("second-d3", SECOND, 3, 4_809_015),
+];
+
+struct Bench<'a> {
+    criterion: &'a mut Criterion,
+}
+
+impl BackendVisitor for Bench<'_> {
+    type Output = ();
+    fn visit<B: Backend>(self, backend: B) {
+        let mut group = self.criterion.benchmark_group("perft");
+        for (label, sfen, depth, nodes) in CASES {
+            let mut pos = Position::from_sfen(backend, sfen).expect("valid SFEN");
+            group.throughput(Throughput::Elements(nodes));
+            group.bench_function(BenchmarkId::new(B::info().name, label), |bencher| {
+                bencher.iter(|| {
+                    let counted = perft(&mut pos, black_box(depth));
+                    assert_eq!(counted, nodes);
+                    counted
+                })
+            });
+        }
+        group.finish();
+    }
+}
+
+fn movegen(criterion: &mut Criterion) {
+    for name in registry::resolve("all").expect("the registry resolves 'all'") {
+        registry::visit(
+            name,
+            Bench {
+                criterion: &mut *criterion,
+            },
+        )
+        .expect("available backend");
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(std::time::Duration::from_millis(500))
+        .measurement_time(std::time::Duration::from_secs(3))
+        .sample_size(15);
+    targets = movegen
+}
+criterion_main!(benches);

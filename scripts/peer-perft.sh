@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Side-by-side perft: kiki (default x86-64-v3 release build) against the peer crate haitaka 0.3.2
+# at its best (feature `qugiy`, -C target-cpu=native, fat LTO; scripts/peers/haitaka-perft).
+# Each program times its own perft call (bulk counting at the last ply in both); the programs run
+# alternately, RUNS rounds per position, and the order inside a round flips every round.
+#
+#   RUNS=7 BACKENDS="qugiy dbb" scripts/peer-perft.sh
+#
+# Prints a Markdown table: per program/backend the median M nodes/s with min-max, and for each kiki
+# backend the ratio of its median to haitaka's median plus the min and max of the per-round ratios.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+RUNS="${RUNS:-7}"
+BACKENDS="${BACKENDS:-qugiy dbb}"
+PEER_DIR=scripts/peers/haitaka-perft
+PEER="$PEER_DIR/target/release/haitaka-perft"
+KIKI=./target/release/kiki
+
+# label|sfen|depth|expected nodes (published values)
+POSITIONS=(
+  "startpos|lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1|5|19861490"
+  "midgame|l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1|4|516925165"
+)
+
+echo "building kiki (default release build) ..." >&2
+cargo build --release --quiet
+echo "building haitaka-perft (qugiy, -C target-cpu=native) ..." >&2
+RUSTFLAGS="-C target-cpu=native" cargo build --release --quiet \
+  --manifest-path "$PEER_DIR/Cargo.toml" --target-dir "$PEER_DIR/target"
+
+raw="$(mktemp)"
+trap 'rm -f "$raw"' EXIT
+
+run_kiki() { # label round backend sfen depth
+  local line
+  line="$("$KIKI" perft --sfen "$4" --depth "$5" --backend "$3" --json)"
+  printf '%s\t%s\tkiki %s\t%s\n' "$1" "$2" "$3" "$line" >>"$raw"
+}
+run_peer() { # label round sfen depth
+  local line
+  line="$("$PEER" --sfen "$3" --depth "$4")"
+  printf '%s\t%s\thaitaka\t%s\n' "$1" "$2" "$line" >>"$raw"
+}
+
+echo "load before: $(uptime)" >&2
+for pos in "${POSITIONS[@]}"; do
+  IFS='|' read -r label sfen depth expected <<<"$pos"
+  for ((round = 1; round <= RUNS; round++)); do
+    echo "  $label depth $depth round $round/$RUNS" >&2
+    if ((round % 2)); then
+      for b in $BACKENDS; do run_kiki "$label" "$round" "$b" "$sfen" "$depth"; done
+      run_peer "$label" "$round" "$sfen" "$depth"
+    else
+      run_peer "$label" "$round" "$sfen" "$depth"
+      for b in $BACKENDS; do run_kiki "$label" "$round" "$b" "$sfen" "$depth"; done
+    fi
+  done
+done
+echo "load after:  $(uptime)" >&2
+
+python3 - "$raw" "${POSITIONS[@]}" <<'PY'
+import json, statistics, sys
+from collections import defaultdict
+
+raw, positions = sys.argv[1], sys.argv[2:]
+meta = {}
+for p in positions:
+    label, sfen, depth, expected = p.split("|")
+    meta[label] = (int(depth), int(expected))
+
+nps = defaultdict(dict)      # (label, program) -> {round: nps}
+nodes = defaultdict(set)     # (label, program) -> node counts seen
+programs = []
+for line in open(raw):
+    label, rnd, prog, out = line.rstrip("\n").split("\t", 3)
+    if prog not in programs:
+        programs.append(prog)
+    if prog == "haitaka":
+        f = out.split()
+        n, s = int(f[f.index("nodes") + 1]), float(f[f.index("seconds") + 1])
+    else:
+        j = json.loads(out)
+        n, s = int(j["nodes"]), float(j["seconds"])
+    nodes[(label, prog)].add(n)
+    nps[(label, prog)][int(rnd)] = n / s
+
+bad = False
+for label, (depth, expected) in meta.items():
+    for prog in programs:
+        seen = nodes[(label, prog)]
+        if seen != {expected}:
+            print(f"NODE COUNT MISMATCH: {prog} on {label} depth {depth}: {sorted(seen)}, expected {expected}",
+                  file=sys.stderr)
+            bad = True
+
+print("| program / backend | position | depth | nodes | median M nodes/s | min–max M nodes/s | median ratio vs haitaka | per-round ratio min–max |")
+print("|---|---|---:|---:|---:|---:|---:|---:|")
+for label, (depth, expected) in meta.items():
+    ref = nps[(label, "haitaka")]
+    ref_med = statistics.median(ref.values())
+    for prog in programs:
+        v = nps[(label, prog)]
+        med = statistics.median(v.values())
+        n = next(iter(nodes[(label, prog)]))
+        if prog == "haitaka":
+            ratio, rr = "1.00", "—"
+        else:
+            per_round = [v[r] / ref[r] for r in v if r in ref]
+            ratio = f"{med / ref_med:.2f}"
+            rr = f"{min(per_round):.2f}–{max(per_round):.2f}"
+        name = "haitaka 0.3.2 (qugiy, native)" if prog == "haitaka" else prog
+        print(f"| {name} | {label} | {depth} | {n} | {med / 1e6:.1f} | "
+              f"{min(v.values()) / 1e6:.1f}–{max(v.values()) / 1e6:.1f} | {ratio} | {rr} |")
+print(f"\n{len(next(iter(nps.values())))} rounds; each program times its own perft (bulk counting at the last ply).")
+sys.exit(1 if bad else 0)
+PY
