@@ -1,13 +1,13 @@
 //! A shogi position over any backend: board, bitboards, occupancy, hands, Zobrist key, SFEN,
 //! compact moves in USI text, and make/unmake.
 //!
-//! Make/unmake versus copy-make: both were timed with perft on the reference backend (best of
-//! three, interleaved, `tests/perft.rs::make_unmake_vs_copy_make`): start position depth 5
-//! 428 ms vs 463 ms, the GUIDE's second position depth 4 4.20 s vs 3.52 s — within the noise
-//! of a shared, loaded 2-core machine (bulk counting makes leaf generation dominate). We use
-//! make/unmake (`do_move` / `undo_move`): its cost stays a handful of incremental updates,
-//! while a copy grows with the backend's occupancy (rotated backends keep several copies) on
-//! top of the ~600 B position. `perft::perft_copy_make` is kept to re-measure on fast backends.
+//! Make/unmake versus copy-make, timed with perft (best of five, interleaved,
+//! `tests/perft.rs::make_unmake_vs_copy_make`), start position depth 5 / second position
+//! depth 4: qugiy 122 / 921 ms vs 111 / 928 ms, dbb 129 / 906 ms vs 123 / 916 ms, bonanza
+//! 116 / 1750 ms vs 120 / 1750 ms — a tie within this shared 2-core machine's noise, since bulk
+//! counting makes leaf generation dominate. We use make/unmake (`do_move` / `undo_move`): its
+//! cost stays a handful of incremental updates, while a copy grows with the backend's occupancy
+//! (rotated backends keep several copies) on top of the ~600 B position.
 
 use crate::backend::{Backend, Bitboard};
 use crate::types::{Color, Square};

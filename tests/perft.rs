@@ -85,3 +85,35 @@ perft_tests! {
     "reference" reference => kiki::reference::Reference,
 }
 kiki::for_each_backend!(perft_tests);
+
+/// Times make/unmake against copy-make (the choice documented in `position`) on the fastest
+/// backends, interleaved, best of five; prints only.
+#[test]
+#[ignore = "timing, run by hand: cargo test --release --test perft make_unmake -- --ignored --nocapture"]
+fn make_unmake_vs_copy_make() {
+    use kiki::perft::perft_copy_make;
+    use std::time::{Duration, Instant};
+    fn time<B: Backend>() {
+        let backend = B::new().expect("available");
+        for (sfen, depth) in [(START_SFEN, 5), (SECOND, 4)] {
+            let mut pos = Position::from_sfen(backend, sfen).unwrap();
+            let (mut make_unmake, mut copy_make) = (Duration::MAX, Duration::MAX);
+            for _ in 0..5 {
+                let start = Instant::now();
+                let a = perft(&mut pos, depth);
+                make_unmake = make_unmake.min(start.elapsed());
+                let start = Instant::now();
+                let b = perft_copy_make(&pos, depth);
+                copy_make = copy_make.min(start.elapsed());
+                assert_eq!(a, b);
+            }
+            eprintln!(
+                "{} {sfen} d{depth}: make/unmake {make_unmake:?}, copy-make {copy_make:?}",
+                B::info().name
+            );
+        }
+    }
+    time::<kiki::variants::qugiy::Qugiy>();
+    time::<kiki::variants::dbb::Dbb>();
+    time::<kiki::variants::bonanza::Bonanza>();
+}

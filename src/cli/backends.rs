@@ -1,0 +1,122 @@
+//! `kiki backends`: every backend with its availability, path, needs and exact table bytes.
+
+use super::{CliError, Options};
+use crate::backend::human_bytes;
+use crate::json::Json;
+use crate::registry;
+
+pub fn run(args: &[String]) -> Result<(), CliError> {
+    let options = Options::parse("backends", args, &["--json"], &[])?;
+    let summaries = registry::summaries();
+    if options.flag("--json") {
+        let list = summaries
+            .iter()
+            .map(|s| {
+                Json::object([
+                    ("name", Json::str(s.info.name)),
+                    ("description", Json::str(s.info.description)),
+                    ("layout", Json::str(s.info.layout)),
+                    (
+                        "needs",
+                        Json::Array(s.info.needs.iter().map(|n| Json::str(*n)).collect()),
+                    ),
+                    ("available", Json::Bool(s.availability.is_ok())),
+                    (
+                        "unavailable_reason",
+                        match &s.availability {
+                            Ok(()) => Json::Null,
+                            Err(reason) => Json::str(reason.clone()),
+                        },
+                    ),
+                    ("simd_path", Json::str(s.simd_path)),
+                    ("table_bytes", Json::Int(s.table_bytes as i128)),
+                    ("table_bytes_human", Json::str(human_bytes(s.table_bytes))),
+                    (
+                        "tables",
+                        Json::Array(
+                            s.tables
+                                .iter()
+                                .map(|t| {
+                                    Json::object([
+                                        ("name", Json::str(t.name)),
+                                        ("shape", Json::str(t.shape.clone())),
+                                        ("bytes", Json::Int(t.bytes as i128)),
+                                    ])
+                                })
+                                .collect(),
+                        ),
+                    ),
+                ])
+            })
+            .collect();
+        println!("{}", Json::Array(list).render());
+        return Ok(());
+    }
+    println!("build: {}", build_description());
+    let all_tables = summaries.iter().flat_map(|s| s.tables.iter());
+    let name_width = all_tables.clone().map(|t| t.name.len()).max().unwrap_or(0);
+    let shape_width = all_tables
+        .map(|t| t.shape.chars().count())
+        .max()
+        .unwrap_or(0);
+    for s in &summaries {
+        let availability = match &s.availability {
+            Ok(()) => "available".to_string(),
+            Err(reason) => format!("UNAVAILABLE: {reason}"),
+        };
+        let needs = if s.info.needs.is_empty() {
+            "-".to_string()
+        } else {
+            s.info.needs.join(", ")
+        };
+        println!();
+        println!("{:<12} {}", s.info.name, s.info.description);
+        println!(
+            "{:<12} {availability}; path: {}; needs: {needs}",
+            "", s.simd_path
+        );
+        println!("{:<12} layout: {}", "", s.info.layout);
+        println!("{:<12} tables: {}", "", human_bytes(s.table_bytes));
+        for table in &s.tables {
+            println!(
+                "{:<14} {:<name_width$}  {:<shape_width$}  {}",
+                "",
+                table.name,
+                table.shape,
+                human_bytes(table.bytes)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// What this binary was compiled for.
+pub fn build_description() -> String {
+    let mut features = Vec::new();
+    macro_rules! feature {
+        ($($name:tt),*) => {$(
+            if cfg!(target_feature = $name) {
+                features.push($name);
+            }
+        )*};
+    }
+    feature!("sse4.1", "ssse3", "popcnt", "bmi1", "bmi2", "lzcnt", "avx2", "avx512f");
+    format!(
+        "{} profile, target features: {}{}",
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        },
+        if features.is_empty() {
+            "baseline".to_string()
+        } else {
+            features.join(" ")
+        },
+        if cfg!(feature = "portable") {
+            ", feature 'portable' (SIMD paths forced to their portable twins)"
+        } else {
+            ""
+        }
+    )
+}
