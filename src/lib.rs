@@ -6,6 +6,7 @@ pub mod check;
 pub mod cli;
 pub mod harness;
 pub mod json;
+pub mod magic_search;
 pub mod movegen;
 pub mod perft;
 pub mod position;

@@ -90,6 +90,9 @@ macro_rules! for_each_backend {
         $callback! {
             "bonanza" bonanza => $crate::variants::bonanza::Bonanza,
             "dbb" dbb => $crate::variants::dbb::Dbb,
+            "magic" magic => $crate::variants::magic::Magic,
+            "magic-plain" magic_plain => $crate::variants::magic_plain::MagicPlain,
+            "pext" pext => $crate::variants::pext::Pext,
             "qugiy" qugiy => $crate::variants::qugiy::Qugiy,
             "mailbox" mailbox => $crate::variants::mailbox::Mailbox,
             "sqww" sqww => $crate::variants::sqww::Sqww,

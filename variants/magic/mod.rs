@@ -1,0 +1,415 @@
+//! Fancy magic bitboards on the split layout: per-square masks, magics and shifts (index width =
+//! mask popcount) into one shared attack table per kind, Apery/YaneuraOu style.
+//!
+//! The magics in `magics.rs` were found once by `examples/gen_magics.rs` (fixed seed) and are
+//! committed with each square's index width; the attack tables are filled from them on first
+//! use, never searched at start-up. The width is the mask's popcount except on 2i and 6i, where
+//! the search (like Apery's, which widens the same two squares) finds no 13-bit magic for the
+//! `low | high` fold within its budget and takes 14 bits: 512,000 rook entries instead of the
+//! minimal 495,616 (the `pext` backend has the minimal count).
+//! Dragon = rook | king step, horse = bishop | king step, lance = rook attacks ∩ the lance's
+//! one-direction ray (no lance table).
+
+mod magics;
+
+use crate::backend::{Backend, BackendInfo, Bitboard, TableInfo};
+use crate::magic_search::{
+    magic_index, mask_bits, mask_table, ray_table, render_magics, render_widths, search_magics,
+    sliding_attacks, step_table, subsets, Width, BISHOP_DIRECTIONS, GOLD_STEPS, KING_STEPS,
+    KNIGHT_STEPS, PAWN_STEPS, ROOK_DIRECTIONS, SILVER_STEPS,
+};
+use crate::split::SplitBitboard;
+use crate::types::{Color, Square};
+use std::mem::size_of;
+use std::sync::OnceLock;
+
+pub use magics::{BISHOP_BITS, BISHOP_MAGICS, ROOK_BITS, ROOK_MAGICS};
+
+/// The fixed seed the committed magics were searched with.
+pub const MAGIC_SEED: u64 = 0x6b69_6b69_6d61_6769;
+
+/// Seeds (of `CANDIDATES_PER_SEED` candidates each) the generator tries at a square's minimal
+/// width before widening it by one bit.
+pub const MINIMAL_WIDTH_SEEDS: u64 = 3;
+
+const fn entries(widths: &[u32; 81]) -> usize {
+    let mut total = 0;
+    let mut i = 0;
+    while i < 81 {
+        total += 1usize << widths[i];
+        i += 1;
+    }
+    total
+}
+
+/// Rook table entries: the sum over squares of 2^width, 12–14 bits a square (512,000).
+pub const ROOK_ENTRIES: usize = entries(&ROOK_BITS);
+/// Bishop table entries: 6–12 bits a square (20,224).
+pub const BISHOP_ENTRIES: usize = entries(&BISHOP_BITS);
+
+/// How one square indexes its kind's shared attack table.
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub struct SquareMagic {
+    pub mask: SplitBitboard,
+    pub magic: u64,
+    /// `64 - bits`.
+    pub shift: u32,
+    /// Where this square's `2^bits` entries start in the shared table.
+    pub offset: u32,
+}
+
+const fn square_magics(
+    directions: &[(i8, i8)],
+    widths: &[u32; 81],
+    magics: &[u64; 81],
+) -> [SquareMagic; 81] {
+    let masks = mask_table(directions);
+    let mut table = [SquareMagic {
+        mask: SplitBitboard::new(0, 0),
+        magic: 0,
+        shift: 0,
+        offset: 0,
+    }; 81];
+    let mut offset = 0usize;
+    let mut i = 0;
+    while i < 81 {
+        let bits = widths[i];
+        // A width below the popcount would lose information; one above only wastes entries.
+        assert!(bits >= mask_bits(masks[i]) && bits <= 14);
+        table[i] = SquareMagic {
+            mask: masks[i],
+            magic: magics[i],
+            shift: 64 - bits,
+            offset: offset as u32,
+        };
+        offset += 1 << bits;
+        i += 1;
+    }
+    table
+}
+
+static ROOK_SQUARES: [SquareMagic; 81] = square_magics(&ROOK_DIRECTIONS, &ROOK_BITS, &ROOK_MAGICS);
+static BISHOP_SQUARES: [SquareMagic; 81] =
+    square_magics(&BISHOP_DIRECTIONS, &BISHOP_BITS, &BISHOP_MAGICS);
+
+static KING: [SplitBitboard; 81] = step_table(&KING_STEPS, false);
+static GOLD: [[SplitBitboard; 81]; 2] = [
+    step_table(&GOLD_STEPS, false),
+    step_table(&GOLD_STEPS, true),
+];
+static SILVER: [[SplitBitboard; 81]; 2] = [
+    step_table(&SILVER_STEPS, false),
+    step_table(&SILVER_STEPS, true),
+];
+static KNIGHT: [[SplitBitboard; 81]; 2] = [
+    step_table(&KNIGHT_STEPS, false),
+    step_table(&KNIGHT_STEPS, true),
+];
+static PAWN: [[SplitBitboard; 81]; 2] = [
+    step_table(&PAWN_STEPS, false),
+    step_table(&PAWN_STEPS, true),
+];
+/// The lance's forward ray on an empty board, per colour (black towards rank 1).
+static LANCE_RAYS: [[SplitBitboard; 81]; 2] = [ray_table((0, -1)), ray_table((0, 1))];
+
+type RookTable = [SplitBitboard; ROOK_ENTRIES];
+type BishopTable = [SplitBitboard; BISHOP_ENTRIES];
+
+static ROOK_TABLE: OnceLock<Box<RookTable>> = OnceLock::new();
+static BISHOP_TABLE: OnceLock<Box<BishopTable>> = OnceLock::new();
+
+/// Fills a shared attack table from the committed magics; a destructive collision would be a
+/// wrong committed magic, which the tests rule out, so it is asserted rather than handled.
+fn fill<const N: usize>(
+    squares: &[SquareMagic; 81],
+    directions: &[(i8, i8)],
+) -> Box<[SplitBitboard; N]> {
+    let mut table: Box<[SplitBitboard; N]> = vec![SplitBitboard::new(0, 0); N]
+        .into_boxed_slice()
+        .try_into()
+        .expect("length N");
+    for sq in Square::all() {
+        let entry = &squares[sq.index()];
+        let bits = 64 - entry.shift;
+        let mut filled = vec![false; 1 << bits];
+        for subset in subsets(entry.mask) {
+            let index = magic_index(subset, entry.magic, bits);
+            let attacks = sliding_attacks(sq, subset, directions);
+            let slot = &mut table[entry.offset as usize + index];
+            assert!(
+                !filled[index] || *slot == attacks,
+                "committed magic for {sq} collides"
+            );
+            filled[index] = true;
+            *slot = attacks;
+        }
+    }
+    table
+}
+
+/// The fancy magic backend: a handle onto the shared attack tables.
+#[derive(Clone, Copy)]
+pub struct Magic {
+    rook_table: &'static RookTable,
+    bishop_table: &'static BishopTable,
+}
+
+impl Magic {
+    #[inline(always)]
+    fn lookup<const N: usize>(
+        table: &[SplitBitboard; N],
+        squares: &[SquareMagic; 81],
+        occupancy: &SplitBitboard,
+        sq: Square,
+    ) -> SplitBitboard {
+        // SAFETY: `Square` is always < 81.
+        let entry = unsafe { squares.get_unchecked(sq.index()) };
+        let folded = (*occupancy & entry.mask).merged();
+        let index =
+            entry.offset as usize + (folded.wrapping_mul(entry.magic) >> entry.shift) as usize;
+        // SAFETY: the product shifted right by 64 - bits is < 2^bits, and each square's
+        // 2^bits entries starting at `offset` lie inside the table (offsets are the running
+        // sum of 2^bits, which totals N).
+        unsafe { *table.get_unchecked(index) }
+    }
+}
+
+/// A step table lookup.
+#[inline(always)]
+fn step(table: &[SplitBitboard; 81], sq: Square) -> SplitBitboard {
+    // SAFETY: `Square` is always < 81.
+    unsafe { *table.get_unchecked(sq.index()) }
+}
+
+impl std::fmt::Debug for Magic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Magic")
+    }
+}
+
+impl Backend for Magic {
+    type Bitboard = SplitBitboard;
+    type Occupancy = SplitBitboard;
+
+    fn info() -> BackendInfo {
+        BackendInfo {
+            name: "magic",
+            description:
+                "fancy magic bitboards: (occ & mask) folded low|high, × magic >> (64 - bits), \
+                          12–14 bits a rook square (2i, 6i widened to 14), 6–12 a bishop square, \
+                          one shared table per kind",
+            layout:
+                "split 128-bit: low u64 = files 1–7 (bits 0–62), high u64 = files 8–9 (bits 0–17); \
+                     occupancy = the split bitboard",
+            needs: &[],
+        }
+    }
+
+    fn availability() -> Result<(), String> {
+        Ok(())
+    }
+
+    fn tables() -> Vec<TableInfo> {
+        let bb = size_of::<SplitBitboard>();
+        let steps = |name: &'static str, colours: usize| TableInfo {
+            name,
+            shape: format!("[{colours}][81] × {bb} B bitboard"),
+            bytes: colours * size_of::<[SplitBitboard; 81]>(),
+        };
+        vec![
+            TableInfo {
+                name: "rook_attacks",
+                shape: format!("[{ROOK_ENTRIES}] × {bb} B bitboard (shared, per-square offsets)"),
+                bytes: size_of::<RookTable>(),
+            },
+            TableInfo {
+                name: "bishop_attacks",
+                shape: format!("[{BISHOP_ENTRIES}] × {bb} B bitboard (shared, per-square offsets)"),
+                bytes: size_of::<BishopTable>(),
+            },
+            TableInfo {
+                name: "rook_magics",
+                shape: format!(
+                    "[81] × {} B (mask, magic, shift, offset)",
+                    size_of::<SquareMagic>()
+                ),
+                bytes: size_of::<[SquareMagic; 81]>(),
+            },
+            TableInfo {
+                name: "bishop_magics",
+                shape: format!(
+                    "[81] × {} B (mask, magic, shift, offset)",
+                    size_of::<SquareMagic>()
+                ),
+                bytes: size_of::<[SquareMagic; 81]>(),
+            },
+            steps("lance_rays", 2),
+            steps("king_steps", 1),
+            steps("gold_steps", 2),
+            steps("silver_steps", 2),
+            steps("knight_steps", 2),
+            steps("pawn_steps", 2),
+        ]
+    }
+
+    fn simd_path() -> &'static str {
+        "scalar (64-bit multiply-shift index; no SIMD, so `portable` changes nothing)"
+    }
+
+    fn new() -> Result<Self, String> {
+        Ok(Magic {
+            rook_table: ROOK_TABLE.get_or_init(|| fill(&ROOK_SQUARES, &ROOK_DIRECTIONS)),
+            bishop_table: BISHOP_TABLE.get_or_init(|| fill(&BISHOP_SQUARES, &BISHOP_DIRECTIONS)),
+        })
+    }
+
+    #[inline(always)]
+    fn occupancy(&self, canonical: u128) -> SplitBitboard {
+        SplitBitboard::from_canonical(canonical)
+    }
+
+    #[inline(always)]
+    fn set_square(&self, occupancy: &mut SplitBitboard, sq: Square) {
+        *occupancy |= SplitBitboard::square(sq);
+    }
+
+    #[inline(always)]
+    fn clear_square(&self, occupancy: &mut SplitBitboard, sq: Square) {
+        *occupancy ^= SplitBitboard::square(sq);
+    }
+
+    #[inline(always)]
+    fn occupied(&self, occupancy: &SplitBitboard) -> SplitBitboard {
+        *occupancy
+    }
+
+    #[inline(always)]
+    fn rook_attacks(&self, occupancy: &SplitBitboard, sq: Square) -> SplitBitboard {
+        Self::lookup(self.rook_table, &ROOK_SQUARES, occupancy, sq)
+    }
+
+    #[inline(always)]
+    fn bishop_attacks(&self, occupancy: &SplitBitboard, sq: Square) -> SplitBitboard {
+        Self::lookup(self.bishop_table, &BISHOP_SQUARES, occupancy, sq)
+    }
+
+    #[inline(always)]
+    fn lance_attacks(&self, color: Color, occupancy: &SplitBitboard, sq: Square) -> SplitBitboard {
+        // SAFETY: `Color::index` is 0 or 1.
+        let rays = unsafe { LANCE_RAYS.get_unchecked(color.index()) };
+        self.rook_attacks(occupancy, sq) & step(rays, sq)
+    }
+
+    #[inline(always)]
+    fn dragon_attacks(&self, occupancy: &SplitBitboard, sq: Square) -> SplitBitboard {
+        self.rook_attacks(occupancy, sq) | step(&KING, sq)
+    }
+
+    #[inline(always)]
+    fn horse_attacks(&self, occupancy: &SplitBitboard, sq: Square) -> SplitBitboard {
+        self.bishop_attacks(occupancy, sq) | step(&KING, sq)
+    }
+
+    #[inline(always)]
+    fn king_attacks(&self, sq: Square) -> SplitBitboard {
+        step(&KING, sq)
+    }
+
+    #[inline(always)]
+    fn gold_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
+        // SAFETY: `Color::index` is 0 or 1.
+        step(unsafe { GOLD.get_unchecked(color.index()) }, sq)
+    }
+
+    #[inline(always)]
+    fn silver_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
+        // SAFETY: `Color::index` is 0 or 1.
+        step(unsafe { SILVER.get_unchecked(color.index()) }, sq)
+    }
+
+    #[inline(always)]
+    fn knight_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
+        // SAFETY: `Color::index` is 0 or 1.
+        step(unsafe { KNIGHT.get_unchecked(color.index()) }, sq)
+    }
+
+    #[inline(always)]
+    fn pawn_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
+        // SAFETY: `Color::index` is 0 or 1.
+        step(unsafe { PAWN.get_unchecked(color.index()) }, sq)
+    }
+}
+
+/// Searches the magics from `MAGIC_SEED` (each square's width is its mask's popcount unless
+/// `MINIMAL_WIDTH_SEEDS` seeds find nothing) and renders them as the source of `magics.rs`.
+pub fn generate_magics_source() -> String {
+    let width = Width::Minimal {
+        max_seeds: MINIMAL_WIDTH_SEEDS,
+    };
+    let (rook_bits, rook) = search_magics(&ROOK_DIRECTIONS, width, MAGIC_SEED);
+    let (bishop_bits, bishop) = search_magics(&BISHOP_DIRECTIONS, width, MAGIC_SEED);
+    format!(
+        "//! Committed fancy magic numbers and index widths for `magic`.\n\
+         //! Generated by `cargo run --release --example gen_magics -- magic > \
+         variants/magic/magics.rs`\n\
+         //! from seed {MAGIC_SEED:#x}; do not edit by hand.\n\n{}\n{}\n{}\n{}",
+        render_widths("ROOK_BITS", &rook_bits),
+        render_magics("ROOK_MAGICS", &rook),
+        render_widths("BISHOP_BITS", &bishop_bits),
+        render_magics("BISHOP_MAGICS", &bishop)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::magic_search::{relevant_mask, verify_magic};
+
+    #[test]
+    fn entry_counts_and_bytes_are_exact() {
+        // Minimal everywhere but 2i and 6i (14 bits instead of 13): 495,616 + 2 × 8,192.
+        let widened: Vec<String> = Square::all()
+            .filter(|sq| ROOK_BITS[sq.index()] != mask_bits(ROOK_SQUARES[sq.index()].mask))
+            .map(|sq| sq.to_string())
+            .collect();
+        assert_eq!(widened, ["2i", "6i"]);
+        assert!((0..81).all(|i| BISHOP_BITS[i] == mask_bits(BISHOP_SQUARES[i].mask)));
+        assert_eq!(ROOK_ENTRIES, 512_000);
+        assert_eq!(BISHOP_ENTRIES, 20_224);
+        assert_eq!(size_of::<RookTable>(), 512_000 * 16);
+        assert_eq!(size_of::<BishopTable>(), 20_224 * 16);
+        let last = &ROOK_SQUARES[80];
+        assert_eq!(
+            last.offset as usize + (1 << (64 - last.shift)),
+            ROOK_ENTRIES
+        );
+        let last = &BISHOP_SQUARES[80];
+        assert_eq!(
+            last.offset as usize + (1 << (64 - last.shift)),
+            BISHOP_ENTRIES
+        );
+    }
+
+    #[test]
+    fn every_committed_magic_is_collision_free() {
+        for sq in Square::all() {
+            for (directions, widths, magics) in [
+                (&ROOK_DIRECTIONS, &ROOK_BITS, &ROOK_MAGICS),
+                (&BISHOP_DIRECTIONS, &BISHOP_BITS, &BISHOP_MAGICS),
+            ] {
+                let mask = relevant_mask(sq, directions);
+                let attack = |o| sliding_attacks(sq, o, directions);
+                let result = verify_magic(mask, widths[sq.index()], magics[sq.index()], attack);
+                assert_eq!(result, Ok(()), "square {sq}");
+            }
+        }
+    }
+
+    #[test]
+    #[ignore = "re-runs the whole magic search (seconds to minutes); run with --ignored"]
+    fn the_generator_reproduces_the_committed_magics() {
+        let committed = include_str!("magics.rs");
+        assert_eq!(generate_magics_source(), committed);
+    }
+}

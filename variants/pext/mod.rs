@@ -1,0 +1,414 @@
+//! PEXT bitboards on the split layout: BMI2 `pext((occ & mask).low | (occ & mask).high, mask)`
+//! indexes minimal per-square tables (2^popcount(mask) entries a square, one shared table per
+//! kind).
+//!
+//! There is no portable twin: emulating `pext` in software would measure something else, so a
+//! CPU without BMI2 gets `availability() == Err` and `new()` fails. The `portable` feature
+//! therefore does not change this backend (`magic` is its portable counterpart, same layout and
+//! folding). Built with `target_feature = "bmi2"` (the default x86-64-v3 build) the intrinsic is
+//! inlined; otherwise `new()` checks the CPU at run time and lookups call a
+//! `#[target_feature(enable = "bmi2")]` function. Dragon = rook | king step, horse = bishop |
+//! king step, lance = rook attacks ∩ the lance's one-direction ray.
+
+use crate::backend::{Backend, BackendInfo, Bitboard, TableInfo};
+use crate::magic_search::{
+    mask_bits, mask_table, minimal_entries, ray_table, sliding_attacks, step_table, subsets,
+    BISHOP_DIRECTIONS, GOLD_STEPS, KING_STEPS, KNIGHT_STEPS, PAWN_STEPS, ROOK_DIRECTIONS,
+    SILVER_STEPS,
+};
+use crate::split::SplitBitboard;
+use crate::types::{Color, Square};
+use std::mem::size_of;
+use std::sync::OnceLock;
+
+/// Rook table entries: the sum over squares of 2^popcount(mask) (495,616).
+pub const ROOK_ENTRIES: usize = minimal_entries(&ROOK_DIRECTIONS);
+/// Bishop table entries (20,224).
+pub const BISHOP_ENTRIES: usize = minimal_entries(&BISHOP_DIRECTIONS);
+
+/// How one square indexes its kind's shared attack table.
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub struct SquarePext {
+    /// The relevant-occupancy mask, applied per word before folding (a bit of one word can sit
+    /// where the other word's mask has a bit).
+    pub mask: SplitBitboard,
+    /// `mask.low | mask.high`: the `pext` selector.
+    pub folded_mask: u64,
+    /// Where this square's entries start in the shared table.
+    pub offset: u64,
+}
+
+const fn square_pexts(directions: &[(i8, i8)]) -> [SquarePext; 81] {
+    let masks = mask_table(directions);
+    let mut table = [SquarePext {
+        mask: SplitBitboard::new(0, 0),
+        folded_mask: 0,
+        offset: 0,
+    }; 81];
+    let mut offset = 0usize;
+    let mut i = 0;
+    while i < 81 {
+        table[i] = SquarePext {
+            mask: masks[i],
+            folded_mask: masks[i].merged(),
+            offset: offset as u64,
+        };
+        offset += 1 << mask_bits(masks[i]);
+        i += 1;
+    }
+    table
+}
+
+static ROOK_SQUARES: [SquarePext; 81] = square_pexts(&ROOK_DIRECTIONS);
+static BISHOP_SQUARES: [SquarePext; 81] = square_pexts(&BISHOP_DIRECTIONS);
+
+static KING: [SplitBitboard; 81] = step_table(&KING_STEPS, false);
+static GOLD: [[SplitBitboard; 81]; 2] = [
+    step_table(&GOLD_STEPS, false),
+    step_table(&GOLD_STEPS, true),
+];
+static SILVER: [[SplitBitboard; 81]; 2] = [
+    step_table(&SILVER_STEPS, false),
+    step_table(&SILVER_STEPS, true),
+];
+static KNIGHT: [[SplitBitboard; 81]; 2] = [
+    step_table(&KNIGHT_STEPS, false),
+    step_table(&KNIGHT_STEPS, true),
+];
+static PAWN: [[SplitBitboard; 81]; 2] = [
+    step_table(&PAWN_STEPS, false),
+    step_table(&PAWN_STEPS, true),
+];
+/// The lance's forward ray on an empty board, per colour (black towards rank 1).
+static LANCE_RAYS: [[SplitBitboard; 81]; 2] = [ray_table((0, -1)), ray_table((0, 1))];
+
+type RookTable = [SplitBitboard; ROOK_ENTRIES];
+type BishopTable = [SplitBitboard; BISHOP_ENTRIES];
+
+static ROOK_TABLE: OnceLock<Box<RookTable>> = OnceLock::new();
+static BISHOP_TABLE: OnceLock<Box<BishopTable>> = OnceLock::new();
+
+/// Fills a shared table. `subsets` yields a mask's subsets in order of their compressed
+/// index, so the n-th subset is the entry `pext` selects as n: no software pext is needed.
+fn fill<const N: usize>(
+    squares: &[SquarePext; 81],
+    directions: &[(i8, i8)],
+) -> Box<[SplitBitboard; N]> {
+    let mut table: Box<[SplitBitboard; N]> = vec![SplitBitboard::new(0, 0); N]
+        .into_boxed_slice()
+        .try_into()
+        .expect("length N");
+    for sq in Square::all() {
+        let entry = &squares[sq.index()];
+        for (index, subset) in subsets(entry.mask).enumerate() {
+            table[entry.offset as usize + index] = sliding_attacks(sq, subset, directions);
+        }
+    }
+    table
+}
+
+/// Proof that this CPU has BMI2, held by every `Pext` handle: only `new()` makes one, after
+/// checking. Off x86-64 it is uninhabited, so no handle can exist there.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+struct Bmi2(());
+
+#[cfg(not(target_arch = "x86_64"))]
+#[derive(Clone, Copy, Debug)]
+enum Bmi2 {}
+
+impl Bmi2 {
+    fn detect() -> Result<Bmi2, String> {
+        #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+        {
+            Ok(Bmi2(()))
+        }
+        #[cfg(all(target_arch = "x86_64", not(target_feature = "bmi2")))]
+        {
+            if std::arch::is_x86_feature_detected!("bmi2") {
+                Ok(Bmi2(()))
+            } else {
+                Err("CPU lacks BMI2 (pext)".to_string())
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            Err("CPU lacks BMI2 (pext)".to_string())
+        }
+    }
+
+    /// `pext(value, mask)`: the bits of `value` selected by `mask`, packed to the bottom.
+    #[inline(always)]
+    fn pext(self, value: u64, mask: u64) -> u64 {
+        #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+        {
+            // SAFETY: this build enables BMI2 for every function.
+            unsafe { std::arch::x86_64::_pext_u64(value, mask) }
+        }
+        #[cfg(all(target_arch = "x86_64", not(target_feature = "bmi2")))]
+        {
+            // SAFETY: `self` exists only if `detect` found BMI2 on this CPU.
+            unsafe { pext_dispatched(value, mask) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (value, mask);
+            match self {}
+        }
+    }
+}
+
+/// The run-time dispatched `pext`, for builds without BMI2 enabled at compile time.
+#[cfg(all(target_arch = "x86_64", not(target_feature = "bmi2")))]
+#[target_feature(enable = "bmi2")]
+fn pext_dispatched(value: u64, mask: u64) -> u64 {
+    std::arch::x86_64::_pext_u64(value, mask)
+}
+
+/// The PEXT backend: a handle onto the shared attack tables.
+#[derive(Clone, Copy)]
+pub struct Pext {
+    rook_table: &'static RookTable,
+    bishop_table: &'static BishopTable,
+    bmi2: Bmi2,
+}
+
+impl std::fmt::Debug for Pext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Pext")
+    }
+}
+
+impl Pext {
+    #[inline(always)]
+    fn lookup<const N: usize>(
+        self,
+        table: &[SplitBitboard; N],
+        squares: &[SquarePext; 81],
+        occupancy: &SplitBitboard,
+        sq: Square,
+    ) -> SplitBitboard {
+        // SAFETY: `Square` is always < 81.
+        let entry = unsafe { squares.get_unchecked(sq.index()) };
+        let folded = (*occupancy & entry.mask).merged();
+        let index = entry.offset as usize + self.bmi2.pext(folded, entry.folded_mask) as usize;
+        // SAFETY: pext over a mask of `bits` bits is < 2^bits, and each square's 2^bits entries
+        // starting at `offset` lie inside the table (offsets are the running sum, totalling N).
+        unsafe { *table.get_unchecked(index) }
+    }
+}
+
+/// A step table lookup.
+#[inline(always)]
+fn step(table: &[SplitBitboard; 81], sq: Square) -> SplitBitboard {
+    // SAFETY: `Square` is always < 81.
+    unsafe { *table.get_unchecked(sq.index()) }
+}
+
+impl Backend for Pext {
+    type Bitboard = SplitBitboard;
+    type Occupancy = SplitBitboard;
+
+    fn info() -> BackendInfo {
+        BackendInfo {
+            name: "pext",
+            description: "BMI2 pext of the folded occupancy (low | high) into minimal tables \
+                          (2^popcount(mask) entries a square); pext is microcoded and slow on \
+                          AMD Zen 1/2",
+            layout:
+                "split 128-bit: low u64 = files 1–7 (bits 0–62), high u64 = files 8–9 (bits 0–17); \
+                     occupancy = the split bitboard",
+            needs: &["bmi2"],
+        }
+    }
+
+    fn availability() -> Result<(), String> {
+        Bmi2::detect().map(|_| ())
+    }
+
+    fn tables() -> Vec<TableInfo> {
+        let bb = size_of::<SplitBitboard>();
+        let steps = |name: &'static str, colours: usize| TableInfo {
+            name,
+            shape: format!("[{colours}][81] × {bb} B bitboard"),
+            bytes: colours * size_of::<[SplitBitboard; 81]>(),
+        };
+        let per_square = format!(
+            "[81] × {} B (mask, folded mask, offset)",
+            size_of::<SquarePext>()
+        );
+        vec![
+            TableInfo {
+                name: "rook_attacks",
+                shape: format!("[{ROOK_ENTRIES}] × {bb} B bitboard (shared, per-square offsets)"),
+                bytes: size_of::<RookTable>(),
+            },
+            TableInfo {
+                name: "bishop_attacks",
+                shape: format!("[{BISHOP_ENTRIES}] × {bb} B bitboard (shared, per-square offsets)"),
+                bytes: size_of::<BishopTable>(),
+            },
+            TableInfo {
+                name: "rook_masks",
+                shape: per_square.clone(),
+                bytes: size_of::<[SquarePext; 81]>(),
+            },
+            TableInfo {
+                name: "bishop_masks",
+                shape: per_square,
+                bytes: size_of::<[SquarePext; 81]>(),
+            },
+            steps("lance_rays", 2),
+            steps("king_steps", 1),
+            steps("gold_steps", 2),
+            steps("silver_steps", 2),
+            steps("knight_steps", 2),
+            steps("pawn_steps", 2),
+        ]
+    }
+
+    fn simd_path() -> &'static str {
+        #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+        {
+            "bmi2 (compiled in; `portable` does not change it)"
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+        {
+            if Bmi2::detect().is_ok() {
+                "bmi2 (run-time dispatched)"
+            } else {
+                "unavailable: CPU lacks BMI2 (pext)"
+            }
+        }
+    }
+
+    fn new() -> Result<Self, String> {
+        let bmi2 = Bmi2::detect()?;
+        Ok(Pext {
+            rook_table: ROOK_TABLE.get_or_init(|| fill(&ROOK_SQUARES, &ROOK_DIRECTIONS)),
+            bishop_table: BISHOP_TABLE.get_or_init(|| fill(&BISHOP_SQUARES, &BISHOP_DIRECTIONS)),
+            bmi2,
+        })
+    }
+
+    #[inline(always)]
+    fn occupancy(&self, canonical: u128) -> SplitBitboard {
+        SplitBitboard::from_canonical(canonical)
+    }
+
+    #[inline(always)]
+    fn set_square(&self, occupancy: &mut SplitBitboard, sq: Square) {
+        *occupancy |= SplitBitboard::square(sq);
+    }
+
+    #[inline(always)]
+    fn clear_square(&self, occupancy: &mut SplitBitboard, sq: Square) {
+        *occupancy ^= SplitBitboard::square(sq);
+    }
+
+    #[inline(always)]
+    fn occupied(&self, occupancy: &SplitBitboard) -> SplitBitboard {
+        *occupancy
+    }
+
+    #[inline(always)]
+    fn rook_attacks(&self, occupancy: &SplitBitboard, sq: Square) -> SplitBitboard {
+        self.lookup(self.rook_table, &ROOK_SQUARES, occupancy, sq)
+    }
+
+    #[inline(always)]
+    fn bishop_attacks(&self, occupancy: &SplitBitboard, sq: Square) -> SplitBitboard {
+        self.lookup(self.bishop_table, &BISHOP_SQUARES, occupancy, sq)
+    }
+
+    #[inline(always)]
+    fn lance_attacks(&self, color: Color, occupancy: &SplitBitboard, sq: Square) -> SplitBitboard {
+        // SAFETY: `Color::index` is 0 or 1.
+        let rays = unsafe { LANCE_RAYS.get_unchecked(color.index()) };
+        self.rook_attacks(occupancy, sq) & step(rays, sq)
+    }
+
+    #[inline(always)]
+    fn dragon_attacks(&self, occupancy: &SplitBitboard, sq: Square) -> SplitBitboard {
+        self.rook_attacks(occupancy, sq) | step(&KING, sq)
+    }
+
+    #[inline(always)]
+    fn horse_attacks(&self, occupancy: &SplitBitboard, sq: Square) -> SplitBitboard {
+        self.bishop_attacks(occupancy, sq) | step(&KING, sq)
+    }
+
+    #[inline(always)]
+    fn king_attacks(&self, sq: Square) -> SplitBitboard {
+        step(&KING, sq)
+    }
+
+    #[inline(always)]
+    fn gold_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
+        // SAFETY: `Color::index` is 0 or 1.
+        step(unsafe { GOLD.get_unchecked(color.index()) }, sq)
+    }
+
+    #[inline(always)]
+    fn silver_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
+        // SAFETY: `Color::index` is 0 or 1.
+        step(unsafe { SILVER.get_unchecked(color.index()) }, sq)
+    }
+
+    #[inline(always)]
+    fn knight_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
+        // SAFETY: `Color::index` is 0 or 1.
+        step(unsafe { KNIGHT.get_unchecked(color.index()) }, sq)
+    }
+
+    #[inline(always)]
+    fn pawn_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
+        // SAFETY: `Color::index` is 0 or 1.
+        step(unsafe { PAWN.get_unchecked(color.index()) }, sq)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_counts_and_bytes_are_exact() {
+        assert_eq!(ROOK_ENTRIES, 495_616);
+        assert_eq!(BISHOP_ENTRIES, 20_224);
+        assert_eq!(size_of::<RookTable>() + size_of::<BishopTable>(), 8_253_440);
+        let last = &ROOK_SQUARES[80];
+        assert_eq!(
+            last.offset as usize + (1 << mask_bits(last.mask)),
+            ROOK_ENTRIES
+        );
+        let last = &BISHOP_SQUARES[80];
+        assert_eq!(
+            last.offset as usize + (1 << mask_bits(last.mask)),
+            BISHOP_ENTRIES
+        );
+    }
+
+    #[test]
+    fn simd_path_names_the_build() {
+        let path = Pext::simd_path();
+        if cfg!(all(target_arch = "x86_64", target_feature = "bmi2")) {
+            assert!(path.starts_with("bmi2 (compiled in"), "{path}");
+        } else if Pext::availability().is_ok() {
+            assert_eq!(path, "bmi2 (run-time dispatched)");
+        } else {
+            assert_eq!(path, "unavailable: CPU lacks BMI2 (pext)");
+        }
+    }
+
+    #[test]
+    fn unavailable_only_without_bmi2() {
+        #[cfg(target_arch = "x86_64")]
+        assert_eq!(
+            Pext::availability().is_ok(),
+            std::arch::is_x86_feature_detected!("bmi2")
+        );
+        assert_eq!(Pext::new().is_ok(), Pext::availability().is_ok());
+    }
+}
