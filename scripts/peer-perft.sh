@@ -5,6 +5,7 @@
 # alternately, RUNS rounds per position, and the order inside a round flips every round.
 #
 #   RUNS=7 BACKENDS="qugiy dbb" scripts/peer-perft.sh
+#   HAITAKA_SLIDERS=magic scripts/peer-perft.sh   # haitaka's default sliders instead of qugiy
 #
 # Prints a Markdown table: per program/backend the median M nodes/s with min-max, and for each kiki
 # backend the ratio of its median to haitaka's median plus the min and max of the per-round ratios.
@@ -13,8 +14,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${RUNS:-7}"
 BACKENDS="${BACKENDS:-qugiy dbb}"
+HAITAKA_SLIDERS="${HAITAKA_SLIDERS:-qugiy}"
 PEER_DIR=scripts/peers/haitaka-perft
-PEER="$PEER_DIR/target/release/haitaka-perft"
+PEER_TARGET="$PEER_DIR/target/$HAITAKA_SLIDERS"
+PEER="$PEER_TARGET/release/haitaka-perft"
+case "$HAITAKA_SLIDERS" in
+  qugiy) PEER_FEATURES=(--features qugiy) ;;
+  magic) PEER_FEATURES=(--no-default-features) ;;
+  *) echo "HAITAKA_SLIDERS must be qugiy or magic, got '$HAITAKA_SLIDERS'" >&2; exit 2 ;;
+esac
 KIKI=./target/release/kiki
 
 # label|sfen|depth|expected nodes (published values)
@@ -25,9 +33,9 @@ POSITIONS=(
 
 echo "building kiki (default release build) ..." >&2
 cargo build --release --quiet
-echo "building haitaka-perft (qugiy, -C target-cpu=native) ..." >&2
-RUSTFLAGS="-C target-cpu=native" cargo build --release --quiet \
-  --manifest-path "$PEER_DIR/Cargo.toml" --target-dir "$PEER_DIR/target"
+echo "building haitaka-perft ($HAITAKA_SLIDERS sliders, -C target-cpu=native) ..." >&2
+RUSTFLAGS="-C target-cpu=native" cargo build --release --quiet "${PEER_FEATURES[@]}" \
+  --manifest-path "$PEER_DIR/Cargo.toml" --target-dir "$PEER_TARGET"
 
 raw="$(mktemp)"
 trap 'rm -f "$raw"' EXIT
@@ -59,8 +67,9 @@ for pos in "${POSITIONS[@]}"; do
 done
 echo "load after:  $(uptime)" >&2
 
-python3 - "$raw" "${POSITIONS[@]}" <<'PY'
-import json, statistics, sys
+HAITAKA_SLIDERS="$HAITAKA_SLIDERS" python3 - "$raw" "${POSITIONS[@]}" <<'PY'
+import json, os, statistics, sys
+sliders = os.environ["HAITAKA_SLIDERS"]
 from collections import defaultdict
 
 raw, positions = sys.argv[1], sys.argv[2:]
@@ -109,7 +118,7 @@ for label, (depth, expected) in meta.items():
             per_round = [v[r] / ref[r] for r in v if r in ref]
             ratio = f"{med / ref_med:.2f}"
             rr = f"{min(per_round):.2f}–{max(per_round):.2f}"
-        name = "haitaka 0.3.2 (qugiy, native)" if prog == "haitaka" else prog
+        name = f"haitaka 0.3.2 ({sliders}, native)" if prog == "haitaka" else prog
         print(f"| {name} | {label} | {depth} | {n} | {med / 1e6:.1f} | "
               f"{min(v.values()) / 1e6:.1f}–{max(v.values()) / 1e6:.1f} | {ratio} | {rr} |")
 print(f"\n{len(next(iter(nps.values())))} rounds; each program times its own perft (bulk counting at the last ply).")
