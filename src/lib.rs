@@ -4,6 +4,7 @@
 pub mod backend;
 pub mod check;
 pub mod cli;
+pub mod effects;
 pub mod harness;
 pub mod json;
 pub mod magic_search;

@@ -2,6 +2,7 @@
 
 mod backends;
 mod check;
+mod effects;
 mod perft;
 
 use crate::registry::RegistryError;
@@ -23,6 +24,10 @@ usage:
              [--backend NAME|all] [--divide] [--json]
       legal-move perft with bulk counting; with 'all' every available backend runs
       and any disagreement exits 1. FILE: one SFEN per line, '#' comments
+  kiki effects [--moves N] [--seed S] [--samples K] [--json]
+      proves incremental effect counts (mailbox, sqww, distance, bitboard-qugiy)
+      against a from-scratch recount after every make and unmake of N random-game
+      moves (default 100000), then times make+unmake per stepper (K rounds, default 11)
   kiki help";
 
 /// A command-line error: one line for the user, and the exit code.
@@ -142,8 +147,9 @@ pub fn run(args: &[String]) -> i32 {
         Some("backends") => backends::run(&args[1..]),
         Some("check") => check::run(&args[1..]),
         Some("perft") => perft::run(&args[1..]),
+        Some("effects") => effects::run(&args[1..]),
         Some(other) => Err(CliError::usage(format!(
-            "kiki: unknown command '{other}' (commands: backends, check, perft, help)"
+            "kiki: unknown command '{other}' (commands: backends, check, perft, effects, help)"
         ))),
     };
     match result {

@@ -1,0 +1,109 @@
+//! `kiki effects`: proves the incremental effect boards against a from-scratch recomputation
+//! over seeded random games, then times make + unmake per ray stepper, interleaved.
+
+use super::{CliError, Options};
+use crate::effects::harness::{clock_name, measure, verify_all, workload};
+use crate::json::Json;
+
+/// Moves replayed (each made and unmade) unless `--moves` says otherwise.
+pub const DEFAULT_MOVES: u64 = 100_000;
+/// Timed rounds unless `--samples` says otherwise.
+pub const DEFAULT_SAMPLES: u64 = 11;
+/// Upper bounds that keep the workload's memory and run time sane.
+const MAX_MOVES: u64 = 20_000_000;
+const MAX_SAMPLES: u64 = 1_000;
+
+pub fn run(args: &[String]) -> Result<(), CliError> {
+    let options = Options::parse(
+        "effects",
+        args,
+        &["--json"],
+        &["--moves", "--seed", "--samples"],
+    )?;
+    let moves = options.number("--moves", DEFAULT_MOVES)?;
+    let seed = options.number("--seed", 0xEFFEC7)?;
+    let samples = options.number("--samples", DEFAULT_SAMPLES)?;
+    if !(1..=MAX_MOVES).contains(&moves) {
+        return Err(CliError::usage(format!(
+            "kiki effects: --moves wants 1 to {MAX_MOVES}, got {moves}"
+        )));
+    }
+    if !(1..=MAX_SAMPLES).contains(&samples) {
+        return Err(CliError::usage(format!(
+            "kiki effects: --samples wants 1 to {MAX_SAMPLES}, got {samples}"
+        )));
+    }
+    let json = options.flag("--json");
+
+    let workload = workload(moves as usize, seed).map_err(|why| CliError {
+        message: format!("kiki effects: cannot build the workload: {why}"),
+        code: 1,
+    })?;
+    let verified = verify_all(&workload).map_err(|why| CliError {
+        message: format!("kiki effects: incremental counts disagree: {why}"),
+        code: 1,
+    })?;
+    if !json {
+        println!(
+            "verified: {} moves in {} games (seed {seed}), {} comparisons per tracker \
+             (every make and unmake) against a from-scratch recomputation",
+            verified.moves,
+            workload.games.len(),
+            verified.comparisons
+        );
+    }
+    let results = measure(&workload, samples as usize).map_err(|why| CliError {
+        message: format!("kiki effects: {why}"),
+        code: 1,
+    })?;
+    if json {
+        let list = results
+            .iter()
+            .map(|r| {
+                Json::object([
+                    ("stepper", Json::str(r.name)),
+                    ("layout", Json::str(r.layout)),
+                    ("moves", Json::Int(workload.moves as i128)),
+                    ("games", Json::Int(workload.games.len() as i128)),
+                    ("seed", Json::Int(seed as i128)),
+                    (
+                        "verified_comparisons",
+                        Json::Int(verified.comparisons as i128),
+                    ),
+                    ("unit", Json::str("ns per make+unmake")),
+                    ("clock", Json::str(clock_name())),
+                    ("median", Json::Float(r.median())),
+                    ("min", Json::Float(r.min())),
+                    ("max", Json::Float(r.max())),
+                    (
+                        "samples",
+                        Json::Array(r.ns_per_update.iter().map(|&ns| Json::Float(ns)).collect()),
+                    ),
+                ])
+            })
+            .collect();
+        println!("{}", Json::Array(list).render());
+    } else {
+        let baseline = results
+            .iter()
+            .find(|r| r.name == "sqww")
+            .map_or(f64::NAN, |r| r.median());
+        println!(
+            "ns per make+unmake, median (min-max) of {samples} interleaved samples \
+             ({}); ratio to sqww",
+            clock_name()
+        );
+        for r in &results {
+            println!(
+                "{:<16} {:>8.1} ns ({:.1}-{:.1})  x{:.2}  {}",
+                r.name,
+                r.median(),
+                r.min(),
+                r.max(),
+                r.median() / baseline,
+                r.layout
+            );
+        }
+    }
+    Ok(())
+}
