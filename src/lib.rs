@@ -4,6 +4,7 @@
 pub mod backend;
 pub mod check;
 pub mod cli;
+pub mod hands;
 pub mod json;
 pub mod movegen;
 pub mod perft;
