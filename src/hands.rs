@@ -63,7 +63,7 @@ impl Fields {
             mask[i] = ((1 << widths[i]) - 1) << shifts[i];
             unit[i] = 1 << shifts[i];
             // Each field must hold a full set.
-            assert!(PieceKind::HAND_MAX[i] as u32 <= (1 << widths[i]) - 1);
+            assert!((PieceKind::HAND_MAX[i] as u32) < (1 << widths[i]));
             i += 1;
         }
         Fields { shift, mask, unit }
