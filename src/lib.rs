@@ -5,6 +5,7 @@ pub mod backend;
 pub mod check;
 pub mod cli;
 pub mod effects;
+pub mod hands;
 pub mod harness;
 pub mod json;
 pub mod magic_search;

@@ -3,6 +3,7 @@
 //! generator; `attackers_to` and `in_check`.
 
 use crate::backend::{Backend, Bitboard};
+use crate::hands::HandLayout;
 use crate::position::{at, Move, Piece, PieceKind, Position};
 use crate::types::{Color, Square};
 use std::mem::MaybeUninit;
@@ -383,15 +384,15 @@ impl<B: Backend> Position<B> {
     fn drops<const N: usize>(&self, list: &mut MoveBuffer<N>, targets: B::Bitboard) {
         let us = self.side;
         let ui = us.index();
-        let hand = &self.hands[ui];
-        if targets.is_empty() || hand.iter().all(|&n| n == 0) {
+        let hand = self.hands[ui];
+        if targets.is_empty() || hand.is_empty() {
             return;
         }
         let t = self.tables;
         let last = t.last_rank[ui];
         let last_two = t.last_two_ranks[ui];
 
-        if hand[PieceKind::Pawn.index()] > 0 {
+        if hand.has(PieceKind::Pawn) {
             let mut allowed = targets.and_not(last);
             for pawn in self.pieces(us, PieceKind::Pawn).squares() {
                 allowed = allowed.and_not(at(&t.file_of, pawn));
@@ -422,7 +423,7 @@ impl<B: Backend> Position<B> {
             PieceKind::Bishop,
             PieceKind::Rook,
         ] {
-            if hand[kind.index()] > 0 {
+            if hand.has(kind) {
                 kinds[count] = kind;
                 count += 1;
             }
@@ -430,8 +431,8 @@ impl<B: Backend> Position<B> {
         if count == 0 {
             return;
         }
-        let has_knight = hand[PieceKind::Knight.index()] > 0;
-        let has_lance = hand[PieceKind::Lance.index()] > 0;
+        let has_knight = hand.has(PieceKind::Knight);
+        let has_lance = hand.has(PieceKind::Lance);
         let all = &kinds[..count];
         let no_knight = &all[has_knight as usize..];
         let no_knight_lance = &no_knight[has_lance as usize..];

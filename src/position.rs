@@ -10,6 +10,7 @@
 //! (rotated backends keep several copies) on top of the ~600 B position.
 
 use crate::backend::{Backend, Bitboard};
+use crate::hands::HandLayout;
 use crate::types::{Color, Square};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -475,6 +476,9 @@ pub(crate) fn at<T: Copy>(table: &[T; 81], sq: Square) -> T {
     unsafe { *table.get_unchecked(sq.index()) }
 }
 
+/// The hand layout positions store (`crate::hands`); chosen by measuring perft.
+pub type Hand = crate::hands::ByteHand;
+
 /// A shogi position over backend `B`.
 #[derive(Clone)]
 pub struct Position<B: Backend> {
@@ -485,8 +489,8 @@ pub struct Position<B: Backend> {
     pub(crate) by_color: [B::Bitboard; 2],
     pub(crate) by_kind: [B::Bitboard; PieceKind::COUNT],
     pub(crate) occupancy: B::Occupancy,
-    /// `[colour][hand index]`.
-    pub(crate) hands: [[u8; 7]; 2],
+    /// `[colour]`, in the layout measured fastest for perft (README, "Hands").
+    pub(crate) hands: [Hand; 2],
     pub(crate) kings: [Option<Square>; 2],
     pub(crate) side: Color,
     move_number: u32,
@@ -545,7 +549,7 @@ impl<B: Backend> Position<B> {
             board: [None; 81],
             by_color: [B::Bitboard::empty(); 2],
             by_kind: [B::Bitboard::empty(); PieceKind::COUNT],
-            hands: [[0; 7]; 2],
+            hands: [Hand::EMPTY; 2],
             kings: [None; 2],
             side: Color::Black,
             move_number: 1,
@@ -725,6 +729,7 @@ impl<B: Backend> Position<B> {
             return Ok(());
         }
         let mut seen = [[false; 7]; 2];
+        let mut counts = [[0u8; 7]; 2];
         let mut count: Option<u32> = None;
         for (column, ch) in text.chars().enumerate() {
             let at = format!("hand '{text}', character {}", column + 1);
@@ -757,13 +762,14 @@ impl<B: Backend> Position<B> {
                     PieceKind::HAND_MAX[hand_index]
                 )));
             }
-            self.hands[color.index()][hand_index] = n as u8;
+            counts[color.index()][hand_index] = n as u8;
         }
         if count.is_some() {
             return Err(SfenError::new(format!(
                 "hand '{text}' ends with a count and no piece letter"
             )));
         }
+        self.hands = counts.map(Hand::from_counts);
         Ok(())
     }
 
@@ -777,7 +783,7 @@ impl<B: Backend> Position<B> {
                     0
                 };
             let total =
-                on_board + self.hands[0][hand_index] as u32 + self.hands[1][hand_index] as u32;
+                on_board + self.hands[0].count(kind) as u32 + self.hands[1].count(kind) as u32;
             if total > PieceKind::HAND_MAX[hand_index] as u32 {
                 return Err(SfenError::new(format!(
                     "{total} pieces of kind '{}' on board and in hand, a set has {}",
@@ -799,7 +805,7 @@ impl<B: Backend> Position<B> {
         for color in Color::BOTH {
             for hand_index in 0..7 {
                 key ^= self.zobrist.hand[color.index()][hand_index]
-                    [self.hands[color.index()][hand_index] as usize];
+                    [self.hands[color.index()].count(PieceKind::HAND[hand_index]) as usize];
             }
         }
         if self.side == Color::White {
@@ -850,7 +856,7 @@ impl<B: Backend> Position<B> {
         ];
         for color in Color::BOTH {
             for kind in ORDER {
-                let count = self.hands[color.index()][kind.index()];
+                let count = self.hands[color.index()].count(kind);
                 if count > 0 {
                     hand.push_str(&count_prefix(count));
                     hand.push_str(&Piece::new(color, kind).sfen());
@@ -899,11 +905,16 @@ impl<B: Backend> Position<B> {
     pub fn king_square(&self, color: Color) -> Option<Square> {
         self.kings[color.index()]
     }
+    /// `color`'s hand (counts, `has`, superiority: `crate::hands::HandLayout`).
+    #[inline(always)]
+    pub fn hand(&self, color: Color) -> Hand {
+        self.hands[color.index()]
+    }
     /// How many of a hand kind `color` holds (0 for kinds that cannot be in hand).
     #[inline(always)]
     pub fn hand_count(&self, color: Color, kind: PieceKind) -> u8 {
         kind.hand_index()
-            .map_or(0, |i| self.hands[color.index()][i])
+            .map_or(0, |_| self.hands[color.index()].count(kind))
     }
     #[inline(always)]
     pub fn occupancy(&self) -> &B::Occupancy {
@@ -965,10 +976,10 @@ impl<B: Backend> Position<B> {
         let captured = match mv.from() {
             None => {
                 let kind = mv.drop_kind().unwrap_or(PieceKind::Pawn);
-                let hand = &mut self.hands[us.index()][kind.index()];
-                key ^= z.hand[us.index()][kind.index()][*hand as usize];
-                *hand = hand.wrapping_sub(1);
-                key ^= z.hand[us.index()][kind.index()][(*hand as usize).min(18)];
+                let hand = &mut self.hands[us.index()];
+                key ^= z.hand[us.index()][kind.index()][(hand.count(kind) as usize).min(18)];
+                hand.remove(kind);
+                key ^= z.hand[us.index()][kind.index()][(hand.count(kind) as usize).min(18)];
                 let piece = Piece::new(us, kind);
                 self.board[to.index()] = Some(piece);
                 self.by_color[us.index()] ^= to_mask;
@@ -989,10 +1000,11 @@ impl<B: Backend> Position<B> {
                     self.by_kind[victim.kind.index()] ^= to_mask;
                     key ^= z.board[victim.index()][to.index()];
                     if let Some(hand_index) = victim.kind.unpromoted().hand_index() {
-                        let hand = &mut self.hands[us.index()][hand_index];
-                        key ^= z.hand[us.index()][hand_index][*hand as usize];
-                        *hand += 1;
-                        key ^= z.hand[us.index()][hand_index][(*hand as usize).min(18)];
+                        let kind = PieceKind::HAND[hand_index];
+                        let hand = &mut self.hands[us.index()];
+                        key ^= z.hand[us.index()][hand_index][(hand.count(kind) as usize).min(18)];
+                        hand.add(kind);
+                        key ^= z.hand[us.index()][hand_index][(hand.count(kind) as usize).min(18)];
                     } else {
                         // A king "captured" in an illegal position: it just leaves the board.
                         self.kings[victim.color.index()] = None;
@@ -1033,7 +1045,7 @@ impl<B: Backend> Position<B> {
         match mv.from() {
             None => {
                 let kind = mv.drop_kind().unwrap_or(PieceKind::Pawn);
-                self.hands[us.index()][kind.index()] += 1;
+                self.hands[us.index()].add(kind);
                 self.board[to.index()] = None;
                 self.by_color[us.index()] ^= to_mask;
                 self.by_kind[kind.index()] ^= to_mask;
@@ -1067,7 +1079,9 @@ impl<B: Backend> Position<B> {
                         self.by_color[victim.color.index()] ^= to_mask;
                         self.by_kind[victim.kind.index()] ^= to_mask;
                         match victim.kind.unpromoted().hand_index() {
-                            Some(hand_index) => self.hands[us.index()][hand_index] -= 1,
+                            Some(hand_index) => {
+                                self.hands[us.index()].remove(PieceKind::HAND[hand_index])
+                            }
                             None => self.kings[victim.color.index()] = Some(to),
                         }
                     }
