@@ -426,7 +426,8 @@ mod tests {
         pos.legal_moves(&mut list);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
         let chosen = greedy_choice(&mut pos, &list, &mut rng);
-        assert_eq!(chosen.to_string(), "5e5c");
+        // Capturing and promoting on the way in beats capturing alone.
+        assert_eq!(chosen.to_string(), "5e5c+");
         // Moving the rook where the gold takes it for free scores below a quiet king move.
         let hang = pos.parse_usi_move("5e5d").unwrap();
         let quiet = pos.parse_usi_move("5i4i").unwrap();

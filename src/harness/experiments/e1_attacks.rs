@@ -151,15 +151,18 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
                 } else {
                     workload.group(group)
                 };
-            if items.len() < 8 {
+            if items.is_empty() {
+                thin.push(format!("{} {}: no items", workload.name, group.name()));
+                done += 2;
+                continue;
+            }
+            if items.len() < 32 {
                 thin.push(format!(
-                    "{} {} ({} items)",
+                    "{} {}: only {} distinct items, repeated",
                     workload.name,
                     group.name(),
                     items.len()
                 ));
-                done += 2;
-                continue;
             }
             let items = cycled(&items, n);
             for mode in [Mode::Throughput, Mode::Latency] {
@@ -480,7 +483,7 @@ fn build(
         ));
     }
     if !thin.is_empty() {
-        findings.push(format!("Left out for lack of items: {}.", thin.join(", ")));
+        findings.push(format!("Thin cells: {}.", thin.join("; ")));
     }
     let mut method = format!(
         "Every backend answers the same pre-generated lookups (seed {:#x}): {}. Each workload \

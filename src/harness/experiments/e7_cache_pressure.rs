@@ -643,12 +643,11 @@ fn build(
         let (_, from_huge, _, last_huge) = from_text[1];
         if let (Some(base), Some(last)) = (base, last) {
             findings.push(format!(
-                "{backend} ({} of tables): {:.2} ns per lookup at E = 0, {:.2} ns at E = {} (×{:.2}){}{}.",
+                "{backend} ({} of tables): {:.2} ns per lookup at E = 0, {} at E = {}{}{}.",
                 size_text(table_bytes(backend) as f64),
                 base,
-                last,
+                cost_text(last, base),
                 size_text(max_e as f64),
-                last / base.max(1e-3),
                 match from4k {
                     Some(b) => format!(
                         "; it loses (above {LOSS_FACTOR}× its E = 0 cost for good) from E = {}",
@@ -657,13 +656,45 @@ fn build(
                     None => format!("; it never stays above {LOSS_FACTOR}× its E = 0 cost"),
                 },
                 match (from_huge, last_huge) {
-                    (Some(b), Some(h)) => format!(", with huge pages from E = {} ({:.2} ns at the largest E)", size_text(b as f64), h),
-                    (None, Some(h)) => format!(", with huge pages never ({:.2} ns at the largest E)", h),
+                    (Some(b), Some(h)) => format!(
+                        "; with huge pages it loses from E = {} ({} at the largest E)",
+                        size_text(b as f64),
+                        cost_text(h, base)
+                    ),
+                    (None, Some(h)) => format!(
+                        "; with huge pages it never loses ({} at the largest E)",
+                        cost_text(h, base)
+                    ),
                     _ => String::new(),
                 }
             ));
         }
     }
+    // How many marginal costs the noise leaves unresolved (spread wider than the value).
+    let mut points = 0;
+    let mut unresolved = 0;
+    for m in measured
+        .iter()
+        .filter(|m| m.variant != "thread" && m.case != EVAL_ALONE)
+    {
+        if let Some(s) = marginal(&measured, m.variant, m.reads, m.bytes, &m.case) {
+            points += 1;
+            if s.max - s.min > s.median.abs() {
+                unresolved += 1;
+            }
+        }
+    }
+    if unresolved > 0 {
+        findings.push(format!(
+            "{unresolved} of {points} marginal costs have a min–max spread wider than their \
+             median: there the evaluation's own variation swamps the lookup, and a crossover \
+             read from them is not reliable (rerun on a quiet machine, or with more samples)."
+        ));
+    }
+    summary.push((
+        "unresolved_points".to_string(),
+        Json::str(format!("{unresolved} of {points}")),
+    ));
     summary.push(("loses_from_bytes".to_string(), Json::Object(loss_json)));
     // Leader changes along the 4 KiB sweep: the crossover points.
     let mut leaders: Vec<(usize, &str)> = Vec::new();
@@ -826,6 +857,16 @@ fn sampling_min(config: &Config) -> Duration {
         Duration::from_millis(2),
         Duration::from_millis(5),
     )
+}
+
+/// A marginal cost for the findings: `3.10 ns (×1.7)`, or, when the lookups disappeared behind
+/// the evaluation's misses, says so.
+fn cost_text(cost: f64, base: f64) -> String {
+    if cost <= 0.0 {
+        format!("no measurable cost ({cost:.2} ns: hidden behind the evaluation's misses or noise)")
+    } else {
+        format!("{cost:.2} ns (×{:.2})", cost / base.max(1e-3))
+    }
 }
 
 /// Marginal costs can come out slightly negative when the lookups hide entirely behind the
