@@ -540,7 +540,7 @@ mod tests {
     fn cache_leaf_decoding() {
         // L1d: type 1, level 1; 64 B lines, 1 partition, 12 ways, 64 sets = 48 KiB.
         let eax = 1 | (1 << 5);
-        let ebx = 63 | (0 << 12) | (11 << 22);
+        let ebx = 63 | (11 << 22); // line 64, partitions 1, ways 12
         let cache = decode_cache_leaf([eax, ebx, 63, 0]).unwrap();
         assert_eq!(cache.level, 1);
         assert_eq!(cache.kind, "Data");

@@ -439,7 +439,7 @@ fn build(
                 }
             }
         }
-        wins.sort_by(|a, b| b.1.cmp(&a.1));
+        wins.sort_by_key(|w| std::cmp::Reverse(w.1));
         let text: Vec<String> = wins
             .iter()
             .filter(|(_, n)| *n > 0)

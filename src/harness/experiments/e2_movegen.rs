@@ -110,7 +110,7 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
     let mut sfens = game.sfens.clone();
     sfens.truncate(positions);
     let (start_depth, second_depth) = config.pick((3, 2), (4, 3), (5, 4));
-    let tasks = vec![
+    let tasks = [
         (
             "movegen greedy-playout".to_string(),
             Task::Movegen(sfens.clone()),

@@ -210,13 +210,7 @@ fn build(
     };
     // Findings: the latency inside each detected cache level, and the big jumps.
     let median_at = |pages: Pages, bytes: usize| get(pages, bytes).map(|s| s.median);
-    let largest_below = |limit: f64| {
-        sizes
-            .iter()
-            .copied()
-            .filter(|&b| (b as f64) <= limit)
-            .last()
-    };
+    let largest_below = |limit: f64| sizes.iter().copied().rfind(|&b| (b as f64) <= limit);
     let mut findings = Vec::new();
     let mut summary = Vec::new();
     let mut previous_level_bytes = 0usize;

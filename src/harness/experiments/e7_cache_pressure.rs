@@ -128,6 +128,9 @@ struct Measured {
     eval_reads_per_ns: Vec<f64>,
 }
 
+/// Per case (name, ns per iteration samples); why `madvise` failed; huge-page bytes granted.
+type SweepPoint = (Vec<(String, Vec<f64>)>, Option<String>, Option<usize>);
+
 /// Runs every backend and the evaluation alone at one E, interleaved.
 fn sweep_point(
     backends: &[&'static str],
@@ -137,7 +140,7 @@ fn sweep_point(
     reads: u32,
     sampling: &SampleConfig,
     progress: &mut dyn FnMut(f64),
-) -> (Vec<(String, Vec<f64>)>, Option<String>, Option<usize>) {
+) -> SweepPoint {
     let buffer = (bytes > 0).then(|| PageBuffer::new(bytes, pages, |i| i as u64));
     let eval: &[u64] = buffer.as_ref().map_or(&[], |b| b.as_slice());
     let mut cases: Vec<Case<'_>> = backends
