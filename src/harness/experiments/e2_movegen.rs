@@ -1,0 +1,386 @@
+//! E2: legal move generation over game positions and perft nodes per second, per backend,
+//! with every perft count checked against the published value.
+
+use super::{and_list, per_second_millions, point, ranked, series, summarise, Config, Progress};
+use crate::backend::Backend;
+use crate::harness::measure::{interleaved, Case, SampleConfig};
+use crate::harness::results::{Experiment, Plot, PlotKind, PlotLine, Table};
+use crate::harness::stats::{format_spread, ratio};
+use crate::harness::workloads::{self, Policy};
+use crate::json::Json;
+use crate::movegen::MoveList;
+use crate::perft::perft;
+use crate::position::{Position, START_SFEN};
+use crate::registry::{self, BackendVisitor};
+use std::hint::black_box;
+use std::time::Duration;
+
+pub const TITLE: &str = "Move generation and perft";
+
+/// The GUIDE's second perft position and its published counts.
+pub const SECOND_SFEN: &str =
+    "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1";
+const START_COUNTS: [u64; 5] = [30, 900, 25_470, 719_731, 19_861_490];
+const SECOND_COUNTS: [u64; 4] = [207, 28_684, 4_809_015, 516_925_165];
+
+/// One timed task: legal move generation over positions, or a perft.
+#[derive(Clone, Debug)]
+enum Task {
+    Movegen(Vec<String>),
+    Perft { sfen: &'static str, depth: u32 },
+}
+
+struct MakeCase<'a> {
+    task: &'a Task,
+    /// Checked perft leaves (or moves generated per repetition) of this backend.
+    expected: u64,
+}
+
+impl BackendVisitor for MakeCase<'_> {
+    type Output = Result<(Case<'static>, u64), String>;
+    fn visit<B: Backend>(self, backend: B) -> Self::Output {
+        let name = B::info().name;
+        match self.task {
+            Task::Movegen(sfens) => {
+                let positions: Vec<Position<B>> = sfens
+                    .iter()
+                    .map(|s| Position::from_sfen(backend, s).map_err(|e| e.to_string()))
+                    .collect::<Result<_, _>>()?;
+                let count = positions.len() as u64;
+                let mut list = MoveList::new();
+                let moves: u64 = positions
+                    .iter()
+                    .map(|p| {
+                        p.legal_moves(&mut list);
+                        list.len() as u64
+                    })
+                    .sum();
+                Ok((
+                    Case::new(name, count, move |reps| {
+                        let mut list = MoveList::new();
+                        let mut total = 0u64;
+                        for _ in 0..reps {
+                            for position in black_box(&positions[..]) {
+                                position.legal_moves(&mut list);
+                                total += list.len() as u64;
+                            }
+                        }
+                        total
+                    }),
+                    moves,
+                ))
+            }
+            &Task::Perft { sfen, depth } => {
+                let mut position = Position::from_sfen(backend, sfen).map_err(|e| e.to_string())?;
+                let nodes = perft(&mut position, depth);
+                if nodes != self.expected {
+                    return Err(format!(
+                        "{name}: perft({depth}) = {nodes}, expected {}",
+                        self.expected
+                    ));
+                }
+                Ok((
+                    Case::new(name, nodes, move |reps| {
+                        let mut total = 0;
+                        for _ in 0..reps {
+                            total += perft(black_box(&mut position), depth);
+                        }
+                        total
+                    }),
+                    nodes,
+                ))
+            }
+        }
+    }
+}
+
+struct Row {
+    task: String,
+    unit: &'static str,
+    per_op: &'static str,
+    backend: String,
+    ns: Vec<f64>,
+}
+
+pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
+    let (backends, skipped) = config.backend_names();
+    progress("generating positions", 0.0);
+    let positions = config.pick(16, 256, 1024);
+    let game = workloads::game_like(config.seed ^ 0xE2, Policy::Greedy, positions * 3);
+    let mut sfens = game.sfens.clone();
+    sfens.truncate(positions);
+    let (start_depth, second_depth) = config.pick((3, 2), (4, 3), (5, 4));
+    let tasks = [
+        (
+            "movegen greedy-playout".to_string(),
+            Task::Movegen(sfens.clone()),
+            0u64,
+        ),
+        (
+            format!("perft start d{start_depth}"),
+            Task::Perft {
+                sfen: START_SFEN,
+                depth: start_depth,
+            },
+            START_COUNTS[start_depth as usize - 1],
+        ),
+        (
+            format!("perft second d{second_depth}"),
+            Task::Perft {
+                sfen: SECOND_SFEN,
+                depth: second_depth,
+            },
+            SECOND_COUNTS[second_depth as usize - 1],
+        ),
+    ];
+    let base = config.sampling();
+    // Perft calls are long: one call per sample, a handful of samples.
+    let perft_sampling = SampleConfig {
+        warmup: Duration::ZERO,
+        samples: config.pick(2, 3, 5),
+        min_sample: Duration::ZERO,
+    };
+    let mut rows = Vec::new();
+    let mut errors = Vec::new();
+    let mut moves_per_position = 0.0;
+    for (t, (task_name, task, expected)) in tasks.iter().enumerate() {
+        let message = format!("{task_name} (preparing)");
+        progress(&message, t as f64 / tasks.len() as f64);
+        let mut cases = Vec::new();
+        for name in &backends {
+            match registry::visit(
+                name,
+                MakeCase {
+                    task,
+                    expected: *expected,
+                },
+            ) {
+                Ok(Ok((case, count))) => {
+                    if let Task::Movegen(list) = task {
+                        moves_per_position = count as f64 / list.len().max(1) as f64;
+                    }
+                    cases.push(case);
+                }
+                Ok(Err(error)) => errors.push(error),
+                Err(error) => errors.push(error.to_string()),
+            }
+        }
+        let sampling = match task {
+            Task::Movegen(_) => base,
+            Task::Perft { .. } => perft_sampling,
+        };
+        let results = interleaved(&mut cases, &sampling, None, &mut |f| {
+            progress(task_name, (t as f64 + f) / tasks.len() as f64)
+        });
+        for result in results {
+            let (unit, per_op) = match task {
+                Task::Movegen(_) => ("ns/position", "positions"),
+                Task::Perft { .. } => ("ns/node", "nodes"),
+            };
+            rows.push(Row {
+                task: task_name.clone(),
+                unit,
+                per_op,
+                backend: result.name,
+                ns: result.ns_per_op,
+            });
+        }
+    }
+    progress("done", 1.0);
+    build(
+        config,
+        &backends,
+        &skipped,
+        &sfens,
+        moves_per_position,
+        rows,
+        &errors,
+    )
+}
+
+fn build(
+    config: &Config,
+    backends: &[&'static str],
+    skipped: &[String],
+    sfens: &[String],
+    moves_per_position: f64,
+    rows: Vec<Row>,
+    errors: &[String],
+) -> Experiment {
+    let tasks: Vec<String> = {
+        let mut t: Vec<String> = Vec::new();
+        for row in &rows {
+            if !t.contains(&row.task) {
+                t.push(row.task.clone());
+            }
+        }
+        t
+    };
+    let find =
+        |task: &str, backend: &str| rows.iter().find(|r| r.task == task && r.backend == backend);
+    let series_out = rows
+        .iter()
+        .map(|r| {
+            series(
+                &[("backend", &r.backend), ("task", &r.task)],
+                r.unit,
+                r.ns.clone(),
+            )
+        })
+        .collect();
+    let mut headers = vec!["backend".to_string()];
+    for task in &tasks {
+        let per_op = rows
+            .iter()
+            .find(|r| &r.task == task)
+            .map_or("ops", |r| r.per_op);
+        headers.push(format!("{task}: M{per_op}/s"));
+    }
+    let table_rows = backends
+        .iter()
+        .map(|b| {
+            let mut row = vec![b.to_string()];
+            for task in &tasks {
+                row.push(match find(task, b) {
+                    Some(r) => format_spread(&summarise(&r.ns).map(per_second_millions)),
+                    None => "–".to_string(),
+                });
+            }
+            row
+        })
+        .collect();
+    let lines = backends
+        .iter()
+        .map(|b| PlotLine {
+            name: b.to_string(),
+            points: tasks
+                .iter()
+                .enumerate()
+                .filter_map(|(i, task)| {
+                    find(task, b)
+                        .map(|r| point(i as f64, &summarise(&r.ns).map(per_second_millions)))
+                })
+                .collect(),
+        })
+        .collect();
+    let plot = Plot {
+        file_stem: "e2-movegen-perft".to_string(),
+        title: "E2 move generation (positions/s) and perft (nodes/s)".to_string(),
+        x_label: "task".to_string(),
+        y_label: "millions per second (higher is better)".to_string(),
+        log_x: false,
+        log_y: false,
+        kind: PlotKind::Bar,
+        categories: tasks.clone(),
+        markers: Vec::new(),
+        lines,
+    };
+    let mut findings = Vec::new();
+    let mut summary = Vec::new();
+    for task in &tasks {
+        let entries: Vec<(&str, f64)> = backends
+            .iter()
+            .filter_map(|b| find(task, b).map(|r| (*b, summarise(&r.ns).median)))
+            .collect();
+        let order = ranked(&entries);
+        if order.len() < 2 {
+            continue;
+        }
+        let best = order[0].0;
+        let others: Vec<String> = order[1..]
+            .iter()
+            .map(|(b, _)| {
+                let r = ratio(
+                    &find(task, b).expect("ranked").ns,
+                    &find(task, best).expect("ranked").ns,
+                )
+                .expect("samples");
+                format!("{b} ×{:.2} ({:.2}–{:.2})", r.median, r.min, r.max)
+            })
+            .collect();
+        findings.push(format!(
+            "{task}: {best} is fastest at {:.2} M/s; the others take, per unit of work, {}.",
+            per_second_millions(order[0].1),
+            and_list(&others)
+        ));
+        summary.push((format!("best {task}"), Json::str(best)));
+    }
+    if errors.is_empty() {
+        findings
+            .push("Every perft count matched the published value on every backend.".to_string());
+    } else {
+        findings.push(format!("Problems: {}.", errors.join("; ")));
+    }
+    if findings.len() == 1 && rows.is_empty() {
+        findings.push("No backend could be measured.".to_string());
+    }
+    let mut method = format!(
+        "Move generation: all legal moves of {} positions from seeded greedy playouts (seed \
+         {:#x}; {moves_per_position:.1} legal moves per position on average), {} samples \
+         interleaved round-robin. Perft: make/unmake with bulk counting at the last ply from \
+         the start position and the GUIDE's second position, each count checked against the \
+         published value before timing, one call per sample, backends interleaved \
+         round-robin. Rotated backends update every rotated occupancy on each move, and that \
+         cost is in these figures. Cells: median (min–max) in millions per second; the \
+         findings' ratios are paired per round (time relative to the fastest).",
+        sfens.len(),
+        config.seed ^ 0xE2,
+        config.sampling().samples,
+    );
+    if !skipped.is_empty() {
+        method.push_str(&format!(" Skipped: {}.", skipped.join("; ")));
+    }
+    Experiment {
+        id: "E2".to_string(),
+        title: TITLE.to_string(),
+        method,
+        series: series_out,
+        tables: vec![Table {
+            headers,
+            rows: table_rows,
+        }],
+        plots: vec![plot],
+        findings: findings.join(" "),
+        summary,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::experiments::tests::assert_well_formed;
+
+    #[test]
+    fn smoke_run_is_well_formed_and_counts_check() {
+        let config = Config {
+            backends: vec!["qugiy".to_string(), "bonanza".to_string()],
+            ..Config::smoke()
+        };
+        let experiment = run(&config, &mut |_, _| {});
+        assert_well_formed(&experiment);
+        assert!(
+            experiment.findings.contains("Every perft count matched"),
+            "{}",
+            experiment.findings
+        );
+        assert_eq!(experiment.series.len(), 3 * 2);
+    }
+
+    #[test]
+    fn a_wrong_expected_count_is_reported() {
+        let task = Task::Perft {
+            sfen: START_SFEN,
+            depth: 2,
+        };
+        let outcome = registry::visit(
+            "qugiy",
+            MakeCase {
+                task: &task,
+                expected: 901,
+            },
+        )
+        .unwrap();
+        let error = outcome.err().expect("901 is wrong");
+        assert!(error.contains("expected 901"), "{error}");
+    }
+}

@@ -1,0 +1,422 @@
+//! The experiments of the report, one file each, and the one list they are run from.
+//!
+//! Each experiment takes a [`Config`] and a progress callback `(message, fraction done)` and
+//! returns an [`Experiment`](crate::harness::results::Experiment): raw series, a table, plots
+//! and findings computed from its own data.
+
+pub mod e1_attacks;
+pub mod e2_movegen;
+pub mod e6_memory;
+pub mod e7_cache_pressure;
+
+use crate::backend::{Backend, Bitboard};
+use crate::harness::measure::SampleConfig;
+use crate::harness::results::{Experiment, Point, Series};
+use crate::harness::stats::Summary;
+use crate::registry;
+use crate::types::{Color, Slider, Square};
+use std::time::Duration;
+
+/// What to run and how big.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// Fewer samples and smaller sweeps (same code paths): the whole `kiki report --quick`
+    /// fits in about 3 minutes on a 2-core machine.
+    pub quick: bool,
+    /// The smallest sizes that still run every code path (milliseconds; for tests).
+    pub smoke: bool,
+    /// Seed of every generated workload.
+    pub seed: u64,
+    /// Backends by name; empty = every available backend.
+    pub backends: Vec<String>,
+    /// User positions (SFEN), already read from `--positions FILE`; empty = none.
+    pub positions: Vec<String>,
+    /// The CPU the measuring thread is pinned to (`--pin CPU`), if any.
+    pub pin_cpu: Option<usize>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            quick: false,
+            smoke: false,
+            seed: 0x6b69_6b69, // "kiki"
+            backends: Vec::new(),
+            positions: Vec::new(),
+            pin_cpu: None,
+        }
+    }
+}
+
+impl Config {
+    pub fn full() -> Config {
+        Config::default()
+    }
+
+    pub fn quick() -> Config {
+        Config {
+            quick: true,
+            ..Config::default()
+        }
+    }
+
+    /// For tests: every code path, milliseconds of measuring.
+    pub fn smoke() -> Config {
+        Config {
+            quick: true,
+            smoke: true,
+            ..Config::default()
+        }
+    }
+
+    /// The backends to measure: the named ones (unknown or unavailable names are left out
+    /// with the reason), or every available one.
+    pub fn backend_names(&self) -> (Vec<&'static str>, Vec<String>) {
+        if self.backends.is_empty() {
+            return (registry::resolve("all").unwrap_or_default(), Vec::new());
+        }
+        let mut names = Vec::new();
+        let mut skipped = Vec::new();
+        for name in &self.backends {
+            match registry::resolve(name) {
+                Ok(found) => names.extend(found),
+                Err(error) => skipped.push(error.to_string()),
+            }
+        }
+        (names, skipped)
+    }
+
+    /// One of three sizes: smoke (tests), quick, full.
+    pub(crate) fn pick<T>(&self, smoke: T, quick: T, full: T) -> T {
+        if self.smoke {
+            smoke
+        } else if self.quick {
+            quick
+        } else {
+            full
+        }
+    }
+
+    /// Sampling for micro-measurements (lookups, move generation).
+    pub(crate) fn sampling(&self) -> SampleConfig {
+        self.pick(
+            SampleConfig {
+                warmup: Duration::from_micros(200),
+                samples: 3,
+                min_sample: Duration::from_micros(100),
+            },
+            SampleConfig {
+                warmup: Duration::from_millis(3),
+                samples: 7,
+                min_sample: Duration::from_millis(1),
+            },
+            SampleConfig {
+                warmup: Duration::from_millis(30),
+                samples: 21,
+                min_sample: Duration::from_millis(5),
+            },
+        )
+    }
+}
+
+/// A progress callback: `(message, fraction of this experiment done)`.
+pub type Progress<'a> = &'a mut dyn FnMut(&str, f64);
+
+/// How an experiment is run.
+pub type RunFn = fn(&Config, Progress<'_>) -> Experiment;
+
+/// One runnable experiment.
+pub struct Entry {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub run: RunFn,
+}
+
+/// The ids `run_experiments` accepts, in report order.
+pub const EXPERIMENT_IDS: &[&str] = &["E1", "E2", "E6", "E7"];
+
+/// Every experiment in report order. E3 (mate-in-1), E4 (hand layouts) and E5 (effect
+/// steppers) plug in here — an `Entry` each, and their id in `EXPERIMENT_IDS` — once their
+/// modules land.
+pub fn experiments() -> Vec<Entry> {
+    vec![
+        Entry {
+            id: "E1",
+            title: e1_attacks::TITLE,
+            run: e1_attacks::run,
+        },
+        Entry {
+            id: "E2",
+            title: e2_movegen::TITLE,
+            run: e2_movegen::run,
+        },
+        Entry {
+            id: "E6",
+            title: e6_memory::TITLE,
+            run: e6_memory::run,
+        },
+        Entry {
+            id: "E7",
+            title: e7_cache_pressure::TITLE,
+            run: e7_cache_pressure::run,
+        },
+    ]
+}
+
+/// Runs the experiments named in `only` (all when empty), in report order. Ids must be in
+/// [`EXPERIMENT_IDS`] (checking them is the caller's job; unknown ids are ignored here).
+/// Pins the measuring thread first when `config.pin_cpu` says so; a failed pin is reported
+/// through `progress` and the run carries on unpinned. `progress` gets `("E1: …", fraction of
+/// that experiment)`.
+pub fn run_experiments(
+    config: &Config,
+    only: &[&str],
+    progress: &mut dyn FnMut(&str, f64),
+) -> Vec<Experiment> {
+    if let Some(cpu) = config.pin_cpu {
+        if let Err(reason) = crate::harness::measure::pin_to_cpu(cpu) {
+            progress(&format!("not pinned: {reason}"), 0.0);
+        }
+    }
+    experiments()
+        .into_iter()
+        .filter(|entry| only.is_empty() || only.iter().any(|id| id.eq_ignore_ascii_case(entry.id)))
+        .map(|entry| {
+            let mut forward = |message: &str, fraction: f64| {
+                progress(&format!("{}: {message}", entry.id), fraction)
+            };
+            (entry.run)(config, &mut forward)
+        })
+        .collect()
+}
+
+// ---- shared pieces ------------------------------------------------------------------------
+
+/// One pre-converted lookup input in a backend's own occupancy layout.
+#[derive(Clone, Debug)]
+pub(crate) struct Input<O> {
+    pub occupancy: O,
+    pub square: Square,
+    pub slider: Slider,
+    /// The lance's colour (black for other kinds).
+    pub color: Color,
+}
+
+pub(crate) fn convert<B: Backend>(
+    backend: &B,
+    items: &[crate::harness::workloads::LookupItem],
+) -> Vec<Input<B::Occupancy>> {
+    items
+        .iter()
+        .map(|item| Input {
+            occupancy: backend.occupancy(item.occupancy),
+            square: item.square,
+            slider: item.slider,
+            color: match item.slider {
+                Slider::Lance(color) => color,
+                _ => Color::Black,
+            },
+        })
+        .collect()
+}
+
+/// Group codes for [`lookup`]: resolved at compile time, so each timed loop calls exactly one
+/// attack function (or, for `MIXED`, dispatches on each item's kind as an engine would).
+pub(crate) const ROOK: u8 = 0;
+pub(crate) const BISHOP: u8 = 1;
+pub(crate) const LANCE: u8 = 2;
+pub(crate) const DRAGON: u8 = 3;
+pub(crate) const HORSE: u8 = 4;
+pub(crate) const MIXED: u8 = 5;
+
+#[inline(always)]
+pub(crate) fn lookup<B: Backend, const G: u8>(b: &B, input: &Input<B::Occupancy>) -> B::Bitboard {
+    let (o, s) = (&input.occupancy, input.square);
+    match G {
+        ROOK => b.rook_attacks(o, s),
+        BISHOP => b.bishop_attacks(o, s),
+        LANCE => b.lance_attacks(input.color, o, s),
+        DRAGON => b.dragon_attacks(o, s),
+        HORSE => b.horse_attacks(o, s),
+        _ => b.slider_attacks(input.slider, o, s),
+    }
+}
+
+/// Folds a bitboard into a `u64` cheaply (for `black_box` and dependent chains).
+#[inline(always)]
+pub(crate) fn fold<BB: Bitboard>(bb: BB) -> u64 {
+    bb.count() as u64
+}
+
+pub(crate) fn labels(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+pub(crate) fn series(pairs: &[(&str, &str)], unit: &str, samples: Vec<f64>) -> Series {
+    Series {
+        labels: labels(pairs),
+        unit: unit.to_string(),
+        samples,
+    }
+}
+
+/// A plot point at `x` from a sample summary (median with min–max).
+pub(crate) fn point(x: f64, summary: &Summary) -> Point {
+    Point {
+        x,
+        y: summary.median,
+        y_low: summary.min,
+        y_high: summary.max,
+    }
+}
+
+/// The summary of samples that are known to be non-empty.
+pub(crate) fn summarise(samples: &[f64]) -> Summary {
+    Summary::of(samples).unwrap_or(Summary {
+        count: 0,
+        median: f64::NAN,
+        min: f64::NAN,
+        max: f64::NAN,
+        mad: f64::NAN,
+    })
+}
+
+/// Nanoseconds per operation → millions of operations per second.
+pub(crate) fn per_second_millions(ns: f64) -> f64 {
+    1e3 / ns
+}
+
+/// `16 KiB`, `1.5 MiB`, `0 B`: sizes for findings and tables.
+pub(crate) fn size_text(bytes: f64) -> String {
+    if bytes >= (1u64 << 30) as f64 {
+        format!("{:.3} GiB", bytes / (1u64 << 30) as f64)
+    } else if bytes >= (1 << 20) as f64 {
+        trim_zeros(format!("{:.2}", bytes / (1 << 20) as f64)) + " MiB"
+    } else if bytes >= 1024.0 {
+        trim_zeros(format!("{:.1}", bytes / 1024.0)) + " KiB"
+    } else {
+        format!("{bytes:.0} B")
+    }
+}
+
+fn trim_zeros(text: String) -> String {
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+/// Names sorted by a key, smallest first (NaN last).
+pub(crate) fn ranked<'a>(entries: &[(&'a str, f64)]) -> Vec<(&'a str, f64)> {
+    let mut sorted = entries.to_vec();
+    sorted.sort_by(|a, b| a.1.total_cmp(&b.1));
+    sorted
+}
+
+/// `a, b and c`.
+pub(crate) fn and_list(items: &[String]) -> String {
+    match items.len() {
+        0 => String::new(),
+        1 => items[0].clone(),
+        n => format!("{} and {}", items[..n - 1].join(", "), items[n - 1]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::results::PlotKind;
+
+    #[test]
+    fn ids_match_the_list() {
+        let ids: Vec<&str> = experiments().iter().map(|e| e.id).collect();
+        assert_eq!(ids, EXPERIMENT_IDS);
+    }
+
+    #[test]
+    fn helpers_format_and_rank() {
+        assert_eq!(size_text(16384.0), "16 KiB");
+        assert_eq!(size_text(1.5 * 1048576.0), "1.5 MiB");
+        assert_eq!(size_text(0.0), "0 B");
+        let r = ranked(&[("a", 3.0), ("b", 1.0), ("c", f64::NAN)]);
+        assert_eq!(r[0].0, "b");
+        assert_eq!(r[2].0, "c");
+        assert_eq!(
+            and_list(&["x".to_string(), "y".to_string(), "z".to_string()]),
+            "x, y and z"
+        );
+    }
+
+    /// Every experiment, smoke-sized: well-formed results (series with samples, plots with
+    /// points, tables with rows, findings written).
+    pub(crate) fn assert_well_formed(experiment: &Experiment) {
+        assert!(
+            !experiment.series.is_empty(),
+            "{}: no series",
+            experiment.id
+        );
+        for s in &experiment.series {
+            assert!(
+                !s.samples.is_empty(),
+                "{}: empty series {:?}",
+                experiment.id,
+                s.labels
+            );
+            assert!(!s.unit.is_empty());
+        }
+        assert!(!experiment.plots.is_empty(), "{}: no plots", experiment.id);
+        for plot in &experiment.plots {
+            assert!(
+                !plot.lines.is_empty(),
+                "{}: {} has no lines",
+                experiment.id,
+                plot.file_stem
+            );
+            for line in &plot.lines {
+                assert!(!line.points.is_empty(), "{}: {}", plot.file_stem, line.name);
+                for p in &line.points {
+                    assert!(
+                        p.y_low <= p.y && p.y <= p.y_high,
+                        "{}: {p:?}",
+                        plot.file_stem
+                    );
+                }
+            }
+            if plot.kind == PlotKind::Bar {
+                assert!(!plot.categories.is_empty());
+            }
+            assert!(plot.file_stem.starts_with(&experiment.id.to_lowercase()));
+        }
+        assert!(!experiment.tables.is_empty());
+        for table in &experiment.tables {
+            assert!(!table.rows.is_empty());
+            for row in &table.rows {
+                assert_eq!(row.len(), table.headers.len());
+            }
+        }
+        assert!(experiment.findings.len() > 40, "{}", experiment.findings);
+        assert!(!experiment.method.is_empty());
+        assert!(experiment.to_json().render().contains(&experiment.id));
+    }
+
+    #[test]
+    fn run_experiments_filters_by_id() {
+        let config = Config {
+            backends: vec!["qugiy".to_string()],
+            ..Config::smoke()
+        };
+        let mut messages = 0;
+        let results = run_experiments(&config, &["e6"], &mut |message, fraction| {
+            assert!(message.starts_with("E6: "));
+            assert!((0.0..=1.0).contains(&fraction));
+            messages += 1;
+        });
+        assert_eq!(results.len(), 1);
+        assert_eq!(results[0].id, "E6");
+        assert!(messages > 0);
+    }
+}
