@@ -5,6 +5,7 @@ pub mod backend;
 pub mod check;
 pub mod cli;
 pub mod json;
+pub mod mate1;
 pub mod movegen;
 pub mod perft;
 pub mod position;

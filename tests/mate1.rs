@@ -1,0 +1,119 @@
+//! Mate-in-1: the fast path against brute force on 100,000 seeded game-like positions per
+//! backend, and hand-made positions for each rule it must get right, on every backend (run
+//! with `--release`).
+
+use kiki::mate1::{
+    is_mating_move, mate_in_1, mate_in_1_brute_force, mating_moves, mating_moves_brute_force,
+    tactical_positions,
+};
+use kiki::position::Position;
+use kiki::variants::mailbox::Mailbox;
+use kiki::{Backend, Bitboard};
+use std::sync::OnceLock;
+
+const POSITIONS: usize = 100_000;
+const SEED: u64 = 0x6D61_7465_315F_6B69;
+/// Every how many positions the full sets of mating moves are compared.
+const ALL_MATES_EVERY: usize = 1;
+
+/// The seeded positions, generated once (on the mailbox backend) and shared by every backend.
+fn positions() -> &'static [String] {
+    static POSITIONS_CELL: OnceLock<Vec<String>> = OnceLock::new();
+    POSITIONS_CELL.get_or_init(|| {
+        tactical_positions(
+            Mailbox::new().expect("mailbox always runs"),
+            SEED,
+            POSITIONS,
+        )
+    })
+}
+
+fn agrees_with_brute_force<B: Backend>() {
+    let Ok(backend) = B::new() else {
+        assert!(B::availability().is_err());
+        return;
+    };
+    let name = B::info().name;
+    let (mut mates, mut in_check, mut with_hands) = (0usize, 0usize, 0usize);
+    // Kinds of mates met: [drop, promotion, discovered, double check, distant, while in check].
+    let mut kinds = [0usize; 6];
+    let (mut checked, mut all_mates_checked, mut all_mates_found) = (0usize, 0usize, 0usize);
+    for sfen in positions() {
+        let pos = Position::from_sfen(backend, sfen).expect("generated SFENs are valid");
+        let fast = mate_in_1(&pos);
+        let brute = mate_in_1_brute_force(&pos);
+        assert_eq!(
+            fast.is_some(),
+            brute.is_some(),
+            "{name}: fast {fast:?}, brute force {brute:?} in {sfen}"
+        );
+        if let Some(mv) = fast {
+            assert!(
+                is_mating_move(&pos, mv),
+                "{name}: {mv} does not mate in {sfen}"
+            );
+            mates += 1;
+            let mut after = pos.clone();
+            after.do_move(mv);
+            let checkers = after.checkers();
+            let king = after.king_square(after.side_to_move()).expect("mated king");
+            let distant = checkers
+                .squares()
+                .any(|c| c.file().abs_diff(king.file()) > 1 || c.rank().abs_diff(king.rank()) > 1);
+            for (count, hit) in kinds.iter_mut().zip([
+                mv.is_drop(),
+                mv.is_promotion(),
+                !checkers.contains(mv.to()),
+                checkers.count() > 1,
+                distant,
+                pos.in_check(),
+            ]) {
+                *count += usize::from(hit);
+            }
+        }
+        // Every candidate's verdict, not only the first mate: on a share of the positions
+        // (every `ALL_MATES_EVERY`-th), the full sets of mating moves must agree.
+        if all_mates_checked * ALL_MATES_EVERY <= checked {
+            let mut fast_all = mating_moves(&pos);
+            let mut brute_all = mating_moves_brute_force(&pos);
+            fast_all.sort();
+            brute_all.sort();
+            assert_eq!(fast_all, brute_all, "{name}: all mates in {sfen}");
+            all_mates_checked += 1;
+            all_mates_found += fast_all.len();
+        }
+        checked += 1;
+        in_check += usize::from(pos.in_check());
+        with_hands += usize::from(!sfen.contains(" - "));
+    }
+    eprintln!(
+        "{name}: {} positions, {mates} with a mate in 1 (drops {}, promotions {}, discovered {}, \
+         double checks {}, distant checkers {}, mating while in check {}), {in_check} in check, \
+         {with_hands} with pieces in hand; all mating moves compared on {all_mates_checked} \
+         positions ({all_mates_found} mating moves)",
+        positions().len(),
+        kinds[0],
+        kinds[1],
+        kinds[2],
+        kinds[3],
+        kinds[4],
+        kinds[5]
+    );
+    assert!(mates * 10 >= positions().len(), "too few mates: {mates}");
+}
+
+macro_rules! mate1_tests {
+    ($($name:literal $module:ident => $backend:ty),* $(,)?) => {$(
+        mod $module {
+            use super::*;
+            type B = $backend;
+
+            #[test]
+            fn fast_path_agrees_with_brute_force() {
+                agrees_with_brute_force::<B>();
+            }
+        }
+    )*};
+}
+
+kiki::for_each_backend!(mate1_tests);
