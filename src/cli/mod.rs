@@ -2,6 +2,7 @@
 
 mod backends;
 mod check;
+mod mate1;
 mod perft;
 
 use crate::registry::RegistryError;
@@ -23,6 +24,9 @@ usage:
              [--backend NAME|all] [--divide] [--json]
       legal-move perft with bulk counting; with 'all' every available backend runs
       and any disagreement exits 1. FILE: one SFEN per line, '#' comments
+  kiki mate1 (--sfen SFEN | --startpos | --positions FILE) [--backend NAME|all] [--json]
+      a checkmating move in USI for the side to move, or 'none' (exact mate-in-1);
+      with 'all' (the default) backends must agree whether a mate exists, else exit 1
   kiki help";
 
 /// A command-line error: one line for the user, and the exit code.
@@ -142,8 +146,9 @@ pub fn run(args: &[String]) -> i32 {
         Some("backends") => backends::run(&args[1..]),
         Some("check") => check::run(&args[1..]),
         Some("perft") => perft::run(&args[1..]),
+        Some("mate1") => mate1::run(&args[1..]),
         Some(other) => Err(CliError::usage(format!(
-            "kiki: unknown command '{other}' (commands: backends, check, perft, help)"
+            "kiki: unknown command '{other}' (commands: backends, check, perft, mate1, help)"
         ))),
     };
     match result {
