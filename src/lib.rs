@@ -9,6 +9,7 @@ pub mod hands;
 pub mod harness;
 pub mod json;
 pub mod magic_search;
+pub mod mate1;
 pub mod movegen;
 pub mod perft;
 pub mod position;

@@ -3,6 +3,7 @@
 mod backends;
 mod check;
 mod effects;
+mod mate1;
 mod perft;
 
 use crate::registry::RegistryError;
@@ -24,6 +25,9 @@ usage:
              [--backend NAME|all] [--divide] [--json]
       legal-move perft with bulk counting; with 'all' every available backend runs
       and any disagreement exits 1. FILE: one SFEN per line, '#' comments
+  kiki mate1 (--sfen SFEN | --startpos | --positions FILE) [--backend NAME|all] [--json]
+      a checkmating move in USI for the side to move, or 'none' (exact mate-in-1);
+      with 'all' (the default) backends must agree whether a mate exists, else exit 1
   kiki effects [--moves N] [--seed S] [--samples K] [--json]
       proves incremental effect counts (mailbox, sqww, distance, bitboard-qugiy)
       against a from-scratch recount after every make and unmake of N random-game
@@ -147,9 +151,10 @@ pub fn run(args: &[String]) -> i32 {
         Some("backends") => backends::run(&args[1..]),
         Some("check") => check::run(&args[1..]),
         Some("perft") => perft::run(&args[1..]),
+        Some("mate1") => mate1::run(&args[1..]),
         Some("effects") => effects::run(&args[1..]),
         Some(other) => Err(CliError::usage(format!(
-            "kiki: unknown command '{other}' (commands: backends, check, perft, effects, help)"
+            "kiki: unknown command '{other}' (commands: backends, check, perft, mate1, effects, help)"
         ))),
     };
     match result {

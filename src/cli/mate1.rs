@@ -1,0 +1,90 @@
+//! `kiki mate1`: the mating move (USI) or `none` for each position, on one or every backend.
+
+use super::perft::read_positions;
+use super::{CliError, Options};
+use crate::backend::Backend;
+use crate::json::Json;
+use crate::mate1::{is_mating_move, mate_in_1};
+use crate::position::Position;
+use crate::registry::{self, BackendVisitor};
+
+/// What one backend answered for one position.
+struct Answer {
+    mate: Option<String>,
+    /// Whether the answer, made on the board, really mates (a self-check, never expected false).
+    verified: bool,
+}
+
+struct Mate1Visitor<'a> {
+    sfen: &'a str,
+}
+
+impl BackendVisitor for Mate1Visitor<'_> {
+    type Output = Answer;
+    fn visit<B: Backend>(self, backend: B) -> Answer {
+        // Validated before: a parse failure here would be a bug in the backend conversion.
+        let pos = Position::from_sfen(backend, self.sfen).expect("validated SFEN");
+        let mate = mate_in_1(&pos);
+        Answer {
+            verified: mate.is_none_or(|mv| is_mating_move(&pos, mv)),
+            mate: mate.map(|mv| mv.to_string()),
+        }
+    }
+}
+
+pub fn run(args: &[String]) -> Result<(), CliError> {
+    let options = Options::parse(
+        "mate1",
+        args,
+        &["--startpos", "--json"],
+        &["--sfen", "--positions", "--backend"],
+    )?;
+    let sfens = read_positions(&options)?;
+    let names = registry::resolve(options.value("--backend").unwrap_or("all"))?;
+    let json = options.flag("--json");
+    let mut problems = 0;
+    for sfen in &sfens {
+        let mut first: Option<(&str, bool)> = None;
+        for &name in &names {
+            let answer = registry::visit(name, Mate1Visitor { sfen })?;
+            let text = answer.mate.as_deref().unwrap_or("none");
+            if json {
+                let mate = answer.mate.clone().map_or(Json::Null, Json::Str);
+                let fields = [
+                    ("backend", Json::str(name)),
+                    ("sfen", Json::str(sfen.as_str())),
+                    ("mate", mate),
+                ];
+                println!("{}", Json::object(fields).render());
+            } else if names.len() == 1 {
+                println!("{text}");
+            } else {
+                println!("{name:<12} {text}");
+            }
+            if !answer.verified {
+                eprintln!("kiki mate1: {name} answered {text}, which does not mate, in {sfen}");
+                problems += 1;
+            }
+            // Backends may name different mating moves; they must agree whether one exists.
+            let found = answer.mate.is_some();
+            match first {
+                None => first = Some((name, found)),
+                Some((first_name, first_found)) if first_found != found => {
+                    eprintln!(
+                        "kiki mate1: DISAGREEMENT on {sfen}: {first_name} {}, {name} {text}",
+                        if first_found { "finds a mate" } else { "none" }
+                    );
+                    problems += 1;
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    if problems > 0 {
+        return Err(CliError {
+            message: format!("kiki mate1: {problems} disagreement(s) or false mate(s)"),
+            code: 1,
+        });
+    }
+    Ok(())
+}
