@@ -2,9 +2,12 @@
 
 mod backends;
 mod check;
+mod e8_workload;
 mod effects;
 mod mate1;
 mod perft;
+mod report;
+mod report_index;
 
 use crate::registry::RegistryError;
 use std::fmt;
@@ -32,6 +35,11 @@ usage:
       proves incremental effect counts (mailbox, sqww, distance, bitboard-qugiy)
       against a from-scratch recount after every make and unmake of N random-game
       moves (default 100000), then times make+unmake per stepper (K rounds, default 11)
+  kiki report [--out DIR] [--quick] [--only LIST] [--positions FILE] [--pin CPU]
+      runs the experiments (LIST: comma-separated ids such as E1,E7,E8) and writes
+      DIR/<cpu-slug>-<date>/ (default DIR: reports): report.md, plots, results.json
+  kiki report-index [--dir DIR]
+      rebuilds DIR/README.md (default: reports) from every report folder
   kiki help";
 
 /// A command-line error: one line for the user, and the exit code.
@@ -153,8 +161,12 @@ pub fn run(args: &[String]) -> i32 {
         Some("perft") => perft::run(&args[1..]),
         Some("mate1") => mate1::run(&args[1..]),
         Some("effects") => effects::run(&args[1..]),
+        Some("report") => report::run(&args[1..]),
+        Some("report-index") => report_index::run(&args[1..]),
+        // Hidden: the process `kiki report` runs under valgrind for E8.
+        Some("e8-workload") => e8_workload::run(&args[1..]),
         Some(other) => Err(CliError::usage(format!(
-            "kiki: unknown command '{other}' (commands: backends, check, perft, mate1, effects, help)"
+            "kiki: unknown command '{other}' (commands: backends, check, perft, mate1, effects, report, report-index, help)"
         ))),
     };
     match result {

@@ -1,8 +1,13 @@
 //! The measuring harness: workloads, measurement, experiments and the published report.
 
+pub mod e8;
+pub mod e9;
 pub mod experiments;
+pub mod json_read;
 pub mod machine;
 pub mod measure;
+pub mod plot;
+pub mod report;
 pub mod results;
 pub mod stats;
 pub mod workloads;

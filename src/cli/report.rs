@@ -1,0 +1,340 @@
+//! `kiki report`: runs the experiments with progress bars and writes a report folder.
+
+use super::{CliError, Options};
+use crate::harness::e8;
+use crate::harness::e9;
+use crate::harness::experiments::{run_experiments, Config, EXPERIMENT_IDS};
+use crate::harness::machine::Machine;
+use crate::harness::report::write_report;
+use crate::harness::results::Experiment;
+use crate::json::Json;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The experiments `kiki report` itself adds to the measuring ones.
+const OWN_IDS: &[&str] = &["E8"];
+/// Lookups per E8 simulation (valgrind runs the workload some 50–100× slower than native).
+const E8_LOOKUPS_QUICK: usize = 20_000;
+const E8_LOOKUPS_FULL: usize = 200_000;
+
+/// Every experiment id `--only` accepts.
+pub fn valid_ids() -> Vec<&'static str> {
+    EXPERIMENT_IDS.iter().chain(OWN_IDS).copied().collect()
+}
+
+/// Parses `--only E1,e7` into known ids (upper case); an unknown one is a usage error.
+pub fn parse_only(list: &str) -> Result<Vec<String>, CliError> {
+    let valid = valid_ids();
+    let mut ids = Vec::new();
+    for raw in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let id = raw.to_ascii_uppercase();
+        if !valid.contains(&id.as_str()) {
+            return Err(CliError::usage(format!(
+                "kiki report: unknown experiment '{raw}' (valid: {})",
+                valid.join(", ")
+            )));
+        }
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    if ids.is_empty() {
+        return Err(CliError::usage(format!(
+            "kiki report: --only needs at least one experiment (valid: {})",
+            valid.join(", ")
+        )));
+    }
+    Ok(ids)
+}
+
+/// Fails early, before minutes of measuring, when the output folder cannot be written.
+fn check_writable(out: &Path) -> Result<(), CliError> {
+    let fail = |e: std::io::Error| CliError {
+        message: format!(
+            "kiki report: cannot write to output folder {}: {e}",
+            out.display()
+        ),
+        code: 1,
+    };
+    std::fs::create_dir_all(out).map_err(fail)?;
+    let probe = out.join(format!(".tmp-write-probe-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(fail)?;
+    std::fs::remove_file(&probe).map_err(fail)
+}
+
+/// `--e9 x86-64=DIR,x86-64-v3=DIR,native=DIR`: report folders of per-build E1/E2 runs.
+fn read_isa_runs(list: &str) -> Result<Vec<e9::IsaRun>, CliError> {
+    let mut runs = Vec::new();
+    for item in list.split(',').filter(|s| !s.trim().is_empty()) {
+        let (level, dir) = item.split_once('=').ok_or_else(|| {
+            CliError::usage(format!(
+                "kiki report: --e9 wants LEVEL=REPORT_DIR items, got '{item}'"
+            ))
+        })?;
+        let path = Path::new(dir.trim()).join("results.json");
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            CliError::usage(format!("kiki report: cannot read {}: {e}", path.display()))
+        })?;
+        let results = Json::parse(&text)
+            .map_err(|e| CliError::usage(format!("kiki report: {}: {e}", path.display())))?;
+        runs.push(e9::IsaRun {
+            level: level.trim().to_string(),
+            results,
+        });
+    }
+    Ok(runs)
+}
+
+/// A one-line text progress bar on stderr, redrawn in place with `\r` on a terminal and
+/// printed as occasional plain lines otherwise (logs, pipes).
+struct ProgressBar {
+    terminal: bool,
+    last_draw: Option<Instant>,
+    last_label: String,
+    width: usize,
+}
+
+impl ProgressBar {
+    fn new() -> ProgressBar {
+        ProgressBar {
+            terminal: std::io::stderr().is_terminal(),
+            last_draw: None,
+            last_label: String::new(),
+            width: 0,
+        }
+    }
+
+    fn update(&mut self, message: &str, fraction: f64) {
+        let label = message.split(':').next().unwrap_or("").to_string();
+        let now = Instant::now();
+        let new_step = label != self.last_label;
+        let interval = if self.terminal {
+            Duration::from_millis(100)
+        } else {
+            Duration::from_secs(10)
+        };
+        let due = self
+            .last_draw
+            .is_none_or(|t| now.duration_since(t) >= interval);
+        if !new_step && !due && fraction < 1.0 {
+            return;
+        }
+        let mut stderr = std::io::stderr().lock();
+        if new_step && self.terminal && self.width > 0 {
+            let _ = writeln!(stderr);
+        }
+        let line = render_bar(message, fraction);
+        if self.terminal {
+            let pad = self.width.saturating_sub(line.chars().count());
+            let _ = write!(stderr, "\r{line}{}", " ".repeat(pad));
+            self.width = line.chars().count();
+        } else {
+            let _ = writeln!(stderr, "{line}");
+        }
+        let _ = stderr.flush();
+        self.last_draw = Some(now);
+        self.last_label = label;
+    }
+
+    fn finish(&mut self) {
+        if self.terminal && self.width > 0 {
+            let _ = writeln!(std::io::stderr());
+            self.width = 0;
+        }
+    }
+}
+
+/// `[########------------]  40% E1: qugiy rook` (the message cut to keep one line).
+pub fn render_bar(message: &str, fraction: f64) -> String {
+    const CELLS: usize = 24;
+    let fraction = if fraction.is_finite() {
+        fraction.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let filled = (fraction * CELLS as f64).round() as usize;
+    let message: String = message.chars().take(70).collect();
+    format!(
+        "[{}{}] {:>3}% {message}",
+        "#".repeat(filled),
+        "-".repeat(CELLS - filled),
+        (fraction * 100.0).round() as u32
+    )
+}
+
+/// The detected data caches as (bytes, ways, line) per level, for E8's geometries.
+fn detected_cache(machine: &Machine, level: u8) -> Option<e8::DetectedCache> {
+    machine
+        .caches
+        .iter()
+        .find(|c| c.level == level && c.kind != "Instruction")
+        .map(|c| (c.bytes, c.ways, c.line_bytes))
+}
+
+/// Runs E8 under valgrind on this very binary; where valgrind is missing, says so.
+fn run_e8(
+    machine: &Machine,
+    quick: bool,
+    scratch: &Path,
+    progress: &mut ProgressBar,
+) -> Experiment {
+    let geometries = e8::geometries(
+        detected_cache(machine, 1),
+        detected_cache(machine, 2),
+        detected_cache(machine, 3),
+        quick,
+    );
+    let lookups = if quick {
+        E8_LOOKUPS_QUICK
+    } else {
+        E8_LOOKUPS_FULL
+    };
+    let Some(valgrind) = e8::valgrind_version() else {
+        return e8::unavailable(
+            "valgrind is not installed (or does not start)",
+            lookups,
+            &geometries,
+        );
+    };
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            return e8::unavailable(
+                &format!("cannot locate the kiki binary: {e}"),
+                lookups,
+                &geometries,
+            )
+        }
+    };
+    let backends = crate::registry::resolve("all").unwrap_or_default();
+    let total = (backends.len() * geometries.len()).max(1);
+    let mut results = Vec::new();
+    let mut failures = Vec::new();
+    for (g, geometry) in geometries.iter().enumerate() {
+        for (b, &backend) in backends.iter().enumerate() {
+            let done = (g * backends.len() + b) as f64 / total as f64;
+            progress.update(&format!("E8: valgrind {backend}, {}", geometry.name), done);
+            match e8::simulate(&exe, backend, lookups, geometry, scratch) {
+                Ok(counts) => results.push(e8::SimResult {
+                    backend: backend.to_string(),
+                    geometry: geometry.name.clone(),
+                    counts,
+                    lookups,
+                }),
+                Err(reason) => failures.push(format!("{backend} with {}: {reason}", geometry.name)),
+            }
+        }
+    }
+    progress.update("E8: done", 1.0);
+    if results.is_empty() {
+        let reason = failures
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "no backend is available".into());
+        return e8::unavailable(&reason, lookups, &geometries);
+    }
+    e8::experiment(&results, &failures, lookups, &geometries, &valgrind)
+}
+
+pub fn run(args: &[String]) -> Result<(), CliError> {
+    let options = Options::parse(
+        "report",
+        args,
+        &["--quick"],
+        &["--out", "--only", "--positions", "--pin", "--e9"],
+    )?;
+    let only = match options.value("--only") {
+        Some(list) => parse_only(list)?,
+        None => Vec::new(),
+    };
+    let positions = if options.value("--positions").is_some() {
+        super::perft::read_positions(&options)?
+    } else {
+        Vec::new()
+    };
+    let pin_cpu = match options.value("--pin") {
+        Some(_) => Some(options.number("--pin", 0)? as usize),
+        None => None,
+    };
+    let isa_runs = match options.value("--e9") {
+        Some(list) => read_isa_runs(list)?,
+        None => Vec::new(),
+    };
+    let out = PathBuf::from(options.value("--out").unwrap_or("reports"));
+    check_writable(&out)?;
+
+    let quick = options.flag("--quick");
+    let config = Config {
+        quick,
+        positions,
+        pin_cpu,
+        ..Config::default()
+    };
+    let machine = Machine::detect();
+    let wanted = |id: &str| only.is_empty() || only.iter().any(|o| o == id);
+    let mut progress = ProgressBar::new();
+    let measured_only: Vec<&str> = only
+        .iter()
+        .map(String::as_str)
+        .filter(|id| !OWN_IDS.contains(id))
+        .collect();
+    let mut experiments = if only.is_empty() || !measured_only.is_empty() {
+        run_experiments(&config, &measured_only, &mut |message, fraction| {
+            progress.update(message, fraction)
+        })
+    } else {
+        Vec::new()
+    };
+    if wanted("E8") {
+        experiments.push(run_e8(
+            &machine,
+            quick,
+            &std::env::temp_dir(),
+            &mut progress,
+        ));
+    }
+    if !isa_runs.is_empty() {
+        experiments.push(e9::experiment(&isa_runs, "x86-64-v3"));
+    }
+    progress.finish();
+    let folder = write_report(
+        &out,
+        &machine.cpu_slug(),
+        machine.date(),
+        &machine.markdown(),
+        machine.to_json(),
+        &experiments,
+    )
+    .map_err(|message| CliError {
+        message: format!("kiki report: {message}"),
+        code: 1,
+    })?;
+    println!("{}", folder.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_list_is_checked() {
+        assert_eq!(parse_only("e8, E8").unwrap(), ["E8"]);
+        let error = parse_only("E8,E42").unwrap_err();
+        assert_eq!(error.code, 2);
+        assert!(error.message.contains("unknown experiment 'E42'"));
+        assert!(error.message.contains("E8"));
+        assert!(parse_only(" , ").is_err());
+    }
+
+    #[test]
+    fn bar_renders_fraction() {
+        assert_eq!(
+            render_bar("E1: x", 0.5),
+            format!("[{}{}]  50% E1: x", "#".repeat(12), "-".repeat(12))
+        );
+        assert!(render_bar("E2", f64::NAN).contains("  0% E2"));
+        assert!(render_bar("E2", 7.0).contains("100%"));
+    }
+}

@@ -1,0 +1,365 @@
+//! `kiki report-index`: rebuilds `reports/README.md` — every report folder, and the CPUs side
+//! by side from their `results.json` (best backend per experiment, table bytes, E7 crossovers).
+
+use super::{CliError, Options};
+use crate::backend::human_bytes;
+use crate::harness::report::table_markdown;
+use crate::harness::results::Table;
+use crate::json::Json;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// One report folder as the index sees it.
+struct Entry {
+    folder: String,
+    results: Result<Json, String>,
+}
+
+impl Entry {
+    fn json(&self) -> Option<&Json> {
+        self.results.as_ref().ok()
+    }
+
+    fn machine(&self, key: &str) -> Option<&Json> {
+        self.json()?.get("machine")?.get(key)
+    }
+
+    fn experiment(&self, id: &str) -> Option<&Json> {
+        self.json()?
+            .get("experiments")?
+            .as_array()?
+            .iter()
+            .find(|e| e.get("id").and_then(Json::as_str) == Some(id))
+    }
+}
+
+/// A summary value in one table cell.
+fn compact(value: &Json) -> String {
+    match value {
+        Json::Null => "—".into(),
+        Json::Bool(b) => b.to_string(),
+        Json::Int(i) => i.to_string(),
+        Json::Float(f) => crate::harness::plot::format_tick(*f, false),
+        Json::Str(s) => s.clone(),
+        Json::Array(items) => items.iter().map(compact).collect::<Vec<_>>().join(", "),
+        Json::Object(fields) => fields
+            .iter()
+            .map(|(k, v)| format!("{k}: {}", compact(v)))
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
+}
+
+fn median(samples: &[f64]) -> Option<f64> {
+    let mut sorted: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(sorted[n / 2]),
+        _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2.0),
+    }
+}
+
+/// The best backend of one experiment: the summary's own `best…` entries where the experiment
+/// states them; otherwise computed from the series of its most common unit — per backend, the
+/// geometric mean of the series medians, highest for rates (`…/s`), lowest for anything else.
+fn best_backend(experiment: &Json) -> Option<String> {
+    if let Some(summary) = experiment.get("summary").and_then(Json::as_object) {
+        let stated: Vec<String> = summary
+            .iter()
+            .filter(|(k, _)| k.starts_with("best"))
+            .map(|(_, v)| compact(v))
+            .collect();
+        if !stated.is_empty() {
+            return Some(stated.join("; "));
+        }
+    }
+    let series = experiment.get("series")?.as_array()?;
+    let mut per_unit: BTreeMap<&str, usize> = BTreeMap::new();
+    for s in series {
+        if let Some(unit) = s.get("unit").and_then(Json::as_str) {
+            *per_unit.entry(unit).or_default() += 1;
+        }
+    }
+    let unit = per_unit.iter().max_by_key(|(_, n)| **n).map(|(u, _)| *u)?;
+    let mut logs: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for s in series
+        .iter()
+        .filter(|s| s.get("unit").and_then(Json::as_str) == Some(unit))
+    {
+        let Some(backend) = s
+            .get("labels")
+            .and_then(|l| l.get("backend"))
+            .and_then(Json::as_str)
+        else {
+            continue;
+        };
+        let samples: Vec<f64> = s
+            .get("samples")
+            .and_then(Json::as_array)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(Json::as_f64)
+            .collect();
+        if let Some(m) = median(&samples).filter(|m| *m > 0.0) {
+            logs.entry(backend).or_default().push(m.ln());
+        }
+    }
+    let score = |v: &Vec<f64>| v.iter().sum::<f64>() / v.len() as f64;
+    let rate = unit.ends_with("/s");
+    let best = logs.iter().max_by(|a, b| {
+        let order = score(a.1).total_cmp(&score(b.1));
+        if rate {
+            order
+        } else {
+            order.reverse()
+        }
+    })?;
+    Some(format!("{} (by {unit})", best.0))
+}
+
+fn caches(entry: &Entry) -> String {
+    let Some(list) = entry.machine("caches").and_then(Json::as_array) else {
+        return "—".into();
+    };
+    list.iter()
+        .filter(|c| c.get("type").and_then(Json::as_str) != Some("Instruction"))
+        .filter_map(|c| {
+            let level = c.get("level")?.as_f64()?;
+            let bytes = c.get("bytes")?.as_f64()?;
+            Some(format!(
+                "L{level} {}",
+                crate::harness::plot::format_tick(bytes, true)
+            ))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Renders the whole `README.md` for the report folders found.
+fn render(entries: &[Entry]) -> String {
+    let mut out = String::from(
+        "# kiki reports\n\nOne folder per machine and date, written by `kiki report` \
+         (`scripts/report.sh` adds E9). This page is rebuilt by `kiki report-index` from each \
+         folder's `results.json`; do not edit it by hand.\n\n## Reports\n\n",
+    );
+    let mut list = Table {
+        headers: ["report", "CPU", "date", "experiments"]
+            .map(String::from)
+            .to_vec(),
+        rows: Vec::new(),
+    };
+    for entry in entries {
+        let experiments = match &entry.results {
+            Ok(json) => json
+                .get("experiments")
+                .and_then(Json::as_array)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|e| e.get("id").and_then(Json::as_str))
+                .collect::<Vec<_>>()
+                .join(", "),
+            Err(error) => format!("results.json unreadable: {error}"),
+        };
+        list.rows.push(vec![
+            format!("[{0}]({0}/report.md)", entry.folder),
+            entry
+                .machine("cpu_model")
+                .map(compact)
+                .unwrap_or_else(|| "—".into()),
+            entry
+                .json()
+                .and_then(|j| j.get("date"))
+                .map(compact)
+                .unwrap_or_else(|| "—".into()),
+            experiments,
+        ]);
+    }
+    if entries.is_empty() {
+        out.push_str("No reports yet: run `kiki report`.\n");
+        return out;
+    }
+    out.push_str(&table_markdown(&list));
+
+    let readable: Vec<&Entry> = entries.iter().filter(|e| e.json().is_some()).collect();
+    if readable.is_empty() {
+        return out;
+    }
+    let headers: Vec<String> = std::iter::once(String::new())
+        .chain(readable.iter().map(|e| e.folder.clone()))
+        .collect();
+    let mut side = Table {
+        headers: headers.clone(),
+        rows: Vec::new(),
+    };
+    let row = |name: &str, cell: &dyn Fn(&Entry) -> String| {
+        std::iter::once(name.to_string())
+            .chain(readable.iter().map(|e| cell(e)))
+            .collect::<Vec<_>>()
+    };
+    side.rows.push(row("CPU", &|e| {
+        e.machine("cpu_model").map(compact).unwrap_or_default()
+    }));
+    side.rows.push(row(
+        "CPUID family/model",
+        &|e| match (e.machine("family"), e.machine("model")) {
+            (Some(f), Some(m)) => format!("{}/{}", compact(f), compact(m)),
+            _ => "—".into(),
+        },
+    ));
+    side.rows.push(row("caches", &caches));
+    let mut ids: Vec<String> = Vec::new();
+    for e in &readable {
+        for x in e
+            .json()
+            .and_then(|j| j.get("experiments"))
+            .and_then(Json::as_array)
+            .unwrap_or_default()
+        {
+            if let Some(id) = x.get("id").and_then(Json::as_str) {
+                if !ids.iter().any(|i| i == id) {
+                    ids.push(id.to_string());
+                }
+            }
+        }
+    }
+    ids.sort_by_key(|id| {
+        id.trim_start_matches('E')
+            .parse::<u32>()
+            .unwrap_or(u32::MAX)
+    });
+    for id in &ids {
+        side.rows.push(row(&format!("{id} best"), &|e| {
+            e.experiment(id)
+                .and_then(best_backend)
+                .unwrap_or_else(|| "—".into())
+        }));
+    }
+    out.push_str("\n## CPUs side by side\n\n");
+    out.push_str(&table_markdown(&side));
+
+    let mut backends: Vec<String> = Vec::new();
+    for e in &readable {
+        for b in e
+            .json()
+            .and_then(|j| j.get("backends"))
+            .and_then(Json::as_array)
+            .unwrap_or_default()
+        {
+            if let Some(name) = b.get("name").and_then(Json::as_str) {
+                if !backends.iter().any(|x| x == name) {
+                    backends.push(name.to_string());
+                }
+            }
+        }
+    }
+    if !backends.is_empty() {
+        let mut bytes = Table {
+            headers: headers.clone(),
+            rows: Vec::new(),
+        };
+        bytes.headers[0] = "backend table bytes".into();
+        for name in &backends {
+            bytes.rows.push(row(name, &|e| {
+                e.json()
+                    .and_then(|j| j.get("backends"))
+                    .and_then(Json::as_array)
+                    .and_then(|list| {
+                        list.iter()
+                            .find(|b| b.get("name").and_then(Json::as_str) == Some(name))
+                    })
+                    .and_then(|b| b.get("table_bytes"))
+                    .and_then(Json::as_f64)
+                    .map(|n| human_bytes(n as usize))
+                    .unwrap_or_else(|| "—".into())
+            }));
+        }
+        out.push_str("\n## Table bytes\n\n");
+        out.push_str(&table_markdown(&bytes));
+    }
+
+    let mut keys: Vec<String> = Vec::new();
+    for e in &readable {
+        for (k, _) in e
+            .experiment("E7")
+            .and_then(|x| x.get("summary"))
+            .and_then(Json::as_object)
+            .unwrap_or_default()
+        {
+            if !keys.contains(k) {
+                keys.push(k.clone());
+            }
+        }
+    }
+    if !keys.is_empty() {
+        let mut crossovers = Table {
+            headers,
+            rows: Vec::new(),
+        };
+        crossovers.headers[0] = "E7 summary".into();
+        for key in &keys {
+            crossovers.rows.push(row(key, &|e| {
+                e.experiment("E7")
+                    .and_then(|x| x.get("summary"))
+                    .and_then(|s| s.get(key))
+                    .map(|value| match value.as_f64() {
+                        // Buffer sizes read better in binary units.
+                        Some(bytes) if key.contains("bytes") => {
+                            crate::harness::plot::format_tick(bytes, true)
+                        }
+                        _ => compact(value),
+                    })
+                    .unwrap_or_else(|| "—".into())
+            }));
+        }
+        out.push_str("\n## E7 cache pressure: crossover points\n\n");
+        out.push_str(&table_markdown(&crossovers));
+    }
+    out
+}
+
+/// Reads every report folder under `dir` (hidden and temporary folders skipped) and writes
+/// `dir/README.md`; returns how many folders it indexed.
+pub fn rebuild(dir: &Path) -> Result<usize, String> {
+    let listing =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let mut entries = Vec::new();
+    for item in listing {
+        let item = item.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+        let folder = item.file_name().to_string_lossy().into_owned();
+        if folder.starts_with('.') || !item.path().is_dir() {
+            continue;
+        }
+        let path = item.path().join("results.json");
+        if !path.exists() {
+            continue;
+        }
+        let results = std::fs::read_to_string(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| Json::parse(&text));
+        entries.push(Entry { folder, results });
+    }
+    entries.sort_by(|a, b| a.folder.cmp(&b.folder));
+    let text = render(&entries);
+    let temp = dir.join(format!(".README.md.tmp-{}", std::process::id()));
+    let target = dir.join("README.md");
+    std::fs::write(&temp, text)
+        .and_then(|()| std::fs::rename(&temp, &target))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&temp);
+            format!("cannot write {}: {e}", target.display())
+        })?;
+    Ok(entries.len())
+}
+
+pub fn run(args: &[String]) -> Result<(), CliError> {
+    let options = Options::parse("report-index", args, &[], &["--dir"])?;
+    let dir = options.value("--dir").unwrap_or("reports");
+    let count = rebuild(Path::new(dir)).map_err(|message| CliError {
+        message: format!("kiki report-index: {message}"),
+        code: 1,
+    })?;
+    println!("{dir}/README.md: {count} report folder(s)");
+    Ok(())
+}

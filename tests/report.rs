@@ -1,0 +1,430 @@
+//! The report writer and its commands: every file written, plots non-empty, results.json
+//! readable, nothing overwritten or left half-written, clear errors, and the index.
+
+use kiki::harness::report::write_report;
+use kiki::harness::results::{
+    Experiment, Plot, PlotKind, PlotLine, Point, Series, Table, SCHEMA_VERSION,
+};
+use kiki::json::Json;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn kiki(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kiki"))
+        .args(args)
+        .output()
+        .expect("the kiki binary runs")
+}
+
+/// A fresh empty folder under the system temp folder, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let path = std::env::temp_dir().join(format!("kiki-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        TempDir(path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn point(x: f64, y: f64) -> Point {
+    Point {
+        x,
+        y,
+        y_low: y * 0.95,
+        y_high: y * 1.04,
+    }
+}
+
+/// An E1-like bar experiment and an E7-like sweep, with raw samples and summaries.
+fn experiments(fast: &str, crossover: f64) -> Vec<Experiment> {
+    let backends = ["bonanza", "qugiy", "magic-plain"];
+    let series = backends
+        .iter()
+        .enumerate()
+        .map(|(i, b)| Series {
+            labels: vec![
+                ("backend".into(), b.to_string()),
+                ("piece".into(), "rook".into()),
+            ],
+            unit: "Mlookups/s".into(),
+            samples: (0..5)
+                .map(|k| if *b == fast { 500.0 } else { 100.0 + i as f64 } + k as f64)
+                .collect(),
+        })
+        .collect();
+    let e1 = Experiment {
+        id: "E1".into(),
+        title: "attack throughput".into(),
+        method: "Independent lookups, 5 samples.".into(),
+        series,
+        tables: vec![Table {
+            headers: vec!["backend".into(), "Mlookups/s".into()],
+            rows: backends
+                .iter()
+                .map(|b| vec![b.to_string(), "1".into()])
+                .collect(),
+        }],
+        plots: vec![Plot {
+            file_stem: "e1-throughput".into(),
+            title: "E1 throughput".into(),
+            x_label: "piece".into(),
+            y_label: "Mlookups/s".into(),
+            log_x: false,
+            log_y: false,
+            kind: PlotKind::Bar,
+            categories: vec!["rook".into(), "bishop".into()],
+            markers: Vec::new(),
+            lines: backends
+                .iter()
+                .enumerate()
+                .map(|(i, b)| PlotLine {
+                    name: b.to_string(),
+                    points: vec![point(0.0, 100.0 + i as f64), point(1.0, 90.0 + i as f64)],
+                })
+                .collect(),
+        }],
+        findings: format!("{fast} is fastest."),
+        summary: Vec::new(),
+    };
+    let e7 = Experiment {
+        id: "E7".into(),
+        title: "cache pressure".into(),
+        method: "Lookups interleaved with evaluation reads.".into(),
+        series: Vec::new(),
+        tables: Vec::new(),
+        plots: vec![Plot {
+            file_stem: "e7-lookup-rate".into(),
+            title: "E7 lookup rate".into(),
+            x_label: "evaluation buffer (bytes)".into(),
+            y_label: "Mlookups/s".into(),
+            log_x: true,
+            log_y: false,
+            kind: PlotKind::Line,
+            categories: Vec::new(),
+            markers: vec![(32768.0, "L1d".into()), (1048576.0, "L2".into())],
+            lines: backends
+                .iter()
+                .map(|b| PlotLine {
+                    name: b.to_string(),
+                    points: (0..8)
+                        .map(|k| point(16384.0 * 4f64.powi(k), 100.0 - 5.0 * k as f64))
+                        .collect(),
+                })
+                .collect(),
+        }],
+        findings: "magic-plain loses from 16 MiB.".into(),
+        summary: vec![(
+            "crossover_magic-plain_vs_qugiy_bytes".into(),
+            Json::Float(crossover),
+        )],
+    };
+    vec![e1, e7]
+}
+
+fn machine(cpu: &str) -> (String, Json) {
+    (
+        format!("## Machine\n\n| | |\n|---|---|\n| CPU | {cpu} |\n"),
+        Json::object([
+            ("cpu_model", Json::str(cpu)),
+            ("family", Json::Int(25)),
+            ("model", Json::Int(1)),
+            (
+                "caches",
+                Json::Array(vec![Json::object([
+                    ("level", Json::Int(2)),
+                    ("type", Json::str("Unified")),
+                    ("bytes", Json::Int(1 << 20)),
+                ])]),
+            ),
+        ]),
+    )
+}
+
+fn write(dir: &Path, slug: &str, cpu: &str, fast: &str, crossover: f64) -> Result<PathBuf, String> {
+    let (md, json) = machine(cpu);
+    write_report(
+        dir,
+        slug,
+        "2026-01-02",
+        &md,
+        json,
+        &experiments(fast, crossover),
+    )
+}
+
+fn no_temporary_folders(dir: &Path) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(!name.starts_with(".tmp"), "left behind: {name}");
+    }
+}
+
+#[test]
+fn report_folder_has_every_file_and_readable_results() {
+    let temp = TempDir::new("report-files");
+    let folder = write(&temp.0, "test-cpu-f25-m1", "Test CPU", "qugiy", 16e6).unwrap();
+    assert_eq!(folder, temp.0.join("test-cpu-f25-m1-2026-01-02"));
+    for stem in ["e1-throughput", "e7-lookup-rate"] {
+        let svg = std::fs::read_to_string(folder.join(format!("{stem}.svg"))).unwrap();
+        assert!(svg.starts_with("<svg") && svg.len() > 2000, "{stem}.svg");
+        assert!(svg.contains("magic-plain"), "{stem}.svg has the legend");
+        let png = std::fs::read(folder.join(format!("{stem}.png"))).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{stem}.png");
+        assert!(png.len() > 5000, "{stem}.png is {} bytes", png.len());
+    }
+    let markdown = std::fs::read_to_string(folder.join("report.md")).unwrap();
+    let machine_at = markdown.find("## Machine").unwrap();
+    let e1_at = markdown.find("## E1 — attack throughput").unwrap();
+    assert!(machine_at < e1_at, "machine section first");
+    for expected in [
+        "![E1 throughput](e1-throughput.png)",
+        "(e7-lookup-rate.svg)",
+        "**Method.** Independent lookups",
+        "| backend | Mlookups/s |",
+        "**Findings.** qugiy is fastest.",
+        "## E7 — cache pressure",
+    ] {
+        assert!(markdown.contains(expected), "report.md lacks {expected}");
+    }
+    let results =
+        Json::parse(&std::fs::read_to_string(folder.join("results.json")).unwrap()).unwrap();
+    assert_eq!(
+        results.get("schema_version").and_then(Json::as_f64),
+        Some(SCHEMA_VERSION as f64)
+    );
+    assert_eq!(
+        results
+            .get("machine")
+            .and_then(|m| m.get("cpu_model"))
+            .and_then(Json::as_str),
+        Some("Test CPU")
+    );
+    let experiments = results.get("experiments").and_then(Json::as_array).unwrap();
+    assert_eq!(experiments.len(), 2);
+    let samples: Vec<f64> = experiments[0]
+        .get("series")
+        .and_then(Json::as_array)
+        .unwrap()[1]
+        .get("samples")
+        .and_then(Json::as_array)
+        .unwrap()
+        .iter()
+        .filter_map(Json::as_f64)
+        .collect();
+    assert_eq!(
+        samples,
+        [500.0, 501.0, 502.0, 503.0, 504.0],
+        "raw samples survive the round trip"
+    );
+    let backends = results.get("backends").and_then(Json::as_array).unwrap();
+    assert_eq!(backends.len(), kiki::registry::NAMES.len());
+    no_temporary_folders(&temp.0);
+}
+
+#[test]
+fn existing_reports_are_never_overwritten() {
+    let temp = TempDir::new("report-suffix");
+    let first = write(&temp.0, "cpu", "First", "qugiy", 1.0).unwrap();
+    let marker = first.join("results.json");
+    let before = std::fs::read(&marker).unwrap();
+    let second = write(&temp.0, "cpu", "Second", "bonanza", 2.0).unwrap();
+    let third = write(&temp.0, "cpu", "Third", "bonanza", 3.0).unwrap();
+    assert_eq!(second, temp.0.join("cpu-2026-01-02-2"));
+    assert_eq!(third, temp.0.join("cpu-2026-01-02-3"));
+    assert_eq!(
+        std::fs::read(&marker).unwrap(),
+        before,
+        "first report untouched"
+    );
+    let text = std::fs::read_to_string(second.join("results.json")).unwrap();
+    assert!(text.contains("Second"));
+    no_temporary_folders(&temp.0);
+}
+
+#[test]
+fn unwritable_output_is_an_error_and_leaves_nothing() {
+    let temp = TempDir::new("report-unwritable");
+    let file = temp.0.join("a-file");
+    std::fs::write(&file, b"not a folder").unwrap();
+    let error = write(&file.join("reports"), "cpu", "X", "qugiy", 1.0).unwrap_err();
+    assert!(error.contains("cannot create output folder"), "{error}");
+    assert_eq!(error.lines().count(), 1);
+    let error = write(&file, "cpu", "X", "qugiy", 1.0).unwrap_err();
+    assert!(error.contains("a-file"), "{error}");
+    no_temporary_folders(&temp.0);
+
+    let output = kiki(&[
+        "report",
+        "--only",
+        "E8",
+        "--out",
+        file.join("sub").to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains("cannot write to output folder"), "{text}");
+}
+
+#[test]
+fn report_rejects_unknown_experiments_and_bad_positions() {
+    let output = kiki(&[
+        "report",
+        "--only",
+        "E8,E99",
+        "--out",
+        "/nonexistent-never-created",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(
+        text.contains("unknown experiment 'E99'") && text.contains("E8"),
+        "{text}"
+    );
+
+    let temp = TempDir::new("report-positions");
+    let positions = temp.0.join("positions.sfen");
+    std::fs::write(
+        &positions,
+        "# start\nlnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\nnot an sfen\n",
+    )
+    .unwrap();
+    let output = kiki(&[
+        "report",
+        "--positions",
+        positions.to_str().unwrap(),
+        "--out",
+        temp.0.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains("line 3"), "{text}");
+    assert_eq!(
+        std::fs::read_dir(&temp.0).unwrap().count(),
+        1,
+        "nothing written besides the input"
+    );
+}
+
+#[test]
+fn quick_e8_report_runs_end_to_end() {
+    let temp = TempDir::new("report-e8");
+    let output = kiki(&[
+        "report",
+        "--quick",
+        "--only",
+        "E8",
+        "--out",
+        temp.0.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let folder = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
+    assert!(folder.starts_with(&temp.0));
+    let markdown = std::fs::read_to_string(folder.join("report.md")).unwrap();
+    assert!(markdown.contains("## E8 — simulated caches"));
+    let results =
+        Json::parse(&std::fs::read_to_string(folder.join("results.json")).unwrap()).unwrap();
+    let e8 = &results.get("experiments").and_then(Json::as_array).unwrap()[0];
+    let available = e8.get("summary").and_then(|s| s.get("available")) == Some(&Json::Bool(true));
+    if available {
+        // One geometry in quick mode: every available backend simulated once, four units each.
+        let series = e8.get("series").and_then(Json::as_array).unwrap();
+        let backends = kiki::registry::resolve("all").unwrap();
+        assert_eq!(series.len(), backends.len() * 4);
+        for name in ["e8-estimated-cycles", "e8-ll-misses"] {
+            let png = std::fs::read(folder.join(format!("{name}.png"))).unwrap();
+            assert_eq!(&png[..4], b"\x89PNG");
+        }
+        assert!(markdown.contains("est. cycles/lookup"));
+    } else {
+        assert!(
+            markdown.contains("Not measured on this machine"),
+            "{markdown}"
+        );
+    }
+}
+
+#[test]
+fn report_index_puts_cpus_side_by_side() {
+    let temp = TempDir::new("report-index");
+    write(
+        &temp.0,
+        "alpha-f25-m1",
+        "Alpha CPU",
+        "qugiy",
+        16.0 * 1048576.0,
+    )
+    .unwrap();
+    write(
+        &temp.0,
+        "beta-f6-m85",
+        "Beta CPU",
+        "bonanza",
+        4.0 * 1048576.0,
+    )
+    .unwrap();
+    std::fs::create_dir(temp.0.join(".tmp-unfinished")).unwrap();
+    let output = kiki(&["report-index", "--dir", temp.0.to_str().unwrap()]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let index = std::fs::read_to_string(temp.0.join("README.md")).unwrap();
+    for expected in [
+        "[alpha-f25-m1-2026-01-02](alpha-f25-m1-2026-01-02/report.md)",
+        "[beta-f6-m85-2026-01-02](beta-f6-m85-2026-01-02/report.md)",
+        "| CPU | Alpha CPU | Beta CPU |",
+        "| E1 best | qugiy (by Mlookups/s) | bonanza (by Mlookups/s) |",
+        "| crossover_magic-plain_vs_qugiy_bytes | 16 MiB | 4 MiB |",
+        "| caches | L2 1 MiB | L2 1 MiB |",
+    ] {
+        assert!(
+            index.contains(expected),
+            "README.md lacks {expected}:\n{index}"
+        );
+    }
+    assert!(!index.contains("unfinished"));
+    let bonanza_bytes = kiki::registry::summaries()
+        .into_iter()
+        .find(|s| s.info.name == "bonanza")
+        .unwrap()
+        .table_bytes;
+    let bytes = kiki::backend::human_bytes(bonanza_bytes);
+    assert!(
+        index.contains(&format!("| bonanza | {bytes} | {bytes} |")),
+        "{index}"
+    );
+
+    std::fs::write(
+        temp.0.join("beta-f6-m85-2026-01-02/results.json"),
+        "{broken",
+    )
+    .unwrap();
+    let output = kiki(&["report-index", "--dir", temp.0.to_str().unwrap()]);
+    assert!(output.status.success());
+    let index = std::fs::read_to_string(temp.0.join("README.md")).unwrap();
+    assert!(index.contains("results.json unreadable"), "{index}");
+    assert!(index.contains("| CPU | Alpha CPU |"), "{index}");
+
+    let output = kiki(&[
+        "report-index",
+        "--dir",
+        temp.0.join("missing").to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+}
