@@ -232,6 +232,22 @@ pub struct SimCounts {
 }
 
 impl SimCounts {
+    /// `self - earlier`, field by field (a count that shrank, which deterministic simulation
+    /// does not produce, is clamped at zero).
+    pub fn minus(&self, earlier: &SimCounts) -> SimCounts {
+        SimCounts {
+            ir: self.ir.saturating_sub(earlier.ir),
+            dr: self.dr.saturating_sub(earlier.dr),
+            dw: self.dw.saturating_sub(earlier.dw),
+            i1mr: self.i1mr.saturating_sub(earlier.i1mr),
+            d1mr: self.d1mr.saturating_sub(earlier.d1mr),
+            d1mw: self.d1mw.saturating_sub(earlier.d1mw),
+            ilmr: self.ilmr.saturating_sub(earlier.ilmr),
+            dlmr: self.dlmr.saturating_sub(earlier.dlmr),
+            dlmw: self.dlmw.saturating_sub(earlier.dlmw),
+        }
+    }
+
     pub fn l1_misses(&self) -> u64 {
         self.i1mr + self.d1mr + self.d1mw
     }
@@ -299,9 +315,25 @@ pub fn valgrind_version() -> Option<String> {
         .then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
 }
 
-/// Runs `exe e8-workload` for `backend` under callgrind with `geometry`; `scratch` is a folder
-/// for callgrind's out file.
+/// The steady-state counts of `lookups` lookups: the workload is simulated with `lookups` and
+/// with `2 · lookups` (the first half of the longer run is the shorter run, input for input),
+/// and the difference is returned, so cold misses — the first touch of code, tables and inputs —
+/// cancel out.
 pub fn simulate(
+    exe: &Path,
+    backend: &str,
+    lookups: usize,
+    geometry: &CacheGeometry,
+    scratch: &Path,
+) -> Result<SimCounts, String> {
+    let short = simulate_once(exe, backend, lookups, geometry, scratch)?;
+    let long = simulate_once(exe, backend, 2 * lookups, geometry, scratch)?;
+    Ok(long.minus(&short))
+}
+
+/// Runs `exe e8-workload` for `backend` under callgrind with `geometry` once; `scratch` is a
+/// folder for callgrind's out file.
+pub fn simulate_once(
     exe: &Path,
     backend: &str,
     lookups: usize,
@@ -382,13 +414,16 @@ pub fn method(lookups: usize, geometries: &[CacheGeometry]) -> String {
         })
         .collect::<Vec<_>>()
         .join("; ");
+    let double = 2 * lookups;
     format!(
         "Each backend runs the same fixed workload — {lookups} lookups over {OCCUPANCIES} random \
          occupancies (p = {DENSITY}), uniform random squares and all six slider kinds, seed \
          {WORKLOAD_SEED:#x} — under `valgrind --tool=callgrind --cache-sim=yes` on this kiki \
          binary, collecting only inside `{MEASURED_FUNCTION}` (`--collect-atstart=no \
-         --toggle-collect`), so table building and input generation are not counted (the packed inputs, 4 bytes a \
-         lookup, stream through D1 at 1/16 miss per lookup for every backend alike). Geometries \
+         --toggle-collect`), so table building and input generation are not counted; each cell is the difference of \
+         a run of {lookups} and one of {double} lookups (the shorter run is the longer one's first \
+         half), so cold misses cancel and the counts are steady-state. The packed inputs, 4 bytes \
+         a lookup, stream through D1 at 1/16 miss per lookup for every backend alike. Geometries \
          are given explicitly ({list}; valgrind needs a power-of-two set count, so associativity \
          is adjusted where needed). Simulation is deterministic: one run per cell. Estimated \
          cycles per lookup = (Ir + {L1_MISS_CYCLES}·(I1mr + D1mr + D1mw) + \
@@ -705,6 +740,13 @@ mod tests {
             .unwrap_err()
             .contains("Dr"));
         assert!(parse_callgrind_out("totals: 5\n").is_err());
+        let later = SimCounts {
+            ir: 1500,
+            d1mr: 40,
+            ..counts
+        };
+        let difference = later.minus(&counts);
+        assert_eq!((difference.ir, difference.d1mr, difference.dr), (500, 0, 0));
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! E9: the same E1/E2 measurements from binaries built for different instruction-set levels
-//! (`scripts/report.sh` builds them), folded into one experiment of the main report.
+//! E9: the same measurements (E1 and E2 by default) from binaries built for different
+//! instruction-set levels (`scripts/report.sh` builds them), folded into one experiment.
 //!
 //! Each run is a `results.json`; series are matched across runs by their labels and unit, so
 //! every comparison is like for like. Per backend, the geometric mean over matched series of
@@ -9,7 +9,7 @@ use super::results::{Experiment, Plot, PlotKind, PlotLine, Point, Series, Table}
 use crate::json::Json;
 use std::collections::BTreeMap;
 
-pub const TITLE: &str = "instruction-set levels (E1 and E2 per build)";
+pub const TITLE: &str = "instruction-set levels (the same experiments per build)";
 
 /// One build's run: its level name (`x86-64`, `x86-64-v3`, `native`) and parsed `results.json`.
 pub struct IsaRun {
@@ -173,7 +173,17 @@ pub fn experiment(runs: &[IsaRun], reference: &str) -> Experiment {
     let mut plots = Vec::new();
     let mut findings = Vec::new();
     let mut summary = Vec::new();
-    for source in ["E1", "E2"] {
+    let sources: Vec<String> =
+        speedups
+            .keys()
+            .map(|(e, _)| e.clone())
+            .fold(Vec::new(), |mut v, e| {
+                if !v.contains(&e) {
+                    v.push(e);
+                }
+                v
+            });
+    for source in sources.iter().map(String::as_str) {
         let rows: Vec<(&String, Vec<Option<f64>>)> = speedups
             .iter()
             .filter(|((experiment, _), _)| experiment == source)
@@ -253,18 +263,24 @@ pub fn experiment(runs: &[IsaRun], reference: &str) -> Experiment {
     }
     if findings.is_empty() {
         findings.push(
-            "Fewer than two builds had matching E1/E2 series, so nothing could be compared.".into(),
+            "Fewer than two builds had matching series, so nothing could be compared.".into(),
         );
     }
     Experiment {
         id: "E9".into(),
         title: TITLE.into(),
         method: format!(
-            "E1 and E2 were run by separate binaries built for {} (by `scripts/report.sh`). Every \
+            "{} {} run by separate binaries built for {} (by `scripts/report.sh`). Every \
              series with the same labels and unit is matched across builds; each build's median \
              is divided by the {} build's (inverted for times, so > 1 is always faster), and the \
              ratios are combined per backend by geometric mean. Raw samples of every build are \
              kept under the `isa` label.",
+            if sources.is_empty() {
+                "The experiments".to_string()
+            } else {
+                sources.join(" and ")
+            },
+            if sources.len() == 1 { "was" } else { "were" },
             levels.join(", "),
             levels[reference_index]
         ),

@@ -142,14 +142,10 @@ fn padded(low: f64, high: f64, log: bool, from_zero: bool) -> AxisRange {
     } else {
         (low - 0.5, high + 0.5)
     };
+    let low = if from_zero && low >= 0.0 { 0.0 } else { low };
     let pad = (high - low) * 0.06;
-    let low = if from_zero && low >= 0.0 {
-        0.0
-    } else {
-        low - pad
-    };
     AxisRange {
-        low,
+        low: if low == 0.0 { 0.0 } else { low - pad },
         high: high + pad,
     }
 }
@@ -570,6 +566,9 @@ where
         ),
     );
     let (area_x, area_y) = area.get_base_pixel();
+    // About 7 px per character at these sizes: keep each name within its group's width.
+    let group_px = chart.backend_coord(&(1.0, y_floor)).0 - chart.backend_coord(&(0.0, y_floor)).0;
+    let max_chars = ((group_px.max(40) as usize) / 7).max(6);
     for (index, name) in plot.categories.iter().enumerate() {
         let (px, py) = chart.backend_coord(&(index as f64, y_floor));
         // Alternate rows when many categories would otherwise run into each other.
@@ -579,7 +578,7 @@ where
             0
         };
         area.draw(&Text::new(
-            shorten(name, 18),
+            shorten(name, max_chars),
             (px - area_x, py - area_y + 6 + row),
             style.clone(),
         ))?;
