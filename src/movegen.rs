@@ -614,10 +614,39 @@ mod tests {
         Position::from_sfen(Reference, sfen).unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// The legal moves on the reference, after checking that every available backend
+    /// generates exactly the same list: each rule test below runs on every backend.
     fn legal(sfen: &str) -> Vec<String> {
         let mut list = MoveList::new();
         pos(sfen).legal_moves(&mut list);
-        list.usi_sorted()
+        let expected = list.usi_sorted();
+        struct SameOnBackend<'a> {
+            sfen: &'a str,
+            expected: &'a [String],
+        }
+        impl crate::registry::BackendVisitor for SameOnBackend<'_> {
+            type Output = ();
+            fn visit<B: Backend>(self, backend: B) {
+                let position = Position::from_sfen(backend, self.sfen).expect("valid SFEN");
+                let mut list = MoveList::new();
+                position.legal_moves(&mut list);
+                assert_eq!(
+                    list.usi_sorted(),
+                    self.expected,
+                    "{} on {}",
+                    B::info().name,
+                    self.sfen
+                );
+            }
+        }
+        for name in crate::registry::resolve("all").expect("all resolves") {
+            let visitor = SameOnBackend {
+                sfen,
+                expected: &expected,
+            };
+            crate::registry::visit(name, visitor).expect("available backend");
+        }
+        expected
     }
 
     fn has(moves: &[String], mv: &str) -> bool {

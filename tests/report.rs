@@ -428,3 +428,52 @@ fn report_index_puts_cpus_side_by_side() {
     ]);
     assert_eq!(output.status.code(), Some(1));
 }
+
+/// The whole `kiki report --quick` on this machine, every experiment: every file the report
+/// links is there and non-empty, every plot comes as SVG and PNG, results.json carries every
+/// experiment with raw samples.
+#[test]
+fn quick_report_of_every_experiment_is_complete() {
+    let temp = TempDir::new("report-quick");
+    let output = kiki(&["report", "--quick", "--out", temp.0.to_str().unwrap()]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let folder = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
+    let markdown = std::fs::read_to_string(folder.join("report.md")).unwrap();
+    let results =
+        Json::parse(&std::fs::read_to_string(folder.join("results.json")).unwrap()).unwrap();
+    let experiments = results.get("experiments").and_then(Json::as_array).unwrap();
+    let ids: Vec<&str> = experiments
+        .iter()
+        .map(|e| e.get("id").and_then(Json::as_str).unwrap())
+        .collect();
+    for id in kiki::harness::experiments::EXPERIMENT_IDS {
+        assert!(ids.contains(id), "{id} missing from {ids:?}");
+        assert!(markdown.contains(&format!("## {id} ")), "{id} section");
+    }
+    for experiment in experiments {
+        let findings = experiment.get("findings").and_then(Json::as_str).unwrap();
+        assert!(!findings.trim().is_empty());
+    }
+    // Every linked file exists and is non-empty; plots come in both formats.
+    let mut plots = 0;
+    for link in markdown.split("](").skip(1) {
+        let target = link.split(')').next().unwrap();
+        if target.starts_with('#') || target.contains("://") {
+            continue;
+        }
+        let bytes = std::fs::read(folder.join(target)).unwrap_or_else(|e| panic!("{target}: {e}"));
+        assert!(!bytes.is_empty(), "{target} is empty");
+        if let Some(stem) = target.strip_suffix(".png") {
+            assert_eq!(&bytes[..4], b"\x89PNG", "{target}");
+            let svg = std::fs::read_to_string(folder.join(format!("{stem}.svg"))).unwrap();
+            assert!(svg.contains("<svg") && svg.len() > 1000, "{stem}.svg");
+            plots += 1;
+        }
+    }
+    assert!(plots >= 8, "only {plots} plots");
+    no_temporary_folders(&temp.0);
+}
