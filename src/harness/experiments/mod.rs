@@ -6,6 +6,9 @@
 
 pub mod e1_attacks;
 pub mod e2_movegen;
+pub mod e3_mate1;
+pub mod e4_hands;
+pub mod e5_effects;
 pub mod e6_memory;
 pub mod e7_cache_pressure;
 
@@ -133,11 +136,9 @@ pub struct Entry {
 }
 
 /// The ids `run_experiments` accepts, in report order.
-pub const EXPERIMENT_IDS: &[&str] = &["E1", "E2", "E6", "E7"];
+pub const EXPERIMENT_IDS: &[&str] = &["E1", "E2", "E3", "E4", "E5", "E6", "E7"];
 
-/// Every experiment in report order. E3 (mate-in-1), E4 (hand layouts) and E5 (effect
-/// steppers) plug in here — an `Entry` each, and their id in `EXPERIMENT_IDS` — once their
-/// modules land.
+/// Every experiment in report order.
 pub fn experiments() -> Vec<Entry> {
     vec![
         Entry {
@@ -149,6 +150,21 @@ pub fn experiments() -> Vec<Entry> {
             id: "E2",
             title: e2_movegen::TITLE,
             run: e2_movegen::run,
+        },
+        Entry {
+            id: "E3",
+            title: e3_mate1::TITLE,
+            run: e3_mate1::run,
+        },
+        Entry {
+            id: "E4",
+            title: e4_hands::TITLE,
+            run: e4_hands::run,
+        },
+        Entry {
+            id: "E5",
+            title: e5_effects::TITLE,
+            run: e5_effects::run,
         },
         Entry {
             id: "E6",
