@@ -11,6 +11,8 @@ pub mod json;
 pub mod magic_search;
 pub mod mate1;
 pub mod movegen;
+#[cfg(feature = "peers")]
+pub mod peers;
 pub mod perft;
 pub mod position;
 pub mod reference;

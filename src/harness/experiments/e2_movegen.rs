@@ -94,6 +94,62 @@ impl BackendVisitor for MakeCase<'_> {
     }
 }
 
+/// The peer's case for `task` (feature `peers`), its counts checked like a backend's.
+#[cfg(feature = "peers")]
+fn peer_case(task: &Task, expected: u64) -> Option<Result<(Case<'static>, u64), String>> {
+    use crate::peers::haitaka::{PeerBoard, NAME};
+    let outcome = match task {
+        Task::Movegen(sfens) => sfens
+            .iter()
+            .map(|s| PeerBoard::from_sfen(s))
+            .collect::<Result<Vec<_>, _>>()
+            .map(|boards| {
+                let moves = boards.iter().map(PeerBoard::legal_move_count).sum();
+                let count = boards.len() as u64;
+                let case = Case::new(NAME, count, move |reps| {
+                    let mut total = 0u64;
+                    for _ in 0..reps {
+                        for board in black_box(&boards[..]) {
+                            total += board.legal_move_count();
+                        }
+                    }
+                    total
+                });
+                (case, moves)
+            }),
+        &Task::Perft { sfen, depth } => PeerBoard::from_sfen(sfen).and_then(|board| {
+            let nodes = board.perft(depth);
+            if nodes != expected {
+                return Err(format!(
+                    "{NAME}: perft({depth}) = {nodes}, expected {expected}"
+                ));
+            }
+            let case = Case::new(NAME, nodes, move |reps| {
+                let mut total = 0;
+                for _ in 0..reps {
+                    total += black_box(&board).perft(depth);
+                }
+                total
+            });
+            Ok((case, nodes))
+        }),
+    };
+    Some(outcome)
+}
+
+#[cfg(not(feature = "peers"))]
+fn peer_case(_: &Task, _: u64) -> Option<Result<(Case<'static>, u64), String>> {
+    None
+}
+
+/// The peers' names as the harness shows them (empty without the `peers` feature).
+fn peer_names() -> Vec<&'static str> {
+    #[cfg(feature = "peers")]
+    return vec![crate::peers::haitaka::NAME];
+    #[cfg(not(feature = "peers"))]
+    Vec::new()
+}
+
 struct Row {
     task: String,
     unit: &'static str,
@@ -165,6 +221,23 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
                 Err(error) => errors.push(error.to_string()),
             }
         }
+        match peer_case(task, *expected) {
+            Some(Ok((case, count))) => {
+                // The peer must see the same positions: its own move count is a cross-check.
+                if let Task::Movegen(list) = task {
+                    let theirs = count as f64 / list.len().max(1) as f64;
+                    if (theirs - moves_per_position).abs() > 1e-9 && !cases.is_empty() {
+                        errors.push(format!(
+                            "{}: {theirs:.3} legal moves per position, kiki {moves_per_position:.3}",
+                            case.name
+                        ));
+                    }
+                }
+                cases.push(case);
+            }
+            Some(Err(error)) => errors.push(error),
+            None => {}
+        }
         let sampling = match task {
             Task::Movegen(_) => base,
             Task::Perft { .. } => perft_sampling,
@@ -190,6 +263,7 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
     build(
         config,
         &backends,
+        &peer_names(),
         &skipped,
         &sfens,
         moves_per_position,
@@ -198,9 +272,11 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
     )
 }
 
+#[allow(clippy::too_many_arguments)]
 fn build(
     config: &Config,
     backends: &[&'static str],
+    peers: &[&'static str],
     skipped: &[String],
     sfens: &[String],
     moves_per_position: f64,
@@ -236,7 +312,9 @@ fn build(
             .map_or("ops", |r| r.per_op);
         headers.push(format!("{task}: M{per_op}/s"));
     }
-    let table_rows = backends
+    // Peers get a row and a bar, but never the "best" title: that ranks kiki's backends.
+    let shown: Vec<&str> = backends.iter().chain(peers).copied().collect();
+    let table_rows = shown
         .iter()
         .map(|b| {
             let mut row = vec![b.to_string()];
@@ -249,7 +327,7 @@ fn build(
             row
         })
         .collect();
-    let lines = backends
+    let lines = shown
         .iter()
         .map(|b| PlotLine {
             name: b.to_string(),
@@ -304,10 +382,35 @@ fn build(
             and_list(&others)
         ));
         summary.push((format!("best {task}"), Json::str(best)));
+        for peer in peers {
+            let Some(peer_row) = find(task, peer) else {
+                continue;
+            };
+            // Peer time over best-backend time, paired per round: above 1 means kiki is faster.
+            let r = ratio(&peer_row.ns, &find(task, best).expect("ranked").ns).expect("samples");
+            let verdict = if r.min > 1.0 {
+                format!("{best} is ×{:.2} faster", r.median)
+            } else if r.max < 1.0 {
+                format!("{best} is ×{:.2} slower", 1.0 / r.median)
+            } else {
+                "the two are within the noise".to_string()
+            };
+            findings.push(format!(
+                "Against {peer}: {:.2} M/s, {verdict} (peer time ÷ {best} time {:.2}, per round \
+                 {:.2}–{:.2}).",
+                per_second_millions(summarise(&peer_row.ns).median),
+                r.median,
+                r.min,
+                r.max
+            ));
+            summary.push((format!("{peer} ÷ best {task}"), Json::Float(r.median)));
+        }
     }
     if errors.is_empty() {
-        findings
-            .push("Every perft count matched the published value on every backend.".to_string());
+        findings.push(
+            "Every perft count matched the published value on every backend (and peer)."
+                .to_string(),
+        );
     } else {
         findings.push(format!("Problems: {}.", errors.join("; ")));
     }
@@ -327,6 +430,14 @@ fn build(
         config.seed ^ 0xE2,
         config.sampling().samples,
     );
+    #[cfg(feature = "peers")]
+    if !peers.is_empty() {
+        method.push_str(&format!(
+            " Peer, interleaved in the same rounds on the same positions and depths: {}; its \
+             perft counts are checked too.",
+            crate::peers::haitaka::DESCRIPTION
+        ));
+    }
     if !skipped.is_empty() {
         method.push_str(&format!(" Skipped: {}.", skipped.join("; ")));
     }
@@ -363,7 +474,13 @@ mod tests {
             "{}",
             experiment.findings
         );
-        assert_eq!(experiment.series.len(), 3 * 2);
+        assert_eq!(experiment.series.len(), 3 * (2 + peer_names().len()));
+        #[cfg(feature = "peers")]
+        assert!(
+            experiment.findings.contains("Against haitaka"),
+            "{}",
+            experiment.findings
+        );
     }
 
     #[test]
