@@ -6,7 +6,6 @@ use crate::backend::human_bytes;
 use crate::harness::report::table_markdown;
 use crate::harness::results::Table;
 use crate::json::Json;
-use std::collections::BTreeMap;
 use std::path::Path;
 
 /// One report folder as the index sees it.
@@ -50,73 +49,72 @@ fn compact(value: &Json) -> String {
     }
 }
 
-fn median(samples: &[f64]) -> Option<f64> {
-    let mut sorted: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
-    sorted.sort_by(f64::total_cmp);
-    let n = sorted.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(sorted[n / 2]),
-        _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2.0),
-    }
-}
-
-/// The best backend of one experiment: the summary's own `best…` entries where the experiment
-/// states them; otherwise computed from the series of its most common unit — per backend, the
-/// geometric mean of the series medians, highest for rates (`…/s`), lowest for anything else.
+/// The best backend of one experiment, from the winners its own `summary` names (keys such as
+/// `best …`, `fastest …`, `throughput_best_…`, or an object `best_…` of label → backend), grouped
+/// by backend: `pext (throughput uniform-10, …); dbb (…)`. Experiments that rank no backends
+/// (E6, E7, E9) name none here: their rows elsewhere in the index say what they found.
 fn best_backend(experiment: &Json) -> Option<String> {
-    if let Some(summary) = experiment.get("summary").and_then(Json::as_object) {
-        let stated: Vec<String> = summary
+    let summary = experiment.get("summary")?.as_object()?;
+    let is_winner_key = |key: &str| {
+        let key = key.to_ascii_lowercase();
+        key.starts_with("best") || key.starts_with("fastest") || key.contains("_best_")
+    };
+    // The label says which cell a winner is for: the key without the word "best"/"fastest".
+    let label = |key: &str| {
+        key.replace("_best_", " ")
+            .replace("best_backend_per_", "")
+            .trim_start_matches("best")
+            .trim_start_matches("fastest")
+            .trim_matches(|c: char| c == '_' || c == ' ')
+            .to_string()
+    };
+    let mut winners: Vec<(String, String)> = Vec::new();
+    for (key, value) in summary.iter().filter(|(k, _)| is_winner_key(k)) {
+        match value {
+            Json::Str(backend) => winners.push((backend.clone(), label(key))),
+            Json::Object(cells) => {
+                for (cell, backend) in cells {
+                    if let Some(backend) = backend.as_str() {
+                        winners.push((backend.to_string(), cell.clone()));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if winners.is_empty() {
+        return None;
+    }
+    // Backends in order of how many cells they win, then by first appearance.
+    let mut grouped: Vec<(String, Vec<String>)> = Vec::new();
+    for (backend, cell) in winners {
+        match grouped.iter_mut().find(|(b, _)| *b == backend) {
+            Some((_, cells)) => cells.push(cell),
+            None => grouped.push((backend, vec![cell])),
+        }
+    }
+    grouped.sort_by_key(|(_, cells)| std::cmp::Reverse(cells.len()));
+    let total: usize = grouped.iter().map(|(_, cells)| cells.len()).sum();
+    Some(
+        grouped
             .iter()
-            .filter(|(k, _)| k.starts_with("best"))
-            .map(|(_, v)| compact(v))
-            .collect();
-        if !stated.is_empty() {
-            return Some(stated.join("; "));
-        }
-    }
-    let series = experiment.get("series")?.as_array()?;
-    let mut per_unit: BTreeMap<&str, usize> = BTreeMap::new();
-    for s in series {
-        if let Some(unit) = s.get("unit").and_then(Json::as_str) {
-            *per_unit.entry(unit).or_default() += 1;
-        }
-    }
-    let unit = per_unit.iter().max_by_key(|(_, n)| **n).map(|(u, _)| *u)?;
-    let mut logs: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-    for s in series
-        .iter()
-        .filter(|s| s.get("unit").and_then(Json::as_str) == Some(unit))
-    {
-        let Some(backend) = s
-            .get("labels")
-            .and_then(|l| l.get("backend"))
-            .and_then(Json::as_str)
-        else {
-            continue;
-        };
-        let samples: Vec<f64> = s
-            .get("samples")
-            .and_then(Json::as_array)
-            .unwrap_or_default()
-            .iter()
-            .filter_map(Json::as_f64)
-            .collect();
-        if let Some(m) = median(&samples).filter(|m| *m > 0.0) {
-            logs.entry(backend).or_default().push(m.ln());
-        }
-    }
-    let score = |v: &Vec<f64>| v.iter().sum::<f64>() / v.len() as f64;
-    let rate = unit.ends_with("/s");
-    let best = logs.iter().max_by(|a, b| {
-        let order = score(a.1).total_cmp(&score(b.1));
-        if rate {
-            order
-        } else {
-            order.reverse()
-        }
-    })?;
-    Some(format!("{} (by {unit})", best.0))
+            .map(|(backend, cells)| {
+                let cells: Vec<&str> = cells
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|c| !c.is_empty())
+                    .collect();
+                if cells.is_empty() {
+                    backend.clone()
+                } else if cells.len() == total && total > 1 {
+                    format!("{backend} (all {total})")
+                } else {
+                    format!("{backend} ({})", cells.join(", "))
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+    )
 }
 
 fn caches(entry: &Entry) -> String {
@@ -363,4 +361,32 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     })?;
     println!("{dir}/README.md: {count} report folder(s)");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn best_backend_groups_the_summary_winners() {
+        let experiment = Json::parse(
+            r#"{"summary": {"throughput_best_uniform-10": "pext",
+                "throughput_best_random-play": "dbb", "latency_best_uniform-10": "pext",
+                "counters": "counters unavailable", "haitaka ÷ best perft": 1.2}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            best_backend(&experiment).unwrap(),
+            "pext (throughput uniform-10, latency uniform-10); dbb (throughput random-play)"
+        );
+        let per_geometry = Json::parse(
+            r#"{"summary": {"best_backend_per_geometry": {"L2": "pext", "L3": "pext"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(best_backend(&per_geometry).unwrap(), "pext (all 2)");
+        let e2 = Json::parse(r#"{"summary": {"best perft start d5": "pext"}}"#).unwrap();
+        assert_eq!(best_backend(&e2).unwrap(), "pext (perft start d5)");
+        let none = Json::parse(r#"{"summary": {"l1_ns": 1.4}}"#).unwrap();
+        assert_eq!(best_backend(&none), None);
+    }
 }
