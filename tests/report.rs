@@ -92,7 +92,7 @@ fn experiments(fast: &str, crossover: f64) -> Vec<Experiment> {
                 .collect(),
         }],
         findings: format!("{fast} is fastest."),
-        summary: Vec::new(),
+        summary: vec![("throughput_best_uniform-25".into(), Json::str(fast))],
     };
     let e7 = Experiment {
         id: "E7".into(),
@@ -389,7 +389,7 @@ fn report_index_puts_cpus_side_by_side() {
         "[alpha-f25-m1-2026-01-02](alpha-f25-m1-2026-01-02/report.md)",
         "[beta-f6-m85-2026-01-02](beta-f6-m85-2026-01-02/report.md)",
         "| CPU | Alpha CPU | Beta CPU |",
-        "| E1 best | qugiy (by Mlookups/s) | bonanza (by Mlookups/s) |",
+        "| E1 best | qugiy (throughput uniform-25) | bonanza (throughput uniform-25) |",
         "| crossover_magic-plain_vs_qugiy_bytes | 16 MiB | 4 MiB |",
         "| caches | L2 1 MiB | L2 1 MiB |",
     ] {
