@@ -5,7 +5,7 @@
 //! Generic over any `Backend` (through the trait only); `kiki effects` runs it on `qugiy`,
 //! the fastest table-free backend. Counts are kept per canonical square.
 
-use super::{code_piece, piece_code, EffectTracker, EMPTY};
+use super::{code_piece, make_move, piece_code, unmake_move, CellEdits, EffectTracker, EMPTY};
 use crate::backend::{Backend, Bitboard};
 use crate::position::{Move, Piece, PieceKind};
 use crate::types::{Color, Square};
@@ -127,7 +127,9 @@ impl<B: Backend> BitboardEffects<B> {
         let attacks = self.attacks(code, sq);
         self.add(color, attacks, delta);
     }
+}
 
+impl<B: Backend> CellEdits for BitboardEffects<B> {
     fn lift(&mut self, sq: Square) -> u8 {
         let code = self.board[sq.index()];
         self.own_effects(sq, code, 0xFF);
@@ -152,6 +154,16 @@ impl<B: Backend> BitboardEffects<B> {
         self.toggle_slider(code, sq);
         self.own_effects(sq, code, 1);
         old
+    }
+
+    #[inline(always)]
+    fn code_at(&self, sq: Square) -> u8 {
+        self.board[sq.index()]
+    }
+
+    #[inline(always)]
+    fn side_mut(&mut self) -> &mut Color {
+        &mut self.side
     }
 }
 
@@ -191,49 +203,12 @@ impl<B: Backend> EffectTracker for BitboardEffects<B> {
 
     #[inline]
     fn do_move(&mut self, mv: Move) -> Option<Piece> {
-        let to = mv.to();
-        let us = self.side;
-        self.side = us.flip();
-        match (mv.from(), mv.drop_kind()) {
-            (Some(from), _) => {
-                let code = self.lift(from);
-                let arrived = if mv.is_promotion() { code + 8 } else { code };
-                if self.board[to.index()] == EMPTY {
-                    self.place(to, arrived);
-                    None
-                } else {
-                    code_piece(self.swap(to, arrived))
-                }
-            }
-            (None, Some(kind)) => {
-                self.place(to, piece_code(Piece::new(us, kind)));
-                None
-            }
-            (None, None) => None,
-        }
+        make_move(self, mv)
     }
 
     #[inline]
     fn undo_move(&mut self, mv: Move, captured: Option<Piece>) {
-        let to = mv.to();
-        self.side = self.side.flip();
-        match mv.from() {
-            Some(from) => {
-                let arrived = match captured {
-                    Some(victim) => self.swap(to, piece_code(victim)),
-                    None => self.lift(to),
-                };
-                let code = if mv.is_promotion() {
-                    arrived - 8
-                } else {
-                    arrived
-                };
-                self.place(from, code);
-            }
-            None => {
-                self.lift(to);
-            }
-        }
+        unmake_move(self, mv, captured)
     }
 
     #[inline(always)]

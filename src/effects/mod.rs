@@ -347,8 +347,74 @@ impl<S: RayStepper> Effects<S> {
             }
         }
     }
+}
 
+/// The three board edits a tracker is built from (each keeps the counts right); making and
+/// unmaking a move is the same composition of them for every tracker.
+pub(crate) trait CellEdits {
     /// Takes the piece off `sq` and returns its code.
+    fn lift(&mut self, sq: Square) -> u8;
+    /// Puts the piece `code` on the empty square `sq`.
+    fn place(&mut self, sq: Square, code: u8);
+    /// Replaces the piece on the occupied `sq` by `code` and returns the old code.
+    fn swap(&mut self, sq: Square, code: u8) -> u8;
+    /// The code on `sq` (`EMPTY` when none).
+    fn code_at(&self, sq: Square) -> u8;
+    /// The side to move.
+    fn side_mut(&mut self) -> &mut Color;
+}
+
+/// Makes `mv` on any tracker from its three edits; returns the captured piece.
+#[inline(always)]
+pub(crate) fn make_move<T: CellEdits>(tracker: &mut T, mv: Move) -> Option<Piece> {
+    let to = mv.to();
+    let us = *tracker.side_mut();
+    *tracker.side_mut() = us.flip();
+    match (mv.from(), mv.drop_kind()) {
+        (Some(from), _) => {
+            let code = tracker.lift(from);
+            let arrived = arriving(code, mv);
+            if tracker.code_at(to) == EMPTY {
+                tracker.place(to, arrived);
+                None
+            } else {
+                code_piece(tracker.swap(to, arrived))
+            }
+        }
+        (None, Some(kind)) => {
+            tracker.place(to, piece_code(Piece::new(us, kind)));
+            None
+        }
+        (None, None) => None,
+    }
+}
+
+/// Takes back `mv`, the last move made, which captured `captured`.
+#[inline(always)]
+pub(crate) fn unmake_move<T: CellEdits>(tracker: &mut T, mv: Move, captured: Option<Piece>) {
+    let to = mv.to();
+    let side = tracker.side_mut();
+    *side = side.flip();
+    match mv.from() {
+        Some(from) => {
+            let arrived = match captured {
+                Some(victim) => tracker.swap(to, piece_code(victim)),
+                None => tracker.lift(to),
+            };
+            let code = if mv.is_promotion() {
+                arrived - 8
+            } else {
+                arrived
+            };
+            tracker.place(from, code);
+        }
+        None => {
+            tracker.lift(to);
+        }
+    }
+}
+
+impl<S: RayStepper> CellEdits for Effects<S> {
     #[inline(always)]
     fn lift(&mut self, sq: Square) -> u8 {
         let cell = S::cell(sq) & CELL_MASK;
@@ -359,7 +425,6 @@ impl<S: RayStepper> Effects<S> {
         code
     }
 
-    /// Puts the piece `code` on the empty square `sq`.
     #[inline(always)]
     fn place(&mut self, sq: Square, code: u8) {
         self.rays_through(sq, 0xFF);
@@ -367,7 +432,6 @@ impl<S: RayStepper> Effects<S> {
         self.own_effects(sq, code, 1);
     }
 
-    /// Replaces the piece on the occupied `sq` by `code` and returns the old code.
     #[inline(always)]
     fn swap(&mut self, sq: Square, code: u8) -> u8 {
         let cell = S::cell(sq) & CELL_MASK;
@@ -381,6 +445,11 @@ impl<S: RayStepper> Effects<S> {
     #[inline(always)]
     fn code_at(&self, sq: Square) -> u8 {
         self.cells[S::cell(sq) & CELL_MASK]
+    }
+
+    #[inline(always)]
+    fn side_mut(&mut self) -> &mut Color {
+        &mut self.side
     }
 }
 
@@ -420,49 +489,12 @@ impl<S: RayStepper> EffectTracker for Effects<S> {
 
     #[inline]
     fn do_move(&mut self, mv: Move) -> Option<Piece> {
-        let to = mv.to();
-        let us = self.side;
-        self.side = us.flip();
-        match (mv.from(), mv.drop_kind()) {
-            (Some(from), _) => {
-                let code = self.lift(from);
-                let arrived = arriving(code, mv);
-                if self.code_at(to) == EMPTY {
-                    self.place(to, arrived);
-                    None
-                } else {
-                    code_piece(self.swap(to, arrived))
-                }
-            }
-            (None, Some(kind)) => {
-                self.place(to, piece_code(Piece::new(us, kind)));
-                None
-            }
-            (None, None) => None,
-        }
+        make_move(self, mv)
     }
 
     #[inline]
     fn undo_move(&mut self, mv: Move, captured: Option<Piece>) {
-        let to = mv.to();
-        self.side = self.side.flip();
-        match mv.from() {
-            Some(from) => {
-                let arrived = match captured {
-                    Some(victim) => self.swap(to, piece_code(victim)),
-                    None => self.lift(to),
-                };
-                let code = if mv.is_promotion() {
-                    arrived - 8
-                } else {
-                    arrived
-                };
-                self.place(from, code);
-            }
-            None => {
-                self.lift(to);
-            }
-        }
+        unmake_move(self, mv, captured)
     }
 
     #[inline(always)]
