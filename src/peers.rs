@@ -4,7 +4,7 @@
 /// haitaka 0.3.2 with its table-free `qugiy` sliders (the configuration `scripts/peer-perft.sh`
 /// measures as haitaka "at its best"), driven exactly as its own perft example does.
 pub mod haitaka {
-    use ::haitaka::Board;
+    use ::haitaka::{Board, PieceMoves};
 
     /// The name the harness shows for this peer.
     pub const NAME: &str = "haitaka 0.3.2 (peer)";
@@ -42,14 +42,12 @@ pub mod haitaka {
 
     fn legal_move_count(board: &Board) -> u64 {
         let mut count = 0u64;
-        board.generate_board_moves(|moves| {
+        let mut add = |moves: PieceMoves| {
             count += moves.into_iter().len() as u64;
             false
-        });
-        board.generate_drops(|moves| {
-            count += moves.into_iter().len() as u64;
-            false
-        });
+        };
+        board.generate_board_moves(&mut add);
+        board.generate_drops(&mut add);
         count
     }
 
@@ -59,22 +57,16 @@ pub mod haitaka {
             1 => legal_move_count(board),
             _ => {
                 let mut nodes = 0;
-                board.generate_board_moves(|moves| {
+                let mut descend = |moves: PieceMoves| {
                     for mv in moves {
                         let mut child = board.clone();
                         child.play_unchecked(mv);
                         nodes += perft_bulk(&child, depth - 1);
                     }
                     false
-                });
-                board.generate_drops(|moves| {
-                    for mv in moves {
-                        let mut child = board.clone();
-                        child.play_unchecked(mv);
-                        nodes += perft_bulk(&child, depth - 1);
-                    }
-                    false
-                });
+                };
+                board.generate_board_moves(&mut descend);
+                board.generate_drops(&mut descend);
                 nodes
             }
         }
