@@ -36,8 +36,11 @@ usage:
       against a from-scratch recount after every make and unmake of N random-game
       moves (default 100000), then times make+unmake per stepper (K rounds, default 11)
   kiki report [--out DIR] [--quick] [--only LIST] [--positions FILE] [--pin CPU]
+              [--counters LIST]
       runs the experiments (LIST: comma-separated ids such as E1,E7,E8) and writes
-      DIR/<cpu-slug>-<date>/ (default DIR: reports): report.md, plots, results.json
+      DIR/<cpu-slug>-<date>/ (default DIR: reports): report.md, plots, results.json;
+      --counters picks the perf events read in E1, E2, E7 (default: cycles,instructions,
+      l1d-read-misses,llc-misses,dtlb-read-misses; task-clock-ns needs no PMU; none)
   kiki report-index [--dir DIR]
       rebuilds DIR/README.md (default: reports) from every report folder
   kiki help";

@@ -5,6 +5,7 @@ use crate::harness::e8;
 use crate::harness::e9;
 use crate::harness::experiments::{run_experiments, Config, EXPERIMENT_IDS};
 use crate::harness::machine::Machine;
+use crate::harness::measure::Event;
 use crate::harness::report::write_report;
 use crate::harness::results::Experiment;
 use crate::json::Json;
@@ -21,6 +22,36 @@ const E8_LOOKUPS_FULL: usize = 200_000;
 /// Every experiment id `--only` accepts.
 pub fn valid_ids() -> Vec<&'static str> {
     EXPERIMENT_IDS.iter().chain(OWN_IDS).copied().collect()
+}
+
+/// Parses `--counters cycles,llc-misses` (or `none`) into events; an unknown name is a usage
+/// error.
+pub fn parse_counters(list: &str) -> Result<Vec<Event>, CliError> {
+    let known = Event::ALL;
+    let names = || {
+        known
+            .iter()
+            .map(|e| e.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut events = Vec::new();
+    for raw in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if raw == "none" {
+            continue;
+        }
+        match known.iter().find(|e| e.name() == raw) {
+            Some(&event) if !events.contains(&event) => events.push(event),
+            Some(_) => {}
+            None => {
+                return Err(CliError::usage(format!(
+                    "kiki report: unknown counter '{raw}' (valid: {}, none)",
+                    names()
+                )))
+            }
+        }
+    }
+    Ok(events)
 }
 
 /// Parses `--only E1,e7` into known ids (upper case); an unknown one is a usage error.
@@ -242,7 +273,14 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         "report",
         args,
         &["--quick"],
-        &["--out", "--only", "--positions", "--pin", "--e9"],
+        &[
+            "--out",
+            "--only",
+            "--positions",
+            "--pin",
+            "--e9",
+            "--counters",
+        ],
     )?;
     let only = match options.value("--only") {
         Some(list) => parse_only(list)?,
@@ -257,6 +295,10 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         Some(_) => Some(options.number("--pin", 0)? as usize),
         None => None,
     };
+    let counter_events = match options.value("--counters") {
+        Some(list) => parse_counters(list)?,
+        None => Event::DEFAULT.to_vec(),
+    };
     let isa_runs = match options.value("--e9") {
         Some(list) => read_isa_runs(list)?,
         None => Vec::new(),
@@ -269,6 +311,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         quick,
         positions,
         pin_cpu,
+        counter_events,
         ..Config::default()
     };
     let machine = Machine::detect();

@@ -303,6 +303,9 @@ pub enum Event {
     CacheMisses,
     L1dReadMisses,
     DtlbReadMisses,
+    /// The kernel's software task clock (ns): no PMU needed, so the counter path can be
+    /// exercised on machines without hardware counters (tests, `--quick` smoke runs).
+    TaskClock,
 }
 
 impl Event {
@@ -314,6 +317,16 @@ impl Event {
         Event::DtlbReadMisses,
     ];
 
+    /// Every event `--counters` accepts.
+    pub const ALL: [Event; 6] = [
+        Event::Cycles,
+        Event::Instructions,
+        Event::L1dReadMisses,
+        Event::CacheMisses,
+        Event::DtlbReadMisses,
+        Event::TaskClock,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Event::Cycles => "cycles",
@@ -321,12 +334,14 @@ impl Event {
             Event::CacheMisses => "llc-misses",
             Event::L1dReadMisses => "l1d-read-misses",
             Event::DtlbReadMisses => "dtlb-read-misses",
+            Event::TaskClock => "task-clock-ns",
         }
     }
 
     /// `(type, config)` of `perf_event_attr`.
     fn encoding(self) -> (u32, u64) {
         const HARDWARE: u32 = 0;
+        const SOFTWARE: u32 = 1;
         const HW_CACHE: u32 = 3;
         // cache id | (op read = 0) << 8 | (result miss = 1) << 16
         let cache_read_miss = |id: u64| id | (1 << 16);
@@ -336,6 +351,7 @@ impl Event {
             Event::CacheMisses => (HARDWARE, 3),
             Event::L1dReadMisses => (HW_CACHE, cache_read_miss(0)),
             Event::DtlbReadMisses => (HW_CACHE, cache_read_miss(3)),
+            Event::TaskClock => (SOFTWARE, 1),
         }
     }
 }

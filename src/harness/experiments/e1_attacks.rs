@@ -1,12 +1,13 @@
 //! E1: sliding-attack throughput (independent lookups) and latency (a dependent chain) for
 //! every backend × piece × workload.
 
+use super::counter_log::CounterLog;
 use super::{
     and_list, convert, fold, lookup, per_second_millions, point, ranked, series, summarise, Config,
     Input, Progress, BISHOP, DRAGON, HORSE, LANCE, MIXED, ROOK,
 };
 use crate::backend::{Backend, Bitboard};
-use crate::harness::measure::{interleaved, Case, Counters, Event};
+use crate::harness::measure::{interleaved, Case};
 use crate::harness::results::{Experiment, Plot, PlotKind, PlotLine, Series, Table};
 use crate::harness::stats::{format_spread, ratio};
 use crate::harness::workloads::{self, LookupItem, PieceGroup, Policy, Workload};
@@ -129,14 +130,9 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
             Err(error) => user_note = format!(" User positions were not used: {error}."),
         }
     }
-    let mut counters = Counters::open(&Event::DEFAULT);
-    let counter_note = match &counters {
-        Ok(c) => format!("hardware counters: {} (user space)", c.names().join(", ")),
-        Err(reason) => reason.clone(),
-    };
+    let mut counter_log = CounterLog::open(&config.counter_events, "lookup");
 
     let mut cells: Vec<Cell> = Vec::new();
-    let mut counter_series: Vec<Series> = Vec::new();
     let mut thin: Vec<String> = Vec::new();
     let total: usize = workloads.iter().map(|(_, g)| g.len() * 2).sum();
     let mut done = 0;
@@ -183,22 +179,18 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
                     .collect();
                 let base = done as f64 / total as f64;
                 let results =
-                    interleaved(&mut cases, &sampling, counters.as_mut().ok(), &mut |f| {
+                    interleaved(&mut cases, &sampling, counter_log.counters(), &mut |f| {
                         progress(&message, base + f / total as f64)
                     });
                 for result in results {
-                    for (counter, value) in &result.counters_per_op {
-                        counter_series.push(series(
-                            &[
-                                ("backend", &result.name),
-                                ("piece", group.name()),
-                                ("workload", &workload.name),
-                                ("mode", mode.name()),
-                            ],
-                            &format!("{counter}/lookup"),
-                            vec![*value],
-                        ));
-                    }
+                    counter_log.record(
+                        &[
+                            ("piece", group.name()),
+                            ("workload", &workload.name),
+                            ("mode", mode.name()),
+                        ],
+                        &result,
+                    );
                     cells.push(Cell {
                         workload: workload.name.clone(),
                         piece: group,
@@ -218,8 +210,7 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
         &skipped,
         &workloads,
         cells,
-        counter_series,
-        &counter_note,
+        &counter_log,
         &thin,
         &user_note,
     )
@@ -239,8 +230,7 @@ fn build(
     skipped: &[String],
     workloads: &[(Workload, Vec<PieceGroup>)],
     cells: Vec<Cell>,
-    counter_series: Vec<Series>,
-    counter_note: &str,
+    counter_log: &CounterLog,
     thin: &[String],
     user_note: &str,
 ) -> Experiment {
@@ -265,7 +255,7 @@ fn build(
             )
         })
         .collect();
-    series_out.extend(counter_series);
+    series_out.extend(counter_log.series());
 
     // Tables: one per mode, a row per (workload, piece), a column per backend.
     let mut tables = Vec::new();
@@ -294,6 +284,10 @@ fn build(
         }
         tables.push(Table { headers, rows });
     }
+    // Counters, where the machine has them: per backend, the mean over the throughput cells.
+    tables.extend(counter_log.table(&["backend"], |label| {
+        label("mode").as_deref() == Some(Mode::Throughput.name())
+    }));
 
     // Plots: per workload (mixed kinds) and per piece (uniform 25 %), for each mode.
     let mut plots = Vec::new();
@@ -493,7 +487,7 @@ fn build(
          popcount of this result & 1), so each lookup waits for the last (the chain adds an L1 \
          load and a popcount per step, the same for every backend). Backends are interleaved \
          round-robin: {} samples of at least {:?} each after {:?} of warm-up; cells show the \
-         median with min–max. {}.",
+         median with min–max. {}{}.",
         config.seed,
         workloads
             .iter()
@@ -504,13 +498,18 @@ fn build(
         config.sampling().samples,
         config.sampling().min_sample,
         config.sampling().warmup,
-        counter_note
+        counter_log.note(),
+        if counter_log.series().is_empty() {
+            ""
+        } else {
+            " (the counter table: per backend, the mean over the throughput cells)"
+        }
     );
     method.push_str(user_note);
     if !skipped.is_empty() {
         method.push_str(&format!(" Skipped: {}.", skipped.join("; ")));
     }
-    summary.push(("counters".to_string(), Json::str(counter_note)));
+    summary.push(("counters".to_string(), Json::str(counter_log.note())));
     Experiment {
         id: "E1".to_string(),
         title: TITLE.to_string(),

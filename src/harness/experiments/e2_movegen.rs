@@ -1,6 +1,7 @@
 //! E2: legal move generation over game positions and perft nodes per second, per backend,
 //! with every perft count checked against the published value.
 
+use super::counter_log::CounterLog;
 use super::{and_list, per_second_millions, point, ranked, series, summarise, Config, Progress};
 use crate::backend::Backend;
 use crate::harness::measure::{interleaved, Case, SampleConfig};
@@ -196,6 +197,7 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
         samples: config.pick(2, 3, 5),
         min_sample: Duration::ZERO,
     };
+    let mut counter_log = CounterLog::open(&config.counter_events, "op");
     let mut rows = Vec::new();
     let mut errors = Vec::new();
     let mut moves_per_position = 0.0;
@@ -242,10 +244,11 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
             Task::Movegen(_) => base,
             Task::Perft { .. } => perft_sampling,
         };
-        let results = interleaved(&mut cases, &sampling, None, &mut |f| {
+        let results = interleaved(&mut cases, &sampling, counter_log.counters(), &mut |f| {
             progress(task_name, (t as f64 + f) / tasks.len() as f64)
         });
         for result in results {
+            counter_log.record(&[("task", task_name)], &result);
             let (unit, per_op) = match task {
                 Task::Movegen(_) => ("ns/position", "positions"),
                 Task::Perft { .. } => ("ns/node", "nodes"),
@@ -265,6 +268,7 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
         &backends,
         &peer_names(),
         &skipped,
+        &counter_log,
         &sfens,
         moves_per_position,
         rows,
@@ -278,6 +282,7 @@ fn build(
     backends: &[&'static str],
     peers: &[&'static str],
     skipped: &[String],
+    counter_log: &CounterLog,
     sfens: &[String],
     moves_per_position: f64,
     rows: Vec<Row>,
@@ -294,7 +299,7 @@ fn build(
     };
     let find =
         |task: &str, backend: &str| rows.iter().find(|r| r.task == task && r.backend == backend);
-    let series_out = rows
+    let mut series_out: Vec<_> = rows
         .iter()
         .map(|r| {
             series(
@@ -353,6 +358,7 @@ fn build(
         markers: Vec::new(),
         lines,
     };
+    series_out.extend(counter_log.series());
     let mut findings = Vec::new();
     let mut summary = Vec::new();
     for task in &tasks {
@@ -438,18 +444,24 @@ fn build(
             crate::peers::haitaka::DESCRIPTION
         ));
     }
+    method.push_str(&format!(
+        " {} (an op is a position for move generation, a node for perft).",
+        counter_log.note()
+    ));
     if !skipped.is_empty() {
         method.push_str(&format!(" Skipped: {}.", skipped.join("; ")));
     }
+    let mut tables = vec![Table {
+        headers,
+        rows: table_rows,
+    }];
+    tables.extend(counter_log.table(&["backend", "task"], |_| true));
     Experiment {
         id: "E2".to_string(),
         title: TITLE.to_string(),
         method,
         series: series_out,
-        tables: vec![Table {
-            headers,
-            rows: table_rows,
-        }],
+        tables,
         plots: vec![plot],
         findings: findings.join(" "),
         summary,
@@ -474,7 +486,17 @@ mod tests {
             "{}",
             experiment.findings
         );
-        assert_eq!(experiment.series.len(), 3 * (2 + peer_names().len()));
+        // Per task and case: the samples and, where the kernel allows software events (not in
+        // every container), the task clock that stands in for hardware counters, with its table.
+        let cases = 3 * (2 + peer_names().len());
+        if crate::harness::measure::Counters::open(&config.counter_events).is_ok() {
+            assert_eq!(experiment.series.len(), 2 * cases);
+            assert_eq!(experiment.tables.len(), 2);
+            assert!(experiment.method.contains("task-clock-ns per op"));
+        } else {
+            assert_eq!(experiment.series.len(), cases);
+            assert!(experiment.method.contains("counters unavailable"));
+        }
         #[cfg(feature = "peers")]
         assert!(
             experiment.findings.contains("Against haitaka"),

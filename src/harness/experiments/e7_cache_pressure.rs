@@ -2,6 +2,7 @@
 //! of an "evaluation" buffer of growing size E — does a big table lose once the evaluation
 //! needs the cache?
 
+use super::counter_log::CounterLog;
 use super::{
     and_list, convert, fold, lookup, per_second_millions, point, series, size_text, summarise,
     Config, Input, Progress, MIXED,
@@ -9,7 +10,8 @@ use super::{
 use crate::backend::{Backend, Bitboard};
 use crate::harness::machine::Machine;
 use crate::harness::measure::{
-    calibrate, interleaved, pin_to_cpu, time_ns, Case, PageBuffer, Pages, SampleConfig,
+    calibrate, interleaved, pin_to_cpu, time_ns, Case, CaseResult, Counters, PageBuffer, Pages,
+    SampleConfig,
 };
 use crate::harness::results::{Experiment, Plot, PlotKind, PlotLine, Point, Table};
 use crate::harness::stats::{format_sig, paired_difference, Summary};
@@ -128,8 +130,8 @@ struct Measured {
     eval_reads_per_ns: Vec<f64>,
 }
 
-/// Per case (name, ns per iteration samples); why `madvise` failed; huge-page bytes granted.
-type SweepPoint = (Vec<(String, Vec<f64>)>, Option<String>, Option<usize>);
+/// Per case its samples (and counters, if given); why `madvise` failed; huge-page bytes granted.
+type SweepPoint = (Vec<CaseResult>, Option<String>, Option<usize>);
 
 /// Runs every backend and the evaluation alone at one E, interleaved.
 fn sweep_point(
@@ -139,6 +141,7 @@ fn sweep_point(
     pages: Pages,
     reads: u32,
     sampling: &SampleConfig,
+    counters: Option<&mut Counters>,
     progress: &mut dyn FnMut(f64),
 ) -> SweepPoint {
     let buffer = (bytes > 0).then(|| PageBuffer::new(bytes, pages, |i| i as u64));
@@ -148,14 +151,10 @@ fn sweep_point(
         .filter_map(|name| registry::visit(name, MakeCase { items, eval, reads }).ok())
         .collect();
     cases.push(eval_alone_case(items.len(), eval, reads));
-    let results = interleaved(&mut cases, sampling, None, progress);
+    let results = interleaved(&mut cases, sampling, counters, progress);
     let advice = buffer.as_ref().and_then(|b| b.advice.clone().err());
     let huge = buffer.as_ref().and_then(|b| b.huge_page_bytes());
-    (
-        results.into_iter().map(|r| (r.name, r.ns_per_op)).collect(),
-        advice,
-        huge,
-    )
+    (results, advice, huge)
 }
 
 /// The two-thread variant at one E: lookups (no evaluation reads) on this thread, evaluation
@@ -279,6 +278,8 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
     let mut measured: Vec<Measured> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
     let mut huge_granted: Vec<(usize, Option<usize>)> = Vec::new();
+    // Counters on the main sweep, where cache and TLB misses per iteration tell the story.
+    let mut counter_log = CounterLog::open(&config.counter_events, "iteration");
     for (variant, pages) in [("4k", Pages::Small), ("huge", Pages::Huge)] {
         for &bytes in &sizes {
             let message = format!("{variant} pages, E = {}", size_text(bytes as f64));
@@ -290,6 +291,7 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
                 pages,
                 MAIN_READS,
                 &sampling,
+                counter_log.counters(),
                 &mut |f| progress(&message, base + f / steps as f64),
             );
             if let Some(error) = advice {
@@ -298,13 +300,15 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
             if pages == Pages::Huge && bytes > 0 {
                 huge_granted.push((bytes, huge));
             }
-            for (case, ns) in results {
+            let e = size_text(bytes as f64);
+            for result in results {
+                counter_log.record(&[("pages", variant), ("E", &e)], &result);
                 measured.push(Measured {
                     variant,
                     reads: MAIN_READS,
                     bytes,
-                    case,
-                    ns,
+                    case: result.name,
+                    ns: result.ns_per_op,
                     eval_reads_per_ns: Vec::new(),
                 });
             }
@@ -322,15 +326,16 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
                 Pages::Small,
                 reads,
                 &sampling,
+                None,
                 &mut |f| progress(&message, base + f / steps as f64),
             );
-            for (case, ns) in results {
+            for result in results {
                 measured.push(Measured {
                     variant: "4k",
                     reads,
                     bytes,
-                    case,
-                    ns,
+                    case: result.name,
+                    ns: result.ns_per_op,
                     eval_reads_per_ns: Vec::new(),
                 });
             }
@@ -382,6 +387,7 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
         &huge_granted,
         eval_cpu,
         main_cpu,
+        &counter_log,
     )
 }
 
@@ -428,6 +434,7 @@ fn build(
     huge_granted: &[(usize, Option<usize>)],
     eval_cpu: usize,
     main_cpu: usize,
+    counter_log: &CounterLog,
 ) -> Experiment {
     let table_bytes = |name: &str| {
         registry::summaries()
@@ -838,12 +845,30 @@ fn build(
     for note in notes.iter().chain(skipped) {
         method.push_str(&format!(" {note}."));
     }
+    // Counter tables: 4 KiB pages, E = 0 and the variants' sizes (every E is in results.json).
+    let shown: Vec<String> = std::iter::once(0)
+        .chain(subset.iter().copied())
+        .map(|b| size_text(b as f64))
+        .collect();
+    let counter_tables = counter_log.pivots("backend", "E", |label| {
+        label("pages").as_deref() == Some("4k") && label("E").is_some_and(|e| shown.contains(&e))
+    });
+    method.push_str(&format!(" {}", counter_log.note()));
+    method.push_str(if counter_tables.is_empty() {
+        "."
+    } else {
+        " (tables: 4 KiB pages at E = 0 and the variants' sizes; every E and the huge-page \
+         sweep are in results.json)."
+    });
+    series_out.extend(counter_log.series());
+    let mut tables = vec![Table { headers, rows }];
+    tables.extend(counter_tables);
     Experiment {
         id: "E7".to_string(),
         title: TITLE.to_string(),
         method,
         series: series_out,
-        tables: vec![Table { headers, rows }],
+        tables,
         plots,
         findings: findings.join(" "),
         summary,

@@ -4,6 +4,7 @@
 //! returns an [`Experiment`](crate::harness::results::Experiment): raw series, a table, plots
 //! and findings computed from its own data.
 
+mod counter_log;
 pub mod e1_attacks;
 pub mod e2_movegen;
 pub mod e3_mate1;
@@ -13,7 +14,7 @@ pub mod e6_memory;
 pub mod e7_cache_pressure;
 
 use crate::backend::{Backend, Bitboard};
-use crate::harness::measure::SampleConfig;
+use crate::harness::measure::{Event, SampleConfig};
 use crate::harness::results::{Experiment, Point, Series};
 use crate::harness::stats::Summary;
 use crate::registry;
@@ -36,6 +37,8 @@ pub struct Config {
     pub positions: Vec<String>,
     /// The CPU the measuring thread is pinned to (`--pin CPU`), if any.
     pub pin_cpu: Option<usize>,
+    /// Counters read around every sample of E1, E2 and E7 where the machine has them.
+    pub counter_events: Vec<Event>,
 }
 
 impl Default for Config {
@@ -47,6 +50,7 @@ impl Default for Config {
             backends: Vec::new(),
             positions: Vec::new(),
             pin_cpu: None,
+            counter_events: Event::DEFAULT.to_vec(),
         }
     }
 }
@@ -63,11 +67,13 @@ impl Config {
         }
     }
 
-    /// For tests: every code path, milliseconds of measuring.
+    /// For tests: every code path, milliseconds of measuring; the software task clock stands in
+    /// for hardware counters so that the counter tables are exercised on any machine.
     pub fn smoke() -> Config {
         Config {
             quick: true,
             smoke: true,
+            counter_events: vec![Event::TaskClock],
             ..Config::default()
         }
     }
