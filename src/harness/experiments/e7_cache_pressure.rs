@@ -134,6 +134,7 @@ struct Measured {
 type SweepPoint = (Vec<CaseResult>, Option<String>, Option<usize>);
 
 /// Runs every backend and the evaluation alone at one E, interleaved.
+#[allow(clippy::too_many_arguments)]
 fn sweep_point(
     backends: &[&'static str],
     items: &[LookupItem],
