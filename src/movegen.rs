@@ -102,6 +102,114 @@ impl<const N: usize> std::ops::Deref for MoveBuffer<N> {
     }
 }
 
+/// Where the generator puts its moves: a [`MoveBuffer`] pushes each one, a [`MoveCounter`]
+/// only adds them up (popcounts, no move is made). The bulk methods carry the promotion rules
+/// so that both see the same sets.
+trait MoveSink {
+    /// One board move.
+    fn board(&mut self, from: Square, to: Square, promote: bool);
+    /// Each of `kinds` dropped on each of `squares` (square by square).
+    fn drops<BB: Bitboard>(&mut self, kinds: &[PieceKind], squares: BB);
+    /// Pieces that never promote: one move to each target.
+    fn plain<BB: Bitboard>(&mut self, from: Square, targets: BB);
+    /// Silver, bishop, rook: promotion optional when the move starts or ends in the zone.
+    fn optional<BB: Bitboard>(&mut self, from: Square, targets: BB, zone: BB);
+    /// Pawn, lance, knight: promotion optional in the zone, compulsory in `forced` (a part
+    /// of the zone).
+    fn forced<BB: Bitboard>(&mut self, from: Square, targets: BB, zone: BB, forced: BB);
+}
+
+impl<const N: usize> MoveSink for MoveBuffer<N> {
+    #[inline(always)]
+    fn board(&mut self, from: Square, to: Square, promote: bool) {
+        self.push(Move::board(from, to, promote));
+    }
+
+    #[inline(always)]
+    fn drops<BB: Bitboard>(&mut self, kinds: &[PieceKind], squares: BB) {
+        for to in squares.squares() {
+            for &kind in kinds {
+                self.push(Move::drop(kind, to));
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn plain<BB: Bitboard>(&mut self, from: Square, targets: BB) {
+        for to in targets.squares() {
+            self.push(Move::board(from, to, false));
+        }
+    }
+
+    #[inline(always)]
+    fn optional<BB: Bitboard>(&mut self, from: Square, targets: BB, zone: BB) {
+        if zone.contains(from) {
+            for to in targets.squares() {
+                self.push(Move::board(from, to, true));
+                self.push(Move::board(from, to, false));
+            }
+        } else {
+            for to in (targets & zone).squares() {
+                self.push(Move::board(from, to, true));
+                self.push(Move::board(from, to, false));
+            }
+            for to in targets.and_not(zone).squares() {
+                self.push(Move::board(from, to, false));
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn forced<BB: Bitboard>(&mut self, from: Square, targets: BB, zone: BB, forced: BB) {
+        for to in targets.squares() {
+            if zone.contains(to) {
+                self.push(Move::board(from, to, true));
+                if !forced.contains(to) {
+                    self.push(Move::board(from, to, false));
+                }
+            } else {
+                self.push(Move::board(from, to, false));
+            }
+        }
+    }
+}
+
+/// Counts what a [`MoveBuffer`] would hold, by popcounts of the same target sets.
+struct MoveCounter(u64);
+
+impl MoveSink for MoveCounter {
+    #[inline(always)]
+    fn board(&mut self, _from: Square, _to: Square, _promote: bool) {
+        self.0 += 1;
+    }
+
+    #[inline(always)]
+    fn drops<BB: Bitboard>(&mut self, kinds: &[PieceKind], squares: BB) {
+        self.0 += u64::from(squares.count()) * kinds.len() as u64;
+    }
+
+    #[inline(always)]
+    fn plain<BB: Bitboard>(&mut self, _from: Square, targets: BB) {
+        self.0 += u64::from(targets.count());
+    }
+
+    #[inline(always)]
+    fn optional<BB: Bitboard>(&mut self, from: Square, targets: BB, zone: BB) {
+        let promoting = if zone.contains(from) {
+            targets
+        } else {
+            targets & zone
+        };
+        self.0 += u64::from(targets.count() + promoting.count());
+    }
+
+    #[inline(always)]
+    fn forced<BB: Bitboard>(&mut self, _from: Square, targets: BB, zone: BB, forced: BB) {
+        // One move per target, plus the promotion in the zone where it is not compulsory.
+        self.0 += u64::from(targets.count() + (targets & zone).and_not(forced).count());
+    }
+}
+
 /// What decides whether a move gives check: for each kind (after the move), the squares from
 /// which it would attack the enemy king, and our pieces whose moving off the line uncovers a
 /// slider on that king.
@@ -258,8 +366,25 @@ impl<B: Backend> Position<B> {
     }
 
     /// All legal moves into `list` (cleared first).
+    // Out of line, as it was when this held the generator's body: as a two-line wrapper it
+    // was inlined into every caller, and E2's move generation ran 4-7% slower on most backends.
+    #[inline(never)]
     pub fn legal_moves<const N: usize>(&self, list: &mut MoveBuffer<N>) {
         list.clear();
+        self.generate(list);
+    }
+
+    /// The number of legal moves: equals `legal_moves().len()` (for any legal position),
+    /// counted by the same generator without making the moves.
+    pub fn legal_move_count(&self) -> u64 {
+        let mut counter = MoveCounter(0);
+        self.generate(&mut counter);
+        counter.0
+    }
+
+    /// The legal move generator, into any sink.
+    #[inline(always)]
+    fn generate<S: MoveSink>(&self, sink: &mut S) {
         let us = self.side;
         let them = us.flip();
         let t = self.tables;
@@ -268,8 +393,8 @@ impl<B: Backend> Position<B> {
         let empty = t.all.and_not(occupied);
         let Some(ksq) = self.kings[us.index()] else {
             // No king to keep safe: every move that obeys the other rules is legal.
-            self.board_moves(list, t.all.and_not(ours), B::Bitboard::empty(), ANY_SQUARE);
-            self.drops(list, empty);
+            self.board_moves(sink, t.all.and_not(ours), B::Bitboard::empty(), ANY_SQUARE);
+            self.drops(sink, empty);
             return;
         };
         let checkers = self.attackers_to(ksq, them);
@@ -280,11 +405,11 @@ impl<B: Backend> Position<B> {
             // uncover nothing, and the current occupancy serves for king moves.
             for to in king_targets.squares() {
                 if !self.is_attacked_with(to, them, &self.occupancy) {
-                    list.push(Move::board(ksq, to, false));
+                    sink.board(ksq, to, false);
                 }
             }
-            self.board_moves(list, t.all.and_not(ours), pinned, ksq);
-            self.drops(list, empty);
+            self.board_moves(sink, t.all.and_not(ours), pinned, ksq);
+            self.drops(sink, empty);
             return;
         }
         // In check: the king must not step along a checking ray, so test its targets with the
@@ -293,7 +418,7 @@ impl<B: Backend> Position<B> {
         self.backend.clear_square(&mut without_king, ksq);
         for to in king_targets.squares() {
             if !self.is_attacked_with(to, them, &without_king) {
-                list.push(Move::board(ksq, to, false));
+                sink.board(ksq, to, false);
             }
         }
         let mut rest = checkers;
@@ -302,15 +427,15 @@ impl<B: Backend> Position<B> {
             return; // double check: only the king moves
         }
         let block = t.between(ksq, checker);
-        self.board_moves(list, block | B::Bitboard::square(checker), pinned, ksq);
-        self.drops(list, block);
+        self.board_moves(sink, block | B::Bitboard::square(checker), pinned, ksq);
+        self.drops(sink, block);
     }
 
     /// Moves of every piece but the king to `target`; pinned pieces stay on their pin line.
     #[inline(always)]
-    fn board_moves<const N: usize>(
+    fn board_moves<S: MoveSink>(
         &self,
-        list: &mut MoveBuffer<N>,
+        sink: &mut S,
         target: B::Bitboard,
         pinned: B::Bitboard,
         ksq: Square,
@@ -334,54 +459,48 @@ impl<B: Backend> Position<B> {
         // Pawns and lances: promotion optional in the zone, compulsory on the last rank.
         for from in self.pieces(us, PieceKind::Pawn).squares() {
             let targets = restrict(from, b.pawn_attacks(us, from) & target);
-            for to in targets.squares() {
-                push_forced(list, from, to, zone, last);
-            }
+            sink.forced(from, targets, zone, last);
         }
         for from in self.pieces(us, PieceKind::Lance).squares() {
             let targets = restrict(from, b.lance_attacks(us, occ, from) & target);
-            for to in targets.squares() {
-                push_forced(list, from, to, zone, last);
-            }
+            sink.forced(from, targets, zone, last);
         }
         // Knights: compulsory on the last two ranks.
         for from in self.pieces(us, PieceKind::Knight).squares() {
             let targets = restrict(from, b.knight_attacks(us, from) & target);
-            for to in targets.squares() {
-                push_forced(list, from, to, zone, last_two);
-            }
+            sink.forced(from, targets, zone, last_two);
         }
         // Silver, bishop, rook: promotion optional when starting or ending in the zone.
         for from in self.pieces(us, PieceKind::Silver).squares() {
             let targets = restrict(from, b.silver_attacks(us, from) & target);
-            push_optional(list, from, targets, zone);
+            sink.optional(from, targets, zone);
         }
         for from in self.pieces(us, PieceKind::Bishop).squares() {
             let targets = restrict(from, b.bishop_attacks(occ, from) & target);
-            push_optional(list, from, targets, zone);
+            sink.optional(from, targets, zone);
         }
         for from in self.pieces(us, PieceKind::Rook).squares() {
             let targets = restrict(from, b.rook_attacks(occ, from) & target);
-            push_optional(list, from, targets, zone);
+            sink.optional(from, targets, zone);
         }
         // Pieces that never promote.
         for from in (self.gold_movers() & self.by_color[ui]).squares() {
             let targets = restrict(from, b.gold_attacks(us, from) & target);
-            push_plain(list, from, targets);
+            sink.plain(from, targets);
         }
         for from in self.pieces(us, PieceKind::Horse).squares() {
             let targets = restrict(from, b.horse_attacks(occ, from) & target);
-            push_plain(list, from, targets);
+            sink.plain(from, targets);
         }
         for from in self.pieces(us, PieceKind::Dragon).squares() {
             let targets = restrict(from, b.dragon_attacks(occ, from) & target);
-            push_plain(list, from, targets);
+            sink.plain(from, targets);
         }
     }
 
     /// Drops onto `targets` (empty squares), obeying the last-rank rules, 二歩 and 打ち歩詰め.
     #[inline(always)]
-    fn drops<const N: usize>(&self, list: &mut MoveBuffer<N>, targets: B::Bitboard) {
+    fn drops<S: MoveSink>(&self, sink: &mut S, targets: B::Bitboard) {
         let us = self.side;
         let ui = us.index();
         let hand = self.hands[ui];
@@ -406,9 +525,7 @@ impl<B: Backend> Position<B> {
                     }
                 }
             }
-            for to in allowed.squares() {
-                list.push(Move::drop(PieceKind::Pawn, to));
-            }
+            sink.drops(&[PieceKind::Pawn], allowed);
         }
 
         // The other kinds, grouped so that each square is popped once: anywhere beyond the
@@ -444,11 +561,7 @@ impl<B: Backend> Position<B> {
             if kinds.is_empty() {
                 continue;
             }
-            for to in squares.squares() {
-                for &kind in kinds {
-                    list.push(Move::drop(kind, to));
-                }
-            }
+            sink.drops(kinds, squares);
         }
     }
 
@@ -555,56 +668,6 @@ impl<B: Backend> Position<B> {
     }
 }
 
-/// Pawn, lance, knight: promotion optional in the zone, compulsory in `forced`.
-#[inline(always)]
-fn push_forced<B: Bitboard, const N: usize>(
-    list: &mut MoveBuffer<N>,
-    from: Square,
-    to: Square,
-    zone: B,
-    forced: B,
-) {
-    if zone.contains(to) {
-        list.push(Move::board(from, to, true));
-        if !forced.contains(to) {
-            list.push(Move::board(from, to, false));
-        }
-    } else {
-        list.push(Move::board(from, to, false));
-    }
-}
-
-/// Silver, bishop, rook: promotion optional when the move starts or ends in the zone.
-#[inline(always)]
-fn push_optional<B: Bitboard, const N: usize>(
-    list: &mut MoveBuffer<N>,
-    from: Square,
-    targets: B,
-    zone: B,
-) {
-    if zone.contains(from) {
-        for to in targets.squares() {
-            list.push(Move::board(from, to, true));
-            list.push(Move::board(from, to, false));
-        }
-    } else {
-        for to in (targets & zone).squares() {
-            list.push(Move::board(from, to, true));
-            list.push(Move::board(from, to, false));
-        }
-        for to in targets.and_not(zone).squares() {
-            list.push(Move::board(from, to, false));
-        }
-    }
-}
-
-#[inline(always)]
-fn push_plain<B: Bitboard, const N: usize>(list: &mut MoveBuffer<N>, from: Square, targets: B) {
-    for to in targets.squares() {
-        list.push(Move::board(from, to, false));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -615,7 +678,8 @@ mod tests {
     }
 
     /// The legal moves on the reference, after checking that every available backend
-    /// generates exactly the same list: each rule test below runs on every backend.
+    /// generates exactly the same list (and counts as many): each rule test below runs on
+    /// every backend.
     fn legal(sfen: &str) -> Vec<String> {
         let mut list = MoveList::new();
         pos(sfen).legal_moves(&mut list);
@@ -630,6 +694,7 @@ mod tests {
                 let position = Position::from_sfen(backend, self.sfen).expect("valid SFEN");
                 let mut list = MoveList::new();
                 position.legal_moves(&mut list);
+                assert_eq!(position.legal_move_count(), list.len() as u64);
                 assert_eq!(
                     list.usi_sorted(),
                     self.expected,

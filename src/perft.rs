@@ -9,11 +9,11 @@ pub fn perft<B: Backend>(pos: &mut Position<B>, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
+    if depth == 1 {
+        return pos.legal_move_count();
+    }
     let mut list = MoveList::new();
     pos.legal_moves(&mut list);
-    if depth == 1 {
-        return list.len() as u64;
-    }
     let mut nodes = 0;
     for &mv in list.iter() {
         let undo = pos.do_move(mv);
@@ -28,11 +28,11 @@ pub fn perft_copy_make<B: Backend>(pos: &Position<B>, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
+    if depth == 1 {
+        return pos.legal_move_count();
+    }
     let mut list = MoveList::new();
     pos.legal_moves(&mut list);
-    if depth == 1 {
-        return list.len() as u64;
-    }
     let mut nodes = 0;
     for &mv in list.iter() {
         let mut child = pos.clone();

@@ -1,0 +1,87 @@
+//! `legal_move_count` (the bulk count perft uses at its last ply) equals the length of the
+//! list `legal_moves` makes, on every backend and the reference, over seeded game-like
+//! positions (random play and greedy playouts, so captures fill the hands and checks occur)
+//! and each position's children (run with `--release`).
+
+use kiki::harness::workloads::{game_like, Policy};
+use kiki::movegen::MoveList;
+use kiki::position::Position;
+use kiki::Backend;
+use std::sync::OnceLock;
+
+/// The positions every backend is checked on: the SFENs of two seeded game-like workloads,
+/// each followed by every position one legal move away (which adds many in-check positions).
+fn positions() -> &'static [String] {
+    static POSITIONS: OnceLock<Vec<String>> = OnceLock::new();
+    POSITIONS.get_or_init(|| {
+        let mut roots = game_like(0xC0C0_0001, Policy::Random, 6_000).sfens;
+        roots.extend(game_like(0xC0C0_0002, Policy::Greedy, 6_000).sfens);
+        let mut out = Vec::new();
+        let mut list = MoveList::new();
+        for sfen in roots {
+            let mut pos = Position::from_sfen(kiki::reference::Reference, &sfen).unwrap();
+            pos.legal_moves(&mut list);
+            for &mv in list.iter().step_by(7) {
+                let undo = pos.do_move(mv);
+                out.push(pos.to_sfen());
+                pos.undo_move(mv, undo);
+            }
+            out.push(sfen);
+        }
+        out
+    })
+}
+
+fn count_equals_list_length<B: Backend>() {
+    let Ok(backend) = B::new() else {
+        assert!(B::availability().is_err());
+        return;
+    };
+    let (mut in_check, mut with_hand, mut in_check_with_hand) = (0, 0, 0);
+    let mut list = MoveList::new();
+    for sfen in positions() {
+        let pos = Position::from_sfen(backend, sfen).expect("valid SFEN");
+        pos.legal_moves(&mut list);
+        assert_eq!(
+            pos.legal_move_count(),
+            list.len() as u64,
+            "{} on {sfen}",
+            B::info().name
+        );
+        let hand = sfen.split(' ').nth(2).is_some_and(|h| h != "-");
+        in_check += pos.in_check() as usize;
+        with_hand += hand as usize;
+        in_check_with_hand += (pos.in_check() && hand) as usize;
+    }
+    eprintln!(
+        "{}: {} positions, {in_check} in check, {with_hand} with a hand, {in_check_with_hand} both",
+        B::info().name,
+        positions().len()
+    );
+    // The workload covers what the count must get right: evasions, and drops.
+    let total = positions().len();
+    assert!(total >= 5_000, "{total} positions");
+    assert!(in_check >= 500, "{in_check} of {total} in check");
+    assert!(
+        with_hand >= 2_000,
+        "{with_hand} of {total} with pieces in hand"
+    );
+    assert!(
+        in_check_with_hand >= 200,
+        "{in_check_with_hand} in check with a hand"
+    );
+}
+
+macro_rules! move_count_tests {
+    ($($name:literal $module:ident => $backend:ty),* $(,)?) => {$(
+        #[test]
+        fn $module() {
+            count_equals_list_length::<$backend>();
+        }
+    )*};
+}
+
+move_count_tests! {
+    "reference" reference => kiki::reference::Reference,
+}
+kiki::for_each_backend!(move_count_tests);
