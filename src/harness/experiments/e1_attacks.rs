@@ -414,6 +414,43 @@ fn build(
             ));
         }
     }
+    // What mixing the kinds costs by itself: mixed cells against the mean of the same
+    // workload's single-kind cells, per backend, then the median over backends.
+    let mut mixing = Vec::new();
+    for (workload, groups) in workloads {
+        if !groups.contains(&PieceGroup::Mixed) {
+            continue;
+        }
+        let mut extra: Vec<f64> = Vec::new();
+        for backend in backends {
+            let median_of = |group| {
+                find(&workload.name, group, Mode::Throughput, backend)
+                    .map(|c| summarise(&c.ns).median)
+            };
+            let singles: Vec<f64> = groups
+                .iter()
+                .filter(|g| **g != PieceGroup::Mixed)
+                .filter_map(|&g| median_of(g))
+                .collect();
+            if let (Some(mixed), false) = (median_of(PieceGroup::Mixed), singles.is_empty()) {
+                extra.push(mixed - singles.iter().sum::<f64>() / singles.len() as f64);
+            }
+        }
+        if let Some(summary) = crate::harness::stats::Summary::of(&extra) {
+            mixing.push(format!("{} {:+.2} ns", workload.name, summary.median));
+        }
+    }
+    if !mixing.is_empty() {
+        findings.push(format!(
+            "Mixing the slider kinds costs by itself (throughput; a mixed cell minus the mean of \
+             the same workload's single-kind cells, median over backends): {}. In the uniform \
+             workloads each lookup's kind is drawn at random, so the dispatch on the kind cannot \
+             be predicted and those mixed cells carry a branch-misprediction cost on top of the \
+             lookup; game positions list their sliders in a steadier order. The single-kind \
+             cells compare the lookups themselves.",
+            and_list(&mixing)
+        ));
+    }
     // Who wins most cells per mode, and whether the two modes agree.
     let mut winners_by_mode = Vec::new();
     for mode in [Mode::Throughput, Mode::Latency] {
