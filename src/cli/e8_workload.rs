@@ -9,14 +9,15 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         "e8-workload",
         args,
         &[],
-        &["--backend", "--lookups", "--seed"],
+        &["--backend", "--lookups", "--seed", "--eval-bytes"],
     )?;
     let backend = options
         .value("--backend")
         .ok_or_else(|| CliError::usage("kiki e8-workload: --backend NAME is required"))?;
     let lookups = options.number("--lookups", 100_000)? as usize;
     let seed = options.number("--seed", e8::WORKLOAD_SEED)?;
-    let folded = e8::run_workload(backend, lookups, seed)?;
-    println!("{backend} {lookups} lookups, folded attacks {folded:#x}");
+    let eval_bytes = options.number("--eval-bytes", 0)? as usize;
+    let folded = e8::run_workload(backend, lookups, seed, eval_bytes)?;
+    println!("{backend} {lookups} lookups (evaluation {eval_bytes} B), folded {folded:#x}");
     Ok(())
 }

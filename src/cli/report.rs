@@ -239,22 +239,43 @@ fn run_e8(
         }
     };
     let backends = crate::registry::resolve("all").unwrap_or_default();
-    let total = (backends.len() * geometries.len()).max(1);
+    // Per geometry: every backend alone, then under pressure from an evaluation twice the last
+    // level's size (with the evaluation-alone baseline).
+    let mut runs: Vec<(&e8::CacheGeometry, &str, usize)> = Vec::new();
+    for geometry in &geometries {
+        for &backend in &backends {
+            runs.push((geometry, backend, 0));
+        }
+        let eval_bytes = 2 * geometry.ll.bytes;
+        for &backend in backends.iter().chain(&[e8::EVAL_ALONE]) {
+            runs.push((geometry, backend, eval_bytes));
+        }
+    }
+    let total = runs.len().max(1);
     let mut results = Vec::new();
     let mut failures = Vec::new();
-    for (g, geometry) in geometries.iter().enumerate() {
-        for (b, &backend) in backends.iter().enumerate() {
-            let done = (g * backends.len() + b) as f64 / total as f64;
-            progress.update(&format!("E8: valgrind {backend}, {}", geometry.name), done);
-            match e8::simulate(&exe, backend, lookups, geometry, scratch) {
-                Ok(counts) => results.push(e8::SimResult {
-                    backend: backend.to_string(),
-                    geometry: geometry.name.clone(),
-                    counts,
-                    lookups,
-                }),
-                Err(reason) => failures.push(format!("{backend} with {}: {reason}", geometry.name)),
-            }
+    for (i, &(geometry, backend, eval_bytes)) in runs.iter().enumerate() {
+        let pressure = if eval_bytes > 0 {
+            format!(", evaluation {}", e8::short_bytes(eval_bytes))
+        } else {
+            String::new()
+        };
+        progress.update(
+            &format!("E8: valgrind {backend}, {}{pressure}", geometry.name),
+            i as f64 / total as f64,
+        );
+        match e8::simulate(&exe, backend, lookups, eval_bytes, geometry, scratch) {
+            Ok(counts) => results.push(e8::SimResult {
+                backend: backend.to_string(),
+                geometry: geometry.name.clone(),
+                counts,
+                lookups,
+                eval_bytes,
+            }),
+            Err(reason) => failures.push(format!(
+                "{backend} with {}{pressure}: {reason}",
+                geometry.name
+            )),
         }
     }
     progress.update("E8: done", 1.0);

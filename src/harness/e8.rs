@@ -32,6 +32,21 @@ pub const MEASURED_FUNCTION: &str = "e8_measured_lookups";
 pub const L1_MISS_CYCLES: f64 = 10.0;
 pub const LL_MISS_CYCLES: f64 = 100.0;
 
+/// Random 8-byte reads of the evaluation buffer after every lookup in the pressure variant (as
+/// in E7's main sweep).
+pub const EVAL_READS: usize = 4;
+/// The pseudo-backend of the pressure variant that does the evaluation reads alone: its counts
+/// are subtracted from each backend's, leaving what the lookups add under pressure.
+pub const EVAL_ALONE: &str = "evaluation-alone";
+
+/// The `k`-th evaluation read's index in a buffer of `len` words: a multiplicative hash scaled
+/// by a multiply-high (no division, the same few instructions for every backend).
+#[inline(always)]
+fn eval_index(k: u64, len: usize) -> usize {
+    let hash = k.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    ((hash as u128 * len as u128) >> 64) as usize
+}
+
 /// One lookup input packed in a `u32`: occupancy index (bits 0–7), square (8–14), slider (16–18).
 fn pack(occupancy: usize, square: u8, slider: usize) -> u32 {
     occupancy as u32 | (square as u32) << 8 | (slider as u32) << 16
@@ -63,22 +78,52 @@ pub fn inputs(lookups: usize, seed: u64) -> (Vec<u128>, Vec<u32>) {
     (occupancies, packed)
 }
 
-/// The measured region: every lookup's attacks folded into one bitboard. Never inlined, so
-/// valgrind can switch collection on and off at its entry and exit.
+/// The measured region: every lookup's attacks folded into one bitboard, and (with a non-empty
+/// `eval`) `EVAL_READS` evaluation reads after each lookup, summed. Never inlined, so valgrind
+/// can switch collection on and off at its entry and exit.
 #[inline(never)]
 pub fn e8_measured_lookups<B: Backend>(
     backend: B,
     occupancies: &[B::Occupancy],
     packed: &[u32],
-) -> B::Bitboard {
+    eval: &[u64],
+) -> (B::Bitboard, u64) {
     let mut folded = B::Bitboard::empty();
+    let mut sum = 0u64;
+    let mut reads = 0u64;
     for &input in packed {
         let occupancy = &occupancies[(input & 0xff) as usize % occupancies.len()];
         let square = Square::new((input >> 8 & 0x7f) as u8 % 81).unwrap_or(Square::new(0).unwrap());
         let slider = Slider::ALL[(input >> 16 & 7) as usize % Slider::ALL.len()];
         folded ^= backend.slider_attacks(slider, occupancy, square);
+        if !eval.is_empty() {
+            for _ in 0..EVAL_READS {
+                sum = sum.wrapping_add(eval[eval_index(reads, eval.len())]);
+                reads += 1;
+            }
+        }
     }
-    folded
+    (folded, sum)
+}
+
+/// The pressure variant's baseline: the same input stream and evaluation reads, no lookup.
+#[inline(never)]
+pub fn e8_measured_lookups_evaluation_alone(packed: &[u32], eval: &[u64]) -> u64 {
+    let mut sum = 0u64;
+    let mut reads = 0u64;
+    for &input in packed {
+        sum = sum.wrapping_add(input as u64);
+        for _ in 0..EVAL_READS {
+            sum = sum.wrapping_add(eval[eval_index(reads, eval.len())]);
+            reads += 1;
+        }
+    }
+    sum
+}
+
+/// The evaluation buffer of the pressure variant, every page touched before measuring.
+fn eval_buffer(bytes: usize) -> Vec<u64> {
+    (0..bytes / 8).map(|i| i as u64).collect()
 }
 
 /// Runs the workload on one backend (tables built and inputs converted first), returning the
@@ -86,6 +131,8 @@ pub fn e8_measured_lookups<B: Backend>(
 pub struct WorkloadVisitor {
     pub lookups: usize,
     pub seed: u64,
+    /// Bytes of evaluation buffer read after every lookup (0: none).
+    pub eval_bytes: usize,
 }
 
 impl BackendVisitor for WorkloadVisitor {
@@ -96,14 +143,42 @@ impl BackendVisitor for WorkloadVisitor {
             .iter()
             .map(|&bits| backend.occupancy(bits))
             .collect();
-        let folded = e8_measured_lookups(backend, &occupancies, std::hint::black_box(&packed));
-        std::hint::black_box(folded).to_canonical()
+        let eval = eval_buffer(self.eval_bytes);
+        let (folded, sum) = e8_measured_lookups(
+            backend,
+            &occupancies,
+            std::hint::black_box(&packed),
+            std::hint::black_box(&eval),
+        );
+        std::hint::black_box(folded).to_canonical() ^ std::hint::black_box(sum) as u128
     }
 }
 
-/// Runs the workload on the backend called `name`.
-pub fn run_workload(name: &str, lookups: usize, seed: u64) -> Result<u128, RegistryError> {
-    registry::visit(name, WorkloadVisitor { lookups, seed })
+/// Runs the workload on the backend called `name` (or `EVAL_ALONE`: the evaluation reads of
+/// `eval_bytes` alone, over the same inputs).
+pub fn run_workload(
+    name: &str,
+    lookups: usize,
+    seed: u64,
+    eval_bytes: usize,
+) -> Result<u128, RegistryError> {
+    if name == EVAL_ALONE {
+        let (_, packed) = inputs(lookups, seed);
+        let eval = eval_buffer(eval_bytes.max(8));
+        let sum = e8_measured_lookups_evaluation_alone(
+            std::hint::black_box(&packed),
+            std::hint::black_box(&eval),
+        );
+        return Ok(std::hint::black_box(sum) as u128);
+    }
+    registry::visit(
+        name,
+        WorkloadVisitor {
+            lookups,
+            seed,
+            eval_bytes,
+        },
+    )
 }
 
 /// One simulated cache: bytes, associativity, line size (valgrind's `size,assoc,line`).
@@ -323,11 +398,12 @@ pub fn simulate(
     exe: &Path,
     backend: &str,
     lookups: usize,
+    eval_bytes: usize,
     geometry: &CacheGeometry,
     scratch: &Path,
 ) -> Result<SimCounts, String> {
-    let short = simulate_once(exe, backend, lookups, geometry, scratch)?;
-    let long = simulate_once(exe, backend, 2 * lookups, geometry, scratch)?;
+    let short = simulate_once(exe, backend, lookups, eval_bytes, geometry, scratch)?;
+    let long = simulate_once(exe, backend, 2 * lookups, eval_bytes, geometry, scratch)?;
     Ok(long.minus(&short))
 }
 
@@ -337,6 +413,7 @@ pub fn simulate_once(
     exe: &Path,
     backend: &str,
     lookups: usize,
+    eval_bytes: usize,
     geometry: &CacheGeometry,
     scratch: &Path,
 ) -> Result<SimCounts, String> {
@@ -357,6 +434,8 @@ pub fn simulate_once(
             backend,
             "--lookups",
             &lookups.to_string(),
+            "--eval-bytes",
+            &eval_bytes.to_string(),
         ])
         .output()
         .map_err(|e| format!("cannot start valgrind: {e}"))?;
@@ -391,6 +470,8 @@ pub struct SimResult {
     pub geometry: String,
     pub counts: SimCounts,
     pub lookups: usize,
+    /// The pressure variant's evaluation buffer (0: lookups alone).
+    pub eval_bytes: usize,
 }
 
 impl SimResult {
@@ -428,7 +509,13 @@ pub fn method(lookups: usize, geometries: &[CacheGeometry]) -> String {
          is adjusted where needed). Simulation is deterministic: one run per cell. Estimated \
          cycles per lookup = (Ir + {L1_MISS_CYCLES}·(I1mr + D1mr + D1mw) + \
          {LL_MISS_CYCLES}·(ILmr + DLmr + DLmw)) / lookups — a rough in-order model with no \
-         overlap of misses, for ranking, not for predicting wall time."
+         overlap of misses, for ranking, not for predicting wall time. Seed 004's scenario, \
+         deterministically: every geometry again with {EVAL_READS} random 8-byte reads of an \
+         evaluation buffer twice the LL's size after each lookup, and a run doing those reads \
+         alone over the same inputs; a backend's marginal cost under pressure is its run minus \
+         that one, per lookup. With only {OCCUPANCIES} occupancies the lookups alone touch a \
+         small part of any table (at most {OCCUPANCIES} × 81 × 6 slider entries), so the \
+         lookups-alone cells measure warm tables; the evaluation is what evicts them."
     )
 }
 
@@ -456,12 +543,19 @@ pub const TITLE: &str = "simulated caches (valgrind callgrind)";
 /// Builds the E8 experiment from simulated results (`failures`: backend/geometry pairs that
 /// valgrind could not run, with why).
 pub fn experiment(
-    results: &[SimResult],
+    all_results: &[SimResult],
     failures: &[String],
     lookups: usize,
     geometries: &[CacheGeometry],
     valgrind: &str,
 ) -> Experiment {
+    // Lookups alone here; the pressure variant is summarised by `pressure` below.
+    let plain: Vec<SimResult> = all_results
+        .iter()
+        .filter(|r| r.eval_bytes == 0)
+        .cloned()
+        .collect();
+    let results = &plain[..];
     let backends: Vec<String> = dedup(results.iter().map(|r| r.backend.clone()));
     let geometry_names: Vec<String> = geometries.iter().map(|g| g.name.clone()).collect();
     let find = |b: &str, g: &str| results.iter().find(|r| r.backend == b && r.geometry == g);
@@ -609,6 +703,18 @@ pub fn experiment(
     if let Some(seed_case) = seed_prediction(results, &geometry_names) {
         findings.push(seed_case);
     }
+    let mut tables = vec![table];
+    let mut plots = plots;
+    if let Some(under) = pressure(all_results, &geometry_names) {
+        series.extend(under.series);
+        tables.push(under.table);
+        plots.push(under.plot);
+        findings.extend(under.findings);
+        summary.push((
+            "best_backend_per_geometry_under_pressure".into(),
+            Json::object(under.best),
+        ));
+    }
     if !failures.is_empty() {
         findings.push(format!("Not simulated: {}.", failures.join("; ")));
     }
@@ -622,11 +728,194 @@ pub fn experiment(
         title: TITLE.into(),
         method: method(lookups, geometries),
         series,
-        tables: vec![table],
+        tables,
         plots,
         findings: findings.join(" "),
         summary,
     }
+}
+
+/// The pressure variant, summarised: what each backend's lookups add to the evaluation's own
+/// counts (backend run minus the evaluation-alone run, per lookup).
+struct Pressure {
+    series: Vec<Series>,
+    table: Table,
+    plot: Plot,
+    findings: Vec<String>,
+    best: Vec<(String, Json)>,
+}
+
+fn pressure(results: &[SimResult], geometries: &[String]) -> Option<Pressure> {
+    let under: Vec<&SimResult> = results.iter().filter(|r| r.eval_bytes > 0).collect();
+    let alone = |g: &str| {
+        under
+            .iter()
+            .find(|r| r.geometry == g && r.backend == EVAL_ALONE)
+    };
+    let plain = |b: &str, g: &str| {
+        results
+            .iter()
+            .find(|r| r.eval_bytes == 0 && r.backend == b && r.geometry == g)
+    };
+    // (geometry, backend, eval bytes, marginal LL misses, marginal cycles, cycles alone)
+    let mut rows: Vec<(String, String, usize, f64, f64, Option<f64>)> = Vec::new();
+    for g in geometries {
+        let Some(base) = alone(g) else { continue };
+        for r in under
+            .iter()
+            .filter(|r| &r.geometry == g && r.backend != EVAL_ALONE)
+        {
+            let ll = r.per_lookup(r.counts.ll_misses() as f64)
+                - base.per_lookup(base.counts.ll_misses() as f64);
+            let cycles = r.per_lookup(r.counts.estimated_cycles())
+                - base.per_lookup(base.counts.estimated_cycles());
+            let without = plain(&r.backend, g).map(|p| p.per_lookup(p.counts.estimated_cycles()));
+            rows.push((
+                g.clone(),
+                r.backend.clone(),
+                r.eval_bytes,
+                ll,
+                cycles,
+                without,
+            ));
+        }
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    let mut series = Vec::new();
+    let mut table = Table {
+        headers: [
+            "backend",
+            "geometry",
+            "evaluation",
+            "marginal LL misses/lookup",
+            "marginal est. cycles/lookup",
+            "× without evaluation",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: Vec::new(),
+    };
+    for (g, b, bytes, ll, cycles, without) in &rows {
+        let labels = vec![
+            ("backend".to_string(), b.clone()),
+            ("geometry".to_string(), g.clone()),
+            ("eval_bytes".to_string(), bytes.to_string()),
+        ];
+        for (unit, value) in [
+            ("marginal LL misses/lookup", *ll),
+            ("marginal estimated cycles/lookup", *cycles),
+        ] {
+            series.push(Series {
+                labels: labels.clone(),
+                unit: unit.into(),
+                samples: vec![value],
+            });
+        }
+        table.rows.push(vec![
+            b.clone(),
+            g.clone(),
+            short_bytes(*bytes),
+            format!("{ll:.3}"),
+            format!("{cycles:.1}"),
+            without.map_or("–".into(), |w| format!("{:.2}", cycles / w.max(1e-9))),
+        ]);
+    }
+    let backends = dedup(rows.iter().map(|r| r.1.clone()));
+    let shown: Vec<&String> = geometries
+        .iter()
+        .filter(|g| rows.iter().any(|r| &r.0 == *g))
+        .collect();
+    let plot = Plot {
+        file_stem: "e8-pressure-cycles".into(),
+        title: "E8 marginal cycles per lookup beside an evaluation of 2 × LL".into(),
+        x_label: "simulated cache geometry".into(),
+        y_label: "estimated cycles / lookup (minus evaluation alone)".into(),
+        log_x: false,
+        log_y: false,
+        kind: PlotKind::Bar,
+        categories: shown.iter().map(|g| short_geometry(g)).collect(),
+        markers: Vec::new(),
+        lines: backends
+            .iter()
+            .map(|b| PlotLine {
+                name: b.clone(),
+                points: shown
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, g)| {
+                        rows.iter()
+                            .find(|r| &r.0 == *g && &r.1 == b)
+                            .map(|r| Point {
+                                x: i as f64,
+                                y: r.4,
+                                y_low: r.4,
+                                y_high: r.4,
+                            })
+                    })
+                    .collect(),
+            })
+            .collect(),
+    };
+    let mut findings = Vec::new();
+    let mut best = Vec::new();
+    for g in &shown {
+        let mut ranked: Vec<_> = rows.iter().filter(|r| &r.0 == *g).collect();
+        ranked.sort_by(|a, b| a.4.total_cmp(&b.4));
+        let (Some(first), Some(last)) = (ranked.first(), ranked.last()) else {
+            continue;
+        };
+        let grew = |r: &(String, String, usize, f64, f64, Option<f64>)| {
+            r.5.map_or(String::new(), |w| {
+                format!(", ×{:.2} its cost alone", r.4 / w.max(1e-9))
+            })
+        };
+        let mut sentence = format!(
+            "Beside an evaluation of {} ({EVAL_READS} random reads per lookup) with {g}, {} adds \
+             the least, {:.1} estimated cycles per lookup{}, and {} the most, {:.1}{}",
+            short_bytes(first.2),
+            first.1,
+            first.4,
+            grew(first),
+            last.1,
+            last.4,
+            grew(last),
+        );
+        // Who the pressure hurts most and least, relative to the same lookups without it.
+        let mut growth: Vec<(&str, f64)> = ranked
+            .iter()
+            .filter_map(|r| r.5.map(|w| (r.1.as_str(), r.4 / w.max(1e-9))))
+            .collect();
+        growth.sort_by(|a, b| a.1.total_cmp(&b.1));
+        if let (Some(least), Some(most)) = (growth.first(), growth.last()) {
+            sentence.push_str(&format!(
+                "; relative to its cost without the evaluation, {} is hurt most (×{:.2}) and {} \
+                 least (×{:.2})",
+                most.0, most.1, least.0, least.1
+            ));
+        }
+        let find = |b: &str| ranked.iter().find(|r| r.1 == b);
+        if let (Some(plain_magic), Some(dbb)) = (find("magic-plain"), find("dbb")) {
+            sentence.push_str(&format!(
+                "; magic-plain adds {:.3} LL misses per lookup to the evaluation's, dbb {:.3}",
+                plain_magic.3, dbb.3
+            ));
+        }
+        sentence.push('.');
+        findings.push(sentence);
+        best.push((
+            format!("{g}, evaluation {}", short_bytes(first.2)),
+            Json::str(first.1.clone()),
+        ));
+    }
+    Some(Pressure {
+        series,
+        table,
+        plot,
+        findings,
+        best,
+    })
 }
 
 /// What the data says about seed 004's claim for `magic-plain` (60.75 MiB of tables) against the
@@ -751,15 +1040,33 @@ mod tests {
 
     #[test]
     fn workload_agrees_across_backends() {
-        let expected = run_workload("mailbox", 3000, WORKLOAD_SEED).unwrap();
-        assert_ne!(expected, 0);
-        for name in registry::resolve("all").unwrap() {
-            assert_eq!(
-                run_workload(name, 3000, WORKLOAD_SEED).unwrap(),
-                expected,
-                "{name}"
-            );
+        for eval_bytes in [0, 1 << 16] {
+            let expected = run_workload("mailbox", 3000, WORKLOAD_SEED, eval_bytes).unwrap();
+            assert_ne!(expected, 0);
+            for name in registry::resolve("all").unwrap() {
+                assert_eq!(
+                    run_workload(name, 3000, WORKLOAD_SEED, eval_bytes).unwrap(),
+                    expected,
+                    "{name}"
+                );
+            }
         }
+        assert_ne!(
+            run_workload(EVAL_ALONE, 3000, WORKLOAD_SEED, 1 << 16).unwrap(),
+            0
+        );
+    }
+
+    #[test]
+    fn evaluation_reads_stay_in_the_buffer_and_spread_over_it() {
+        let len = 1000;
+        let mut seen = vec![false; len];
+        for k in 0..20_000 {
+            let i = eval_index(k, len);
+            assert!(i < len);
+            seen[i] = true;
+        }
+        assert!(seen.iter().filter(|&&s| s).count() > 990);
     }
 
     #[test]
@@ -779,12 +1086,14 @@ mod tests {
                 geometry: g.name.clone(),
                 counts: counts(40_000, 0),
                 lookups: 1000,
+                eval_bytes: 0,
             });
             results.push(SimResult {
                 backend: "magic-plain".into(),
                 geometry: g.name.clone(),
                 counts: counts(15_000, 900),
                 lookups: 1000,
+                eval_bytes: 0,
             });
         }
         let e = experiment(&results, &[], 1000, &geometries, "valgrind-3.19.0");
@@ -807,5 +1116,46 @@ mod tests {
             .find(|(k, _)| k == "best_backend_per_geometry")
             .unwrap();
         assert_eq!(best.1.as_object().unwrap().len(), 2);
+        assert!(!e.findings.contains("Beside an evaluation"));
+
+        // The pressure variant on the first geometry: each backend minus evaluation alone.
+        let g = geometries[0].name.clone();
+        let eval = 8 << 20;
+        for (backend, ir, ll) in [
+            (EVAL_ALONE, 10_000, 2000),
+            ("qugiy", 52_000, 2100),
+            ("magic-plain", 30_000, 3500),
+            ("dbb", 35_000, 2600),
+        ] {
+            results.push(SimResult {
+                backend: backend.into(),
+                geometry: g.clone(),
+                counts: counts(ir, ll),
+                lookups: 1000,
+                eval_bytes: eval,
+            });
+        }
+        let e = experiment(&results, &[], 1000, &geometries, "valgrind-3.19.0");
+        assert_eq!(e.tables.len(), 2);
+        assert_eq!(e.tables[1].rows.len(), 3);
+        assert_eq!(e.plots.len(), 3);
+        assert!(
+            e.findings.contains("Beside an evaluation of 8 MiB"),
+            "{}",
+            e.findings
+        );
+        assert!(
+            e.findings.contains(
+                "magic-plain adds 1.500 LL misses per lookup to the evaluation's, dbb 0.600"
+            ),
+            "{}",
+            e.findings
+        );
+        assert!(e
+            .summary
+            .iter()
+            .any(|(k, _)| k == "best_backend_per_geometry_under_pressure"));
+        // The lookups-alone table is unchanged by the pressure runs.
+        assert_eq!(e.tables[0].rows.len(), 4);
     }
 }

@@ -379,7 +379,17 @@ fn build(
                     &find(task, best).expect("ranked").ns,
                 )
                 .expect("samples");
-                format!("{b} ×{:.2} ({:.2}–{:.2})", r.median, r.min, r.max)
+                format!(
+                    "{b} ×{:.2} ({:.2}–{:.2}){}",
+                    r.median,
+                    r.min,
+                    r.max,
+                    if r.min <= 1.0 {
+                        ", level within noise"
+                    } else {
+                        ""
+                    }
+                )
             })
             .collect();
         findings.push(format!(

@@ -252,7 +252,17 @@ fn build(
             .iter()
             .filter_map(|(b, _)| {
                 let r = ratio(&find(task, b)?.ns, &find(task, best)?.ns)?;
-                Some(format!("{b} ×{:.2} ({:.2}–{:.2})", r.median, r.min, r.max))
+                Some(format!(
+                    "{b} ×{:.2} ({:.2}–{:.2}){}",
+                    r.median,
+                    r.min,
+                    r.max,
+                    if r.min <= 1.0 {
+                        ", level within noise"
+                    } else {
+                        ""
+                    }
+                ))
             })
             .collect();
         let rest = if others.is_empty() {
