@@ -625,7 +625,7 @@ fn build(
     let mut loss_json = Vec::new();
     let mut rows = Vec::new();
     let max_e = *sizes.last().unwrap_or(&0);
-    let mut at_max: Vec<(&str, f64, f64)> = Vec::new(); // (backend, cost at 0, cost at max)
+    let mut at_max: Vec<AtMax> = Vec::new();
     for &backend in backends {
         let mut row = vec![backend.to_string(), size_text(table_bytes(backend) as f64)];
         let mut from_text = Vec::new();
@@ -637,8 +637,18 @@ fn build(
             let from = loses_from(&medians);
             if variant == "4k" {
                 row.push(base.map_or("–".into(), format_sig));
-                if let (Some(b0), Some(l)) = (base, last) {
-                    at_max.push((backend, b0, l));
+                let spread = c
+                    .iter()
+                    .find(|(b, _)| *b == max_e)
+                    .map(|(_, s)| (s.min, s.max));
+                if let (Some(b0), Some(l), Some((low, high))) = (base, last, spread) {
+                    at_max.push(AtMax {
+                        backend,
+                        base: b0,
+                        last: l,
+                        last_low: low,
+                        last_high: high,
+                    });
                 }
             }
             row.push(last.map_or("–".into(), format_sig));
@@ -909,23 +919,35 @@ fn clamp_point(p: Point) -> Point {
     }
 }
 
+/// One backend's marginal lookup cost at E = 0 (median) and at the largest E (median with the
+/// min–max of its samples), for the seed's verdict.
+#[derive(Clone, Copy, Debug)]
+struct AtMax<'a> {
+    backend: &'a str,
+    base: f64,
+    last: f64,
+    last_low: f64,
+    last_high: f64,
+}
+
 /// Words on whether `magic-plain` behaves as seed 004 predicted: that its 60.75 MiB of tables
-/// fall behind DBB's small tables once an evaluation competes for the cache.
-fn seed_verdict(
-    at_max: &[(&str, f64, f64)],
-    max_e: usize,
-    table_bytes: &dyn Fn(&str) -> usize,
-) -> String {
-    let get = |name: &str| at_max.iter().find(|(b, _, _)| *b == name).copied();
-    let Some((_, plain0, plain_max)) = get("magic-plain") else {
+/// fall behind DBB's small tables once an evaluation competes for the cache. A difference only
+/// counts where the two backends' sample ranges at the largest E do not overlap, so the verdict
+/// does not flip with run-to-run noise.
+fn seed_verdict(at_max: &[AtMax<'_>], max_e: usize, table_bytes: &dyn Fn(&str) -> usize) -> String {
+    let get = |name: &str| at_max.iter().find(|a| a.backend == name).copied();
+    let Some(plain) = get("magic-plain") else {
         let biggest = at_max
             .iter()
-            .max_by_key(|(b, _, _)| table_bytes(b))
-            .map(|(b, b0, bm)| {
+            .max_by_key(|a| table_bytes(a.backend))
+            .map(|a| {
                 format!(
-                    " Among the backends measured, {b} has the largest tables ({}) and went from \
-                     {b0:.2} to {bm:.2} ns.",
-                    size_text(table_bytes(b) as f64)
+                    " Among the backends measured, {} has the largest tables ({}) and went from \
+                     {:.2} to {:.2} ns.",
+                    a.backend,
+                    size_text(table_bytes(a.backend) as f64),
+                    a.base,
+                    a.last
                 )
             })
             .unwrap_or_default();
@@ -934,28 +956,67 @@ fn seed_verdict(
              seed's prediction was not tested here.{biggest}"
         );
     };
-    let Some((_, dbb0, dbb_max)) = get("dbb") else {
+    let Some(dbb) = get("dbb") else {
         return format!(
-            "magic-plain went from {plain0:.2} to {plain_max:.2} ns per lookup, but dbb (the \
-             seed's choice) was not measured, so there is nothing to compare it with."
+            "magic-plain went from {:.2} to {:.2} ns per lookup, but dbb (the seed's choice) was \
+             not measured, so there is nothing to compare it with.",
+            plain.base, plain.last
         );
     };
-    let plain_growth = plain_max / plain0.max(1e-3);
-    let dbb_growth = dbb_max / dbb0.max(1e-3);
-    let slower_at_max = plain_max > dbb_max;
-    let grows_more = plain_growth > dbb_growth;
-    let verdict = match (slower_at_max, grows_more) {
-        (true, true) => "holds on this machine",
-        (false, true) => "holds only in part: magic-plain suffers more from the pressure but is still not slower than dbb",
-        (true, false) => "holds only in part: magic-plain is slower than dbb at the largest E, but no more hurt by the pressure than dbb",
-        (false, false) => "does not hold on this machine",
+    // Ordering of two sample ranges: clearly above, clearly below, or overlapping.
+    let compare = |low_a: f64, high_a: f64, low_b: f64, high_b: f64| {
+        if low_a > high_b {
+            std::cmp::Ordering::Greater
+        } else if high_a < low_b {
+            std::cmp::Ordering::Less
+        } else {
+            std::cmp::Ordering::Equal
+        }
+    };
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let slower = compare(plain.last_low, plain.last_high, dbb.last_low, dbb.last_high);
+    let growth = |a: AtMax<'_>| {
+        let base = a.base.max(1e-3);
+        (a.last_low / base, a.last / base, a.last_high / base)
+    };
+    let (plain_low, plain_growth, plain_high) = growth(plain);
+    let (dbb_low, dbb_growth, dbb_high) = growth(dbb);
+    let hurt = compare(plain_low, plain_high, dbb_low, dbb_high);
+    let verdict = match (slower, hurt) {
+        (Greater, Greater) => "holds on this machine".to_string(),
+        (Greater, other) => format!(
+            "holds only in part: magic-plain is slower than dbb at the largest E, but {}",
+            if other == Equal {
+                "the pressure hurts the two alike (their ranges overlap)"
+            } else {
+                "the pressure hurts it less than dbb"
+            }
+        ),
+        (Equal, Greater) => "holds only in part: magic-plain suffers more from the pressure, but \
+                             at the largest E the two are level within their sample ranges"
+            .to_string(),
+        (Equal, _) => "does not hold on this machine: at the largest E the two are level within \
+                       their sample ranges, and magic-plain is no more hurt by the pressure"
+            .to_string(),
+        (Less, _) => {
+            "does not hold on this machine: magic-plain is faster than dbb at the largest E"
+                .to_string()
+        }
     };
     format!(
         "Seed 004's prediction (magic-plain's 60.75 MiB of tables lose to DBB once an evaluation \
-         fills the cache) {verdict}: at E = 0 magic-plain costs {plain0:.2} ns and dbb {dbb0:.2} \
-         ns per lookup; at E = {} magic-plain {plain_max:.2} ns (×{plain_growth:.2}) and dbb \
-         {dbb_max:.2} ns (×{dbb_growth:.2}).",
-        size_text(max_e as f64)
+         fills the cache) {verdict}: at E = 0 magic-plain costs {:.2} ns and dbb {:.2} ns per \
+         lookup; at E = {} magic-plain {:.2} ns ({:.2}–{:.2}, ×{plain_growth:.2}) and dbb {:.2} \
+         ns ({:.2}–{:.2}, ×{dbb_growth:.2}).",
+        plain.base,
+        dbb.base,
+        size_text(max_e as f64),
+        plain.last,
+        plain.last_low,
+        plain.last_high,
+        dbb.last,
+        dbb.last_low,
+        dbb.last_high,
     )
 }
 
@@ -998,19 +1059,40 @@ mod tests {
     #[test]
     fn verdict_words_follow_the_numbers() {
         let tb = |_: &str| 0usize;
-        let holds = seed_verdict(
-            &[("magic-plain", 2.0, 9.0), ("dbb", 2.5, 3.0)],
-            1 << 27,
-            &tb,
+        let at = |backend, base, low, last, high| AtMax {
+            backend,
+            base,
+            last,
+            last_low: low,
+            last_high: high,
+        };
+        let verdict =
+            |plain: AtMax<'static>, dbb: AtMax<'static>| seed_verdict(&[plain, dbb], 1 << 27, &tb);
+        let holds = verdict(
+            at("magic-plain", 2.0, 8.5, 9.0, 9.5),
+            at("dbb", 2.5, 2.8, 3.0, 3.2),
         );
         assert!(holds.contains("holds on this machine"), "{holds}");
-        let not = seed_verdict(
-            &[("magic-plain", 2.0, 2.2), ("dbb", 2.5, 3.0)],
-            1 << 27,
-            &tb,
+        let not = verdict(
+            at("magic-plain", 2.0, 2.1, 2.2, 2.3),
+            at("dbb", 2.5, 2.8, 3.0, 3.2),
         );
-        assert!(not.contains("does not hold"), "{not}");
-        let absent = seed_verdict(&[("dbb", 2.5, 3.0)], 1 << 27, &tb);
+        assert!(not.contains("faster than dbb"), "{not}");
+        // Slower, but the growth ranges overlap (the case that flipped between two full runs).
+        let alike = verdict(
+            at("magic-plain", 3.27, 26.0, 28.74, 31.0),
+            at("dbb", 2.41, 19.0, 20.64, 23.0),
+        );
+        assert!(alike.contains("hurts the two alike"), "{alike}");
+        let level = verdict(
+            at("magic-plain", 2.0, 8.0, 9.0, 10.0),
+            at("dbb", 2.5, 7.0, 8.0, 9.5),
+        );
+        assert!(
+            level.contains("level within their sample ranges"),
+            "{level}"
+        );
+        let absent = seed_verdict(&[at("dbb", 2.5, 2.8, 3.0, 3.2)], 1 << 27, &tb);
         assert!(absent.contains("not registered"), "{absent}");
     }
 
