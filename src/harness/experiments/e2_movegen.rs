@@ -2,7 +2,9 @@
 //! with every perft count checked against the published value.
 
 use super::counter_log::CounterLog;
-use super::{and_list, per_second_millions, point, ranked, series, summarise, Config, Progress};
+use super::{
+    and_list, per_second_millions, point, ranked, ratio_text, series, summarise, Config, Progress,
+};
 use crate::backend::Backend;
 use crate::harness::measure::{interleaved, Case, SampleConfig};
 use crate::harness::results::{Experiment, Plot, PlotKind, PlotLine, Table};
@@ -379,17 +381,7 @@ fn build(
                     &find(task, best).expect("ranked").ns,
                 )
                 .expect("samples");
-                format!(
-                    "{b} ×{:.2} ({:.2}–{:.2}){}",
-                    r.median,
-                    r.min,
-                    r.max,
-                    if r.min <= 1.0 {
-                        ", level within noise"
-                    } else {
-                        ""
-                    }
-                )
+                ratio_text(b, &r)
             })
             .collect();
         findings.push(format!(

@@ -2,7 +2,7 @@
 //! brute-force reference (make every legal move, generate the replies), on seeded tactical
 //! positions with and without a mate in one.
 
-use super::{and_list, ranked, series, summarise, Config, Progress};
+use super::{and_list, ranked, ratio_text, series, summarise, Config, Progress};
 use crate::backend::Backend;
 use crate::harness::measure::{interleaved, Case};
 use crate::harness::results::{Experiment, Plot, PlotKind, PlotLine, Table};
@@ -252,17 +252,7 @@ fn build(
             .iter()
             .filter_map(|(b, _)| {
                 let r = ratio(&find(task, b)?.ns, &find(task, best)?.ns)?;
-                Some(format!(
-                    "{b} ×{:.2} ({:.2}–{:.2}){}",
-                    r.median,
-                    r.min,
-                    r.max,
-                    if r.min <= 1.0 {
-                        ", level within noise"
-                    } else {
-                        ""
-                    }
-                ))
+                Some(ratio_text(b, &r))
             })
             .collect();
         let rest = if others.is_empty() {

@@ -332,6 +332,17 @@ fn trim_zeros(text: String) -> String {
     }
 }
 
+/// `name ×1.23 (1.10–1.40)` for a paired time ratio against the fastest, with a note where the
+/// range reaches 1 (then the two are level within this machine's noise).
+pub(crate) fn ratio_text(name: &str, r: &Summary) -> String {
+    let level = if r.min <= 1.0 {
+        ", level within noise"
+    } else {
+        ""
+    };
+    format!("{name} ×{:.2} ({:.2}–{:.2}){level}", r.median, r.min, r.max)
+}
+
 /// Names sorted by a key, smallest first (NaN last).
 pub(crate) fn ranked<'a>(entries: &[(&'a str, f64)]) -> Vec<(&'a str, f64)> {
     let mut sorted = entries.to_vec();
