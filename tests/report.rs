@@ -341,15 +341,18 @@ fn quick_e8_report_runs_end_to_end() {
     let e8 = &results.get("experiments").and_then(Json::as_array).unwrap()[0];
     let available = e8.get("summary").and_then(|s| s.get("available")) == Some(&Json::Bool(true));
     if available {
-        // One geometry in quick mode: every available backend simulated once, four units each.
+        // One geometry in quick mode: every available backend simulated alone (four units
+        // each) and beside the evaluation (two marginal units each, the baseline subtracted).
         let series = e8.get("series").and_then(Json::as_array).unwrap();
         let backends = kiki::registry::resolve("all").unwrap();
-        assert_eq!(series.len(), backends.len() * 4);
-        for name in ["e8-estimated-cycles", "e8-ll-misses"] {
+        assert_eq!(series.len(), backends.len() * (4 + 2));
+        for name in ["e8-estimated-cycles", "e8-ll-misses", "e8-pressure-cycles"] {
             let png = std::fs::read(folder.join(format!("{name}.png"))).unwrap();
             assert_eq!(&png[..4], b"\x89PNG");
         }
         assert!(markdown.contains("est. cycles/lookup"));
+        assert!(markdown.contains("marginal LL misses/lookup"));
+        assert!(markdown.contains("Beside an evaluation of"), "{markdown}");
     } else {
         assert!(
             markdown.contains("Not measured on this machine"),
