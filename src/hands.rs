@@ -72,6 +72,47 @@ impl Fields {
 
 // ---------------------------------------------------------------------------------------------
 
+/// The `HandLayout` methods that only read and write the `u32` fields described by
+/// `Self::FIELDS`: identical for the packed and the guarded layout, which differ in where the
+/// fields sit and in how they compare.
+macro_rules! u32_field_methods {
+    () => {
+        #[inline(always)]
+        fn from_counts(counts: [u8; 7]) -> Self {
+            let mut bits = 0;
+            for (i, &n) in counts.iter().enumerate() {
+                bits |= (n as u32) << Self::FIELDS.shift[i];
+            }
+            Self(bits)
+        }
+        #[inline(always)]
+        fn to_counts(self) -> [u8; 7] {
+            std::array::from_fn(|i| self.count(PieceKind::HAND[i]))
+        }
+        #[inline(always)]
+        fn count(self, kind: PieceKind) -> u8 {
+            let s = slot(kind);
+            ((self.0 & Self::FIELDS.mask[s]) >> Self::FIELDS.shift[s]) as u8
+        }
+        #[inline(always)]
+        fn has(self, kind: PieceKind) -> bool {
+            self.0 & Self::FIELDS.mask[slot(kind)] != 0
+        }
+        #[inline(always)]
+        fn is_empty(self) -> bool {
+            self.0 == 0
+        }
+        #[inline(always)]
+        fn add(&mut self, kind: PieceKind) {
+            self.0 = self.0.wrapping_add(Self::FIELDS.unit[slot(kind)]);
+        }
+        #[inline(always)]
+        fn remove(&mut self, kind: PieceKind) {
+            self.0 = self.0.wrapping_sub(Self::FIELDS.unit[slot(kind)]);
+        }
+    };
+}
+
 /// Bonanza's hand (`shogi.h`, seed 003), fields from the low bit up:
 ///
 /// ```text
@@ -105,39 +146,7 @@ impl HandLayout for PackedHand {
     const NAME: &'static str = "packed";
     const EMPTY: Self = PackedHand(0);
 
-    #[inline(always)]
-    fn from_counts(counts: [u8; 7]) -> Self {
-        let mut bits = 0;
-        for (i, &n) in counts.iter().enumerate() {
-            bits |= (n as u32) << Self::FIELDS.shift[i];
-        }
-        PackedHand(bits)
-    }
-    #[inline(always)]
-    fn to_counts(self) -> [u8; 7] {
-        std::array::from_fn(|i| self.count(PieceKind::HAND[i]))
-    }
-    #[inline(always)]
-    fn count(self, kind: PieceKind) -> u8 {
-        let s = slot(kind);
-        ((self.0 & Self::FIELDS.mask[s]) >> Self::FIELDS.shift[s]) as u8
-    }
-    #[inline(always)]
-    fn has(self, kind: PieceKind) -> bool {
-        self.0 & Self::FIELDS.mask[slot(kind)] != 0
-    }
-    #[inline(always)]
-    fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-    #[inline(always)]
-    fn add(&mut self, kind: PieceKind) {
-        self.0 = self.0.wrapping_add(Self::FIELDS.unit[slot(kind)]);
-    }
-    #[inline(always)]
-    fn remove(&mut self, kind: PieceKind) {
-        self.0 = self.0.wrapping_sub(Self::FIELDS.unit[slot(kind)]);
-    }
+    u32_field_methods!();
     #[inline(always)]
     fn is_superior_or_equal(self, other: Self) -> bool {
         let (a, b) = (self.0, other.0);
@@ -189,39 +198,7 @@ impl HandLayout for GuardedHand {
     const NAME: &'static str = "guarded";
     const EMPTY: Self = GuardedHand(0);
 
-    #[inline(always)]
-    fn from_counts(counts: [u8; 7]) -> Self {
-        let mut bits = 0;
-        for (i, &n) in counts.iter().enumerate() {
-            bits |= (n as u32) << Self::FIELDS.shift[i];
-        }
-        GuardedHand(bits)
-    }
-    #[inline(always)]
-    fn to_counts(self) -> [u8; 7] {
-        std::array::from_fn(|i| self.count(PieceKind::HAND[i]))
-    }
-    #[inline(always)]
-    fn count(self, kind: PieceKind) -> u8 {
-        let s = slot(kind);
-        ((self.0 & Self::FIELDS.mask[s]) >> Self::FIELDS.shift[s]) as u8
-    }
-    #[inline(always)]
-    fn has(self, kind: PieceKind) -> bool {
-        self.0 & Self::FIELDS.mask[slot(kind)] != 0
-    }
-    #[inline(always)]
-    fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-    #[inline(always)]
-    fn add(&mut self, kind: PieceKind) {
-        self.0 = self.0.wrapping_add(Self::FIELDS.unit[slot(kind)]);
-    }
-    #[inline(always)]
-    fn remove(&mut self, kind: PieceKind) {
-        self.0 = self.0.wrapping_sub(Self::FIELDS.unit[slot(kind)]);
-    }
+    u32_field_methods!();
     #[inline(always)]
     fn is_superior_or_equal(self, other: Self) -> bool {
         self.0.wrapping_sub(other.0) & Self::BORROW_MASK == 0
