@@ -78,10 +78,11 @@ impl fmt::Display for CheckReport {
 
 type CheckResult<T> = Result<T, Box<Mismatch>>;
 
+/// Compares one answer; strings are built only for a mismatch (the check runs 10^9 of these).
 fn compare<B: Backend>(
     context: &str,
     square: Square,
-    piece: String,
+    piece: &str,
     occupancy: u128,
     expected: u128,
     got: B::Bitboard,
@@ -94,7 +95,7 @@ fn compare<B: Backend>(
             backend: B::info().name,
             context: context.to_string(),
             square,
-            piece,
+            piece: piece.to_string(),
             occupancy,
             expected,
             got,
@@ -113,7 +114,7 @@ fn check_slider<B: Backend>(
     compare::<B>(
         context,
         sq,
-        slider.name().to_string(),
+        slider.name(),
         occupancy_bits,
         reference::slider(slider, occupancy_bits, sq),
         backend.slider_attacks(slider, occupancy, sq),
@@ -215,7 +216,7 @@ pub fn check_steps<B: Backend>(backend: &B) -> CheckResult<u64> {
             compare::<B>(
                 "step attacks",
                 sq,
-                stepper.name(),
+                &stepper.name(),
                 0,
                 reference::stepper(stepper, sq),
                 backend.stepper_attacks(stepper, sq),
@@ -278,22 +279,91 @@ pub fn check_line_patterns<B: Backend>(backend: &B, seed: u64) -> CheckResult<u6
     Ok(lookups)
 }
 
+/// Random pairs are drawn in blocks of this many, each block from its own seeded stream, so
+/// that the same pairs are checked whatever the number of threads.
+pub const RANDOM_BLOCK: u64 = 1 << 16;
+
 /// `pairs` random (square, occupancy) pairs cycling through `DENSITIES`, every slider each.
 pub fn check_random<B: Backend>(backend: &B, pairs: u64, seed: u64) -> CheckResult<u64> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut lookups = 0;
-    for pair in 0..pairs {
+    check_random_parallel(backend, pairs, seed, 1, &|_| {})
+}
+
+/// The random pairs of blocks `first_pair..first_pair + count` (one block's worth at most).
+fn check_random_block<B: Backend>(
+    backend: &B,
+    first_pair: u64,
+    count: u64,
+    seed: u64,
+) -> CheckResult<()> {
+    let block = first_pair / RANDOM_BLOCK;
+    let mut rng =
+        Xoshiro256PlusPlus::seed_from_u64(seed ^ block.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    for pair in first_pair..first_pair + count {
         let density = DENSITIES[(pair % DENSITIES.len() as u64) as usize];
         let bits = random_occupancy(&mut rng, density);
         let sq = Square::new(rng.random_range(0..81)).unwrap();
         let occupancy = backend.occupancy(bits);
-        let context = format!("random pair {pair}, density {density}");
         for slider in Slider::ALL {
-            check_slider(backend, &context, slider, bits, &occupancy, sq)?;
-            lookups += 1;
+            check_slider(backend, "random pair", slider, bits, &occupancy, sq).map_err(
+                |mut mismatch| {
+                    mismatch.context = format!("random pair {pair}, density {density}");
+                    mismatch
+                },
+            )?;
         }
     }
-    Ok(lookups)
+    Ok(())
+}
+
+/// The random pairs on `threads` threads; `progress` hears the pairs done so far (from any
+/// thread). On mismatches, the one with the lowest pair number is returned, so the answer does
+/// not depend on the thread count.
+pub fn check_random_parallel<B: Backend>(
+    backend: &B,
+    pairs: u64,
+    seed: u64,
+    threads: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> CheckResult<u64> {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::Mutex;
+    let next_block = AtomicU64::new(0);
+    let done = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let first_mismatch: Mutex<Option<(u64, Box<Mismatch>)>> = Mutex::new(None);
+    let blocks = pairs.div_ceil(RANDOM_BLOCK);
+    let worker = || {
+        while !stop.load(Ordering::Relaxed) {
+            let block = next_block.fetch_add(1, Ordering::Relaxed);
+            if block >= blocks {
+                break;
+            }
+            let first = block * RANDOM_BLOCK;
+            let count = RANDOM_BLOCK.min(pairs - first);
+            if let Err(mismatch) = check_random_block(backend, first, count, seed) {
+                let mut slot = first_mismatch.lock().unwrap_or_else(|e| e.into_inner());
+                if slot.as_ref().is_none_or(|(at, _)| *at > block) {
+                    *slot = Some((block, mismatch));
+                }
+                stop.store(true, Ordering::Relaxed);
+                break;
+            }
+            progress(done.fetch_add(count, Ordering::Relaxed) + count);
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..threads.max(1) {
+            scope.spawn(worker);
+        }
+        worker();
+    });
+    match first_mismatch
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+    {
+        Some((_, mismatch)) => Err(mismatch),
+        None => Ok(pairs * Slider::ALL.len() as u64),
+    }
 }
 
 /// Random sequences of set/clear: the incrementally updated occupancy answers exactly like
@@ -317,29 +387,36 @@ pub fn check_incremental<B: Backend>(backend: &B, updates: u64, seed: u64) -> Ch
             backend.set_square(&mut occupancy, sq);
             bits |= sq.bit();
         }
-        let context = format!("after incremental update {update} ({sq} toggled)");
+        let context = || format!("after incremental update {update} ({sq} toggled)");
+        let with_context = |mut mismatch: Box<Mismatch>| {
+            mismatch.context = format!("{}: {}", context(), mismatch.context);
+            mismatch
+        };
         compare::<B>(
-            &context,
+            "incremental",
             sq,
-            "occupied()".into(),
+            "occupied()",
             bits,
             bits,
             backend.occupied(&occupancy),
-        )?;
+        )
+        .map_err(with_context)?;
         let rebuilt = backend.occupancy(bits);
         for _ in 0..2 {
             let probe = Square::new(rng.random_range(0..81)).unwrap();
             for slider in Slider::ALL {
-                check_slider(backend, &context, slider, bits, &occupancy, probe)?;
+                check_slider(backend, "incremental", slider, bits, &occupancy, probe)
+                    .map_err(with_context)?;
                 let from_scratch = backend.slider_attacks(slider, &rebuilt, probe);
                 compare::<B>(
                     "rebuilt from scratch",
                     probe,
-                    slider.name().to_string(),
+                    slider.name(),
                     bits,
                     from_scratch.to_canonical(),
                     backend.slider_attacks(slider, &occupancy, probe),
-                )?;
+                )
+                .map_err(with_context)?;
             }
         }
     }
@@ -348,10 +425,21 @@ pub fn check_incremental<B: Backend>(backend: &B, updates: u64, seed: u64) -> Ch
 
 /// The whole differential check for one backend.
 pub fn check_backend<B: Backend>(backend: &B, pairs: u64, seed: u64) -> CheckResult<CheckReport> {
+    check_backend_parallel(backend, pairs, seed, 1, &|_| {})
+}
+
+/// The whole check with the random pairs on `threads` threads, reporting pairs done.
+pub fn check_backend_parallel<B: Backend>(
+    backend: &B,
+    pairs: u64,
+    seed: u64,
+    threads: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> CheckResult<CheckReport> {
     let bitboard_checks = check_bitboard_ops::<B>(seed, 2_000)?;
     let step_lookups = check_steps(backend)?;
     let pattern_lookups = check_line_patterns(backend, seed)?;
-    let random_lookups = check_random(backend, pairs, seed)?;
+    let random_lookups = check_random_parallel(backend, pairs, seed, threads, progress)?;
     let incremental_updates = check_incremental(backend, (pairs / 20).max(1_000), seed)?;
     Ok(CheckReport {
         bitboard_checks,

@@ -2,23 +2,19 @@
 
 fn main() {
     restore_default_sigpipe();
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect();
     std::process::exit(kiki::cli::run(&args));
 }
 
-/// Rust ignores SIGPIPE, which turns `kiki backends | head` into a panic on the next print;
-/// a command-line tool should simply stop, as other Unix tools do.
+/// Rust ignores SIGPIPE, which turns `kiki backends | head` into a write error on the next
+/// print; a command-line tool should simply stop, as other Unix tools do.
 fn restore_default_sigpipe() {
     #[cfg(unix)]
-    {
-        extern "C" {
-            fn signal(signum: i32, handler: usize) -> usize;
-        }
-        const SIGPIPE: i32 = 13;
-        const SIG_DFL: usize = 0;
-        // SAFETY: installing the default disposition for SIGPIPE has no preconditions.
-        unsafe {
-            signal(SIGPIPE, SIG_DFL);
-        }
+    // SAFETY: installing the default disposition for SIGPIPE has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

@@ -134,13 +134,30 @@ fn perft_bad_input_is_one_line_error() {
     )
     .unwrap();
     let file = file.to_str().unwrap();
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 7] = [
         (
             &["perft", "--startpos", "--depth", "11"],
             "--depth must be 1 to 10",
         ),
-        (&["perft", "--startpos"], "--depth D is required"),
-        (&["perft", "--depth", "2"], "exactly one of"),
+        (
+            &["perft", "--startpos"],
+            "required arguments were not provided: --depth <D>",
+        ),
+        (
+            &["perft", "--depth", "2"],
+            "<--sfen <SFEN>|--startpos|--positions <FILE>>",
+        ),
+        (
+            &[
+                "perft",
+                "--startpos",
+                "--sfen",
+                "9/9/9/9/9/9/9/9/9 b - 1",
+                "--depth",
+                "1",
+            ],
+            "cannot be used with",
+        ),
         (
             &["perft", "--sfen", "lnsgkgsnl/9 b - 1", "--depth", "1"],
             "bad SFEN",

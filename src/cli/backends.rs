@@ -1,14 +1,14 @@
 //! `kiki backends`: every backend with its availability, path, needs and exact table bytes.
 
-use super::{CliError, Options};
+use super::{CliError, Output};
 use crate::backend::human_bytes;
 use crate::json::Json;
 use crate::registry;
 
-pub fn run(args: &[String]) -> Result<(), CliError> {
-    let options = Options::parse("backends", args, &["--json"], &[])?;
+pub fn run(json: bool) -> Result<(), CliError> {
+    let out = Output::new("backends");
     let summaries = registry::summaries();
-    if options.flag("--json") {
+    if json {
         let list = summaries
             .iter()
             .map(|s| {
@@ -49,10 +49,10 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
                 ])
             })
             .collect();
-        println!("{}", Json::Array(list).render());
-        return Ok(());
+        out.line(Json::Array(list).render())?;
+        return out.flush();
     }
-    println!("build: {}", build_description());
+    out.line(format_args!("build: {}", build_description()))?;
     let all_tables = summaries.iter().flat_map(|s| s.tables.iter());
     let name_width = all_tables.clone().map(|t| t.name.len()).max().unwrap_or(0);
     let shape_width = all_tables
@@ -69,25 +69,29 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         } else {
             s.info.needs.join(", ")
         };
-        println!();
-        println!("{:<12} {}", s.info.name, s.info.description);
-        println!(
+        out.line("")?;
+        out.line(format_args!("{:<12} {}", s.info.name, s.info.description))?;
+        out.line(format_args!(
             "{:<12} {availability}; path: {}; needs: {needs}",
             "", s.simd_path
-        );
-        println!("{:<12} layout: {}", "", s.info.layout);
-        println!("{:<12} tables: {}", "", human_bytes(s.table_bytes));
+        ))?;
+        out.line(format_args!("{:<12} layout: {}", "", s.info.layout))?;
+        out.line(format_args!(
+            "{:<12} tables: {}",
+            "",
+            human_bytes(s.table_bytes)
+        ))?;
         for table in &s.tables {
-            println!(
+            out.line(format_args!(
                 "{:<14} {:<name_width$}  {:<shape_width$}  {}",
                 "",
                 table.name,
                 table.shape,
                 human_bytes(table.bytes)
-            );
+            ))?;
         }
     }
-    Ok(())
+    out.flush()
 }
 
 /// What this binary was compiled for.

@@ -1,58 +1,67 @@
 //! `kiki check`: the differential check of backends against the reference.
 
-use super::{CliError, Options};
+use super::{progress, resolve_backends, CliError, Output};
 use crate::backend::Backend;
-use crate::check::check_backend;
+use crate::check::check_backend_parallel;
 use crate::registry::{self, BackendVisitor};
 use std::time::Instant;
 
-struct CheckVisitor {
+struct CheckVisitor<'a> {
     samples: u64,
     seed: u64,
+    threads: usize,
+    out: &'a Output,
 }
 
-impl BackendVisitor for CheckVisitor {
+impl BackendVisitor for CheckVisitor<'_> {
     type Output = Result<(), CliError>;
     fn visit<B: Backend>(self, backend: B) -> Result<(), CliError> {
+        let name = B::info().name;
         let started = Instant::now();
-        match check_backend(&backend, self.samples, self.seed) {
-            Ok(report) => {
-                println!(
-                    "{:<12} ok in {:.1} s: {report}",
-                    B::info().name,
-                    started.elapsed().as_secs_f64()
-                );
-                Ok(())
-            }
+        let bar = progress::bar(self.samples, "pairs");
+        bar.set_message(name);
+        let result =
+            check_backend_parallel(&backend, self.samples, self.seed, self.threads, &|done| {
+                bar.set_position(done)
+            });
+        bar.finish_and_clear();
+        match result {
+            Ok(report) => self.out.line(format_args!(
+                "{name:<12} ok in {:.1} s: {report}",
+                started.elapsed().as_secs_f64()
+            )),
             Err(mismatch) => {
-                println!("{mismatch}");
-                Err(CliError {
-                    message: format!(
-                        "kiki check: backend '{}' disagrees with the reference",
-                        B::info().name
-                    ),
-                    code: 1,
-                })
+                self.out.line(&mismatch)?;
+                Err(CliError::failed(format!(
+                    "kiki check: backend '{name}' disagrees with the reference"
+                )))
             }
         }
     }
 }
 
-pub fn run(args: &[String]) -> Result<(), CliError> {
-    let options = Options::parse("check", args, &[], &["--backend", "--samples", "--seed"])?;
-    let samples = options.number("--samples", 1_000_000)?;
-    let seed = options.number("--seed", 0x5EED)?;
-    let argument = options.value("--backend").unwrap_or("all");
-    let names = registry::resolve(argument)?;
-    if argument == "all" {
+pub fn run(backend: &str, samples: u64, seed: u64, threads: usize) -> Result<(), CliError> {
+    let out = Output::new("check");
+    let names = resolve_backends("check", backend)?;
+    super::interrupt::install("check");
+    if backend == "all" {
         for summary in registry::summaries() {
             if let Err(reason) = summary.availability {
-                println!("{:<12} skipped: unavailable ({reason})", summary.info.name);
+                out.line(format_args!(
+                    "{:<12} skipped: unavailable ({reason})",
+                    summary.info.name
+                ))?;
             }
         }
     }
     for name in names {
-        registry::visit(name, CheckVisitor { samples, seed })??;
+        let visitor = CheckVisitor {
+            samples,
+            seed,
+            threads,
+            out: &out,
+        };
+        registry::visit(name, visitor).map_err(|e| CliError::registry("check", e))??;
     }
-    Ok(())
+    out.flush()
 }

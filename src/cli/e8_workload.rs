@@ -1,23 +1,43 @@
 //! `kiki e8-workload` (hidden): E8's fixed lookup workload on one backend, the process that
 //! `kiki report` runs under valgrind's cache simulation.
 
-use super::{CliError, Options};
+use super::{CliError, Output};
 use crate::harness::e8;
 
-pub fn run(args: &[String]) -> Result<(), CliError> {
-    let options = Options::parse(
-        "e8-workload",
-        args,
-        &[],
-        &["--backend", "--lookups", "--seed", "--eval-bytes"],
-    )?;
-    let backend = options
-        .value("--backend")
-        .ok_or_else(|| CliError::usage("kiki e8-workload: --backend NAME is required"))?;
-    let lookups = options.number("--lookups", 100_000)? as usize;
-    let seed = options.number("--seed", e8::WORKLOAD_SEED)?;
-    let eval_bytes = options.number("--eval-bytes", 0)? as usize;
-    let folded = e8::run_workload(backend, lookups, seed, eval_bytes)?;
-    println!("{backend} {lookups} lookups (evaluation {eval_bytes} B), folded {folded:#x}");
-    Ok(())
+/// Bounds that keep the workload's inputs addressable and its memory sane.
+const MAX_LOOKUPS: u64 = 1_000_000_000;
+const MAX_EVAL_BYTES: u64 = 1 << 40;
+
+pub fn run(args: super::E8WorkloadArgs) -> Result<(), CliError> {
+    let out = Output::new("e8-workload");
+    if !(1..=MAX_LOOKUPS).contains(&args.lookups) {
+        return Err(CliError::usage(format!(
+            "kiki e8-workload: --lookups wants 1 to {MAX_LOOKUPS}, got {}",
+            args.lookups
+        )));
+    }
+    if args.eval_bytes > MAX_EVAL_BYTES {
+        return Err(CliError::usage(format!(
+            "kiki e8-workload: --eval-bytes wants at most {MAX_EVAL_BYTES} (1 TiB), got {}",
+            args.eval_bytes
+        )));
+    }
+    let (lookups, eval_bytes) = (args.lookups as usize, args.eval_bytes as usize);
+    // The inputs (4 B per lookup) and the evaluation buffer, asked for up front: an allocation
+    // the system refuses is an error here rather than an abort in the middle.
+    let needed = lookups * 4 + eval_bytes;
+    let mut probe: Vec<u8> = Vec::new();
+    probe.try_reserve_exact(needed).map_err(|_| {
+        CliError::failed(format!(
+            "kiki e8-workload: cannot allocate {needed} bytes for the inputs and the evaluation buffer"
+        ))
+    })?;
+    drop(probe);
+    let folded = e8::run_workload(&args.backend, lookups, args.seed, eval_bytes)
+        .map_err(|e| CliError::registry("e8-workload", e))?;
+    out.line(format_args!(
+        "{} {lookups} lookups (evaluation {eval_bytes} B), folded {folded:#x}",
+        args.backend
+    ))?;
+    out.flush()
 }

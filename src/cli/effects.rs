@@ -1,28 +1,17 @@
 //! `kiki effects`: proves the incremental effect boards against a from-scratch recomputation
 //! over seeded random games, then times make + unmake per ray stepper, interleaved.
 
-use super::{CliError, Options};
+use super::{CliError, Output};
 use crate::effects::harness::{clock_name, measure, verify_all, workload};
 use crate::json::Json;
 
-/// Moves replayed (each made and unmade) unless `--moves` says otherwise.
-pub const DEFAULT_MOVES: u64 = 100_000;
-/// Timed rounds unless `--samples` says otherwise.
-pub const DEFAULT_SAMPLES: u64 = 11;
 /// Upper bounds that keep the workload's memory and run time sane.
 const MAX_MOVES: u64 = 20_000_000;
 const MAX_SAMPLES: u64 = 1_000;
 
-pub fn run(args: &[String]) -> Result<(), CliError> {
-    let options = Options::parse(
-        "effects",
-        args,
-        &["--json"],
-        &["--moves", "--seed", "--samples"],
-    )?;
-    let moves = options.number("--moves", DEFAULT_MOVES)?;
-    let seed = options.number("--seed", 0xEFFEC7)?;
-    let samples = options.number("--samples", DEFAULT_SAMPLES)?;
+pub fn run(args: super::EffectsArgs) -> Result<(), CliError> {
+    let out = Output::new("effects");
+    let (moves, seed, samples) = (args.moves, args.seed, args.samples);
     if !(1..=MAX_MOVES).contains(&moves) {
         return Err(CliError::usage(format!(
             "kiki effects: --moves wants 1 to {MAX_MOVES}, got {moves}"
@@ -33,7 +22,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
             "kiki effects: --samples wants 1 to {MAX_SAMPLES}, got {samples}"
         )));
     }
-    let json = options.flag("--json");
+    let json = args.json;
 
     let workload = workload(moves as usize, seed).map_err(|why| CliError {
         message: format!("kiki effects: cannot build the workload: {why}"),
@@ -44,13 +33,13 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         code: 1,
     })?;
     if !json {
-        println!(
+        out.line(format_args!(
             "verified: {} moves in {} games (seed {seed}), {} comparisons per tracker \
              (every make and unmake) against a from-scratch recomputation",
             verified.moves,
             workload.games.len(),
             verified.comparisons
-        );
+        ))?;
     }
     let results = measure(&workload, samples as usize).map_err(|why| CliError {
         message: format!("kiki effects: {why}"),
@@ -82,19 +71,19 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
                 ])
             })
             .collect();
-        println!("{}", Json::Array(list).render());
+        out.line(Json::Array(list).render())?;
     } else {
         let baseline = results
             .iter()
             .find(|r| r.name == "sqww")
             .map_or(f64::NAN, |r| r.median());
-        println!(
+        out.line(format_args!(
             "ns per make+unmake, median (min-max) of {samples} interleaved samples \
              ({}); ratio to sqww",
             clock_name()
-        );
+        ))?;
         for r in &results {
-            println!(
+            out.line(format_args!(
                 "{:<16} {:>8.1} ns ({:.1}-{:.1})  x{:.2}  {}",
                 r.name,
                 r.median(),
@@ -102,8 +91,8 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
                 r.max(),
                 r.median() / baseline,
                 r.layout
-            );
+            ))?;
         }
     }
-    Ok(())
+    out.flush()
 }

@@ -1,7 +1,7 @@
 //! `kiki mate1`: the mating move (USI) or `none` for each position, on one or every backend.
 
 use super::perft::read_positions;
-use super::{CliError, Options};
+use super::{resolve_backends, warn, CliError, Output};
 use crate::backend::Backend;
 use crate::json::Json;
 use crate::mate1::{is_mating_move, mate_in_1};
@@ -32,21 +32,17 @@ impl BackendVisitor for Mate1Visitor<'_> {
     }
 }
 
-pub fn run(args: &[String]) -> Result<(), CliError> {
-    let options = Options::parse(
-        "mate1",
-        args,
-        &["--startpos", "--json"],
-        &["--sfen", "--positions", "--backend"],
-    )?;
-    let sfens = read_positions(&options)?;
-    let names = registry::resolve(options.value("--backend").unwrap_or("all"))?;
-    let json = options.flag("--json");
+pub fn run(args: super::Mate1Args) -> Result<(), CliError> {
+    let out = Output::new("mate1");
+    let names = resolve_backends("mate1", &args.backend)?;
+    let sfens = read_positions("mate1", &args.source)?;
+    let json = args.json;
     let mut problems = 0;
     for sfen in &sfens {
         let mut first: Option<(&str, bool)> = None;
         for &name in &names {
-            let answer = registry::visit(name, Mate1Visitor { sfen })?;
+            let answer = registry::visit(name, Mate1Visitor { sfen })
+                .map_err(|e| CliError::registry("mate1", e))?;
             let text = answer.mate.as_deref().unwrap_or("none");
             if json {
                 let mate = answer.mate.clone().map_or(Json::Null, Json::Str);
@@ -55,14 +51,16 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
                     ("sfen", Json::str(sfen.as_str())),
                     ("mate", mate),
                 ];
-                println!("{}", Json::object(fields).render());
+                out.line(Json::object(fields).render())?;
             } else if names.len() == 1 {
-                println!("{text}");
+                out.line(text)?;
             } else {
-                println!("{name:<12} {text}");
+                out.line(format_args!("{name:<12} {text}"))?;
             }
             if !answer.verified {
-                eprintln!("kiki mate1: {name} answered {text}, which does not mate, in {sfen}");
+                warn(format!(
+                    "kiki mate1: {name} answered {text}, which does not mate, in {sfen}"
+                ));
                 problems += 1;
             }
             // Backends may name different mating moves; they must agree whether one exists.
@@ -70,21 +68,21 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
             match first {
                 None => first = Some((name, found)),
                 Some((first_name, first_found)) if first_found != found => {
-                    eprintln!(
+                    warn(format!(
                         "kiki mate1: DISAGREEMENT on {sfen}: {first_name} {}, {name} {text}",
                         if first_found { "finds a mate" } else { "none" }
-                    );
+                    ));
                     problems += 1;
                 }
                 Some(_) => {}
             }
         }
     }
+    out.flush()?;
     if problems > 0 {
-        return Err(CliError {
-            message: format!("kiki mate1: {problems} disagreement(s) or false mate(s)"),
-            code: 1,
-        });
+        return Err(CliError::failed(format!(
+            "kiki mate1: {problems} disagreement(s) or false mate(s)"
+        )));
     }
     Ok(())
 }

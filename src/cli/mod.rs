@@ -1,49 +1,245 @@
-//! The `kiki` command line: argument parsing, dispatch, and the shared option helpers.
+//! The `kiki` command line: clap definitions, dispatch, one-line errors and exit codes.
 
 mod backends;
 mod check;
 mod e8_workload;
 mod effects;
+mod interrupt;
 mod mate1;
 mod perft;
+mod progress;
 mod report;
 mod report_index;
 
-use crate::registry::RegistryError;
+use crate::input::quote_input;
+use crate::registry::{self, RegistryError};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::fmt;
+use std::io::Write;
+use std::path::PathBuf;
 
 pub use backends::build_description;
 pub use perft::MAX_PERFT_DEPTH;
 
-const USAGE: &str = "\
-kiki — sliding-attack backends for shogi, checked and measured
+/// The exit codes, as `--help` and the README state them.
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_CHECK_FAILED: i32 = 1;
+pub const EXIT_BAD_INPUT: i32 = 2;
+pub const EXIT_INTERRUPTED: i32 = 130;
 
-usage:
-  kiki backends [--json]
-      every backend: name, availability, SIMD path, needs, table bytes, layout
-  kiki check [--backend NAME|all] [--samples N] [--seed S]
-      differential check of backends against the naive reference (default: all,
-      1000000 random pairs); on a mismatch prints the board and exits 1
-  kiki perft (--sfen SFEN | --startpos | --positions FILE) --depth D
-             [--backend NAME|all] [--divide] [--json]
-      legal-move perft with bulk counting; with 'all' every available backend runs
-      and any disagreement exits 1. FILE: one SFEN per line, '#' comments
-  kiki mate1 (--sfen SFEN | --startpos | --positions FILE) [--backend NAME|all] [--json]
-      a checkmating move in USI for the side to move, or 'none' (exact mate-in-1);
-      with 'all' (the default) backends must agree whether a mate exists, else exit 1
-  kiki effects [--moves N] [--seed S] [--samples K] [--json]
-      proves incremental effect counts (mailbox, sqww, distance, bitboard-qugiy)
-      against a from-scratch recount after every make and unmake of N random-game
-      moves (default 100000), then times make+unmake per stepper (K rounds, default 11)
-  kiki report [--out DIR] [--quick] [--only LIST] [--positions FILE] [--pin CPU]
-              [--counters LIST]
-      runs the experiments (LIST: comma-separated ids such as E1,E7,E8) and writes
-      DIR/<cpu-slug>-<date>/ (default DIR: reports): report.md, plots, results.json;
-      --counters picks the perf events read in E1, E2, E7 (default: cycles,instructions,
-      l1d-read-misses,llc-misses,dtlb-read-misses; task-clock-ns needs no PMU; none)
-  kiki report-index [--dir DIR]
-      rebuilds DIR/README.md (default: reports) from every report folder
-  kiki help";
+const EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0    success
+  1    a check failed (backends disagree, a mismatch, a false mate) or the run failed
+       (output could not be written, a report could not be published)
+  2    bad input: an unknown command, option or backend, a bad number, SFEN or file
+  130  interrupted (Ctrl-C)";
+
+/// kiki — sliding-attack backends for shogi, checked and measured.
+#[derive(Parser, Debug)]
+#[command(name = "kiki", version, about, after_help = EXIT_CODES_HELP)]
+#[command(propagate_version = true, arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Every backend: name, availability, SIMD path, needs, table bytes, layout.
+    Backends(BackendsArgs),
+    /// Differential check of backends against the naive reference; on a mismatch prints the
+    /// board and exits 1.
+    Check(CheckArgs),
+    /// Legal-move perft with bulk counting; with `--backend all` every available backend runs
+    /// and any disagreement exits 1.
+    Perft(PerftArgs),
+    /// A checkmating move in USI for the side to move, or `none` (exact mate-in-1); backends
+    /// must agree whether a mate exists, else exit 1.
+    Mate1(Mate1Args),
+    /// Proves incremental effect counts against a from-scratch recount after every make and
+    /// unmake of random-game moves, then times make+unmake per ray stepper.
+    Effects(EffectsArgs),
+    /// Runs the experiments and writes DIR/<cpu-slug>-<date>/: report.md, plots, results.json.
+    /// The last line of stdout is the report folder.
+    Report(ReportArgs),
+    /// Rebuilds DIR/README.md from every report folder.
+    ReportIndex(ReportIndexArgs),
+    /// Prints a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(CompletionsArgs),
+    /// E8's lookup workload on one backend: the process `kiki report` runs under valgrind.
+    #[command(hide = true)]
+    E8Workload(E8WorkloadArgs),
+}
+
+/// A plain decimal count: digits only (no sign, exponent, separators or hex).
+pub(crate) fn decimal(text: &str) -> Result<u64, String> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "{} is not a plain decimal number (digits only)",
+            quote_input(text)
+        ));
+    }
+    text.parse::<u64>()
+        .map_err(|_| format!("{} is too large (at most {})", quote_input(text), u64::MAX))
+}
+
+/// A seed: plain decimal or `0x` hexadecimal.
+pub(crate) fn seed(text: &str) -> Result<u64, String> {
+    match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            u64::from_str_radix(hex, 16)
+                .map_err(|_| format!("{} is too large for 64 bits", quote_input(text)))
+        }
+        Some(_) => Err(format!("{} is not a hexadecimal number", quote_input(text))),
+        None => decimal(text),
+    }
+}
+
+/// An output folder: not empty (which would silently mean the current folder).
+pub(crate) fn out_folder(text: &str) -> Result<PathBuf, String> {
+    if text.is_empty() {
+        return Err("the output folder must not be empty (use '.' for the current folder)".into());
+    }
+    Ok(PathBuf::from(text))
+}
+
+#[derive(Args, Debug)]
+struct BackendsArgs {
+    /// Print one JSON array instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+struct CheckArgs {
+    /// A backend name, or `all` (the available ones).
+    #[arg(long, default_value = "all", value_name = "NAME|all")]
+    backend: String,
+    /// Random (square, occupancy) pairs per backend (plain decimal).
+    #[arg(long, default_value = "1000000", value_parser = decimal, value_name = "N")]
+    samples: u64,
+    /// Random seed (decimal or 0x hexadecimal).
+    #[arg(long, default_value = "0x5EED", value_parser = seed, value_name = "S")]
+    seed: u64,
+    /// Threads for the random pairs (default: every CPU); the pairs checked do not depend on it.
+    #[arg(long, value_parser = decimal, value_name = "N")]
+    threads: Option<u64>,
+}
+
+/// Where positions come from: exactly one of the three.
+#[derive(Args, Debug)]
+#[group(required = true, multiple = false)]
+struct PositionSource {
+    /// One position in SFEN.
+    #[arg(long, value_name = "SFEN")]
+    sfen: Option<String>,
+    /// The start position.
+    #[arg(long)]
+    startpos: bool,
+    /// A file with one SFEN per line ('#' comments, blank lines skipped).
+    #[arg(long, value_name = "FILE")]
+    positions: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct PerftArgs {
+    #[command(flatten)]
+    source: PositionSource,
+    /// Plies to count, 1 to 10 (plain decimal). Depth 7 and deeper shows progress with an
+    /// estimated time on a terminal.
+    #[arg(long, value_parser = decimal, value_name = "D")]
+    depth: u64,
+    /// A backend name, or `all` (every available backend, which must agree).
+    #[arg(long, default_value = "all", value_name = "NAME|all")]
+    backend: String,
+    /// Leaf counts per root move, in USI.
+    #[arg(long)]
+    divide: bool,
+    /// One JSON object per line: backend, sfen, depth, nodes, seconds, nps.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+struct Mate1Args {
+    #[command(flatten)]
+    source: PositionSource,
+    /// A backend name, or `all` (every available backend, which must agree).
+    #[arg(long, default_value = "all", value_name = "NAME|all")]
+    backend: String,
+    /// One JSON object per line: backend, sfen, mate.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+struct EffectsArgs {
+    /// Random-game moves replayed, each made and unmade (plain decimal).
+    #[arg(long, default_value = "100000", value_parser = decimal, value_name = "N")]
+    moves: u64,
+    /// Random seed (decimal or 0x hexadecimal).
+    #[arg(long, default_value = "0xEFFEC7", value_parser = seed, value_name = "S")]
+    seed: u64,
+    /// Timed rounds (plain decimal).
+    #[arg(long, default_value = "11", value_parser = decimal, value_name = "K")]
+    samples: u64,
+    /// Print one JSON array instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+struct ReportArgs {
+    /// The folder that receives the report folder.
+    #[arg(long, default_value = "reports", value_parser = out_folder, value_name = "DIR")]
+    out: PathBuf,
+    /// Fewer rounds and smaller sweeps (a few minutes).
+    #[arg(long)]
+    quick: bool,
+    /// Comma-separated experiment ids, e.g. E1,E7,E8 (default: all).
+    #[arg(long, value_name = "LIST")]
+    only: Option<String>,
+    /// Extra positions for the game-like workloads: one SFEN per line.
+    #[arg(long, value_name = "FILE")]
+    positions: Option<PathBuf>,
+    /// Pin the measuring thread to this CPU (plain decimal).
+    #[arg(long, value_parser = decimal, value_name = "CPU")]
+    pin: Option<u64>,
+    /// Perf events read in E1, E2, E7 (default: cycles, instructions, l1d-read-misses,
+    /// llc-misses, dtlb-read-misses; task-clock-ns needs no PMU; `none`).
+    #[arg(long, value_name = "LIST")]
+    counters: Option<String>,
+    /// E9: LEVEL=REPORT_DIR items, report folders of per-build E1/E2 runs (scripts/report.sh
+    /// passes them).
+    #[arg(long, value_name = "LIST")]
+    e9: Option<String>,
+}
+
+#[derive(Args, Debug)]
+struct ReportIndexArgs {
+    /// The folder of report folders.
+    #[arg(long, default_value = "reports", value_parser = out_folder, value_name = "DIR")]
+    dir: PathBuf,
+}
+
+#[derive(Args, Debug)]
+struct CompletionsArgs {
+    /// The shell to complete for.
+    shell: clap_complete::Shell,
+}
+
+#[derive(Args, Debug)]
+struct E8WorkloadArgs {
+    #[arg(long)]
+    backend: String,
+    #[arg(long, default_value = "100000", value_parser = decimal)]
+    lookups: u64,
+    #[arg(long, default_value_t = crate::harness::e8::WORKLOAD_SEED, value_parser = seed)]
+    seed: u64,
+    #[arg(long, default_value = "0", value_parser = decimal)]
+    eval_bytes: u64,
+}
 
 /// A command-line error: one line for the user, and the exit code.
 #[derive(Debug)]
@@ -56,8 +252,20 @@ impl CliError {
     pub(crate) fn usage(message: impl Into<String>) -> CliError {
         CliError {
             message: message.into(),
-            code: 2,
+            code: EXIT_BAD_INPUT,
         }
+    }
+
+    pub(crate) fn failed(message: impl Into<String>) -> CliError {
+        CliError {
+            message: message.into(),
+            code: EXIT_CHECK_FAILED,
+        }
+    }
+
+    /// The unknown- or unavailable-backend error, named after the command it came from.
+    pub(crate) fn registry(command: &str, error: RegistryError) -> CliError {
+        CliError::usage(format!("kiki {command}: {error}"))
     }
 }
 
@@ -67,118 +275,180 @@ impl fmt::Display for CliError {
     }
 }
 
-impl From<RegistryError> for CliError {
-    fn from(error: RegistryError) -> CliError {
-        CliError::usage(error.to_string())
+/// Resolves `--backend` for `command` (`all`: every available backend).
+pub(crate) fn resolve_backends(command: &str, name: &str) -> Result<Vec<&'static str>, CliError> {
+    registry::resolve(name).map_err(|error| CliError::registry(command, error))
+}
+
+/// Standard output that reports write errors (a full disk, a closed file) instead of
+/// panicking as `println!` does; each command writes through one.
+pub(crate) struct Output {
+    command: &'static str,
+}
+
+impl Output {
+    pub(crate) fn new(command: &'static str) -> Output {
+        Output { command }
+    }
+
+    /// Writes one line (the text and a newline).
+    pub(crate) fn line(&self, text: impl fmt::Display) -> Result<(), CliError> {
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{text}").map_err(|error| self.write_error(error))
+    }
+
+    /// Pushes everything buffered to the file or pipe (called before a command returns).
+    pub(crate) fn flush(&self) -> Result<(), CliError> {
+        std::io::stdout()
+            .lock()
+            .flush()
+            .map_err(|error| self.write_error(error))
+    }
+
+    fn write_error(&self, error: std::io::Error) -> CliError {
+        CliError::failed(format!(
+            "kiki {}: cannot write to standard output: {error}",
+            self.command
+        ))
     }
 }
 
-/// Options of a subcommand: `--flag` and `--key value` pairs, each known in advance.
-pub(crate) struct Options {
-    pub(crate) command: &'static str,
-    pairs: Vec<(String, Option<String>)>,
+/// Writes a diagnostic line to stderr; a stderr that cannot be written is ignored (there is no
+/// one left to tell).
+pub(crate) fn warn(text: impl fmt::Display) {
+    let _ = writeln!(std::io::stderr().lock(), "{}", safe_line(&text.to_string()));
 }
 
-impl Options {
-    /// Parses `args`; `flags` take no value, `keys` take one.
-    pub(crate) fn parse(
-        command: &'static str,
-        args: &[String],
-        flags: &[&str],
-        keys: &[&str],
-    ) -> Result<Options, CliError> {
-        let mut pairs = Vec::new();
-        let mut iter = args.iter();
-        while let Some(arg) = iter.next() {
-            let (name, inline_value) = match arg.split_once('=') {
-                Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
-                _ => (arg.as_str(), None),
-            };
-            if flags.contains(&name) && inline_value.is_none() {
-                pairs.push((name.to_string(), None));
-            } else if keys.contains(&name) {
-                let value = match inline_value {
-                    Some(v) => v,
-                    None => iter.next().cloned().ok_or_else(|| {
-                        CliError::usage(format!("kiki {command}: {name} needs a value"))
-                    })?,
-                };
-                pairs.push((name.to_string(), Some(value)));
-            } else {
-                return Err(CliError::usage(format!(
-                    "kiki {command}: unknown argument '{arg}' (try 'kiki help')"
-                )));
-            }
+/// The longest error line printed; longer ones are cut (input echoed in them is quoted and cut
+/// already; this bounds the rest).
+const MAX_ERROR_CHARS: usize = 600;
+
+/// One terminal-safe line: control characters escaped (`\u{1b}`), newlines joined, length
+/// bounded.
+fn safe_line(text: &str) -> String {
+    let mut out = String::new();
+    for (count, ch) in text.chars().enumerate() {
+        if count == MAX_ERROR_CHARS {
+            out.push_str(" …");
+            break;
         }
-        Ok(Options { command, pairs })
-    }
-
-    pub(crate) fn flag(&self, name: &str) -> bool {
-        self.pairs.iter().any(|(n, _)| n == name)
-    }
-
-    pub(crate) fn value(&self, name: &str) -> Option<&str> {
-        self.pairs
-            .iter()
-            .rev()
-            .find(|(n, _)| n == name)
-            .and_then(|(_, v)| v.as_deref())
-    }
-
-    pub(crate) fn number(&self, name: &str, default: u64) -> Result<u64, CliError> {
-        match self.value(name) {
-            None => Ok(default),
-            Some(text) => parse_number(text).ok_or_else(|| {
-                CliError::usage(format!(
-                    "kiki {}: {name} wants a non-negative integer, got '{text}'",
-                    self.command
-                ))
-            }),
+        match ch {
+            '\n' => out.push(' '),
+            ch if ch.is_control() => out.extend(ch.escape_default()),
+            ch => out.push(ch),
         }
     }
+    out
 }
 
-/// Parses `1000000`, `1_000_000`, `1e6` or `0x1f`.
-fn parse_number(text: &str) -> Option<u64> {
-    let cleaned = text.replace('_', "");
-    if let Some(hex) = cleaned.strip_prefix("0x") {
-        return u64::from_str_radix(hex, 16).ok();
+/// One line from clap's error: its first line without the `error: ` prefix, with its tip (a
+/// "did you mean") appended, named after the subcommand.
+fn clap_error_line(error: &clap::Error, args: &[String]) -> String {
+    let rendered = error.render().to_string();
+    // The message is the first paragraph (clap lists missing arguments on indented lines
+    // below it); tips ("did you mean") follow later.
+    let first = rendered
+        .lines()
+        .take_while(|l| !l.trim().is_empty() && !l.starts_with("Usage:"))
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let first = first.trim_start_matches("error: ").to_string();
+    let tips: Vec<&str> = rendered
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("tip: "))
+        .collect();
+    let command = args
+        .first()
+        .filter(|name| Cli::command().find_subcommand(name.as_str()).is_some())
+        .map_or("kiki".to_string(), |name| format!("kiki {name}"));
+    let help = if command == "kiki" {
+        "try 'kiki --help'".to_string()
+    } else {
+        format!("try '{command} --help'")
+    };
+    let mut line = format!("{command}: {first}");
+    for tip in tips {
+        line.push_str("; ");
+        line.push_str(tip);
     }
-    if let Some((mantissa, exponent)) = cleaned.split_once(['e', 'E']) {
-        let mantissa: u64 = mantissa.parse().ok()?;
-        let exponent: u32 = exponent.parse().ok()?;
-        return mantissa.checked_mul(10u64.checked_pow(exponent)?);
-    }
-    cleaned.parse().ok()
+    format!("{line} ({help})")
 }
 
 /// Runs the command line; returns the process exit code.
 pub fn run(args: &[String]) -> i32 {
-    let result = match args.first().map(String::as_str) {
-        None | Some("help") | Some("--help") | Some("-h") => {
-            println!("{USAGE}");
-            Ok(())
+    let argv = std::iter::once("kiki".to_string()).chain(args.iter().cloned());
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(error) => {
+            use clap::error::ErrorKind;
+            return match error.kind() {
+                ErrorKind::DisplayHelp
+                | ErrorKind::DisplayVersion
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    // Help goes to stdout; a stdout that cannot be written is an error.
+                    let text = error.render().to_string();
+                    let mut stdout = std::io::stdout().lock();
+                    match write!(stdout, "{text}").and_then(|()| stdout.flush()) {
+                        Ok(())
+                            if error.kind()
+                                == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+                        {
+                            EXIT_BAD_INPUT
+                        }
+                        Ok(()) => EXIT_OK,
+                        Err(write_error) => {
+                            warn(format!(
+                                "kiki: cannot write to standard output: {write_error}"
+                            ));
+                            EXIT_CHECK_FAILED
+                        }
+                    }
+                }
+                _ => {
+                    warn(clap_error_line(&error, args));
+                    EXIT_BAD_INPUT
+                }
+            };
         }
-        Some("backends") => backends::run(&args[1..]),
-        Some("check") => check::run(&args[1..]),
-        Some("perft") => perft::run(&args[1..]),
-        Some("mate1") => mate1::run(&args[1..]),
-        Some("effects") => effects::run(&args[1..]),
-        Some("report") => report::run(&args[1..]),
-        Some("report-index") => report_index::run(&args[1..]),
-        // Hidden: the process `kiki report` runs under valgrind for E8.
-        Some("e8-workload") => e8_workload::run(&args[1..]),
-        Some(other) => Err(CliError::usage(format!(
-            "kiki: unknown command '{other}' (commands: backends, check, perft, mate1, effects, report, report-index, help)"
-        ))),
+    };
+    let result = match cli.command {
+        Command::Backends(a) => backends::run(a.json),
+        Command::Check(a) => {
+            let threads = a.threads.map_or_else(
+                || std::thread::available_parallelism().map_or(1, usize::from),
+                |n| n.clamp(1, 256) as usize,
+            );
+            check::run(&a.backend, a.samples, a.seed, threads)
+        }
+        Command::Perft(a) => perft::run(a),
+        Command::Mate1(a) => mate1::run(a),
+        Command::Effects(a) => effects::run(a),
+        Command::Report(a) => report::run(a),
+        Command::ReportIndex(a) => report_index::run(&a.dir),
+        Command::Completions(a) => completions(a.shell),
+        Command::E8Workload(a) => e8_workload::run(a),
     };
     match result {
-        Ok(()) => 0,
+        Ok(()) => EXIT_OK,
         Err(error) => {
-            eprintln!("{error}");
+            warn(&error);
             error.code
         }
     }
+}
+
+/// `kiki completions SHELL`: the completion script on stdout.
+fn completions(shell: clap_complete::Shell) -> Result<(), CliError> {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "kiki", &mut script);
+    let out = Output::new("completions");
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(&script)
+        .map_err(|error| out.write_error(error))?;
+    drop(stdout);
+    out.flush()
 }
 
 #[cfg(test)]
@@ -190,33 +460,40 @@ mod tests {
     }
 
     #[test]
-    fn numbers_in_several_spellings() {
-        assert_eq!(parse_number("1000000"), Some(1_000_000));
-        assert_eq!(parse_number("1_000"), Some(1000));
-        assert_eq!(parse_number("1e6"), Some(1_000_000));
-        assert_eq!(parse_number("0x10"), Some(16));
-        assert_eq!(parse_number("-1"), None);
-        assert_eq!(parse_number("1e40"), None);
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
     }
 
     #[test]
-    fn options_parse_and_reject() {
-        let options = Options::parse(
-            "check",
-            &strings(&["--seed=5", "--backend", "x"]),
-            &[],
-            &["--backend", "--seed"],
-        )
-        .unwrap();
-        assert_eq!(options.value("--backend"), Some("x"));
-        assert_eq!(options.number("--seed", 0).unwrap(), 5);
-        let error = Options::parse("check", &strings(&["--bogus"]), &[], &[])
-            .err()
-            .unwrap();
-        assert_eq!(error.code, 2);
-        let error = Options::parse("check", &strings(&["--seed"]), &[], &["--seed"])
-            .err()
-            .unwrap();
-        assert!(error.message.contains("needs a value"));
+    fn numbers_are_plain_decimal() {
+        assert_eq!(decimal("1000000"), Ok(1_000_000));
+        for bad in ["1e1", "1_000", "-1", "+5", "0x10", "", " 5", "١٢"] {
+            assert!(decimal(bad).is_err(), "{bad}");
+        }
+        assert!(decimal("18446744073709551616")
+            .unwrap_err()
+            .contains("too large"));
+        assert_eq!(seed("0x10"), Ok(16));
+        assert_eq!(seed("42"), Ok(42));
+        assert!(seed("0x").is_err());
+        assert!(seed("1e3").is_err());
+    }
+
+    #[test]
+    fn errors_are_one_safe_line() {
+        let line = safe_line("a\u{1b}[2J\0b\nc");
+        assert_eq!(line, "a\\u{1b}[2J\\u{0}b c");
+        assert!(safe_line(&"x".repeat(5000)).chars().count() < MAX_ERROR_CHARS + 5);
+    }
+
+    #[test]
+    fn clap_errors_name_the_command_and_suggest() {
+        let args = strings(&["perft", "--depht", "3", "--startpos"]);
+        let error = Cli::try_parse_from(std::iter::once("kiki".to_string()).chain(args.clone()))
+            .unwrap_err();
+        let line = clap_error_line(&error, &args);
+        assert!(line.starts_with("kiki perft: "), "{line}");
+        assert!(line.contains("--depth"), "{line}");
+        assert_eq!(line.lines().count(), 1);
     }
 }

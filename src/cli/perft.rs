@@ -1,11 +1,14 @@
 //! `kiki perft`: perft and divide on one or every backend, from SFEN, startpos or a file.
 
-use super::{CliError, Options};
+use super::{progress, resolve_backends, warn, CliError, Output};
 use crate::backend::Backend;
+use crate::input::quote_input;
 use crate::json::Json;
+use crate::movegen::MoveList;
 use crate::position::{Position, START_SFEN};
 use crate::reference::Reference;
 use crate::registry::{self, BackendVisitor};
+use std::path::Path;
 use std::time::Instant;
 
 /// The deepest perft the command line accepts (depth 8 from the start position is already
@@ -14,45 +17,50 @@ pub const MAX_PERFT_DEPTH: u64 = 10;
 
 /// The positions a command reads: `--sfen`, `--startpos` or `--positions FILE`, each SFEN
 /// validated (on the reference backend) before anything runs.
-pub(crate) fn read_positions(options: &Options) -> Result<Vec<String>, CliError> {
-    let command = options.command;
-    let given = ["--sfen", "--startpos", "--positions"]
-        .iter()
-        .filter(|&&k| options.flag(k))
-        .count();
-    if given != 1 {
-        return Err(CliError::usage(format!(
-            "kiki {command}: give exactly one of --sfen SFEN, --startpos, --positions FILE"
-        )));
-    }
+pub(crate) fn read_positions(
+    command: &str,
+    source: &super::PositionSource,
+) -> Result<Vec<String>, CliError> {
     let validate = |sfen: &str, place: &str| -> Result<(), CliError> {
         Position::from_sfen(Reference, sfen)
             .map(|_| ())
             .map_err(|error| CliError::usage(format!("kiki {command}: {place}{error}")))
     };
-    if options.flag("--startpos") {
+    if source.startpos {
         return Ok(vec![START_SFEN.to_string()]);
     }
-    if let Some(sfen) = options.value("--sfen") {
+    if let Some(sfen) = &source.sfen {
         let sfen = sfen.trim();
         validate(sfen, "")?;
         return Ok(vec![sfen.to_string()]);
     }
-    let path = options.value("--positions").unwrap_or_default();
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| CliError::usage(format!("kiki {command}: cannot read {path}: {error}")))?;
+    let path = source.positions.as_deref().unwrap_or(Path::new(""));
+    read_positions_file(command, path)
+}
+
+/// Every position of a `--positions` file, validated, errors naming the line.
+pub(crate) fn read_positions_file(command: &str, path: &Path) -> Result<Vec<String>, CliError> {
+    let shown = quote_input(&path.display().to_string());
+    let text = std::fs::read_to_string(path).map_err(|error| {
+        CliError::usage(format!("kiki {command}: cannot read {shown}: {error}"))
+    })?;
     let mut sfens = Vec::new();
     for (number, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        validate(line, &format!("{path} line {}: ", number + 1))?;
+        Position::from_sfen(Reference, line).map_err(|error| {
+            CliError::usage(format!(
+                "kiki {command}: {shown} line {}: {error}",
+                number + 1
+            ))
+        })?;
         sfens.push(line.to_string());
     }
     if sfens.is_empty() {
         return Err(CliError::usage(format!(
-            "kiki {command}: {path} holds no positions"
+            "kiki {command}: {shown} holds no positions"
         )));
     }
     Ok(sfens)
@@ -71,15 +79,19 @@ struct PerftVisitor<'a> {
     divide: bool,
 }
 
+/// From this depth on, perft runs root move by root move behind a progress bar with an ETA.
+pub const PROGRESS_DEPTH: u32 = 7;
+
 impl BackendVisitor for PerftVisitor<'_> {
     type Output = PerftRun;
     fn visit<B: Backend>(self, backend: B) -> PerftRun {
         // Validated before: a parse failure here would be a bug in the backend conversion.
         let mut pos = Position::from_sfen(backend, self.sfen).expect("validated SFEN");
         let started = Instant::now();
-        let (nodes, divide) = if self.divide {
-            let rows = crate::perft::divide(&mut pos, self.depth);
-            (rows.iter().map(|r| r.1).sum(), rows)
+        let (nodes, divide) = if self.divide || self.depth >= PROGRESS_DEPTH {
+            let rows = divide_with_progress(&mut pos, self.depth, B::info().name);
+            let nodes = rows.iter().map(|r| r.1).sum();
+            (nodes, if self.divide { rows } else { Vec::new() })
         } else {
             (crate::perft::perft(&mut pos, self.depth), Vec::new())
         };
@@ -91,25 +103,49 @@ impl BackendVisitor for PerftVisitor<'_> {
     }
 }
 
-pub fn run(args: &[String]) -> Result<(), CliError> {
-    let options = Options::parse(
-        "perft",
-        args,
-        &["--startpos", "--divide", "--json"],
-        &["--sfen", "--positions", "--depth", "--backend"],
-    )?;
-    let depth = match options.value("--depth") {
-        None => return Err(CliError::usage("kiki perft: --depth D is required")),
-        Some(_) => options.number("--depth", 0)?,
-    };
+/// Divide, one root move at a time, with a progress bar (shown on a terminal only).
+fn divide_with_progress<B: Backend>(
+    pos: &mut Position<B>,
+    depth: u32,
+    name: &str,
+) -> Vec<(String, u64)> {
+    let mut list = MoveList::new();
+    pos.legal_moves(&mut list);
+    let bar = (depth >= PROGRESS_DEPTH).then(|| {
+        let bar = progress::bar(list.len() as u64, "root moves");
+        bar.set_message(format!("{name} depth {depth}"));
+        bar
+    });
+    let mut rows: Vec<(String, u64)> = list
+        .iter()
+        .map(|&mv| {
+            let undo = pos.do_move(mv);
+            let nodes = crate::perft::perft(pos, depth - 1);
+            pos.undo_move(mv, undo);
+            if let Some(bar) = &bar {
+                bar.inc(1);
+            }
+            (mv.to_string(), nodes)
+        })
+        .collect();
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    rows.sort();
+    rows
+}
+
+pub fn run(args: super::PerftArgs) -> Result<(), CliError> {
+    let out = Output::new("perft");
+    let depth = args.depth;
     if depth == 0 || depth > MAX_PERFT_DEPTH {
         return Err(CliError::usage(format!(
             "kiki perft: --depth must be 1 to {MAX_PERFT_DEPTH}, got {depth}"
         )));
     }
-    let sfens = read_positions(&options)?;
-    let names = registry::resolve(options.value("--backend").unwrap_or("all"))?;
-    let json = options.flag("--json");
+    let names = resolve_backends("perft", &args.backend)?;
+    let sfens = read_positions("perft", &args.source)?;
+    super::interrupt::install("perft");
     let mut disagreements = 0;
     for sfen in &sfens {
         let mut first: Option<(&str, u64)> = None;
@@ -119,11 +155,12 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
                 PerftVisitor {
                     sfen,
                     depth: depth as u32,
-                    divide: options.flag("--divide"),
+                    divide: args.divide,
                 },
-            )?;
+            )
+            .map_err(|e| CliError::registry("perft", e))?;
             let nps = run.nodes as f64 / run.seconds.max(1e-9);
-            if json {
+            if args.json {
                 let mut fields = vec![
                     ("backend", Json::str(name)),
                     ("sfen", Json::str(sfen.as_str())),
@@ -132,43 +169,43 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
                     ("seconds", Json::Float(run.seconds)),
                     ("nps", Json::Float(nps.round())),
                 ];
-                if options.flag("--divide") {
+                if args.divide {
                     let rows = run
                         .divide
                         .iter()
                         .map(|(mv, n)| (mv.clone(), Json::Int(*n as i128)));
                     fields.push(("divide", Json::object(rows)));
                 }
-                println!("{}", Json::object(fields).render());
+                out.line(Json::object(fields).render())?;
             } else {
                 for (mv, nodes) in &run.divide {
-                    println!("{mv}: {nodes}");
+                    out.line(format_args!("{mv}: {nodes}"))?;
                 }
-                println!(
+                out.line(format_args!(
                     "{name:<12} depth {depth}  nodes {:>12}  {:>8.3} s  {:>8.2} M nodes/s  {sfen}",
                     run.nodes,
                     run.seconds,
                     nps / 1e6
-                );
+                ))?;
             }
             match first {
                 None => first = Some((name, run.nodes)),
                 Some((first_name, first_nodes)) if first_nodes != run.nodes => {
-                    eprintln!(
+                    warn(format!(
                         "kiki perft: DISAGREEMENT on {sfen} depth {depth}: {first_name} {first_nodes}, {name} {}",
                         run.nodes
-                    );
+                    ));
                     disagreements += 1;
                 }
                 Some(_) => {}
             }
         }
     }
+    out.flush()?;
     if disagreements > 0 {
-        return Err(CliError {
-            message: format!("kiki perft: {disagreements} disagreement(s) between backends"),
-            code: 1,
-        });
+        return Err(CliError::failed(format!(
+            "kiki perft: {disagreements} disagreement(s) between backends"
+        )));
     }
     Ok(())
 }

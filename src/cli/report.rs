@@ -1,6 +1,6 @@
 //! `kiki report`: runs the experiments with progress bars and writes a report folder.
 
-use super::{CliError, Options};
+use super::{CliError, Output};
 use crate::harness::e8;
 use crate::harness::e9;
 use crate::harness::experiments::{run_experiments, Config, EXPERIMENT_IDS};
@@ -10,7 +10,7 @@ use crate::harness::report::write_report;
 use crate::harness::results::Experiment;
 use crate::json::Json;
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The experiments `kiki report` itself adds to the measuring ones.
@@ -81,11 +81,14 @@ pub fn parse_only(list: &str) -> Result<Vec<String>, CliError> {
 
 /// Fails early, before minutes of measuring, when the output folder cannot be written.
 fn check_writable(out: &Path) -> Result<(), CliError> {
+    let shown = crate::input::quote_input(&out.display().to_string());
+    if out.exists() && !out.is_dir() {
+        return Err(CliError::usage(format!(
+            "kiki report: --out {shown} is not a folder"
+        )));
+    }
     let fail = |e: std::io::Error| CliError {
-        message: format!(
-            "kiki report: cannot write to output folder {}: {e}",
-            out.display()
-        ),
+        message: format!("kiki report: cannot write to output folder {shown}: {e}"),
         code: 1,
     };
     std::fs::create_dir_all(out).map_err(fail)?;
@@ -289,45 +292,29 @@ fn run_e8(
     e8::experiment(&results, &failures, lookups, &geometries, &valgrind)
 }
 
-pub fn run(args: &[String]) -> Result<(), CliError> {
-    let options = Options::parse(
-        "report",
-        args,
-        &["--quick"],
-        &[
-            "--out",
-            "--only",
-            "--positions",
-            "--pin",
-            "--e9",
-            "--counters",
-        ],
-    )?;
-    let only = match options.value("--only") {
+pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
+    let stdout = Output::new("report");
+    let only = match &args.only {
         Some(list) => parse_only(list)?,
         None => Vec::new(),
     };
-    let positions = if options.value("--positions").is_some() {
-        super::perft::read_positions(&options)?
-    } else {
-        Vec::new()
+    let positions = match &args.positions {
+        Some(path) => super::perft::read_positions_file("report", path)?,
+        None => Vec::new(),
     };
-    let pin_cpu = match options.value("--pin") {
-        Some(_) => Some(options.number("--pin", 0)? as usize),
-        None => None,
-    };
-    let counter_events = match options.value("--counters") {
+    let pin_cpu = args.pin.map(|cpu| cpu as usize);
+    let counter_events = match &args.counters {
         Some(list) => parse_counters(list)?,
         None => Event::DEFAULT.to_vec(),
     };
-    let isa_runs = match options.value("--e9") {
+    let isa_runs = match &args.e9 {
         Some(list) => read_isa_runs(list)?,
         None => Vec::new(),
     };
-    let out = PathBuf::from(options.value("--out").unwrap_or("reports"));
+    let out = args.out;
     check_writable(&out)?;
 
-    let quick = options.flag("--quick");
+    let quick = args.quick;
     let config = Config {
         quick,
         positions,
@@ -370,12 +357,9 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         machine.to_json(),
         &experiments,
     )
-    .map_err(|message| CliError {
-        message: format!("kiki report: {message}"),
-        code: 1,
-    })?;
-    println!("{}", folder.display());
-    Ok(())
+    .map_err(|message| CliError::failed(format!("kiki report: {message}")))?;
+    stdout.line(folder.display())?;
+    stdout.flush()
 }
 
 #[cfg(test)]

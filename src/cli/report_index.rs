@@ -1,7 +1,7 @@
 //! `kiki report-index`: rebuilds `reports/README.md` — every report folder, and the CPUs side
 //! by side from their `results.json` (best backend per experiment, table bytes, E7 crossovers).
 
-use super::{CliError, Options};
+use super::{CliError, Output};
 use crate::backend::human_bytes;
 use crate::harness::report::table_markdown;
 use crate::harness::results::Table;
@@ -352,15 +352,17 @@ pub fn rebuild(dir: &Path) -> Result<usize, String> {
     Ok(entries.len())
 }
 
-pub fn run(args: &[String]) -> Result<(), CliError> {
-    let options = Options::parse("report-index", args, &[], &["--dir"])?;
-    let dir = options.value("--dir").unwrap_or("reports");
-    let count = rebuild(Path::new(dir)).map_err(|message| CliError {
+pub fn run(dir: &Path) -> Result<(), CliError> {
+    let out = Output::new("report-index");
+    let count = rebuild(dir).map_err(|message| CliError {
         message: format!("kiki report-index: {message}"),
         code: 1,
     })?;
-    println!("{dir}/README.md: {count} report folder(s)");
-    Ok(())
+    out.line(format_args!(
+        "{}: {count} report folder(s)",
+        dir.join("README.md").display()
+    ))?;
+    out.flush()
 }
 
 #[cfg(test)]

@@ -1,13 +1,17 @@
 //! Writes a report folder: `report.md`, every plot as SVG and PNG, and `results.json`.
 //!
-//! The folder is built under a hidden temporary name beside its final place and renamed only
-//! when every file is written, so a folder named `<cpu-slug>-<date>` is always complete; an
-//! existing report is never overwritten (the new one gets a `-2`, `-3`, … suffix).
+//! The folder is built under a hidden temporary name beside its final place and published only
+//! when every file is written, so a folder named `<cpu-slug>-<date>` is always complete. Publishing
+//! claims the name atomically (it fails if the name exists, whatever it is: a folder, a file or a
+//! dangling link) and moves on to `-2`, `-3`, …; an existing report is never overwritten, and
+//! measured data is never deleted: where writing or publishing fails, the temporary folder stays
+//! and the error names it.
 
 use super::plot;
 use super::results::{Experiment, Plot, Table, SCHEMA_VERSION};
 use crate::json::Json;
 use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// Writes the report for `experiments` into a new folder `out_dir/<slug>-<date>[-N]` and
@@ -24,49 +28,128 @@ pub fn write_report(
     fs::create_dir_all(out_dir)
         .map_err(|e| format!("cannot create output folder {}: {e}", out_dir.display()))?;
     let base = file_safe(&format!("{slug}-{date}"));
-    let temp = out_dir.join(format!(".tmp-{base}-{}", std::process::id()));
-    if temp.exists() {
-        // Left by an earlier run of this same process id that died: never complete, safe to drop.
-        fs::remove_dir_all(&temp).map_err(|e| format!("cannot clear {}: {e}", temp.display()))?;
-    }
-    fs::create_dir(&temp)
-        .map_err(|e| format!("cannot write into output folder {}: {e}", out_dir.display()))?;
-    let written = write_files(&temp, slug, date, machine_md, machine_json, experiments)
-        .and_then(|()| publish(&temp, out_dir, &base));
-    if written.is_err() {
-        let _ = fs::remove_dir_all(&temp);
-    }
-    written
+    let temp = claim_temp_folder(out_dir, &base)?;
+    write_files(&temp, slug, date, machine_md, machine_json, experiments).map_err(|e| {
+        format!(
+            "{e}; what was written is kept in {} (results.json first)",
+            temp.display()
+        )
+    })?;
+    publish_folder(&temp, out_dir, &base)
 }
 
-/// Moves the finished temporary folder to the first free name `base`, `base-2`, `base-3`, ….
-fn publish(temp: &Path, out_dir: &Path, base: &str) -> Result<PathBuf, String> {
-    for attempt in 1..10_000 {
+/// A new, empty hidden folder `out_dir/.tmp-<base>-<pid>[-N]`, created (never reused).
+fn claim_temp_folder(out_dir: &Path, base: &str) -> Result<PathBuf, String> {
+    let pid = std::process::id();
+    for attempt in 0..1_000 {
+        let temp = out_dir.join(format!(".tmp-{base}-{pid}-{attempt}"));
+        match fs::create_dir(&temp) {
+            Ok(()) => return Ok(temp),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(format!(
+                    "cannot write into output folder {}: {e}",
+                    out_dir.display()
+                ))
+            }
+        }
+    }
+    Err(format!(
+        "cannot create a temporary folder in {}: 1000 names taken",
+        out_dir.display()
+    ))
+}
+
+/// How many names (`base`, `base-2`, …) publishing tries before it gives up.
+const PUBLISH_ATTEMPTS: usize = 10_000;
+
+/// Moves the finished folder `temp` to the first free name `base`, `base-2`, `base-3`, … in
+/// `out_dir`, claiming each name atomically, so reports finishing together never lose one.
+/// On failure `temp` stays where it is and the error says so.
+pub fn publish_folder(temp: &Path, out_dir: &Path, base: &str) -> Result<PathBuf, String> {
+    let mut last_error = None;
+    for attempt in 1..=PUBLISH_ATTEMPTS {
         let name = if attempt == 1 {
             base.to_string()
         } else {
             format!("{base}-{attempt}")
         };
         let target = out_dir.join(&name);
-        if target.exists() {
-            continue;
+        match rename_no_replace(temp, &target) {
+            Ok(()) => return Ok(target),
+            // Taken (by a folder, a file or a link): the next name.
+            Err(e) if is_taken(&e) => continue,
+            Err(e) => {
+                last_error = Some(format!("cannot move it to {}: {e}", target.display()));
+                break;
+            }
         }
-        return fs::rename(temp, &target)
-            .map(|()| target.clone())
-            .map_err(|e| {
-                format!(
-                    "cannot rename {} to {}: {e}",
-                    temp.display(),
-                    target.display()
-                )
-            });
     }
+    let why = last_error.unwrap_or_else(|| format!("{PUBLISH_ATTEMPTS} names are taken"));
     Err(format!(
-        "{}: no free report folder name for {base}",
-        out_dir.display()
+        "the report is complete but could not be published ({why}); it is kept in {}",
+        temp.display()
     ))
 }
 
+fn is_taken(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::AlreadyExists | io::ErrorKind::DirectoryNotEmpty
+    ) || error.raw_os_error() == Some(libc_enotempty())
+}
+
+fn libc_enotempty() -> i32 {
+    #[cfg(unix)]
+    {
+        libc::ENOTEMPTY
+    }
+    #[cfg(not(unix))]
+    {
+        -1
+    }
+}
+
+/// Renames `from` to `to` only if `to` does not exist, atomically: `renameat2` with
+/// `RENAME_NOREPLACE` on Linux; elsewhere (or on a file system without it) the name is claimed
+/// by creating an empty folder, which the rename then replaces.
+fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::ffi::CString;
+        use std::os::unix::ffi::OsStrExt;
+        let from_c = CString::new(from.as_os_str().as_bytes())?;
+        let to_c = CString::new(to.as_os_str().as_bytes())?;
+        // SAFETY: two valid NUL-terminated paths relative to the current directory.
+        let status = unsafe {
+            libc::renameat2(
+                libc::AT_FDCWD,
+                from_c.as_ptr(),
+                libc::AT_FDCWD,
+                to_c.as_ptr(),
+                libc::RENAME_NOREPLACE,
+            )
+        };
+        if status == 0 {
+            return Ok(());
+        }
+        let error = io::Error::last_os_error();
+        if !matches!(
+            error.raw_os_error(),
+            Some(libc::EINVAL) | Some(libc::ENOSYS)
+        ) {
+            return Err(error);
+        }
+    }
+    // Claim the name with a folder creation (fails if anything has it), then replace the empty
+    // folder by the report.
+    fs::create_dir(to)?;
+    fs::rename(from, to).inspect_err(|_| {
+        let _ = fs::remove_dir(to);
+    })
+}
+
+/// Writes `results.json` (the measured data) first, then `report.md` and the plots.
 fn write_files(
     dir: &Path,
     slug: &str,
@@ -75,7 +158,11 @@ fn write_files(
     machine_json: Json,
     experiments: &[Experiment],
 ) -> Result<(), String> {
+    let json = results_json(slug, date, machine_json, experiments);
+    write(&dir.join("results.json"), (json.render() + "\n").as_bytes())?;
     let stems = plot_stems(experiments);
+    let markdown = render_markdown(slug, date, machine_md, experiments, &stems);
+    write(&dir.join("report.md"), markdown.as_bytes())?;
     for (experiment, stems) in experiments.iter().zip(&stems) {
         for (plot, stem) in experiment.plots.iter().zip(stems) {
             let svg = plot::render_svg(plot)?;
@@ -83,10 +170,7 @@ fn write_files(
             plot::render_png(plot, &dir.join(format!("{stem}.png")))?;
         }
     }
-    let markdown = render_markdown(slug, date, machine_md, experiments, &stems);
-    write(&dir.join("report.md"), markdown.as_bytes())?;
-    let json = results_json(slug, date, machine_json, experiments);
-    write(&dir.join("results.json"), (json.render() + "\n").as_bytes())
+    Ok(())
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
@@ -286,5 +370,70 @@ mod tests {
         );
         assert_eq!(file_safe("amd epyc/7B13"), "amd-epyc-7B13");
         assert_eq!(file_safe("..hidden"), "hidden");
+    }
+
+    /// A scratch folder under the system's temporary folder, removed at the end.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("kiki-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn publishing_from_many_threads_loses_no_report() {
+        let out = scratch("publish-race");
+        const REPORTS: usize = 24;
+        let temps: Vec<PathBuf> = (0..REPORTS)
+            .map(|i| {
+                let temp = out.join(format!(".tmp-{i}"));
+                fs::create_dir(&temp).unwrap();
+                fs::write(temp.join("results.json"), i.to_string()).unwrap();
+                temp
+            })
+            .collect();
+        // An existing report and a dangling link hold the first two names.
+        fs::create_dir(out.join("cpu-2026-11-22")).unwrap();
+        fs::write(out.join("cpu-2026-11-22").join("results.json"), "old").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("/nonexistent-kiki", out.join("cpu-2026-11-22-2")).unwrap();
+        let published: Vec<PathBuf> = std::thread::scope(|scope| {
+            let handles: Vec<_> = temps
+                .iter()
+                .map(|temp| scope.spawn(|| publish_folder(temp, &out, "cpu-2026-11-22").unwrap()))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let mut seen: Vec<String> = published
+            .iter()
+            .map(|dir| fs::read_to_string(dir.join("results.json")).unwrap())
+            .collect();
+        seen.sort_by_key(|text| text.parse::<usize>().unwrap());
+        let expected: Vec<String> = (0..REPORTS).map(|i| i.to_string()).collect();
+        assert_eq!(seen, expected, "every prepared report is published once");
+        assert_eq!(
+            fs::read_to_string(out.join("cpu-2026-11-22").join("results.json")).unwrap(),
+            "old",
+            "the existing report is untouched"
+        );
+        assert!(!published.contains(&out.join("cpu-2026-11-22")));
+        assert!(!published.contains(&out.join("cpu-2026-11-22-2")));
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn a_failed_publish_keeps_the_measured_data() {
+        let out = scratch("publish-fail");
+        let temp = out.join(".tmp-x");
+        fs::create_dir(&temp).unwrap();
+        fs::write(temp.join("results.json"), "data").unwrap();
+        // The target's parent does not exist: every rename fails with a real error.
+        let error = publish_folder(&temp, &out.join("missing"), "cpu").unwrap_err();
+        assert!(error.contains("kept in"), "{error}");
+        assert_eq!(
+            fs::read_to_string(temp.join("results.json")).unwrap(),
+            "data"
+        );
+        fs::remove_dir_all(&out).unwrap();
     }
 }
