@@ -78,10 +78,10 @@ fn positions_file_answers_each_line() {
     let cases: [(&[&str], &str); 5] = [
         (&["mate1", "--positions", bad.to_str().unwrap()], "line 2"),
         (&["mate1", "--sfen", "lnsgkgsnl/9 b - 1"], "bad SFEN"),
-        (&["mate1"], "exactly one of"),
+        (&["mate1"], "<--sfen <SFEN>|--startpos|--positions <FILE>>"),
         (
             &["mate1", "--sfen", KNIGHT_MATE, "--backend", "nonesuch"],
-            "unknown backend",
+            "kiki mate1: unknown backend",
         ),
         (&["mate1", "--positions", "/nonexistent/x"], "cannot read"),
     ];
