@@ -7,6 +7,7 @@ pub mod cli;
 pub mod effects;
 pub mod hands;
 pub mod harness;
+pub mod input;
 pub mod json;
 pub mod magic_search;
 pub mod mate1;
