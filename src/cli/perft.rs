@@ -39,20 +39,17 @@ pub(crate) fn read_positions(options: &Options) -> Result<Vec<String>, CliError>
         return Ok(vec![sfen.to_string()]);
     }
     let path = options.value("--positions").unwrap_or_default();
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| CliError::usage(format!("kiki {command}: cannot read {path}: {error}")))?;
-    let mut sfens = Vec::new();
-    for (number, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        validate(line, &format!("{path} line {}: ", number + 1))?;
-        sfens.push(line.to_string());
+    let lines = crate::input::read_positions_file(std::path::Path::new(path))
+        .map_err(|error| CliError::usage(format!("kiki {command}: {error}")))?;
+    let quoted_path = crate::input::quote_input(path);
+    let mut sfens = Vec::with_capacity(lines.len());
+    for (number, line) in lines {
+        validate(&line, &format!("{quoted_path}: line {number}: "))?;
+        sfens.push(line);
     }
     if sfens.is_empty() {
         return Err(CliError::usage(format!(
-            "kiki {command}: {path} holds no positions"
+            "kiki {command}: {quoted_path} holds no positions"
         )));
     }
     Ok(sfens)
