@@ -14,6 +14,7 @@ use std::fmt;
 
 pub use backends::build_description;
 pub use perft::MAX_PERFT_DEPTH;
+pub use report_index::{read_results, rebuild as rebuild_report_index, validate_results, Rebuilt};
 
 const USAGE: &str = "\
 kiki — sliding-attack backends for shogi, checked and measured
