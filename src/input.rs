@@ -25,8 +25,7 @@ pub const MAX_POSITIONS: usize = 1_000_000;
 pub fn quote_input(text: &str) -> String {
     let mut out = String::with_capacity(text.len().min(4 * QUOTE_MAX_CHARS) + 2);
     out.push('\'');
-    let mut shown = 0;
-    for ch in text.chars() {
+    for (shown, ch) in text.chars().enumerate() {
         if shown == QUOTE_MAX_CHARS {
             out.push_str(&format!(
                 "…' ({} characters, first {QUOTE_MAX_CHARS} shown)",
@@ -34,7 +33,6 @@ pub fn quote_input(text: &str) -> String {
             ));
             return out;
         }
-        shown += 1;
         push_escaped(&mut out, ch);
     }
     out.push('\'');
