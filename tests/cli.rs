@@ -222,3 +222,15 @@ fn perft_refuses_a_position_where_the_king_could_be_taken() {
          attacked by R on 5b"
     );
 }
+
+#[test]
+fn sfen_with_a_look_alike_space_at_the_end_is_refused() {
+    let sfen = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\u{3000}";
+    let output = kiki(&["perft", "--sfen", sfen, "--depth", "1"]);
+    assert_eq!(output.status.code(), Some(2));
+    let text = stderr(&output);
+    assert!(
+        text.contains("non-ASCII whitespace U+3000 is not a field separator"),
+        "{text}"
+    );
+}

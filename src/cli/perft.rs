@@ -34,7 +34,8 @@ pub(crate) fn read_positions(options: &Options) -> Result<Vec<String>, CliError>
         return Ok(vec![START_SFEN.to_string()]);
     }
     if let Some(sfen) = options.value("--sfen") {
-        let sfen = sfen.trim();
+        // ASCII only: a trailing NBSP or U+3000 gets from_sfen's clear error, not silence.
+        let sfen = sfen.trim_ascii();
         validate(sfen, "")?;
         return Ok(vec![sfen.to_string()]);
     }
