@@ -809,7 +809,7 @@ mod tests {
     #[test]
     fn pinned_pieces_stay_on_their_line() {
         // Black gold 5f pinned on the file by the rook on 5a; bishop 3g pinned by the horse 1e.
-        let moves = legal("k3r4/9/9/9/8+b/4G4/6B2/9/4K4 b - 1");
+        let moves = legal("4r4/k8/9/9/8+b/4G4/6B2/9/4K4 b - 1");
         let gold: Vec<_> = moves.iter().filter(|m| m.starts_with("5f")).collect();
         assert_eq!(
             gold,

@@ -11,6 +11,7 @@
 
 use crate::backend::{Backend, Bitboard};
 use crate::hands::HandLayout;
+use crate::input::{non_ascii_whitespace, quote_input};
 use crate::types::{Color, Square};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -568,16 +569,27 @@ impl<B: Backend> Position<B> {
     /// that could never move again (pawn/lance on the last rank, knight on the last two),
     /// two unpromoted pawns of one colour on a file (二歩 cannot arise in a legal game, so
     /// such a position is rejected rather than generated from), bad hand syntax or counts,
-    /// a bad side or move number. A missing king is allowed.
+    /// a bad side or move number, and a side not to move whose king is in check. A missing
+    /// king is allowed.
     pub fn from_sfen(backend: B, sfen: &str) -> Result<Position<B>, SfenError> {
-        let mut fields: Vec<&str> = sfen.split_whitespace().collect();
+        // Fields are separated by ASCII whitespace only: an NBSP or U+3000 that looks like a
+        // space is more likely a copy-paste accident than intent.
+        if let Some(space) = non_ascii_whitespace(sfen) {
+            return Err(SfenError::new(format!(
+                "non-ASCII whitespace U+{:04X} is not a field separator, in {}",
+                space as u32,
+                quote_input(sfen)
+            )));
+        }
+        let mut fields: Vec<&str> = sfen.split_ascii_whitespace().collect();
         if fields.first() == Some(&"sfen") {
             fields.remove(0);
         }
         if fields.len() < 3 || fields.len() > 4 {
             return Err(SfenError::new(format!(
-                "expected 3 or 4 fields (board, side, hand, move number), found {} in '{sfen}'",
-                fields.len()
+                "expected 3 or 4 fields (board, side, hand, move number), found {} in {}",
+                fields.len(),
+                quote_input(sfen)
             )));
         }
         let mut pos = Position::empty(backend);
@@ -587,7 +599,8 @@ impl<B: Backend> Position<B> {
             "w" => Color::White,
             other => {
                 return Err(SfenError::new(format!(
-                    "side to move must be 'b' or 'w', found '{other}'"
+                    "side to move must be 'b' or 'w', found {}",
+                    quote_input(other)
                 )))
             }
         };
@@ -597,21 +610,43 @@ impl<B: Backend> Position<B> {
                 Ok(n) if n >= 1 && number.bytes().all(|b| b.is_ascii_digit()) => n,
                 _ => {
                     return Err(SfenError::new(format!(
-                        "move number must be a positive integer, found '{number}'"
+                        "move number must be a positive integer, found {}",
+                        quote_input(number)
                     )))
                 }
             };
         }
         pos.check_counts()?;
+        pos.check_waiting_king_safe()?;
         pos.key = pos.compute_key();
         Ok(pos)
+    }
+
+    /// The side not to move may not be in check: the side to move could take its king, which
+    /// no legal game reaches, and perft would count the capture.
+    fn check_waiting_king_safe(&self) -> Result<(), SfenError> {
+        let waiting = self.side.flip();
+        let Some(king) = self.kings[waiting.index()] else {
+            return Ok(());
+        };
+        let mut attackers = self.attackers_to(king, self.side);
+        let Some(from) = attackers.pop() else {
+            return Ok(());
+        };
+        let attacker = self.board[from.index()].map_or_else(|| "a piece".into(), Piece::sfen);
+        Err(SfenError::new(format!(
+            "the side not to move ({}) is in check: its king on {king} is attacked by {attacker} \
+             on {from}",
+            waiting.name()
+        )))
     }
 
     fn parse_board(&mut self, text: &str) -> Result<(), SfenError> {
         let rows: Vec<&str> = text.split('/').collect();
         if rows.len() != 9 {
             return Err(SfenError::new(format!(
-                "board '{text}' has {} rows, expected 9",
+                "board {} has {} rows, expected 9",
+                quote_input(text),
                 rows.len()
             )));
         }
@@ -621,25 +656,29 @@ impl<B: Backend> Position<B> {
             let mut filled: u8 = 0; // squares of this row described so far (from file 9)
             let mut promoted = false;
             let mut last_was_digit = false;
+            let row_name = || format!("row {rank} (rank {rank_char}) {}", quote_input(row));
             for (column, ch) in row.chars().enumerate() {
-                let at = format!(
-                    "row {rank} (rank {rank_char}) '{row}', character {}",
-                    column + 1
-                );
+                // Built only for an error: a row may be long, and this runs per character.
+                let at = || format!("{}, character {}", row_name(), column + 1);
                 if promoted && !ch.is_ascii_alphabetic() {
                     return Err(SfenError::new(format!(
-                        "'+' not followed by a piece letter at {at}"
+                        "'+' not followed by a piece letter at {}",
+                        at()
                     )));
                 }
                 if let Some(digit) = ch.to_digit(10) {
                     if digit == 0 || last_was_digit {
                         return Err(SfenError::new(format!(
-                            "bad empty-square count '{ch}' at {at} (1-9, not two digits in a row)"
+                            "bad empty-square count '{ch}' at {} (1-9, not two digits in a row)",
+                            at()
                         )));
                     }
                     filled += digit as u8;
                     if filled > 9 {
-                        return Err(SfenError::new(format!("row longer than 9 squares at {at}")));
+                        return Err(SfenError::new(format!(
+                            "row longer than 9 squares at {}",
+                            at()
+                        )));
                     }
                     last_was_digit = true;
                     continue;
@@ -650,7 +689,11 @@ impl<B: Backend> Position<B> {
                     continue;
                 }
                 let kind = PieceKind::from_letter(ch).ok_or_else(|| {
-                    SfenError::new(format!("unknown piece letter '{ch}' at {at}"))
+                    SfenError::new(format!(
+                        "unknown piece letter {} at {}",
+                        quote_input(&ch.to_string()),
+                        at()
+                    ))
                 })?;
                 let color = if ch.is_ascii_uppercase() {
                     Color::Black
@@ -660,7 +703,8 @@ impl<B: Backend> Position<B> {
                 let kind = if promoted {
                     if !kind.can_promote() {
                         return Err(SfenError::new(format!(
-                            "'+{ch}': that piece cannot promote, at {at}"
+                            "'+{ch}': that piece cannot promote, at {}",
+                            at()
                         )));
                     }
                     kind.promoted()
@@ -669,7 +713,10 @@ impl<B: Backend> Position<B> {
                 };
                 promoted = false;
                 if filled >= 9 {
-                    return Err(SfenError::new(format!("row longer than 9 squares at {at}")));
+                    return Err(SfenError::new(format!(
+                        "row longer than 9 squares at {}",
+                        at()
+                    )));
                 }
                 let file = 9 - filled;
                 filled += 1;
@@ -687,15 +734,17 @@ impl<B: Backend> Position<B> {
                 };
                 if stuck {
                     return Err(SfenError::new(format!(
-                        "{} on {sq} could never move again, at {at}",
-                        Piece::new(color, kind).sfen()
+                        "{} on {sq} could never move again, at {}",
+                        Piece::new(color, kind).sfen(),
+                        at()
                     )));
                 }
                 if kind == PieceKind::King {
                     if let Some(other) = self.kings[color.index()] {
                         return Err(SfenError::new(format!(
-                            "two {} kings ({other} and {sq}), at {at}",
-                            color.name()
+                            "two {} kings ({other} and {sq}), at {}",
+                            color.name(),
+                            at()
                         )));
                     }
                 }
@@ -704,20 +753,20 @@ impl<B: Backend> Position<B> {
                         .is_nonempty()
                 {
                     return Err(SfenError::new(format!(
-                        "two unpromoted {} pawns on file {file} (nifu), at {at}",
-                        color.name()
+                        "two unpromoted {} pawns on file {file} (nifu), at {}",
+                        color.name(),
+                        at()
                     )));
                 }
                 self.put_piece(Piece::new(color, kind), sq);
             }
             if promoted {
-                return Err(SfenError::new(format!(
-                    "'+' at the end of row {rank} (rank {rank_char}) '{row}'"
-                )));
+                return Err(SfenError::new(format!("'+' at the end of {}", row_name())));
             }
             if filled != 9 {
                 return Err(SfenError::new(format!(
-                    "row {rank} (rank {rank_char}) '{row}' describes {filled} squares, expected 9"
+                    "{} describes {filled} squares, expected 9",
+                    row_name()
                 )));
             }
         }
@@ -732,41 +781,48 @@ impl<B: Backend> Position<B> {
         let mut counts = [[0u8; 7]; 2];
         let mut count: Option<u32> = None;
         for (column, ch) in text.chars().enumerate() {
-            let at = format!("hand '{text}', character {}", column + 1);
+            let at = || format!("hand {}, character {}", quote_input(text), column + 1);
             if let Some(digit) = ch.to_digit(10) {
                 let next = count.unwrap_or(0) * 10 + digit;
                 if next == 0 || next > 18 {
-                    return Err(SfenError::new(format!("bad hand count at {at} (1-18)")));
+                    return Err(SfenError::new(format!("bad hand count at {} (1-18)", at())));
                 }
                 count = Some(next);
                 continue;
             }
-            let kind = PieceKind::from_letter(ch)
-                .ok_or_else(|| SfenError::new(format!("unknown hand letter '{ch}' at {at}")))?;
+            let kind = PieceKind::from_letter(ch).ok_or_else(|| {
+                SfenError::new(format!(
+                    "unknown hand letter {} at {}",
+                    quote_input(&ch.to_string()),
+                    at()
+                ))
+            })?;
             let hand_index = kind
                 .hand_index()
-                .ok_or_else(|| SfenError::new(format!("a king cannot be in hand, at {at}")))?;
+                .ok_or_else(|| SfenError::new(format!("a king cannot be in hand, at {}", at())))?;
             let color = if ch.is_ascii_uppercase() {
                 Color::Black
             } else {
                 Color::White
             };
             if seen[color.index()][hand_index] {
-                return Err(SfenError::new(format!("'{ch}' given twice, at {at}")));
+                return Err(SfenError::new(format!("'{ch}' given twice, at {}", at())));
             }
             seen[color.index()][hand_index] = true;
             let n = count.take().unwrap_or(1);
             if n > PieceKind::HAND_MAX[hand_index] as u32 {
                 return Err(SfenError::new(format!(
-                    "{n} of '{ch}' in hand, more than the {} a set has, at {at}",
-                    PieceKind::HAND_MAX[hand_index]
+                    "{n} of '{ch}' in hand, more than the {} a set has, at {}",
+                    PieceKind::HAND_MAX[hand_index],
+                    at()
                 )));
             }
             counts[color.index()][hand_index] = n as u8;
         }
         if count.is_some() {
             return Err(SfenError::new(format!(
-                "hand '{text}' ends with a count and no piece letter"
+                "hand {} ends with a count and no piece letter",
+                quote_input(text)
             )));
         }
         self.hands = counts.map(Hand::from_counts);
@@ -1103,7 +1159,8 @@ impl<B: Backend> Position<B> {
             Ok(mv)
         } else {
             Err(format!(
-                "'{text}' is not a legal move in {}",
+                "{} is not a legal move in {}",
+                quote_input(text),
                 self.to_sfen()
             ))
         }
@@ -1112,7 +1169,12 @@ impl<B: Backend> Position<B> {
 
 /// The move a USI text names, without checking it against any position.
 pub fn parse_usi_syntax(text: &str) -> Result<Move, String> {
-    let bad = || format!("'{text}' is not a USI move (7g7f, 8h2b+, P*5e)");
+    let bad = || {
+        format!(
+            "{} is not a USI move (7g7f, 8h2b+, P*5e)",
+            quote_input(text)
+        )
+    };
     let bytes = text.as_bytes();
     if bytes.len() == 4 && bytes[1] == b'*' {
         let kind = PieceKind::from_letter(bytes[0] as char)
@@ -1150,6 +1212,9 @@ mod tests {
             "8k/9/9/9/9/9/9/9/9 w 2R2B4G4S4N4L18P 123",
             "+l+n+s+b+r+p3/9/9/9/9/9/9/9/4K4 b - 7",
             "9/9/9/9/9/9/9/9/9 b - 1",
+            // The side to move may be in check; a blocked slider gives no check.
+            "4k4/9/9/9/9/9/9/4l4/4K4 b - 1",
+            "4k4/4p4/9/9/9/9/9/9/4L4 b - 1",
         ] {
             let pos = parse(sfen).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(pos.to_sfen(), sfen);
@@ -1230,6 +1295,20 @@ mod tests {
             ("4k4/9/9/9/9/9/9/9/4K4 b - 0", "move number"),
             ("4k4/9/9/9/9/9/9/9/4K4 b - x", "move number"),
             ("4k4/9/9/9/9/9/9/9/4K4 b - 1 extra", "fields"),
+            (
+                "4k4/4R4/9/9/9/9/9/9/4K4 b - 1",
+                "the side not to move (white) is in check: its king on 5a is attacked by R on 5b",
+            ),
+            (
+                "9/9/9/9/4k4/4K4/9/9/9 b - 1",
+                "(white) is in check: its king on 5e is attacked by K on 5f",
+            ),
+            (
+                "9/9/9/9/4k4/4K4/9/9/9 w - 1",
+                "(black) is in check: its king on 5f is attacked by k on 5e",
+            ),
+            ("4k4/9/9/9/8+b/9/9/9/4K4 w - 1", "attacked by +b on 1e"),
+            ("4k4/9/9/9/9/9/9/9/4L4 b - 1", "attacked by L on 5i"),
             ("4k4/9/9/9/9/9/9/9/4K4", "fields"),
             ("", "fields"),
         ];
@@ -1252,6 +1331,47 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn error_messages_quote_and_bound_the_input() {
+        let huge = "G".repeat(1 << 20);
+        for sfen in [
+            format!("{START_SFEN} {huge}"),
+            format!("4k4/9/9/9/{huge}/9/9/9/4K4 b - 1"),
+            format!("4k4/9/9/9/9/9/9/9/4K4 {huge} - 1"),
+            format!("4k4/9/9/9/9/9/9/9/4K4 b - {huge}"),
+            format!("4k4/9/9/9/9/9/9/9/4K4 b 2{huge} 1"),
+            format!("{huge}/9/9 b - 1"),
+        ] {
+            let error = parse(&sfen).unwrap_err().to_string();
+            assert!(error.len() < 600, "{} bytes: {error}", error.len());
+            assert!(error.contains("characters, first 120 shown)"), "{error}");
+        }
+        let error = parse("4k4/9/9/9/9/9/9/9/4K\u{1b}[2J4 b - 1").unwrap_err();
+        let error = error.to_string();
+        assert!(error.contains(r"unknown piece letter '\u{1b}'"), "{error}");
+        assert!(
+            !error.contains('\u{1b}') && !error.contains('\0'),
+            "{error}"
+        );
+        let error = parse("4k4/9/9/9/9/9/9/9/4K4 b - 1\0").unwrap_err();
+        assert!(error.to_string().contains(r"'1\0'"), "{error}");
+        // Whitespace that only looks like a space does not separate fields.
+        for (sfen, code) in [
+            ("4k4/9/9/9/9/9/9/9/4K4\u{3000}b - 1", "U+3000"),
+            ("4k4/9/9/9/9/9/9/9/4K4 b\u{a0}- 1", "U+00A0"),
+            ("4k4/9/9/9/9/9/9/9/4K4 b - 1\u{2003}", "U+2003"),
+        ] {
+            let error = parse(sfen).unwrap_err().to_string();
+            assert!(
+                error.contains(&format!(
+                    "non-ASCII whitespace {code} is not a field separator"
+                )),
+                "{error}"
+            );
+        }
+        assert!(parse("  4k4/9/9/9/9/9/9/9/4K4\tb \n - 1\r\n").is_ok());
     }
 
     #[test]

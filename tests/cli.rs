@@ -177,3 +177,77 @@ fn perft_bad_input_is_one_line_error() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn positions_file_takes_a_bom_and_refuses_look_alike_spaces_and_endless_lines() {
+    let dir = std::env::temp_dir().join(format!("kiki-cli-positions-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bom = dir.join("bom.sfen");
+    std::fs::write(
+        &bom,
+        "\u{feff}lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\n",
+    )
+    .unwrap();
+    let output = kiki(&[
+        "perft",
+        "--positions",
+        bom.to_str().unwrap(),
+        "--depth",
+        "1",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let wide = dir.join("wide.sfen");
+    std::fs::write(&wide, "# ok\n\n4k4/9/9/9/9/9/9/9/4K4\u{3000}b - 1\n").unwrap();
+    let output = kiki(&[
+        "perft",
+        "--positions",
+        wide.to_str().unwrap(),
+        "--depth",
+        "1",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output).trim_end(),
+        format!(
+            "kiki perft: '{}': line 3: non-ASCII whitespace U+3000 is not a field separator",
+            wide.display()
+        )
+    );
+    let output = kiki(&["perft", "--positions", "/dev/zero", "--depth", "1"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output).trim_end(),
+        "kiki perft: '/dev/zero': line 1: longer than 4096 bytes"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn perft_refuses_a_position_where_the_king_could_be_taken() {
+    let output = kiki(&[
+        "perft",
+        "--sfen",
+        "4k4/4R4/9/9/9/9/9/9/4K4 b - 1",
+        "--depth",
+        "1",
+        "--divide",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output).trim_end(),
+        "kiki perft: bad SFEN: the side not to move (white) is in check: its king on 5a is \
+         attacked by R on 5b"
+    );
+}
+
+#[test]
+fn sfen_with_a_look_alike_space_at_the_end_is_refused() {
+    let sfen = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\u{3000}";
+    let output = kiki(&["perft", "--sfen", sfen, "--depth", "1"]);
+    assert_eq!(output.status.code(), Some(2));
+    let text = stderr(&output);
+    assert!(
+        text.contains("non-ASCII whitespace U+3000 is not a field separator"),
+        "{text}"
+    );
+}

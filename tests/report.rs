@@ -418,10 +418,16 @@ fn report_index_puts_cpus_side_by_side() {
         "{broken",
     )
     .unwrap();
+    // A folder that cannot be indexed is left out, named on stderr, and fails the command.
     let output = kiki(&["report-index", "--dir", temp.0.to_str().unwrap()]);
-    assert!(output.status.success());
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("kiki report-index: 'beta-f6-m85-2026-01-02': results.json: JSON:"),
+        "{stderr}"
+    );
     let index = std::fs::read_to_string(temp.0.join("README.md")).unwrap();
-    assert!(index.contains("results.json unreadable"), "{index}");
+    assert!(!index.contains("beta-f6-m85"), "{index}");
     assert!(index.contains("| CPU | Alpha CPU |"), "{index}");
 
     let output = kiki(&[

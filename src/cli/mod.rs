@@ -20,6 +20,7 @@ use std::path::PathBuf;
 
 pub use backends::build_description;
 pub use perft::MAX_PERFT_DEPTH;
+pub use report_index::{read_results, rebuild as rebuild_report_index, validate_results, Rebuilt};
 
 /// The exit codes, as `--help` and the README state them.
 pub const EXIT_OK: i32 = 0;

@@ -30,7 +30,8 @@ pub(crate) fn read_positions(
         return Ok(vec![START_SFEN.to_string()]);
     }
     if let Some(sfen) = &source.sfen {
-        let sfen = sfen.trim();
+        // ASCII only: a trailing NBSP or U+3000 gets from_sfen's clear error, not silence.
+        let sfen = sfen.trim_ascii();
         validate(sfen, "")?;
         return Ok(vec![sfen.to_string()]);
     }
@@ -38,29 +39,24 @@ pub(crate) fn read_positions(
     read_positions_file(command, path)
 }
 
-/// Every position of a `--positions` file, validated, errors naming the line.
+/// Every position of a `--positions` file (bounded reader: BOM skipped, line length and count
+/// capped), validated, errors naming the line.
 pub(crate) fn read_positions_file(command: &str, path: &Path) -> Result<Vec<String>, CliError> {
-    let shown = quote_input(&path.display().to_string());
-    let text = std::fs::read_to_string(path).map_err(|error| {
-        CliError::usage(format!("kiki {command}: cannot read {shown}: {error}"))
-    })?;
-    let mut sfens = Vec::new();
-    for (number, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        Position::from_sfen(Reference, line).map_err(|error| {
+    let lines = crate::input::read_positions_file(path)
+        .map_err(|error| CliError::usage(format!("kiki {command}: {error}")))?;
+    let quoted_path = quote_input(&path.display().to_string());
+    let mut sfens = Vec::with_capacity(lines.len());
+    for (number, line) in lines {
+        Position::from_sfen(Reference, &line).map_err(|error| {
             CliError::usage(format!(
-                "kiki {command}: {shown} line {}: {error}",
-                number + 1
+                "kiki {command}: {quoted_path}: line {number}: {error}"
             ))
         })?;
-        sfens.push(line.to_string());
+        sfens.push(line);
     }
     if sfens.is_empty() {
         return Err(CliError::usage(format!(
-            "kiki {command}: {shown} holds no positions"
+            "kiki {command}: {quoted_path} holds no positions"
         )));
     }
     Ok(sfens)

@@ -4,27 +4,24 @@
 use super::{CliError, Output};
 use crate::backend::human_bytes;
 use crate::harness::report::table_markdown;
-use crate::harness::results::Table;
+use crate::harness::results::{Table, SCHEMA_VERSION};
+use crate::input::quote_input;
 use crate::json::Json;
 use std::path::Path;
 
-/// One report folder as the index sees it.
+/// One report folder whose `results.json` passed `validate_results`.
 struct Entry {
     folder: String,
-    results: Result<Json, String>,
+    results: Json,
 }
 
 impl Entry {
-    fn json(&self) -> Option<&Json> {
-        self.results.as_ref().ok()
-    }
-
     fn machine(&self, key: &str) -> Option<&Json> {
-        self.json()?.get("machine")?.get(key)
+        self.results.get("machine")?.get(key)
     }
 
     fn experiment(&self, id: &str) -> Option<&Json> {
-        self.json()?
+        self.results
             .get("experiments")?
             .as_array()?
             .iter()
@@ -149,17 +146,15 @@ fn render(entries: &[Entry]) -> String {
         rows: Vec::new(),
     };
     for entry in entries {
-        let experiments = match &entry.results {
-            Ok(json) => json
-                .get("experiments")
-                .and_then(Json::as_array)
-                .unwrap_or_default()
-                .iter()
-                .filter_map(|e| e.get("id").and_then(Json::as_str))
-                .collect::<Vec<_>>()
-                .join(", "),
-            Err(error) => format!("results.json unreadable: {error}"),
-        };
+        let experiments = entry
+            .results
+            .get("experiments")
+            .and_then(Json::as_array)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|e| e.get("id").and_then(Json::as_str))
+            .collect::<Vec<_>>()
+            .join(", ");
         list.rows.push(vec![
             format!("[{0}]({0}/report.md)", entry.folder),
             entry
@@ -167,8 +162,8 @@ fn render(entries: &[Entry]) -> String {
                 .map(compact)
                 .unwrap_or_else(|| "—".into()),
             entry
-                .json()
-                .and_then(|j| j.get("date"))
+                .results
+                .get("date")
                 .map(compact)
                 .unwrap_or_else(|| "—".into()),
             experiments,
@@ -180,10 +175,8 @@ fn render(entries: &[Entry]) -> String {
     }
     out.push_str(&table_markdown(&list));
 
-    let readable: Vec<&Entry> = entries.iter().filter(|e| e.json().is_some()).collect();
-    if readable.is_empty() {
-        return out;
-    }
+    // Every entry passed validate_results, so every one is readable.
+    let readable: Vec<&Entry> = entries.iter().collect();
     let headers: Vec<String> = std::iter::once(String::new())
         .chain(readable.iter().map(|e| e.folder.clone()))
         .collect();
@@ -210,8 +203,8 @@ fn render(entries: &[Entry]) -> String {
     let mut ids: Vec<String> = Vec::new();
     for e in &readable {
         for x in e
-            .json()
-            .and_then(|j| j.get("experiments"))
+            .results
+            .get("experiments")
             .and_then(Json::as_array)
             .unwrap_or_default()
         {
@@ -241,8 +234,8 @@ fn render(entries: &[Entry]) -> String {
     let mut backends: Vec<String> = Vec::new();
     for e in &readable {
         for b in e
-            .json()
-            .and_then(|j| j.get("backends"))
+            .results
+            .get("backends")
             .and_then(Json::as_array)
             .unwrap_or_default()
         {
@@ -261,8 +254,8 @@ fn render(entries: &[Entry]) -> String {
         bytes.headers[0] = "backend table bytes".into();
         for name in &backends {
             bytes.rows.push(row(name, &|e| {
-                e.json()
-                    .and_then(|j| j.get("backends"))
+                e.results
+                    .get("backends")
                     .and_then(Json::as_array)
                     .and_then(|list| {
                         list.iter()
@@ -318,12 +311,109 @@ fn render(entries: &[Entry]) -> String {
     out
 }
 
-/// Reads every report folder under `dir` (hidden and temporary folders skipped) and writes
-/// `dir/README.md`; returns how many folders it indexed.
-pub fn rebuild(dir: &Path) -> Result<usize, String> {
+fn json_kind(json: &Json) -> &'static str {
+    match json {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Int(_) | Json::Float(_) => "a number",
+        Json::Str(_) => "a string",
+        Json::Array(_) => "an array",
+        Json::Object(_) => "an object",
+    }
+}
+
+/// Whether `json` has the shape of a `results.json` this kiki can index: an object whose
+/// `schema_version` is `SCHEMA_VERSION` (every committed report carries 1), with a `machine`
+/// object and an `experiments` array of objects that each have a string `id`. The error says
+/// what is wrong, in one line.
+pub fn validate_results(json: &Json) -> Result<(), String> {
+    if !matches!(json, Json::Object(_)) {
+        return Err(format!(
+            "results.json is {}, not an object",
+            json_kind(json)
+        ));
+    }
+    match json.get("schema_version") {
+        None => return Err("results.json has no schema_version".into()),
+        Some(version) => match version.as_f64() {
+            Some(number) if number == f64::from(SCHEMA_VERSION) => {}
+            Some(_) => {
+                return Err(format!(
+                    "results.json has schema_version {}, this kiki reads {SCHEMA_VERSION}",
+                    compact(version)
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "results.json schema_version is {}, not a number",
+                    json_kind(version)
+                ))
+            }
+        },
+    }
+    match json.get("machine") {
+        Some(Json::Object(_)) => {}
+        Some(other) => {
+            return Err(format!(
+                "results.json machine is {}, not an object",
+                json_kind(other)
+            ))
+        }
+        None => return Err("results.json has no machine".into()),
+    }
+    let experiments = match json.get("experiments") {
+        Some(Json::Array(items)) => items,
+        Some(other) => {
+            return Err(format!(
+                "results.json experiments is {}, not an array",
+                json_kind(other)
+            ))
+        }
+        None => return Err("results.json has no experiments".into()),
+    };
+    for (index, experiment) in experiments.iter().enumerate() {
+        if !matches!(experiment, Json::Object(_)) {
+            return Err(format!(
+                "results.json experiments[{index}] is {}, not an object",
+                json_kind(experiment)
+            ));
+        }
+        if experiment.get("id").and_then(Json::as_str).is_none() {
+            return Err(format!(
+                "results.json experiments[{index}] has no string id"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Reads, parses and validates one `results.json`; the error says why the folder cannot be
+/// indexed, in one line.
+pub fn read_results(path: &Path) -> Result<Json, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read results.json: {e}"))?;
+    let json = Json::parse(&text).map_err(|e| format!("results.json: {e}"))?;
+    validate_results(&json)?;
+    Ok(json)
+}
+
+/// What `rebuild` did: how many folders it indexed, and each one it skipped with the reason
+/// (`'folder': why`).
+#[derive(Debug, Default)]
+pub struct Rebuilt {
+    pub indexed: usize,
+    pub skipped: Vec<String>,
+}
+
+/// Reads every report folder under `dir` (hidden and temporary folders skipped), indexes those
+/// whose `results.json` reads and validates (`read_results`), and writes `dir/README.md`. A
+/// folder that fails is left out of the index and reported in `skipped`; only a `dir` that
+/// cannot be listed or a README that cannot be written is an error.
+pub fn rebuild(dir: &Path) -> Result<Rebuilt, String> {
     let listing =
         std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     let mut entries = Vec::new();
+    let mut skipped = Vec::new();
     for item in listing {
         let item = item.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
         let folder = item.file_name().to_string_lossy().into_owned();
@@ -334,11 +424,13 @@ pub fn rebuild(dir: &Path) -> Result<usize, String> {
         if !path.exists() {
             continue;
         }
-        let results = std::fs::read_to_string(&path)
-            .map_err(|e| e.to_string())
-            .and_then(|text| Json::parse(&text));
-        entries.push(Entry { folder, results });
+        match read_results(&path) {
+            Ok(results) => entries.push(Entry { folder, results }),
+            Err(reason) => skipped.push(format!("{}: {reason}", quote_input(&folder))),
+        }
     }
+    // Listing order depends on the file system; messages should not.
+    skipped.sort();
     entries.sort_by(|a, b| a.folder.cmp(&b.folder));
     let text = render(&entries);
     let temp = dir.join(format!(".README.md.tmp-{}", std::process::id()));
@@ -349,20 +441,34 @@ pub fn rebuild(dir: &Path) -> Result<usize, String> {
             let _ = std::fs::remove_file(&temp);
             format!("cannot write {}: {e}", target.display())
         })?;
-    Ok(entries.len())
+    Ok(Rebuilt {
+        indexed: entries.len(),
+        skipped,
+    })
 }
 
 pub fn run(dir: &Path) -> Result<(), CliError> {
     let out = Output::new("report-index");
-    let count = rebuild(dir).map_err(|message| CliError {
+    let rebuilt = rebuild(dir).map_err(|message| CliError {
         message: format!("kiki report-index: {message}"),
         code: 1,
     })?;
+    for reason in &rebuilt.skipped {
+        super::warn(format!("kiki report-index: {reason}"));
+    }
     out.line(format_args!(
-        "{}: {count} report folder(s)",
-        dir.join("README.md").display()
+        "{}: {} report folder(s)",
+        dir.join("README.md").display(),
+        rebuilt.indexed
     ))?;
-    out.flush()
+    out.flush()?;
+    if !rebuilt.skipped.is_empty() {
+        return Err(CliError::failed(format!(
+            "kiki report-index: {} report folder(s) left out of the index, see above",
+            rebuilt.skipped.len()
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -390,5 +496,106 @@ mod tests {
         assert_eq!(best_backend(&e2).unwrap(), "pext (perft start d5)");
         let none = Json::parse(r#"{"summary": {"l1_ns": 1.4}}"#).unwrap();
         assert_eq!(best_backend(&none), None);
+    }
+
+    const GOOD: &str = r#"{"schema_version": 1, "date": "2026-01-02",
+        "machine": {"cpu_model": "Good CPU"}, "experiments": [{"id": "E1"}]}"#;
+
+    #[test]
+    fn validate_results_names_what_is_wrong() {
+        assert_eq!(validate_results(&Json::parse(GOOD).unwrap()), Ok(()));
+        let cases = [
+            ("[]", "results.json is an array, not an object"),
+            ("null", "results.json is null, not an object"),
+            ("{}", "results.json has no schema_version"),
+            (
+                r#"{"schema_version": 999, "machine": {}, "experiments": []}"#,
+                "results.json has schema_version 999, this kiki reads 1",
+            ),
+            (
+                r#"{"schema_version": "1", "machine": {}, "experiments": []}"#,
+                "results.json schema_version is a string, not a number",
+            ),
+            (
+                r#"{"schema_version": 1, "experiments": []}"#,
+                "results.json has no machine",
+            ),
+            (
+                r#"{"schema_version": 1, "machine": [], "experiments": []}"#,
+                "results.json machine is an array, not an object",
+            ),
+            (
+                r#"{"schema_version": 1, "machine": {}, "experiments": {}}"#,
+                "results.json experiments is an object, not an array",
+            ),
+            (
+                r#"{"schema_version": 1, "machine": {}, "experiments": [{"id": "E1"}, 3]}"#,
+                "results.json experiments[1] is a number, not an object",
+            ),
+            (
+                r#"{"schema_version": 1, "machine": {}, "experiments": [{"id": 1}]}"#,
+                "results.json experiments[0] has no string id",
+            ),
+        ];
+        for (text, expected) in cases {
+            let json = Json::parse(text).unwrap();
+            assert_eq!(validate_results(&json), Err(expected.to_string()), "{text}");
+        }
+    }
+
+    #[test]
+    fn bad_folders_are_left_out_and_make_the_index_fail() {
+        let dir = std::env::temp_dir().join(format!("kiki-report-index-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let folders = [
+            ("good-2026-01-02", GOOD),
+            ("array", "[1, 2]"),
+            ("null", "null"),
+            (
+                "shape",
+                r#"{"schema_version": 1, "machine": 7, "experiments": []}"#,
+            ),
+            (
+                "future",
+                r#"{"schema_version": 999, "machine": {}, "experiments": []}"#,
+            ),
+            ("broken", "{broken"),
+        ];
+        for (folder, text) in folders {
+            std::fs::create_dir_all(dir.join(folder)).unwrap();
+            std::fs::write(dir.join(folder).join("results.json"), text).unwrap();
+        }
+        let rebuilt = rebuild(&dir).unwrap();
+        assert_eq!(rebuilt.indexed, 1);
+        assert_eq!(
+            rebuilt.skipped,
+            [
+                "'array': results.json is an array, not an object",
+                "'broken': results.json: JSON: expected a string key at byte 1, found 'b'",
+                "'future': results.json has schema_version 999, this kiki reads 1",
+                "'null': results.json is null, not an object",
+                "'shape': results.json machine is a number, not an object",
+            ]
+        );
+        let args = ["--dir".to_string(), dir.to_string_lossy().into_owned()];
+        let error = run(&args).unwrap_err();
+        assert_eq!(error.code, 1);
+        assert_eq!(
+            error.message,
+            "kiki report-index: 5 report folder(s) left out of the index, see above"
+        );
+        let index = std::fs::read_to_string(dir.join("README.md")).unwrap();
+        assert!(
+            index.contains("[good-2026-01-02](good-2026-01-02/report.md) | Good CPU"),
+            "{index}"
+        );
+        for bad in ["array", "null", "shape", "future", "broken"] {
+            assert!(!index.contains(&format!("[{bad}]")), "{index}");
+        }
+        for (folder, _) in &folders[1..] {
+            std::fs::remove_dir_all(dir.join(folder)).unwrap();
+        }
+        assert!(run(&args).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -112,6 +112,8 @@ pub fn experiment(runs: &[IsaRun], reference: &str) -> Experiment {
     let reference_index = runs.iter().position(|r| r.level == reference).unwrap_or(0);
     let per_run: Vec<Vec<Measured>> = runs.iter().map(|r| measured(&r.results)).collect();
     let levels: Vec<String> = runs.iter().map(|r| r.level.clone()).collect();
+    // No runs at all is not an error here: the experiment then says nothing was compared.
+    let reference_level = levels.get(reference_index).cloned().unwrap_or_default();
     // (experiment, backend) → per level: log-speedups over matched series.
     let mut speedups: BTreeMap<(String, String), Vec<Vec<f64>>> = BTreeMap::new();
     let mut series_out = Vec::new();
@@ -165,7 +167,7 @@ pub fn experiment(runs: &[IsaRun], reference: &str) -> Experiment {
             .chain(
                 levels
                     .iter()
-                    .map(|l| format!("{l} speed vs {}", levels[reference_index])),
+                    .map(|l| format!("{l} speed vs {reference_level}")),
             )
             .collect(),
         rows: Vec::new(),
@@ -210,7 +212,7 @@ pub fn experiment(runs: &[IsaRun], reference: &str) -> Experiment {
             file_stem: format!("e9-{}", source.to_lowercase()),
             title: format!(
                 "E9 {source} speed per instruction-set level (relative to {})",
-                levels[reference_index]
+                reference_level
             ),
             x_label: "build".into(),
             y_label: "speed relative to the default build (geometric mean)".into(),
@@ -253,7 +255,7 @@ pub fn experiment(runs: &[IsaRun], reference: &str) -> Experiment {
             let (slowest, fastest) = (by_backend[0], by_backend[by_backend.len() - 1]);
             findings.push(format!(
                 "{source} built for {level}: from {:.2}× ({}) to {:.2}× ({}) the speed of the {} build.",
-                slowest.1, slowest.0, fastest.1, fastest.0, levels[reference_index]
+                slowest.1, slowest.0, fastest.1, fastest.0, reference_level
             ));
             summary.push((
                 format!("{source}_{level}_range"),
@@ -282,7 +284,7 @@ pub fn experiment(runs: &[IsaRun], reference: &str) -> Experiment {
             },
             if sources.len() == 1 { "was" } else { "were" },
             levels.join(", "),
-            levels[reference_index]
+            reference_level
         ),
         series: series_out,
         tables: vec![table],
@@ -324,6 +326,17 @@ mod tests {
             level: level.into(),
             results: Json::parse(&results.render()).unwrap(),
         }
+    }
+
+    #[test]
+    fn no_runs_fold_into_an_experiment_that_compares_nothing() {
+        let e9 = experiment(&[], "x86-64-v3");
+        assert!(
+            e9.findings.starts_with("Fewer than two builds"),
+            "{}",
+            e9.findings
+        );
+        assert!(e9.series.is_empty() && e9.plots.is_empty());
     }
 
     #[test]
