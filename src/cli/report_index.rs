@@ -577,8 +577,7 @@ mod tests {
                 "'shape': results.json machine is a number, not an object",
             ]
         );
-        let args = ["--dir".to_string(), dir.to_string_lossy().into_owned()];
-        let error = run(&args).unwrap_err();
+        let error = run(&dir).unwrap_err();
         assert_eq!(error.code, 1);
         assert_eq!(
             error.message,
@@ -595,7 +594,7 @@ mod tests {
         for (folder, _) in &folders[1..] {
             std::fs::remove_dir_all(dir.join(folder)).unwrap();
         }
-        assert!(run(&args).is_ok());
+        assert!(run(&dir).is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
