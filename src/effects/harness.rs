@@ -284,27 +284,18 @@ pub fn clock_name() -> &'static str {
 /// This thread's CPU time in ns, where the OS offers it. On a shared machine it leaves out
 /// the time the thread sat descheduled, which wall time would add to whichever sample was
 /// unlucky; cache and branch-predictor pollution by other processes remain.
-#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+#[cfg(target_os = "linux")]
 fn thread_cpu_ns() -> Option<u64> {
-    #[repr(C)]
-    struct Timespec {
-        seconds: i64,
-        nanoseconds: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, time: *mut Timespec) -> i32;
-    }
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    let mut time = Timespec {
-        seconds: 0,
-        nanoseconds: 0,
+    let mut time = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
     };
-    // SAFETY: `time` is a valid, writable timespec (two 64-bit fields on 64-bit Linux).
-    let status = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut time) };
-    (status == 0).then(|| time.seconds as u64 * 1_000_000_000 + time.nanoseconds as u64)
+    // SAFETY: `time` is a valid, writable timespec.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time) };
+    (status == 0).then(|| time.tv_sec as u64 * 1_000_000_000 + time.tv_nsec as u64)
 }
 
-#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+#[cfg(not(target_os = "linux"))]
 fn thread_cpu_ns() -> Option<u64> {
     None
 }

@@ -134,47 +134,56 @@ pub fn interleaved(
 
 // ---- CPU pinning -------------------------------------------------------------------------
 
-extern "C" {
-    fn sched_setaffinity(pid: i32, cpusetsize: usize, mask: *const u64) -> i32;
-    fn madvise(addr: *mut u8, length: usize, advice: i32) -> i32;
-    fn syscall(number: i64, ...) -> i64;
-    fn ioctl(fd: i32, request: u64, ...) -> i32;
-    fn read(fd: i32, buf: *mut u8, count: usize) -> isize;
-    fn close(fd: i32) -> i32;
-}
-
 /// Pins the calling thread to `cpu`. `Err` says why it could not (the caller carries on
 /// unpinned and says so).
 pub fn pin_to_cpu(cpu: usize) -> Result<(), String> {
-    if !cfg!(target_os = "linux") {
-        return Err("CPU pinning is only implemented on Linux".to_string());
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        let capacity = 8 * std::mem::size_of::<libc::cpu_set_t>();
+        if cpu >= capacity {
+            return Err(format!(
+                "CPU {cpu} is beyond the {capacity} a cpu_set_t holds"
+            ));
+        }
+        // SAFETY: cpu is below the set's capacity (checked above).
+        unsafe { libc::CPU_SET(cpu, &mut set) };
+        // SAFETY: a valid cpu_set_t of the size passed; pid 0 is the calling thread.
+        let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) };
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(format!(
+                "could not pin to CPU {cpu}: {}",
+                std::io::Error::last_os_error()
+            ))
+        }
     }
-    const WORDS: usize = 16; // a 1024-CPU cpu_set_t
-    if cpu >= WORDS * 64 {
-        return Err(format!("CPU {cpu} is beyond the 1024 a cpu_set_t holds"));
-    }
-    let mut mask = [0u64; WORDS];
-    mask[cpu / 64] |= 1 << (cpu % 64);
-    // SAFETY: the mask is a valid cpu_set_t of the size passed; pid 0 is the calling thread.
-    let rc = unsafe { sched_setaffinity(0, std::mem::size_of_val(&mask), mask.as_ptr()) };
-    if rc == 0 {
-        Ok(())
-    } else {
+    #[cfg(not(target_os = "linux"))]
+    {
         Err(format!(
-            "could not pin to CPU {cpu}: {}",
-            std::io::Error::last_os_error()
+            "could not pin to CPU {cpu}: pinning is only implemented on Linux"
         ))
     }
 }
 
 /// Lets the calling thread run on CPUs `0..cpus` again (after a temporary pin).
 pub fn unpin(cpus: usize) {
-    let mut mask = [0u64; 16];
-    for cpu in 0..cpus.min(1024) {
-        mask[cpu / 64] |= 1 << (cpu % 64);
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: as in `pin_to_cpu`; failure leaves the thread pinned, which is harmless.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            let capacity = 8 * std::mem::size_of::<libc::cpu_set_t>();
+            for cpu in 0..cpus.min(capacity) {
+                libc::CPU_SET(cpu, &mut set);
+            }
+            libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set);
+        }
     }
-    // SAFETY: as in `pin_to_cpu`; failure leaves the thread pinned, which is harmless.
-    unsafe { sched_setaffinity(0, std::mem::size_of_val(&mask), mask.as_ptr()) };
+    #[cfg(not(target_os = "linux"))]
+    let _ = cpus;
 }
 
 // ---- page-aligned buffers ----------------------------------------------------------------
@@ -188,8 +197,6 @@ pub enum Pages {
     Huge,
 }
 
-const MADV_HUGEPAGE: i32 = 14;
-const MADV_NOHUGEPAGE: i32 = 15;
 const HUGE_PAGE: usize = 2 << 20;
 
 /// A zeroed, 2 MiB-aligned buffer of `u64`, advised for small or huge pages before it is
@@ -206,6 +213,28 @@ pub struct PageBuffer {
 unsafe impl Send for PageBuffer {}
 unsafe impl Sync for PageBuffer {}
 
+/// Asks the kernel for small or huge pages for `size` bytes at the page-aligned `raw`.
+fn advise_pages(raw: *mut u8, size: usize, pages: Pages) -> Result<(), String> {
+    #[cfg(target_os = "linux")]
+    {
+        let advice = match pages {
+            Pages::Small => libc::MADV_NOHUGEPAGE,
+            Pages::Huge => libc::MADV_HUGEPAGE,
+        };
+        // SAFETY: `raw` is page-aligned and `size` bytes long, owned by the caller.
+        if unsafe { libc::madvise(raw.cast(), size, advice) } == 0 {
+            Ok(())
+        } else {
+            Err(format!("madvise: {}", std::io::Error::last_os_error()))
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (raw, size, pages);
+        Err("madvise: transparent huge pages are a Linux feature".to_string())
+    }
+}
+
 impl PageBuffer {
     /// A buffer of `bytes` (rounded up to a whole number of 2 MiB pages in the allocation,
     /// `bytes / 8` elements visible), filled by `fill(index)`.
@@ -219,16 +248,7 @@ impl PageBuffer {
         if raw.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
-        let advice_code = match pages {
-            Pages::Small => MADV_NOHUGEPAGE,
-            Pages::Huge => MADV_HUGEPAGE,
-        };
-        // SAFETY: `raw` is 2 MiB-aligned (so page-aligned) and `size` bytes long.
-        let advice = if unsafe { madvise(raw, size, advice_code) } == 0 {
-            Ok(())
-        } else {
-            Err(format!("madvise: {}", std::io::Error::last_os_error()))
-        };
+        let advice = advise_pages(raw, size, pages);
         let ptr = raw as *mut u64;
         for i in 0..len {
             // SAFETY: i < len <= size / 8.
@@ -337,66 +357,164 @@ impl Event {
             Event::TaskClock => "task-clock-ns",
         }
     }
-
-    /// `(type, config)` of `perf_event_attr`.
-    fn encoding(self) -> (u32, u64) {
-        const HARDWARE: u32 = 0;
-        const SOFTWARE: u32 = 1;
-        const HW_CACHE: u32 = 3;
-        // cache id | (op read = 0) << 8 | (result miss = 1) << 16
-        let cache_read_miss = |id: u64| id | (1 << 16);
-        match self {
-            Event::Cycles => (HARDWARE, 0),
-            Event::Instructions => (HARDWARE, 1),
-            Event::CacheMisses => (HARDWARE, 3),
-            Event::L1dReadMisses => (HW_CACHE, cache_read_miss(0)),
-            Event::DtlbReadMisses => (HW_CACHE, cache_read_miss(3)),
-            Event::TaskClock => (SOFTWARE, 1),
-        }
-    }
 }
 
-const SYS_PERF_EVENT_OPEN: i64 = 298; // x86_64
-const PERF_EVENT_IOC_ENABLE: u64 = 0x2400;
-const PERF_EVENT_IOC_DISABLE: u64 = 0x2401;
-const PERF_EVENT_IOC_RESET: u64 = 0x2403;
-
-/// Open hardware counters for the calling thread (user space only).
+/// Open hardware counters for the calling thread (user space only), as one perf group: they
+/// run together, and where the kernel multiplexes them each count is scaled by
+/// `time_enabled / time_running`.
 pub struct Counters {
     events: Vec<Event>,
     names: Vec<&'static str>,
-    fds: Vec<i32>,
+    #[cfg(target_os = "linux")]
+    group: perf::Group,
+}
+
+#[cfg(target_os = "linux")]
+mod perf {
+    use super::Event;
+    use perf_event::events::{Cache, CacheId, CacheOp, CacheResult, Hardware, Software};
+    use perf_event::{Builder, Counter, Group as PerfGroup};
+    use std::time::Duration;
+
+    fn builder(event: Event) -> Builder<'static> {
+        let read_miss = |which| Cache {
+            which,
+            operation: CacheOp::READ,
+            result: CacheResult::MISS,
+        };
+        match event {
+            Event::Cycles => Builder::new(Hardware::CPU_CYCLES),
+            Event::Instructions => Builder::new(Hardware::INSTRUCTIONS),
+            Event::CacheMisses => Builder::new(Hardware::CACHE_MISSES),
+            Event::L1dReadMisses => Builder::new(read_miss(CacheId::L1D)),
+            Event::DtlbReadMisses => Builder::new(read_miss(CacheId::DTLB)),
+            Event::TaskClock => Builder::new(Software::TASK_CLOCK),
+        }
+    }
+
+    fn hint(error: &std::io::Error) -> &'static str {
+        match error.raw_os_error() {
+            Some(libc::ENOENT) | Some(libc::EOPNOTSUPP) => {
+                " (no PMU exposed: typical of a virtual machine)"
+            }
+            Some(libc::EPERM) | Some(libc::EACCES) => {
+                " (not permitted: see /proc/sys/kernel/perf_event_paranoid)"
+            }
+            _ => "",
+        }
+    }
+
+    /// The hardware events in one perf group (scheduled together, scaled together); the
+    /// software task clock on its own, because a clock event inside a group is only brought up
+    /// to date at scheduler ticks (a 1 ms region reads 0).
+    pub(super) struct Group {
+        group: Option<PerfGroup>,
+        slots: Vec<Slot>,
+    }
+
+    enum Slot {
+        Grouped(Counter),
+        Alone(Counter),
+    }
+
+    impl Group {
+        pub(super) fn open(events: &[Event]) -> Result<Group, String> {
+            let failed = |what: &str, e: std::io::Error| {
+                format!(
+                    "counters unavailable: perf_event_open({what}) failed: {e}{}",
+                    hint(&e)
+                )
+            };
+            let mut group = None;
+            let mut slots = Vec::new();
+            for &event in events {
+                // Builder::new already excludes kernel and hypervisor: user space only.
+                let slot = if event == Event::TaskClock {
+                    Slot::Alone(
+                        builder(event)
+                            .build()
+                            .map_err(|e| failed(event.name(), e))?,
+                    )
+                } else {
+                    if group.is_none() {
+                        group = Some(PerfGroup::new().map_err(|e| failed("group", e))?);
+                    }
+                    let leader = group.as_mut().expect("created above");
+                    Slot::Grouped(
+                        leader
+                            .add(&builder(event))
+                            .map_err(|e| failed(event.name(), e))?,
+                    )
+                };
+                slots.push(slot);
+            }
+            Ok(Group { group, slots })
+        }
+
+        pub(super) fn start(&mut self) {
+            for slot in &mut self.slots {
+                if let Slot::Alone(counter) = slot {
+                    let _ = counter.reset();
+                    let _ = counter.enable();
+                }
+            }
+            if let Some(group) = &mut self.group {
+                let _ = group.reset();
+                let _ = group.enable();
+            }
+        }
+
+        /// The counts since `start`, scaled by `time_enabled / time_running` where the kernel
+        /// multiplexed them (0 where a counter never ran).
+        pub(super) fn stop(&mut self) -> Vec<u64> {
+            let scaled = |value: u64, enabled: Option<Duration>, running: Option<Duration>| {
+                let enabled = enabled.map_or(0.0, |d| d.as_secs_f64());
+                let running = running.map_or(0.0, |d| d.as_secs_f64());
+                if running > 0.0 {
+                    (value as f64 * enabled / running).round() as u64
+                } else {
+                    0
+                }
+            };
+            let grouped = self.group.as_mut().and_then(|group| {
+                let _ = group.disable();
+                group.read().ok()
+            });
+            self.slots
+                .iter_mut()
+                .map(|slot| match slot {
+                    Slot::Grouped(counter) => grouped.as_ref().map_or(0, |data| {
+                        scaled(data[&*counter], data.time_enabled(), data.time_running())
+                    }),
+                    Slot::Alone(counter) => {
+                        let _ = counter.disable();
+                        counter.read_full().map_or(0, |data| {
+                            scaled(data.count(), data.time_enabled(), data.time_running())
+                        })
+                    }
+                })
+                .collect()
+        }
+    }
 }
 
 impl Counters {
     /// Opens every event, or says why the machine has none: "counters unavailable: <reason>".
     pub fn open(events: &[Event]) -> Result<Counters, String> {
-        if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
-            return Err(
-                "counters unavailable: perf_event_open is wired for Linux x86-64 only".to_string(),
-            );
+        #[cfg(target_os = "linux")]
+        {
+            let group = perf::Group::open(events)?;
+            Ok(Counters {
+                events: events.to_vec(),
+                names: events.iter().map(|e| e.name()).collect(),
+                group,
+            })
         }
-        let mut counters = Counters {
-            events: Vec::new(),
-            names: Vec::new(),
-            fds: Vec::new(),
-        };
-        for &event in events {
-            match open_event(event) {
-                Ok(fd) => {
-                    counters.events.push(event);
-                    counters.names.push(event.name());
-                    counters.fds.push(fd);
-                }
-                Err(reason) => {
-                    return Err(format!(
-                        "counters unavailable: perf_event_open({}) failed: {reason}",
-                        event.name()
-                    ))
-                }
-            }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = events;
+            Err("counters unavailable: perf_event_open is a Linux interface".to_string())
         }
-        Ok(counters)
     }
 
     pub fn events(&self) -> &[Event] {
@@ -407,69 +525,22 @@ impl Counters {
         &self.names
     }
 
-    /// Resets and enables every counter.
+    /// Resets and enables every counter, together.
     pub fn start(&mut self) {
-        for &fd in &self.fds {
-            // SAFETY: fd is an open perf event; these ioctls take no pointer argument.
-            unsafe {
-                ioctl(fd, PERF_EVENT_IOC_RESET, 0);
-                ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-            }
-        }
+        #[cfg(target_os = "linux")]
+        self.group.start();
     }
 
     /// Disables every counter and returns the counts since `start`.
     pub fn stop(&mut self) -> Vec<u64> {
-        self.fds
-            .iter()
-            .map(|&fd| {
-                let mut value = 0u64;
-                // SAFETY: fd is an open perf event; `value` is 8 writable bytes.
-                unsafe {
-                    ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-                    if read(fd, &mut value as *mut u64 as *mut u8, 8) != 8 {
-                        value = 0;
-                    }
-                }
-                value
-            })
-            .collect()
-    }
-}
-
-impl Drop for Counters {
-    fn drop(&mut self) {
-        for &fd in &self.fds {
-            // SAFETY: we own the descriptor.
-            unsafe { close(fd) };
+        #[cfg(target_os = "linux")]
+        {
+            self.group.stop()
         }
-    }
-}
-
-fn open_event(event: Event) -> Result<i32, String> {
-    let (kind, config) = event.encoding();
-    // perf_event_attr, 128 bytes (PERF_ATTR_SIZE_VER8), zeroed except: type (bytes 0..4),
-    // size (4..8), config (8..16) and the flag word (40..48).
-    let mut attr = [0u64; 16];
-    attr[0] = kind as u64 | (128u64 << 32);
-    attr[1] = config;
-    const DISABLED: u64 = 1 << 0;
-    const EXCLUDE_KERNEL: u64 = 1 << 5;
-    const EXCLUDE_HV: u64 = 1 << 6;
-    attr[5] = DISABLED | EXCLUDE_KERNEL | EXCLUDE_HV;
-    // SAFETY: perf_event_open(attr, pid = 0 (this thread), cpu = -1 (any), group = -1,
-    // flags = 0); `attr` is a valid, fully initialised 128-byte attribute block.
-    let fd = unsafe { syscall(SYS_PERF_EVENT_OPEN, attr.as_ptr(), 0i32, -1i32, -1i32, 0u64) };
-    if fd < 0 {
-        let error = std::io::Error::last_os_error();
-        let hint = match error.raw_os_error() {
-            Some(2) | Some(95) => " (no PMU exposed: typical of a virtual machine)",
-            Some(1) | Some(13) => " (not permitted: see /proc/sys/kernel/perf_event_paranoid)",
-            _ => "",
-        };
-        Err(format!("{error}{hint}"))
-    } else {
-        Ok(fd as i32)
+        #[cfg(not(target_os = "linux"))]
+        {
+            vec![0; self.events.len()]
+        }
     }
 }
 
@@ -509,6 +580,24 @@ mod tests {
         // The sampled calls (after warm-up) alternate, starting one later each round.
         let tail: String = order[order.len() - 8..].iter().collect();
         assert_eq!(tail, "abbaabba");
+    }
+
+    #[test]
+    fn the_software_task_clock_counts_through_the_group() {
+        let mut counters = Counters::open(&[Event::TaskClock]).expect("a software event opens");
+        counters.start();
+        black_box((0..2_000_000u64).fold(0, |a, x| a ^ black_box(x)));
+        let values = counters.stop();
+        assert_eq!(values.len(), 1);
+        assert!(values[0] > 10_000, "task clock {} ns", values[0]);
+        counters.start();
+        let again = counters.stop();
+        assert!(
+            again[0] < values[0],
+            "start resets: {} then {}",
+            values[0],
+            again[0]
+        );
     }
 
     #[test]
