@@ -9,9 +9,7 @@ use crate::harness::measure::Event;
 use crate::harness::report::write_report;
 use crate::harness::results::Experiment;
 use crate::json::Json;
-use std::io::{IsTerminal, Write};
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 /// The experiments `kiki report` itself adds to the measuring ones.
 const OWN_IDS: &[&str] = &["E8"];
@@ -120,81 +118,51 @@ fn read_isa_runs(list: &str) -> Result<Vec<e9::IsaRun>, CliError> {
     Ok(runs)
 }
 
-/// A one-line text progress bar on stderr, redrawn in place with `\r` on a terminal and
-/// printed as occasional plain lines otherwise (logs, pipes).
-struct ProgressBar {
-    terminal: bool,
-    last_draw: Option<Instant>,
-    last_label: String,
-    width: usize,
+/// The report's progress: one bar per experiment (with its estimated time left), on stderr and
+/// only on a terminal (cleared when the experiment ends).
+struct ReportProgress {
+    label: String,
+    bar: Option<indicatif::ProgressBar>,
 }
 
-impl ProgressBar {
-    fn new() -> ProgressBar {
-        ProgressBar {
-            terminal: std::io::stderr().is_terminal(),
-            last_draw: None,
-            last_label: String::new(),
-            width: 0,
+/// Steps of a bar: the experiments report fractions.
+const BAR_STEPS: u64 = 1_000;
+
+impl ReportProgress {
+    fn new() -> ReportProgress {
+        ReportProgress {
+            label: String::new(),
+            bar: None,
         }
     }
 
+    /// `message` starts with the experiment's label (`E1: qugiy rook`); `fraction` is that
+    /// experiment's share done.
     fn update(&mut self, message: &str, fraction: f64) {
         let label = message.split(':').next().unwrap_or("").to_string();
-        let now = Instant::now();
-        let new_step = label != self.last_label;
-        let interval = if self.terminal {
-            Duration::from_millis(100)
+        if label != self.label || self.bar.is_none() {
+            if let Some(bar) = self.bar.take() {
+                bar.finish_and_clear();
+            }
+            self.bar = Some(super::progress::share_bar(BAR_STEPS));
+            self.label = label;
+        }
+        let fraction = if fraction.is_finite() {
+            fraction.clamp(0.0, 1.0)
         } else {
-            Duration::from_secs(10)
+            0.0
         };
-        let due = self
-            .last_draw
-            .is_none_or(|t| now.duration_since(t) >= interval);
-        if !new_step && !due && fraction < 1.0 {
-            return;
+        if let Some(bar) = &self.bar {
+            bar.set_position((fraction * BAR_STEPS as f64).round() as u64);
+            bar.set_message(message.chars().take(70).collect::<String>());
         }
-        let mut stderr = std::io::stderr().lock();
-        if new_step && self.terminal && self.width > 0 {
-            let _ = writeln!(stderr);
-        }
-        let line = render_bar(message, fraction);
-        if self.terminal {
-            let pad = self.width.saturating_sub(line.chars().count());
-            let _ = write!(stderr, "\r{line}{}", " ".repeat(pad));
-            self.width = line.chars().count();
-        } else {
-            let _ = writeln!(stderr, "{line}");
-        }
-        let _ = stderr.flush();
-        self.last_draw = Some(now);
-        self.last_label = label;
     }
 
     fn finish(&mut self) {
-        if self.terminal && self.width > 0 {
-            let _ = writeln!(std::io::stderr());
-            self.width = 0;
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
         }
     }
-}
-
-/// `[########------------]  40% E1: qugiy rook` (the message cut to keep one line).
-pub fn render_bar(message: &str, fraction: f64) -> String {
-    const CELLS: usize = 24;
-    let fraction = if fraction.is_finite() {
-        fraction.clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    let filled = (fraction * CELLS as f64).round() as usize;
-    let message: String = message.chars().take(70).collect();
-    format!(
-        "[{}{}] {:>3}% {message}",
-        "#".repeat(filled),
-        "-".repeat(CELLS - filled),
-        (fraction * 100.0).round() as u32
-    )
 }
 
 /// The detected data caches as (bytes, ways, line) per level, for E8's geometries.
@@ -211,7 +179,7 @@ fn run_e8(
     machine: &Machine,
     quick: bool,
     scratch: &Path,
-    progress: &mut ProgressBar,
+    progress: &mut ReportProgress,
 ) -> Experiment {
     let geometries = e8::geometries(
         detected_cache(machine, 1),
@@ -324,7 +292,7 @@ pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
     };
     let machine = Machine::detect();
     let wanted = |id: &str| only.is_empty() || only.iter().any(|o| o == id);
-    let mut progress = ProgressBar::new();
+    let mut progress = ReportProgress::new();
     let measured_only: Vec<&str> = only
         .iter()
         .map(String::as_str)
@@ -374,15 +342,5 @@ mod tests {
         assert!(error.message.contains("unknown experiment 'E42'"));
         assert!(error.message.contains("E8"));
         assert!(parse_only(" , ").is_err());
-    }
-
-    #[test]
-    fn bar_renders_fraction() {
-        assert_eq!(
-            render_bar("E1: x", 0.5),
-            format!("[{}{}]  50% E1: x", "#".repeat(12), "-".repeat(12))
-        );
-        assert!(render_bar("E2", f64::NAN).contains("  0% E2"));
-        assert!(render_bar("E2", 7.0).contains("100%"));
     }
 }
