@@ -196,8 +196,9 @@ pub struct Samples {
 }
 
 impl Samples {
+    /// The median update time; NaN when there are no samples.
     pub fn median(&self) -> f64 {
-        median(&self.ns_per_update)
+        crate::harness::stats::median(&self.ns_per_update).unwrap_or(f64::NAN)
     }
     pub fn min(&self) -> f64 {
         self.ns_per_update
@@ -210,17 +211,6 @@ impl Samples {
             .iter()
             .copied()
             .fold(f64::NEG_INFINITY, f64::max)
-    }
-}
-
-/// The median of a sample set (the mean of the middle two for an even count).
-pub fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    match sorted.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => sorted[n / 2],
-        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
     }
 }
 
@@ -371,6 +361,14 @@ mod tests {
 
     #[test]
     fn median_of_odd_and_even_counts() {
+        let median = |values: &[f64]| {
+            Samples {
+                name: "",
+                layout: "",
+                ns_per_update: values.to_vec(),
+            }
+            .median()
+        };
         assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
         assert!(median(&[]).is_nan());
