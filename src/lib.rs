@@ -20,6 +20,7 @@ pub mod reference;
 pub mod registry;
 pub mod split;
 pub mod types;
+pub mod units;
 
 #[path = "../variants/mod.rs"]
 pub mod variants;
