@@ -16,6 +16,7 @@ pub mod movegen;
 pub mod peers;
 pub mod perft;
 pub mod position;
+pub mod public_positions;
 pub mod reference;
 pub mod registry;
 pub mod split;

@@ -299,7 +299,7 @@ impl fmt::Display for SfenError {
 impl std::error::Error for SfenError {}
 
 /// The start position.
-pub const START_SFEN: &str = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
+pub const START_SFEN: &str = crate::public_positions::START;
 
 /// Fixed-seed Zobrist keys (non-generic, shared by all backends).
 pub struct Zobrist {
@@ -1207,8 +1207,8 @@ mod tests {
     fn sfen_round_trips_exactly() {
         for sfen in [
             START_SFEN,
-            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
-            "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1",
+            crate::public_positions::SECOND,
+            crate::public_positions::THIRD,
             "8k/9/9/9/9/9/9/9/9 w 2R2B4G4S4N4L18P 123",
             "+l+n+s+b+r+p3/9/9/9/9/9/9/9/4K4 b - 7",
             "9/9/9/9/9/9/9/9/9 b - 1",
@@ -1322,7 +1322,7 @@ mod tests {
             }
         }
         // Every single-character corruption of a valid SFEN is handled without a panic.
-        let sfen = "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1";
+        let sfen = crate::public_positions::SECOND;
         for i in 0..sfen.len() {
             for replacement in ["", "+", "9", "1", "k", "P", "/", " ", "0", "\u{e9}"] {
                 let mutated = format!("{}{replacement}{}", &sfen[..i], &sfen[i + 1..]);

@@ -21,8 +21,8 @@ use std::time::Instant;
 /// middle game with sliders on open lines.
 pub const STARTS: [&str; 4] = [
     START_SFEN,
-    "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
-    "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1",
+    crate::public_positions::SECOND,
+    crate::public_positions::THIRD,
     "ln1g3nl/1ks2r3/1pppp1bpp/p3spp2/9/P1P1P1P1P/1PSP1PNP1/1BK1GS2R/LN1G4L b G 1",
 ];
 
