@@ -12,7 +12,7 @@
 use crate::backend::{Backend, Bitboard};
 use crate::hands::HandLayout;
 use crate::input::{non_ascii_whitespace, quote_input};
-use crate::types::{Color, Square};
+use crate::types::{ray, Color, Square};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::any::{Any, TypeId};
@@ -360,16 +360,6 @@ pub struct Tables<B: Backend> {
     pub(crate) all: B::Bitboard,
 }
 
-fn canonical_ray(sq: Square, (df, dr): (i8, i8)) -> u128 {
-    let mut bits = 0;
-    let mut current = sq;
-    while let Some(next) = current.offset(df, dr) {
-        bits |= next.bit();
-        current = next;
-    }
-    bits
-}
-
 const DIRECTIONS: [(i8, i8); 8] = [
     (0, -1),
     (0, 1),
@@ -394,19 +384,22 @@ impl<B: Backend> Tables<B> {
         let mut line = vec![B::Bitboard::empty(); 81 * 81];
         for a in Square::all() {
             for &(df, dr) in &DIRECTIONS {
-                let mut walked = 0u128;
-                let mut current = a;
-                while let Some(b) = current.offset(df, dr) {
-                    between[a.index() * 81 + b.index()] = conv(walked);
-                    line[a.index() * 81 + b.index()] =
-                        conv(canonical_ray(a, (df, dr)) | canonical_ray(a, (-df, -dr)) | a.bit());
-                    walked |= b.bit();
-                    current = b;
+                let whole_line = conv(ray(0, a, df, dr) | ray(0, a, -df, -dr) | a.bit());
+                let mut beyond = ray(0, a, df, dr);
+                while beyond != 0 {
+                    let b = beyond.trailing_zeros() as usize;
+                    beyond &= beyond - 1;
+                    // The ray from `a` with `b` as its blocker, less `b`.
+                    between[a.index() * 81 + b] = conv(ray(1 << b, a, df, dr) & !(1 << b));
+                    line[a.index() * 81 + b] = whole_line;
                 }
             }
         }
         let rays = |dirs: &[(i8, i8)], sq: Square| {
-            conv(dirs.iter().fold(0, |acc, &d| acc | canonical_ray(sq, d)))
+            conv(
+                dirs.iter()
+                    .fold(0, |acc, &(df, dr)| acc | ray(0, sq, df, dr)),
+            )
         };
         let rook_rays =
             std::array::from_fn(|i| rays(&DIRECTIONS[..4], Square::all().nth(i).unwrap()));
