@@ -3,17 +3,14 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use kiki::perft::perft;
-use kiki::position::{Position, START_SFEN};
+use kiki::position::Position;
+use kiki::public_positions::{published_counts, SECOND, START};
 use kiki::registry::{self, BackendVisitor};
 use kiki::Backend;
 use std::hint::black_box;
 
-const SECOND: &str = "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1";
-/// (label, SFEN, depth, leaf count): depths chosen so that one iteration is tens of ms.
-const CASES: [(&str, &str, u32, u64); 2] = [
-    ("startpos-d4", START_SFEN, 4, 719_731),
-    ("second-d3", SECOND, 3, 4_809_015),
-];
+/// (label, SFEN, depth): depths chosen so that one iteration is tens of ms.
+const CASES: [(&str, &str, u32); 2] = [("startpos-d4", START, 4), ("second-d3", SECOND, 3)];
 
 struct Bench<'a> {
     criterion: &'a mut Criterion,
@@ -23,7 +20,8 @@ impl BackendVisitor for Bench<'_> {
     type Output = ();
     fn visit<B: Backend>(self, backend: B) {
         let mut group = self.criterion.benchmark_group("perft");
-        for (label, sfen, depth, nodes) in CASES {
+        for (label, sfen, depth) in CASES {
+            let nodes = published_counts(sfen)[depth as usize - 1];
             let mut pos = Position::from_sfen(backend, sfen).expect("valid SFEN");
             group.throughput(Throughput::Elements(nodes));
             group.bench_function(BenchmarkId::new(B::info().name, label), |bencher| {

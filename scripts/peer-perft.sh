@@ -25,10 +25,22 @@ case "$HAITAKA_SLIDERS" in
 esac
 KIKI=./target/release/kiki
 
-# label|sfen|depth|expected nodes (published values)
+# label|sfen|depth|expected nodes: SFEN and published count from tests/data/public_perft.sfen
+# (a line there: name | SFEN | count at depth 1, 2, ...).
+public_position() { # label name depth
+  local sfen counts
+  sfen="$(sed -n "s/^$2 *| *\(.*[^ ]\) *| .*/\1/p" tests/data/public_perft.sfen)"
+  counts="$(sed -n "s/^$2 *| .* | *//p" tests/data/public_perft.sfen)"
+  read -r -a counts <<<"$counts"
+  [[ -n "$sfen" && -n "${counts[$3 - 1]:-}" ]] || {
+    echo "tests/data/public_perft.sfen: no '$2' with a count at depth $3" >&2
+    exit 2
+  }
+  printf '%s|%s|%s|%s' "$1" "$sfen" "$3" "${counts[$3 - 1]}"
+}
 POSITIONS=(
-  "startpos|lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1|5|19861490"
-  "midgame|l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1|4|516925165"
+  "$(public_position startpos start 5)"
+  "$(public_position midgame second 4)"
 )
 
 echo "building kiki (default release build) ..." >&2

@@ -169,35 +169,3 @@ pub trait Backend: Copy + Send + Sync + 'static {
         }
     }
 }
-
-/// Formats a byte count for people: `414,720 B (405.0 KiB)`.
-pub fn human_bytes(bytes: usize) -> String {
-    let mut grouped = String::new();
-    let digits = bytes.to_string();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            grouped.push(',');
-        }
-        grouped.push(ch);
-    }
-    let unit = if bytes >= 1 << 20 {
-        format!("{:.2} MiB", bytes as f64 / (1u64 << 20) as f64)
-    } else if bytes >= 1 << 10 {
-        format!("{:.1} KiB", bytes as f64 / 1024.0)
-    } else {
-        format!("{bytes} B")
-    };
-    format!("{grouped} B ({unit})")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::human_bytes;
-
-    #[test]
-    fn human_bytes_groups_and_scales() {
-        assert_eq!(human_bytes(414_720), "414,720 B (405.0 KiB)");
-        assert_eq!(human_bytes(63_700_992), "63,700,992 B (60.75 MiB)");
-        assert_eq!(human_bytes(12), "12 B (12 B)");
-    }
-}

@@ -16,10 +16,12 @@ pub mod movegen;
 pub mod peers;
 pub mod perft;
 pub mod position;
+pub mod public_positions;
 pub mod reference;
 pub mod registry;
 pub mod split;
 pub mod types;
+pub mod units;
 
 #[path = "../variants/mod.rs"]
 pub mod variants;

@@ -6,8 +6,8 @@
 //! relevant-occupancy mask has no bit position used in both words. Every function that folds
 //! a mask asserts that first.
 
-use crate::split::SplitBitboard;
-use crate::types::Square;
+use crate::split::{SplitBitboard, HIGH_MASK, LOW_MASK};
+use crate::types::{ray, Square};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -51,42 +51,39 @@ pub const fn sliding_attacks(
     occupied: SplitBitboard,
     directions: &[(i8, i8)],
 ) -> SplitBitboard {
-    let mut attacks = SplitBitboard::new(0, 0);
+    // Only square bits block: bits outside the layout's masks are ignored, as ever.
+    let occupancy =
+        SplitBitboard::new(occupied.low & LOW_MASK, occupied.high & HIGH_MASK).to_canonical_const();
+    let mut attacks = 0u128;
     let mut d = 0;
     while d < directions.len() {
-        let (file_delta, rank_delta) = directions[d];
-        let mut current = sq;
-        while let Some(next) = current.offset(file_delta, rank_delta) {
-            let bit = square_bit(next);
-            attacks = or(attacks, bit);
-            if (occupied.low & bit.low) | (occupied.high & bit.high) != 0 {
-                break;
-            }
-            current = next;
-        }
+        attacks |= ray(occupancy, sq, directions[d].0, directions[d].1);
         d += 1;
     }
-    attacks
+    SplitBitboard::from_canonical_const(attacks)
 }
 
 /// The relevant-occupancy mask: each ray without its last (edge) square, since a piece there
 /// blocks nothing beyond it.
 pub const fn relevant_mask(sq: Square, directions: &[(i8, i8)]) -> SplitBitboard {
-    let mut mask = SplitBitboard::new(0, 0);
+    let mut mask = 0u128;
     let mut d = 0;
     while d < directions.len() {
         let (file_delta, rank_delta) = directions[d];
-        let mut current = sq;
-        while let Some(next) = current.offset(file_delta, rank_delta) {
-            if next.offset(file_delta, rank_delta).is_none() {
-                break;
-            }
-            mask = or(mask, square_bit(next));
-            current = next;
-        }
+        let full = ray(0, sq, file_delta, rank_delta);
+        // Canonical indices run monotonically along a ray (a step moves the index by
+        // 9 * file_delta + rank_delta), so the edge square is the ray's highest or lowest bit.
+        let edge = if full == 0 {
+            0
+        } else if 9 * file_delta + rank_delta > 0 {
+            1 << (127 - full.leading_zeros())
+        } else {
+            full & full.wrapping_neg()
+        };
+        mask |= full & !edge;
         d += 1;
     }
-    mask
+    SplitBitboard::from_canonical_const(mask)
 }
 
 /// Step attacks from `sq` for `steps` (black's orientation when `flip_rank` is false).

@@ -900,7 +900,7 @@ mod tests {
         assert!(start.parse_usi_move("7g7e").is_err());
         assert!(start.parse_usi_move("P*5e").is_err());
         assert!(start.parse_usi_move("xyz").is_err());
-        let third = pos("R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1");
+        let third = pos(crate::public_positions::THIRD);
         for text in ["P*5e", "9a9b+", "9a9b", "5c1g+"] {
             let mv = third.parse_usi_move(text).unwrap();
             assert_eq!(mv.to_string(), text);

@@ -12,7 +12,7 @@
 use crate::backend::{Backend, Bitboard};
 use crate::hands::HandLayout;
 use crate::input::{non_ascii_whitespace, quote_input};
-use crate::types::{Color, Square};
+use crate::types::{ray, Color, Square};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::any::{Any, TypeId};
@@ -299,7 +299,7 @@ impl fmt::Display for SfenError {
 impl std::error::Error for SfenError {}
 
 /// The start position.
-pub const START_SFEN: &str = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
+pub const START_SFEN: &str = crate::public_positions::START;
 
 /// Fixed-seed Zobrist keys (non-generic, shared by all backends).
 pub struct Zobrist {
@@ -360,16 +360,6 @@ pub struct Tables<B: Backend> {
     pub(crate) all: B::Bitboard,
 }
 
-fn canonical_ray(sq: Square, (df, dr): (i8, i8)) -> u128 {
-    let mut bits = 0;
-    let mut current = sq;
-    while let Some(next) = current.offset(df, dr) {
-        bits |= next.bit();
-        current = next;
-    }
-    bits
-}
-
 const DIRECTIONS: [(i8, i8); 8] = [
     (0, -1),
     (0, 1),
@@ -394,19 +384,22 @@ impl<B: Backend> Tables<B> {
         let mut line = vec![B::Bitboard::empty(); 81 * 81];
         for a in Square::all() {
             for &(df, dr) in &DIRECTIONS {
-                let mut walked = 0u128;
-                let mut current = a;
-                while let Some(b) = current.offset(df, dr) {
-                    between[a.index() * 81 + b.index()] = conv(walked);
-                    line[a.index() * 81 + b.index()] =
-                        conv(canonical_ray(a, (df, dr)) | canonical_ray(a, (-df, -dr)) | a.bit());
-                    walked |= b.bit();
-                    current = b;
+                let whole_line = conv(ray(0, a, df, dr) | ray(0, a, -df, -dr) | a.bit());
+                let mut beyond = ray(0, a, df, dr);
+                while beyond != 0 {
+                    let b = beyond.trailing_zeros() as usize;
+                    beyond &= beyond - 1;
+                    // The ray from `a` with `b` as its blocker, less `b`.
+                    between[a.index() * 81 + b] = conv(ray(1 << b, a, df, dr) & !(1 << b));
+                    line[a.index() * 81 + b] = whole_line;
                 }
             }
         }
         let rays = |dirs: &[(i8, i8)], sq: Square| {
-            conv(dirs.iter().fold(0, |acc, &d| acc | canonical_ray(sq, d)))
+            conv(
+                dirs.iter()
+                    .fold(0, |acc, &(df, dr)| acc | ray(0, sq, df, dr)),
+            )
         };
         let rook_rays =
             std::array::from_fn(|i| rays(&DIRECTIONS[..4], Square::all().nth(i).unwrap()));
@@ -1207,8 +1200,8 @@ mod tests {
     fn sfen_round_trips_exactly() {
         for sfen in [
             START_SFEN,
-            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
-            "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1",
+            crate::public_positions::SECOND,
+            crate::public_positions::THIRD,
             "8k/9/9/9/9/9/9/9/9 w 2R2B4G4S4N4L18P 123",
             "+l+n+s+b+r+p3/9/9/9/9/9/9/9/4K4 b - 7",
             "9/9/9/9/9/9/9/9/9 b - 1",
@@ -1322,7 +1315,7 @@ mod tests {
             }
         }
         // Every single-character corruption of a valid SFEN is handled without a panic.
-        let sfen = "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1";
+        let sfen = crate::public_positions::SECOND;
         for i in 0..sfen.len() {
             for replacement in ["", "+", "9", "1", "k", "P", "/", " ", "0", "\u{e9}"] {
                 let mutated = format!("{}{replacement}{}", &sfen[..i], &sfen[i + 1..]);

@@ -2,28 +2,13 @@
 //! Used only to check the backends; it is written for obviousness, not speed.
 
 use crate::backend::{Backend, BackendInfo, Bitboard, TableInfo};
-use crate::types::{Color, Slider, Square, Stepper};
+use crate::types::{ray, Color, Slider, Square, Stepper};
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign};
 
 /// (file delta, rank delta) of the rook's four directions.
 pub const ROOK_DIRECTIONS: [(i8, i8); 4] = [(0, -1), (0, 1), (-1, 0), (1, 0)];
 /// (file delta, rank delta) of the bishop's four directions.
 pub const BISHOP_DIRECTIONS: [(i8, i8); 4] = [(-1, -1), (1, -1), (-1, 1), (1, 1)];
-
-/// Squares reached from `sq` stepping by `(file_delta, rank_delta)` until a piece (included)
-/// or the edge.
-pub fn ray(occupancy: u128, sq: Square, (file_delta, rank_delta): (i8, i8)) -> u128 {
-    let mut attacks = 0u128;
-    let mut current = sq;
-    while let Some(next) = current.offset(file_delta, rank_delta) {
-        attacks |= next.bit();
-        if occupancy & next.bit() != 0 {
-            break;
-        }
-        current = next;
-    }
-    attacks
-}
 
 /// Squares one step away in the given directions.
 fn steps(sq: Square, directions: &[(i8, i8)]) -> u128 {
@@ -36,17 +21,17 @@ fn steps(sq: Square, directions: &[(i8, i8)]) -> u128 {
 pub fn rook(occupancy: u128, sq: Square) -> u128 {
     ROOK_DIRECTIONS
         .iter()
-        .fold(0, |acc, &d| acc | ray(occupancy, sq, d))
+        .fold(0, |acc, &(df, dr)| acc | ray(occupancy, sq, df, dr))
 }
 
 pub fn bishop(occupancy: u128, sq: Square) -> u128 {
     BISHOP_DIRECTIONS
         .iter()
-        .fold(0, |acc, &d| acc | ray(occupancy, sq, d))
+        .fold(0, |acc, &(df, dr)| acc | ray(occupancy, sq, df, dr))
 }
 
 pub fn lance(color: Color, occupancy: u128, sq: Square) -> u128 {
-    ray(occupancy, sq, (0, color.forward()))
+    ray(occupancy, sq, 0, color.forward())
 }
 
 pub fn king(sq: Square) -> u128 {
@@ -114,7 +99,7 @@ pub fn stepper(kind: Stepper, sq: Square) -> u128 {
 
 /// The squares of each full line through `sq` for the given direction pair, excluding `sq`.
 pub fn line(sq: Square, (file_delta, rank_delta): (i8, i8)) -> u128 {
-    ray(0, sq, (file_delta, rank_delta)) | ray(0, sq, (-file_delta, -rank_delta))
+    ray(0, sq, file_delta, rank_delta) | ray(0, sq, -file_delta, -rank_delta)
 }
 
 /// The four lines (file, rank, two diagonals) through `sq`.

@@ -216,6 +216,23 @@ impl Stepper {
 /// The canonical board of all 81 squares.
 pub const ALL_SQUARES: u128 = (1u128 << 81) - 1;
 
+/// The one ray walker: the squares reached from `sq` stepping by `(file_delta, rank_delta)`,
+/// up to and including the first square set in `occupancy`, else to the edge; `sq` excluded.
+/// With `occupancy` 0 it is the full empty-board ray. A `const fn`, so that backends build their
+/// tables from it at compile time.
+pub const fn ray(occupancy: u128, sq: Square, file_delta: i8, rank_delta: i8) -> u128 {
+    let mut attacks = 0u128;
+    let mut current = sq;
+    while let Some(next) = current.offset(file_delta, rank_delta) {
+        attacks |= next.bit();
+        if occupancy & next.bit() != 0 {
+            break;
+        }
+        current = next;
+    }
+    attacks
+}
+
 /// Draws a canonical board as shogi diagrams are drawn: file 9 on the left, rank `a` on top.
 /// `mark` chooses the character for each square.
 pub fn draw_board(mut mark: impl FnMut(Square) -> char) -> String {
@@ -254,6 +271,25 @@ mod tests {
         }
         assert_eq!(Square::parse("0a"), None);
         assert_eq!(Square::parse("1j"), None);
+    }
+
+    #[test]
+    fn rays_stop_at_the_first_blocker_or_the_edge() {
+        let sq = |text: &str| Square::parse(text).unwrap();
+        let bits = |texts: &[&str]| texts.iter().fold(0, |acc, t| acc | sq(t).bit());
+        // 5e towards rank a: 5d 5c 5b 5a on an empty board, 5d 5c with a blocker on 5c.
+        assert_eq!(ray(0, sq("5e"), 0, -1), bits(&["5d", "5c", "5b", "5a"]));
+        assert_eq!(ray(sq("5c").bit(), sq("5e"), 0, -1), bits(&["5d", "5c"]));
+        // A blocker behind the slider or off the ray changes nothing; the edge ends the ray.
+        assert_eq!(
+            ray(bits(&["5f", "4d"]), sq("5e"), 0, -1),
+            ray(0, sq("5e"), 0, -1)
+        );
+        assert_eq!(ray(0, sq("1a"), -1, -1), 0);
+        assert_eq!(
+            ray(0, sq("1a"), 1, 1),
+            bits(&["2b", "3c", "4d", "5e", "6f", "7g", "8h", "9i"])
+        );
     }
 
     #[test]

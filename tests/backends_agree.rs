@@ -4,6 +4,7 @@
 
 use kiki::movegen::MoveList;
 use kiki::position::{Move, Position, START_SFEN};
+use kiki::public_positions;
 use kiki::reference::Reference;
 use kiki::registry::{self, BackendVisitor};
 use kiki::Backend;
@@ -13,8 +14,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 const POSITIONS: usize = 100_000;
 const STARTS: [&str; 4] = [
     START_SFEN,
-    "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
-    "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1",
+    public_positions::SECOND,
+    public_positions::THIRD,
     "ln1g3nl/1ks2r3/1pppp1bpp/p3spp2/9/P1P1P1P1P/1PSP1PNP1/1BK1GS2R/LN1G4L b G 1",
 ];
 

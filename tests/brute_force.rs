@@ -128,8 +128,8 @@ fn brute_force_legal(pos: &mut Position<Reference>) -> (Vec<Move>, Vec<Move>) {
 fn legal_moves_match_brute_force_over_random_games() {
     let starts = [
         START_SFEN,
-        "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
-        "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1",
+        kiki::public_positions::SECOND,
+        kiki::public_positions::THIRD,
         "4k4/9/9/9/9/9/9/9/4K4 b RBGSNLPrbgsnlp 1",
         "ln1g3nl/1ks2r3/1pppp1bpp/p3spp2/9/P1P1P1P1P/1PSP1PNP1/1BK1GS2R/LN1G4L b G 1",
     ];

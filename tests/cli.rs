@@ -48,7 +48,7 @@ fn backends_lists_every_backend_with_table_bytes() {
     let text = String::from_utf8_lossy(&output.stdout);
     for summary in kiki::registry::summaries() {
         assert!(text.contains(summary.info.name));
-        assert!(text.contains(&kiki::backend::human_bytes(summary.table_bytes)));
+        assert!(text.contains(&kiki::units::exact_bytes(summary.table_bytes)));
     }
 }
 

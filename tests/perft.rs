@@ -1,13 +1,12 @@
 //! Perft of the GUIDE's public positions on every backend and the reference (run with
 //! `--release`): start position to depth 5, the second position to depth 3, the third to
-//! depth 2; deeper values as ignored tests.
+//! depth 2; deeper values as ignored tests. Positions and published counts come from
+//! `tests/data/public_perft.sfen`.
 
 use kiki::perft::{divide, perft};
-use kiki::position::{Position, START_SFEN};
+use kiki::position::Position;
+use kiki::public_positions::{published_counts, SECOND, START, THIRD};
 use kiki::Backend;
-
-const SECOND: &str = "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1";
-const THIRD: &str = "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1";
 
 /// Checks perft to each depth in `expected` (depth 1 first), and that the position, its key
 /// and its occupancy are restored afterwards.
@@ -50,17 +49,17 @@ macro_rules! perft_tests {
 
             #[test]
             fn start_position_to_depth_5() {
-                check::<B>(START_SFEN, &[30, 900, 25470, 719731, 19861490]);
+                check::<B>(START, &published_counts(START)[..5]);
             }
 
             #[test]
             fn second_position_to_depth_3() {
-                check::<B>(SECOND, &[207, 28684, 4809015]);
+                check::<B>(SECOND, &published_counts(SECOND)[..3]);
             }
 
             #[test]
             fn third_position_to_depth_2() {
-                check::<B>(THIRD, &[593, 105677]);
+                check::<B>(THIRD, &published_counts(THIRD)[..2]);
             }
 
             #[test]
@@ -73,9 +72,9 @@ macro_rules! perft_tests {
             fn deeper_public_values() {
                 let backend = B::new().expect("available");
                 let mut pos = Position::from_sfen(backend, SECOND).unwrap();
-                assert_eq!(perft(&mut pos, 4), 516925165);
+                assert_eq!(perft(&mut pos, 4), published_counts(SECOND)[3]);
                 let mut pos = Position::from_sfen(backend, THIRD).unwrap();
-                assert_eq!(perft(&mut pos, 3), 53393368);
+                assert_eq!(perft(&mut pos, 3), published_counts(THIRD)[2]);
             }
         }
     )*};
@@ -95,7 +94,7 @@ fn make_unmake_vs_copy_make() {
     use std::time::{Duration, Instant};
     fn time<B: Backend>() {
         let backend = B::new().expect("available");
-        for (sfen, depth) in [(START_SFEN, 5), (SECOND, 4)] {
+        for (sfen, depth) in [(START, 5), (SECOND, 4)] {
             let mut pos = Position::from_sfen(backend, sfen).unwrap();
             let (mut make_unmake, mut copy_make) = (Duration::MAX, Duration::MAX);
             for _ in 0..5 {

@@ -407,7 +407,7 @@ fn report_index_puts_cpus_side_by_side() {
         .find(|s| s.info.name == "bonanza")
         .unwrap()
         .table_bytes;
-    let bytes = kiki::backend::human_bytes(bonanza_bytes);
+    let bytes = kiki::units::exact_bytes(bonanza_bytes);
     assert!(
         index.contains(&format!("| bonanza | {bytes} | {bytes} |")),
         "{index}"

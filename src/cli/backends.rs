@@ -1,9 +1,9 @@
 //! `kiki backends`: every backend with its availability, path, needs and exact table bytes.
 
 use super::{CliError, Output};
-use crate::backend::human_bytes;
 use crate::json::Json;
 use crate::registry;
+use crate::units::exact_bytes;
 
 pub fn run(json: bool) -> Result<(), CliError> {
     let out = Output::new("backends");
@@ -30,7 +30,7 @@ pub fn run(json: bool) -> Result<(), CliError> {
                     ),
                     ("simd_path", Json::str(s.simd_path)),
                     ("table_bytes", Json::Int(s.table_bytes as i128)),
-                    ("table_bytes_human", Json::str(human_bytes(s.table_bytes))),
+                    ("table_bytes_human", Json::str(exact_bytes(s.table_bytes))),
                     (
                         "tables",
                         Json::Array(
@@ -79,7 +79,7 @@ pub fn run(json: bool) -> Result<(), CliError> {
         out.line(format_args!(
             "{:<12} tables: {}",
             "",
-            human_bytes(s.table_bytes)
+            exact_bytes(s.table_bytes)
         ))?;
         for table in &s.tables {
             out.line(format_args!(
@@ -87,7 +87,7 @@ pub fn run(json: bool) -> Result<(), CliError> {
                 "",
                 table.name,
                 table.shape,
-                human_bytes(table.bytes)
+                exact_bytes(table.bytes)
             ))?;
         }
     }

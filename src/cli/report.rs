@@ -227,7 +227,10 @@ fn run_e8(
     let mut failures = Vec::new();
     for (i, &(geometry, backend, eval_bytes)) in runs.iter().enumerate() {
         let pressure = if eval_bytes > 0 {
-            format!(", evaluation {}", e8::short_bytes(eval_bytes))
+            format!(
+                ", evaluation {}",
+                crate::units::compact_bytes(eval_bytes as f64)
+            )
         } else {
             String::new()
         };

@@ -2,11 +2,11 @@
 //! by side from their `results.json` (best backend per experiment, table bytes, E7 crossovers).
 
 use super::{CliError, Output};
-use crate::backend::human_bytes;
 use crate::harness::report::table_markdown;
 use crate::harness::results::{Table, SCHEMA_VERSION};
 use crate::input::quote_input;
 use crate::json::Json;
+use crate::units::{compact_bytes, exact_bytes};
 use std::path::Path;
 
 /// One report folder whose `results.json` passed `validate_results`.
@@ -123,10 +123,7 @@ fn caches(entry: &Entry) -> String {
         .filter_map(|c| {
             let level = c.get("level")?.as_f64()?;
             let bytes = c.get("bytes")?.as_f64()?;
-            Some(format!(
-                "L{level} {}",
-                crate::harness::plot::format_tick(bytes, true)
-            ))
+            Some(format!("L{level} {}", compact_bytes(bytes)))
         })
         .collect::<Vec<_>>()
         .join(", ")
@@ -263,7 +260,7 @@ fn render(entries: &[Entry]) -> String {
                     })
                     .and_then(|b| b.get("table_bytes"))
                     .and_then(Json::as_f64)
-                    .map(|n| human_bytes(n as usize))
+                    .map(|n| exact_bytes(n as usize))
                     .unwrap_or_else(|| "—".into())
             }));
         }
@@ -297,9 +294,7 @@ fn render(entries: &[Entry]) -> String {
                     .and_then(|s| s.get(key))
                     .map(|value| match value.as_f64() {
                         // Buffer sizes read better in binary units.
-                        Some(bytes) if key.contains("bytes") => {
-                            crate::harness::plot::format_tick(bytes, true)
-                        }
+                        Some(bytes) if key.contains("bytes") => compact_bytes(bytes),
                         _ => compact(value),
                     })
                     .unwrap_or_else(|| "—".into())

@@ -21,8 +21,8 @@ use std::time::Instant;
 /// middle game with sliders on open lines.
 pub const STARTS: [&str; 4] = [
     START_SFEN,
-    "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
-    "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1",
+    crate::public_positions::SECOND,
+    crate::public_positions::THIRD,
     "ln1g3nl/1ks2r3/1pppp1bpp/p3spp2/9/P1P1P1P1P/1PSP1PNP1/1BK1GS2R/LN1G4L b G 1",
 ];
 
@@ -196,8 +196,9 @@ pub struct Samples {
 }
 
 impl Samples {
+    /// The median update time; NaN when there are no samples.
     pub fn median(&self) -> f64 {
-        median(&self.ns_per_update)
+        crate::harness::stats::median(&self.ns_per_update).unwrap_or(f64::NAN)
     }
     pub fn min(&self) -> f64 {
         self.ns_per_update
@@ -210,17 +211,6 @@ impl Samples {
             .iter()
             .copied()
             .fold(f64::NEG_INFINITY, f64::max)
-    }
-}
-
-/// The median of a sample set (the mean of the middle two for an even count).
-pub fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    match sorted.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => sorted[n / 2],
-        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
     }
 }
 
@@ -362,6 +352,14 @@ mod tests {
 
     #[test]
     fn median_of_odd_and_even_counts() {
+        let median = |values: &[f64]| {
+            Samples {
+                name: "",
+                layout: "",
+                ns_per_update: values.to_vec(),
+            }
+            .median()
+        };
         assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
         assert!(median(&[]).is_nan());

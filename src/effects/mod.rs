@@ -548,7 +548,8 @@ mod tests {
                 }
                 for direction in Direction::ALL {
                     if tables.long[code as usize] & (1 << direction as u8) != 0 {
-                        set |= crate::reference::ray(0, sq, direction.file_rank_delta());
+                        let (file_delta, rank_delta) = direction.file_rank_delta();
+                        set |= crate::types::ray(0, sq, file_delta, rank_delta);
                     }
                 }
                 assert_eq!(set, reference_attacks(piece, sq, 0), "{piece:?} on {sq}");

@@ -12,6 +12,7 @@ use crate::backend::{Backend, Bitboard};
 use crate::json::Json;
 use crate::registry::{self, BackendVisitor, RegistryError};
 use crate::types::{Slider, Square};
+use crate::units::compact_bytes;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::path::Path;
@@ -217,13 +218,8 @@ impl CacheSpec {
     }
 
     pub fn describe(&self) -> String {
-        format!("{} {}-way", short_bytes(self.bytes), self.ways)
+        format!("{} {}-way", compact_bytes(self.bytes as f64), self.ways)
     }
-}
-
-/// `32 KiB`, `1.25 MiB`, `12 MiB`.
-pub fn short_bytes(bytes: usize) -> String {
-    super::plot::format_tick(bytes as f64, true)
 }
 
 /// One simulated machine: instruction L1, data L1 and the last level.
@@ -262,8 +258,8 @@ pub fn geometries(
                 list.push(CacheGeometry {
                     name: format!(
                         "this CPU: L1d {}, LL = {level} {}",
-                        short_bytes(d1.bytes),
-                        short_bytes(ll.bytes)
+                        compact_bytes(d1.bytes as f64),
+                        compact_bytes(ll.bytes as f64)
                     ),
                     i1,
                     d1,
@@ -275,7 +271,10 @@ pub fn geometries(
     for (ll_bytes, ways) in [(4usize << 20, 16), (12 << 20, 16)] {
         if let Some(ll) = CacheSpec::for_valgrind(ll_bytes, ways, 64) {
             list.push(CacheGeometry {
-                name: format!("2008-class: L1d 32 KiB, LL {}", short_bytes(ll_bytes)),
+                name: format!(
+                    "2008-class: L1d 32 KiB, LL {}",
+                    compact_bytes(ll_bytes as f64)
+                ),
                 i1,
                 d1: classic_l1,
                 ll,
@@ -816,7 +815,7 @@ fn pressure(results: &[SimResult], geometries: &[String]) -> Option<Pressure> {
         table.rows.push(vec![
             b.clone(),
             g.clone(),
-            short_bytes(*bytes),
+            compact_bytes(*bytes as f64),
             format!("{ll:.3}"),
             format!("{cycles:.1}"),
             without.map_or("–".into(), |w| format!("{:.2}", cycles / w.max(1e-9))),
@@ -874,7 +873,7 @@ fn pressure(results: &[SimResult], geometries: &[String]) -> Option<Pressure> {
         let mut sentence = format!(
             "Beside an evaluation of {} ({EVAL_READS} random reads per lookup) with {g}, {} adds \
              the least, {:.1} estimated cycles per lookup{}, and {} the most, {:.1}{}",
-            short_bytes(first.2),
+            compact_bytes(first.2 as f64),
             first.1,
             first.4,
             grew(first),
@@ -905,7 +904,7 @@ fn pressure(results: &[SimResult], geometries: &[String]) -> Option<Pressure> {
         sentence.push('.');
         findings.push(sentence);
         best.push((
-            format!("{g}, evaluation {}", short_bytes(first.2)),
+            format!("{g}, evaluation {}", compact_bytes(first.2 as f64)),
             Json::str(first.1.clone()),
         ));
     }

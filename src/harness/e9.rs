@@ -27,18 +27,10 @@ struct Measured {
     samples: Vec<f64>,
 }
 
+/// The median of the finite samples (a run may hold a failed, infinite or NaN, sample).
 fn median(samples: &[f64]) -> Option<f64> {
-    let mut sorted: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
-    if sorted.is_empty() {
-        return None;
-    }
-    sorted.sort_by(f64::total_cmp);
-    let mid = sorted.len() / 2;
-    Some(if sorted.len() % 2 == 1 {
-        sorted[mid]
-    } else {
-        (sorted[mid - 1] + sorted[mid]) / 2.0
-    })
+    let finite: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
+    super::stats::median(&finite)
 }
 
 /// Rates (`…/s`) are better higher; anything else (`ns/lookup`) lower.

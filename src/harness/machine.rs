@@ -456,7 +456,7 @@ impl Machine {
                         "L{} {} {} ({}-way, {} B lines",
                         c.level,
                         c.kind.to_lowercase(),
-                        crate::backend::human_bytes(c.bytes),
+                        crate::units::exact_bytes(c.bytes),
                         c.ways,
                         c.line_bytes
                     );

@@ -201,20 +201,10 @@ pub fn format_tick(value: f64, bytes: bool) -> String {
     if !value.is_finite() {
         return String::new();
     }
-    let magnitude = value.abs();
-    if bytes && magnitude >= 1024.0 {
-        let units = ["KiB", "MiB", "GiB", "TiB"];
-        let mut scaled = value / 1024.0;
-        let mut unit = 0;
-        while scaled.abs() >= 1024.0 && unit + 1 < units.len() {
-            scaled /= 1024.0;
-            unit += 1;
-        }
-        return format!("{} {}", trim_number(scaled), units[unit]);
-    }
     if bytes {
-        return format!("{} B", trim_number(value));
+        return crate::units::compact_bytes(value);
     }
+    let magnitude = value.abs();
     let (scaled, suffix) = if magnitude >= 1e9 {
         (value / 1e9, "G")
     } else if magnitude >= 1e6 {
@@ -224,27 +214,7 @@ pub fn format_tick(value: f64, bytes: bool) -> String {
     } else {
         (value, "")
     };
-    format!("{}{suffix}", trim_number(scaled))
-}
-
-/// At most three significant digits, no trailing zeros.
-fn trim_number(value: f64) -> String {
-    let magnitude = value.abs();
-    let decimals = if magnitude >= 100.0 || magnitude == 0.0 {
-        0
-    } else if magnitude >= 10.0 {
-        1
-    } else if magnitude >= 1.0 {
-        2
-    } else {
-        (3.0 - magnitude.log10().floor()).clamp(2.0, 8.0) as usize
-    };
-    let text = format!("{value:.decimals$}");
-    if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        text
-    }
+    format!("{}{suffix}", crate::units::three_significant(scaled))
 }
 
 /// Draws the whole figure: title, chart, legend column.

@@ -15,6 +15,9 @@ impl Summary {
     /// `None` for an empty sample set (or one holding a NaN).
     pub fn of(samples: &[f64]) -> Option<Summary> {
         let sorted = sorted(samples)?;
+        // The 50th percentile, not `median`: for an even count it interpolates
+        // `a + (b - a) * 0.5`, which can differ from `(a + b) / 2` in the last bit, and the
+        // measured numbers stay bit-identical to those already reported.
         let median = percentile_sorted(&sorted, 50.0);
         let deviations: Vec<f64> = sorted.iter().map(|x| (x - median).abs()).collect();
         Some(Summary {
@@ -22,7 +25,7 @@ impl Summary {
             median,
             min: sorted[0],
             max: sorted[sorted.len() - 1],
-            mad: median_of(&deviations)?,
+            mad: percentile(&deviations, 50.0)?,
         })
     }
 
@@ -62,9 +65,16 @@ fn sorted(samples: &[f64]) -> Option<Vec<f64>> {
     Some(sorted)
 }
 
-/// The median (mean of the two middle values for an even count); `None` when empty.
-pub fn median_of(samples: &[f64]) -> Option<f64> {
-    sorted(samples).map(|s| percentile_sorted(&s, 50.0))
+/// The median: the middle value, or `(a + b) / 2` of the middle two for an even count;
+/// `None` when empty or holding a NaN (callers that tolerate non-finite samples drop them first).
+pub fn median(samples: &[f64]) -> Option<f64> {
+    let sorted = sorted(samples)?;
+    let mid = sorted.len() / 2;
+    Some(if sorted.len() % 2 == 1 {
+        sorted[mid]
+    } else {
+        (sorted[mid - 1] + sorted[mid]) / 2.0
+    })
 }
 
 pub fn min_of(samples: &[f64]) -> Option<f64> {
@@ -165,9 +175,17 @@ mod tests {
 
     #[test]
     fn even_count_median_is_the_mean_of_the_middle_pair() {
-        assert_eq!(median_of(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
         // deviations from 2.5: 1.5, 0.5, 0.5, 1.5 → MAD 1.0
         assert_eq!(mad_of(&[4.0, 1.0, 3.0, 2.0]), Some(1.0));
+    }
+
+    #[test]
+    fn median_and_summary_round_the_middle_pair_as_before() {
+        // `median` (E9, the effects command) takes (a + b) / 2; `Summary` (every other
+        // experiment) interpolates a + (b - a) / 2: the two differ in the last bit here.
+        assert_eq!(median(&[10.7, 2.2]), Some(6.449999999999999));
+        assert_eq!(Summary::of(&[10.7, 2.2]).unwrap().median, 6.45);
     }
 
     #[test]
@@ -185,7 +203,7 @@ mod tests {
     #[test]
     fn empty_or_nan_samples_have_no_summary() {
         assert_eq!(Summary::of(&[]), None);
-        assert_eq!(median_of(&[1.0, f64::NAN]), None);
+        assert_eq!(median(&[1.0, f64::NAN]), None);
         assert_eq!(percentile(&[], 50.0), None);
     }
 

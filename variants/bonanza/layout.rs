@@ -302,16 +302,24 @@ const fn steps(canonical: usize, deltas: &[(i8, i8)]) -> BonanzaBitboard {
     board
 }
 
+/// A canonical bitboard in Bonanza's layout.
+pub const fn from_canonical(bits: u128) -> BonanzaBitboard {
+    let mut board = BonanzaBitboard::EMPTY;
+    let mut sq = 0;
+    while sq < 81 {
+        if bits >> sq & 1 != 0 {
+            board = board.union(SQUARE_BITS[sq]);
+        }
+        sq += 1;
+    }
+    board
+}
+
 /// Squares from `canonical` in one direction to the edge, `sq` excluded.
 const fn ray(canonical: usize, (file_delta, rank_delta): (i8, i8)) -> BonanzaBitboard {
     // SAFETY: callers pass canonical < 81.
-    let mut current = unsafe { Square::new_unchecked(canonical as u8) };
-    let mut board = BonanzaBitboard::EMPTY;
-    while let Some(next) = current.offset(file_delta, rank_delta) {
-        board = board.union(SQUARE_BITS[next.index()]);
-        current = next;
-    }
-    board
+    let sq = unsafe { Square::new_unchecked(canonical as u8) };
+    from_canonical(crate::types::ray(0, sq, file_delta, rank_delta))
 }
 
 /// The step-attack bitboard of every square for one set of deltas.

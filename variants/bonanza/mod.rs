@@ -14,10 +14,10 @@ pub use bitboard::BonanzaBitboard;
 pub use layout::RotatedBoards;
 
 use crate::backend::{Backend, BackendInfo, TableInfo};
-use crate::types::{Color, Square, ALL_SQUARES};
+use crate::types::{ray, Color, Square, ALL_SQUARES};
 use layout::{
     canonical_position, Rotation, Slide, GOLD_ATTACKS, KING_ATTACKS, KNIGHT_ATTACKS, LANCE_RAYS,
-    PAWN_ATTACKS, ROTATED_MASKS, SILVER_ATTACKS, SLIDE, SQUARE_BITS,
+    PAWN_ATTACKS, ROTATED_MASKS, SILVER_ATTACKS, SLIDE,
 };
 use std::mem::size_of;
 use std::sync::OnceLock;
@@ -78,18 +78,13 @@ fn line_attacks(rotation: Rotation, sq: Square, pattern: usize) -> BonanzaBitboa
         let along = position.bit as i64 - shift as i64;
         position.word == word && (0..7).contains(&along) && (pattern >> along) & 1 != 0
     };
-    let mut attacks = BonanzaBitboard::EMPTY;
-    for (file_delta, rank_delta) in line_directions(rotation) {
-        let mut current = sq;
-        while let Some(next) = current.offset(file_delta, rank_delta) {
-            attacks |= SQUARE_BITS[next.index()];
-            if blocks(next) {
-                break;
-            }
-            current = next;
-        }
-    }
-    attacks
+    let occupancy = Square::all()
+        .filter(|&target| blocks(target))
+        .fold(0, |acc, target| acc | target.bit());
+    let attacks = line_directions(rotation)
+        .iter()
+        .fold(0, |acc, &(df, dr)| acc | ray(occupancy, sq, df, dr));
+    layout::from_canonical(attacks)
 }
 
 /// A `[81][128]` table on the heap (414 KB in all is too much for a test thread's stack).

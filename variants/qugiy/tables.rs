@@ -5,7 +5,7 @@
 //! decrement trick (which finds the lowest blocker) finds its nearest blocker.
 
 use crate::split::SplitBitboard;
-use crate::types::{Color, Square};
+use crate::types::{ray, Color, Square};
 
 /// The four diagonal rays of one square, "unpacked" for the SIMD kernels: `low[i]` and
 /// `high[i]` are the two words of ray `i`. Rays 0 and 2 run up the bit order (file + 1, rank ± 1);
@@ -63,21 +63,10 @@ const fn square(index: usize) -> Square {
     }
 }
 
-/// The canonical squares from `sq` (exclusive) to the edge in one direction.
-const fn ray(sq: Square, file_delta: i8, rank_delta: i8) -> u128 {
-    let mut bits = 0u128;
-    let mut current = sq;
-    while let Some(next) = current.offset(file_delta, rank_delta) {
-        bits |= next.bit();
-        current = next;
-    }
-    bits
-}
-
 /// A ray as a 128-bit split-layout number, byte-reversed when it runs down the bit order.
 const fn split_ray(sq: Square, file_delta: i8, rank_delta: i8, reversed: bool) -> u128 {
     let bits = as_u128(SplitBitboard::from_canonical_const(ray(
-        sq, file_delta, rank_delta,
+        0, sq, file_delta, rank_delta,
     )));
     if reversed {
         bits.swap_bytes()
@@ -144,7 +133,7 @@ const fn build() -> Tables {
         while c < 2 {
             let color = if c == 0 { Color::Black } else { Color::White };
             let f = color.forward();
-            tables.lance_rays[c][index] = SplitBitboard::from_canonical_const(ray(sq, 0, f));
+            tables.lance_rays[c][index] = SplitBitboard::from_canonical_const(ray(0, sq, 0, f));
             tables.gold[c][index] = steps(sq, &[(0, f), (1, f), (-1, f), (1, 0), (-1, 0), (0, -f)]);
             tables.silver[c][index] = steps(sq, &[(0, f), (1, f), (-1, f), (1, -f), (-1, -f)]);
             tables.knight[c][index] = steps(sq, &[(1, 2 * f), (-1, 2 * f)]);

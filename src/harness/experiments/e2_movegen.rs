@@ -14,17 +14,12 @@ use crate::json::Json;
 use crate::movegen::MoveList;
 use crate::perft::perft;
 use crate::position::{Position, START_SFEN};
+use crate::public_positions::{published_counts, SECOND};
 use crate::registry::{self, BackendVisitor};
 use std::hint::black_box;
 use std::time::Duration;
 
 pub const TITLE: &str = "Move generation and perft";
-
-/// The GUIDE's second perft position and its published counts.
-pub const SECOND_SFEN: &str =
-    "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1";
-const START_COUNTS: [u64; 5] = [30, 900, 25_470, 719_731, 19_861_490];
-const SECOND_COUNTS: [u64; 4] = [207, 28_684, 4_809_015, 516_925_165];
 
 /// One timed task: legal move generation over positions, or a perft.
 #[derive(Clone, Debug)]
@@ -181,15 +176,15 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
                 sfen: START_SFEN,
                 depth: start_depth,
             },
-            START_COUNTS[start_depth as usize - 1],
+            published_counts(START_SFEN)[start_depth as usize - 1],
         ),
         (
             format!("perft second d{second_depth}"),
             Task::Perft {
-                sfen: SECOND_SFEN,
+                sfen: SECOND,
                 depth: second_depth,
             },
-            SECOND_COUNTS[second_depth as usize - 1],
+            published_counts(SECOND)[second_depth as usize - 1],
         ),
     ];
     let base = config.sampling();

@@ -1,12 +1,13 @@
 //! E6: the machine's memory latency curve — a pointer chase over a shuffled single-cycle ring,
 //! one cache line per element, with 4 KiB pages and with transparent huge pages.
 
-use super::{point, series, size_text, summarise, Config, Progress};
+use super::{point, series, summarise, Config, Progress};
 use crate::harness::machine::Machine;
 use crate::harness::measure::{interleaved, Case, PageBuffer, Pages, SampleConfig};
 use crate::harness::results::{Experiment, Plot, PlotKind, PlotLine, Table};
 use crate::harness::stats::format_spread;
 use crate::json::Json;
+use crate::units::rounded_bytes;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::Duration;
@@ -80,7 +81,7 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
     let mut measured: Vec<(Pages, usize, Vec<f64>, Option<usize>)> = Vec::new();
     let mut advice_errors = Vec::new();
     for (i, &bytes) in sizes.iter().enumerate() {
-        let message = format!("pointer chase {}", size_text(bytes as f64));
+        let message = format!("pointer chase {}", rounded_bytes(bytes as f64));
         // Both page sizes live side by side and are interleaved round-robin.
         let rings: Vec<(Pages, PageBuffer)> = [Pages::Small, Pages::Huge]
             .into_iter()
@@ -88,7 +89,10 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
             .collect();
         for (pages, buffer) in &rings {
             if let Err(error) = &buffer.advice {
-                advice_errors.push(format!("{pages:?} {}: {error}", size_text(bytes as f64)));
+                advice_errors.push(format!(
+                    "{pages:?} {}: {error}",
+                    rounded_bytes(bytes as f64)
+                ));
             }
         }
         let huge: Vec<Option<usize>> = rings.iter().map(|(_, b)| b.huge_page_bytes()).collect();
@@ -167,7 +171,7 @@ fn build(
         if let Some(bytes) = machine.cache_bytes(level) {
             markers.push((
                 bytes as f64,
-                format!("L{level} {}", size_text(bytes as f64)),
+                format!("L{level} {}", rounded_bytes(bytes as f64)),
             ));
         }
     }
@@ -200,10 +204,11 @@ fn build(
             .iter()
             .map(|&b| {
                 vec![
-                    size_text(b as f64),
+                    rounded_bytes(b as f64),
                     get(Pages::Small, b).map_or("–".to_string(), |s| format_spread(&s)),
                     get(Pages::Huge, b).map_or("–".to_string(), |s| format_spread(&s)),
-                    huge_of(Pages::Huge, b).map_or("unknown".to_string(), |h| size_text(h as f64)),
+                    huge_of(Pages::Huge, b)
+                        .map_or("unknown".to_string(), |h| rounded_bytes(h as f64)),
                 ]
             })
             .collect(),
@@ -224,8 +229,8 @@ fn build(
             if let Some(ns) = median_at(Pages::Small, bytes) {
                 findings.push(format!(
                     "Inside L{level} ({} detected) a load takes {ns:.2} ns (at {}).",
-                    size_text(cache as f64),
-                    size_text(bytes as f64)
+                    rounded_bytes(cache as f64),
+                    rounded_bytes(bytes as f64)
                 ));
                 summary.push((format!("l{level}_ns"), Json::Float(ns)));
             }
@@ -238,9 +243,10 @@ fn build(
         findings.push(format!(
             "At {} a load takes {small:.1} ns with 4 KiB pages and {huge:.1} ns with huge \
              pages ({}), so {} of the far-memory latency is address translation.",
-            size_text(last as f64),
+            rounded_bytes(last as f64),
             match huge_of(Pages::Huge, last) {
-                Some(h) if h > 0 => format!("{} of the ring in huge pages", size_text(h as f64)),
+                Some(h) if h > 0 =>
+                    format!("{} of the ring in huge pages", rounded_bytes(h as f64)),
                 Some(_) => "the kernel granted no huge pages".to_string(),
                 None => "huge-page use unknown".to_string(),
             },
@@ -263,8 +269,8 @@ fn build(
             if b > 1.5 * a {
                 steps.push(format!(
                     "{} → {} (×{:.1})",
-                    size_text(pair[0] as f64),
-                    size_text(pair[1] as f64),
+                    rounded_bytes(pair[0] as f64),
+                    rounded_bytes(pair[1] as f64),
                     b / a
                 ));
             }
@@ -286,7 +292,7 @@ fn build(
          system setting `{}`), the two interleaved. Each repetition follows at least the \
          whole ring; {} samples; median with min–max. Cache markers from {} ({}).",
         config.seed,
-        size_text(*sizes.last().unwrap_or(&0) as f64),
+        rounded_bytes(*sizes.last().unwrap_or(&0) as f64),
         if config.pick(1, 1, 2) == 1 {
             "one point"
         } else {
@@ -299,7 +305,7 @@ fn build(
             .caches
             .iter()
             .filter(|c| c.kind != "Instruction")
-            .map(|c| format!("L{} {}", c.level, size_text(c.bytes as f64)))
+            .map(|c| format!("L{} {}", c.level, rounded_bytes(c.bytes as f64)))
             .collect::<Vec<_>>()
             .join(", ")
     );

@@ -4,8 +4,8 @@
 
 use super::counter_log::CounterLog;
 use super::{
-    and_list, convert, fold, lookup, per_second_millions, point, series, size_text, summarise,
-    Config, Input, Progress, MIXED,
+    and_list, convert, fold, lookup, per_second_millions, point, series, summarise, Config, Input,
+    Progress, MIXED,
 };
 use crate::backend::{Backend, Bitboard};
 use crate::harness::machine::Machine;
@@ -18,6 +18,7 @@ use crate::harness::stats::{format_sig, paired_difference, Summary};
 use crate::harness::workloads::{self, LookupItem, Policy};
 use crate::json::Json;
 use crate::registry::{self, BackendVisitor};
+use crate::units::rounded_bytes;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -283,7 +284,7 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
     let mut counter_log = CounterLog::open(&config.counter_events, "iteration");
     for (variant, pages) in [("4k", Pages::Small), ("huge", Pages::Huge)] {
         for &bytes in &sizes {
-            let message = format!("{variant} pages, E = {}", size_text(bytes as f64));
+            let message = format!("{variant} pages, E = {}", rounded_bytes(bytes as f64));
             let base = step as f64 / steps as f64;
             let (results, advice, huge) = sweep_point(
                 &backends,
@@ -301,7 +302,7 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
             if pages == Pages::Huge && bytes > 0 {
                 huge_granted.push((bytes, huge));
             }
-            let e = size_text(bytes as f64);
+            let e = rounded_bytes(bytes as f64);
             for result in results {
                 counter_log.record(&[("pages", variant), ("E", &e)], &result);
                 measured.push(Measured {
@@ -318,7 +319,10 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
     }
     for reads in [1u32, 16] {
         for &bytes in &subset {
-            let message = format!("{reads} reads per lookup, E = {}", size_text(bytes as f64));
+            let message = format!(
+                "{reads} reads per lookup, E = {}",
+                rounded_bytes(bytes as f64)
+            );
             let base = step as f64 / steps as f64;
             let (results, _, _) = sweep_point(
                 &backends,
@@ -352,7 +356,7 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
             progress(
                 &format!(
                     "evaluation on CPU {eval_cpu}, E = {}",
-                    size_text(bytes as f64)
+                    rounded_bytes(bytes as f64)
                 ),
                 step as f64 / steps as f64,
             );
@@ -607,7 +611,7 @@ fn build(
         file_stem: "e7-reads-per-lookup".to_string(),
         title: format!(
             "E7 marginal lookup cost against evaluation reads per lookup (E = {})",
-            size_text(widest as f64)
+            rounded_bytes(widest as f64)
         ),
         x_label: "evaluation reads per lookup".to_string(),
         y_label: "ns per lookup beyond the evaluation alone".to_string(),
@@ -627,7 +631,10 @@ fn build(
     let max_e = *sizes.last().unwrap_or(&0);
     let mut at_max: Vec<AtMax> = Vec::new();
     for &backend in backends {
-        let mut row = vec![backend.to_string(), size_text(table_bytes(backend) as f64)];
+        let mut row = vec![
+            backend.to_string(),
+            rounded_bytes(table_bytes(backend) as f64),
+        ];
         let mut from_text = Vec::new();
         for variant in ["4k", "huge"] {
             let c = costs(variant, MAIN_READS, backend);
@@ -652,7 +659,7 @@ fn build(
                 }
             }
             row.push(last.map_or("–".into(), format_sig));
-            row.push(from.map_or("never".into(), |b| size_text(b as f64)));
+            row.push(from.map_or("never".into(), |b| rounded_bytes(b as f64)));
             loss_json.push((
                 format!("{backend}/{variant}"),
                 from.map_or(Json::Null, |b| Json::Int(b as i128)),
@@ -665,21 +672,21 @@ fn build(
         if let (Some(base), Some(last)) = (base, last) {
             findings.push(format!(
                 "{backend} ({} of tables): {:.2} ns per lookup at E = 0, {} at E = {}{}{}.",
-                size_text(table_bytes(backend) as f64),
+                rounded_bytes(table_bytes(backend) as f64),
                 base,
                 cost_text(last, base),
-                size_text(max_e as f64),
+                rounded_bytes(max_e as f64),
                 match from4k {
                     Some(b) => format!(
                         "; it loses (above {LOSS_FACTOR}× its E = 0 cost for good) from E = {}",
-                        size_text(b as f64)
+                        rounded_bytes(b as f64)
                     ),
                     None => format!("; it never stays above {LOSS_FACTOR}× its E = 0 cost"),
                 },
                 match (from_huge, last_huge) {
                     (Some(b), Some(h)) => format!(
                         "; with huge pages it loses from E = {} ({} at the largest E)",
-                        size_text(b as f64),
+                        rounded_bytes(b as f64),
                         cost_text(h, base)
                     ),
                     (None, Some(h)) => format!(
@@ -733,7 +740,7 @@ fn build(
     if let Some((_, first)) = leaders.first() {
         let changes: Vec<String> = leaders[1..]
             .iter()
-            .map(|(bytes, b)| format!("{b} from E = {}", size_text(*bytes as f64)))
+            .map(|(bytes, b)| format!("{b} from E = {}", rounded_bytes(*bytes as f64)))
             .collect();
         findings.push(if changes.is_empty() {
             format!("{first} has the cheapest lookups at every E.")
@@ -776,7 +783,7 @@ fn build(
             "From 1 to 16 evaluation reads per lookup at E = {}, the marginal lookup cost goes: \
              {} (a cost that falls means the lookups' work hides behind evaluation misses; one \
              that rises means the lookups wait behind them or lose their table lines).",
-            size_text(widest as f64),
+            rounded_bytes(widest as f64),
             and_list(&mlp)
         ));
     }
@@ -799,7 +806,7 @@ fn build(
         findings.push(format!(
             "With the evaluation on the other CPU (E = {}), its read rate beside each backend's \
              lookups, against its rate beside an idle loop ({:.1} M reads/s): {}.",
-            size_text(widest as f64),
+            rounded_bytes(widest as f64),
             idle_rate * 1e3,
             and_list(&hits)
         ));
@@ -807,9 +814,9 @@ fn build(
     let mut headers = vec!["backend".to_string(), "tables".to_string()];
     headers.extend([
         "ns/lookup at E = 0".to_string(),
-        format!("ns at E = {} (4 KiB)", size_text(max_e as f64)),
+        format!("ns at E = {} (4 KiB)", rounded_bytes(max_e as f64)),
         "loses from (4 KiB)".to_string(),
-        format!("ns at E = {} (huge)", size_text(max_e as f64)),
+        format!("ns at E = {} (huge)", rounded_bytes(max_e as f64)),
         "loses from (huge)".to_string(),
     ]);
     let thp = &machine.transparent_huge_pages;
@@ -825,8 +832,8 @@ fn build(
         .map(|(b, h)| {
             format!(
                 "{}: {}",
-                size_text(*b as f64),
-                h.map_or("unknown".into(), |h| size_text(h as f64))
+                rounded_bytes(*b as f64),
+                h.map_or("unknown".into(), |h| rounded_bytes(h as f64))
             )
         })
         .collect();
@@ -848,10 +855,10 @@ fn build(
         config.seed ^ 0xE7,
         sampling_samples(config),
         sampling_min(config),
-        size_text(*sizes.get(1).unwrap_or(&0) as f64),
-        size_text(max_e as f64),
+        rounded_bytes(*sizes.get(1).unwrap_or(&0) as f64),
+        rounded_bytes(max_e as f64),
         if granted.is_empty() { "not measured".to_string() } else { granted.join(", ") },
-        subset.iter().map(|b| size_text(*b as f64)).collect::<Vec<_>>().join(", "),
+        subset.iter().map(|b| rounded_bytes(*b as f64)).collect::<Vec<_>>().join(", "),
     );
     for note in notes.iter().chain(skipped) {
         method.push_str(&format!(" {note}."));
@@ -859,7 +866,7 @@ fn build(
     // Counter tables: 4 KiB pages, E = 0 and the variants' sizes (every E is in results.json).
     let shown: Vec<String> = std::iter::once(0)
         .chain(subset.iter().copied())
-        .map(|b| size_text(b as f64))
+        .map(|b| rounded_bytes(b as f64))
         .collect();
     let counter_tables = counter_log.pivots("backend", "E", |label| {
         label("pages").as_deref() == Some("4k") && label("E").is_some_and(|e| shown.contains(&e))
@@ -945,7 +952,7 @@ fn seed_verdict(at_max: &[AtMax<'_>], max_e: usize, table_bytes: &dyn Fn(&str) -
                     " Among the backends measured, {} has the largest tables ({}) and went from \
                      {:.2} to {:.2} ns.",
                     a.backend,
-                    size_text(table_bytes(a.backend) as f64),
+                    rounded_bytes(table_bytes(a.backend) as f64),
                     a.base,
                     a.last
                 )
@@ -1010,7 +1017,7 @@ fn seed_verdict(at_max: &[AtMax<'_>], max_e: usize, table_bytes: &dyn Fn(&str) -
          ns ({:.2}–{:.2}, ×{dbb_growth:.2}).",
         plain.base,
         dbb.base,
-        size_text(max_e as f64),
+        rounded_bytes(max_e as f64),
         plain.last,
         plain.last_low,
         plain.last_high,

@@ -311,27 +311,6 @@ pub(crate) fn per_second_millions(ns: f64) -> f64 {
     1e3 / ns
 }
 
-/// `16 KiB`, `1.5 MiB`, `0 B`: sizes for findings and tables.
-pub(crate) fn size_text(bytes: f64) -> String {
-    if bytes >= (1u64 << 30) as f64 {
-        format!("{:.3} GiB", bytes / (1u64 << 30) as f64)
-    } else if bytes >= (1 << 20) as f64 {
-        trim_zeros(format!("{:.2}", bytes / (1 << 20) as f64)) + " MiB"
-    } else if bytes >= 1024.0 {
-        trim_zeros(format!("{:.1}", bytes / 1024.0)) + " KiB"
-    } else {
-        format!("{bytes:.0} B")
-    }
-}
-
-fn trim_zeros(text: String) -> String {
-    if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        text
-    }
-}
-
 /// `name ×1.23 (1.10–1.40)` for a paired time ratio against the fastest, with a note where the
 /// range reaches 1 (then the two are level within this machine's noise).
 pub(crate) fn ratio_text(name: &str, r: &Summary) -> String {
@@ -363,6 +342,7 @@ pub(crate) fn and_list(items: &[String]) -> String {
 mod tests {
     use super::*;
     use crate::harness::results::PlotKind;
+    use crate::units::rounded_bytes;
 
     #[test]
     fn ids_match_the_list() {
@@ -372,9 +352,9 @@ mod tests {
 
     #[test]
     fn helpers_format_and_rank() {
-        assert_eq!(size_text(16384.0), "16 KiB");
-        assert_eq!(size_text(1.5 * 1048576.0), "1.5 MiB");
-        assert_eq!(size_text(0.0), "0 B");
+        assert_eq!(rounded_bytes(16384.0), "16 KiB");
+        assert_eq!(rounded_bytes(1.5 * 1048576.0), "1.5 MiB");
+        assert_eq!(rounded_bytes(0.0), "0 B");
         let r = ranked(&[("a", 3.0), ("b", 1.0), ("c", f64::NAN)]);
         assert_eq!(r[0].0, "b");
         assert_eq!(r[2].0, "c");

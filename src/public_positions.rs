@@ -1,0 +1,114 @@
+//! The GUIDE's public perft positions and their published counts, from one data file.
+//!
+//! `tests/data/public_perft.sfen` is embedded, so tests, benches, the harness and
+//! `scripts/peer-perft.sh` all read the same positions and counts. The SFENs are constants
+//! (parsed by a `const fn`), so they can sit in constant arrays such as game starts.
+
+/// The data file: `name | SFEN | count at depth 1, 2, ...` a line, `#` comments.
+pub const DATA: &str = include_str!("../tests/data/public_perft.sfen");
+
+/// The start position.
+pub const START: &str = sfen_of("start");
+/// The GUIDE's second position: a middle game, white to move, with pieces in hand.
+pub const SECOND: &str = sfen_of("second");
+/// The GUIDE's third position: sliders on open lines, many drops.
+pub const THIRD: &str = sfen_of("third");
+
+/// The published perft counts of one of the positions above, depth 1 first.
+///
+/// # Panics
+/// If `sfen` is not a line of the data file.
+pub fn published_counts(sfen: &str) -> Vec<u64> {
+    lines()
+        .find(|fields| fields[1] == sfen)
+        .unwrap_or_else(|| panic!("{sfen}: not in tests/data/public_perft.sfen"))[2]
+        .split_ascii_whitespace()
+        .map(|n| n.parse().expect("a count in tests/data/public_perft.sfen"))
+        .collect()
+}
+
+/// The data lines, each split into its three trimmed fields.
+fn lines() -> impl Iterator<Item = [&'static str; 3]> {
+    DATA.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let mut fields = line.split('|').map(str::trim);
+            let mut next = || fields.next().expect("three fields a line");
+            [next(), next(), next()]
+        })
+}
+
+/// The SFEN of the line named `name`, found at compile time (a `const fn` cannot use
+/// `str::lines`, hence the byte loops).
+const fn sfen_of(name: &str) -> &'static str {
+    let data = DATA.as_bytes();
+    let name = name.as_bytes();
+    let mut start = 0;
+    while start < data.len() {
+        let mut end = start;
+        while end < data.len() && data[end] != b'\n' {
+            end += 1;
+        }
+        let line = data.split_at(end).0.split_at(start).1;
+        if is_named(line, name) {
+            // Between the first and the second `|`, trimmed of spaces.
+            let mut from = name.len();
+            while from < line.len() && line[from] != b'|' {
+                from += 1;
+            }
+            from += 1;
+            let mut to = from;
+            while to < line.len() && line[to] != b'|' {
+                to += 1;
+            }
+            while from < to && line[from] == b' ' {
+                from += 1;
+            }
+            while to > from && line[to - 1] == b' ' {
+                to -= 1;
+            }
+            let sfen = line.split_at(to).0.split_at(from).1;
+            return match std::str::from_utf8(sfen) {
+                Ok(text) => text,
+                Err(_) => panic!("tests/data/public_perft.sfen is not UTF-8"),
+            };
+        }
+        start = end + 1;
+    }
+    panic!("a position named in src/public_positions.rs is missing from its data file");
+}
+
+/// Whether `line` starts with `name` followed by a space or `|`.
+const fn is_named(line: &[u8], name: &[u8]) -> bool {
+    if line.len() <= name.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < name.len() {
+        if line[i] != name[i] {
+            return false;
+        }
+        i += 1;
+    }
+    line[name.len()] == b' ' || line[name.len()] == b'|'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_line_parses_round_trips_and_counts_its_moves() {
+        use crate::position::Position;
+        use crate::reference::Reference;
+        assert_eq!(lines().count(), 3);
+        for (sfen, depths) in [(START, 5), (SECOND, 4), (THIRD, 3)] {
+            let counts = published_counts(sfen);
+            assert_eq!(counts.len(), depths, "{sfen}");
+            let mut pos = Position::from_sfen(Reference, sfen).expect("valid SFEN");
+            assert_eq!(pos.to_sfen(), sfen);
+            assert_eq!(crate::perft::perft(&mut pos, 1), counts[0], "{sfen}");
+        }
+    }
+}
