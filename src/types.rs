@@ -300,3 +300,131 @@ mod tests {
         assert_eq!(sq.offset(1, 1), Square::parse("2b"));
     }
 }
+
+/// Piece kinds. The seven that can be in hand come first (their value is the hand index);
+/// a promoted kind is its base kind + 8.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum PieceKind {
+    Pawn = 0,
+    Lance = 1,
+    Knight = 2,
+    Silver = 3,
+    Bishop = 4,
+    Rook = 5,
+    Gold = 6,
+    King = 7,
+    ProPawn = 8,
+    ProLance = 9,
+    ProKnight = 10,
+    ProSilver = 11,
+    Horse = 12,
+    Dragon = 13,
+}
+
+impl PieceKind {
+    pub const COUNT: usize = 14;
+    pub const ALL: [PieceKind; 14] = [
+        PieceKind::Pawn,
+        PieceKind::Lance,
+        PieceKind::Knight,
+        PieceKind::Silver,
+        PieceKind::Bishop,
+        PieceKind::Rook,
+        PieceKind::Gold,
+        PieceKind::King,
+        PieceKind::ProPawn,
+        PieceKind::ProLance,
+        PieceKind::ProKnight,
+        PieceKind::ProSilver,
+        PieceKind::Horse,
+        PieceKind::Dragon,
+    ];
+    /// The kinds a hand can hold, in hand-index order.
+    pub const HAND: [PieceKind; 7] = [
+        PieceKind::Pawn,
+        PieceKind::Lance,
+        PieceKind::Knight,
+        PieceKind::Silver,
+        PieceKind::Bishop,
+        PieceKind::Rook,
+        PieceKind::Gold,
+    ];
+    /// How many of each hand kind exist in a full set (hand-index order).
+    pub const HAND_MAX: [u8; 7] = [18, 4, 4, 4, 2, 2, 4];
+
+    #[inline(always)]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    #[inline(always)]
+    pub const fn can_promote(self) -> bool {
+        (self as u8) < 6
+    }
+
+    #[inline(always)]
+    pub const fn is_promoted(self) -> bool {
+        (self as u8) >= 8
+    }
+
+    /// The promoted kind (itself for kinds that cannot promote).
+    #[inline(always)]
+    pub const fn promoted(self) -> PieceKind {
+        if self.can_promote() {
+            PieceKind::ALL[self as usize + 8]
+        } else {
+            self
+        }
+    }
+
+    /// The kind as it goes to hand when captured (kings never are in a legal game; they map
+    /// to themselves).
+    #[inline(always)]
+    pub const fn unpromoted(self) -> PieceKind {
+        if self.is_promoted() {
+            PieceKind::ALL[self as usize - 8]
+        } else {
+            self
+        }
+    }
+
+    /// Upper-case SFEN letter of the base kind.
+    pub const fn letter(self) -> char {
+        match self.unpromoted() {
+            PieceKind::Pawn => 'P',
+            PieceKind::Lance => 'L',
+            PieceKind::Knight => 'N',
+            PieceKind::Silver => 'S',
+            PieceKind::Bishop => 'B',
+            PieceKind::Rook => 'R',
+            PieceKind::Gold => 'G',
+            _ => 'K',
+        }
+    }
+
+    /// The unpromoted kind for an SFEN letter of either case.
+    pub fn from_letter(letter: char) -> Option<PieceKind> {
+        Some(match letter.to_ascii_uppercase() {
+            'P' => PieceKind::Pawn,
+            'L' => PieceKind::Lance,
+            'N' => PieceKind::Knight,
+            'S' => PieceKind::Silver,
+            'B' => PieceKind::Bishop,
+            'R' => PieceKind::Rook,
+            'G' => PieceKind::Gold,
+            'K' => PieceKind::King,
+            _ => return None,
+        })
+    }
+
+    /// Index into the hand array, for the seven kinds that can be in hand.
+    #[inline(always)]
+    pub const fn hand_index(self) -> Option<usize> {
+        if (self as u8) < 7 {
+            Some(self as usize)
+        } else {
+            None
+        }
+    }
+}

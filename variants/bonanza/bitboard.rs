@@ -1,6 +1,5 @@
 //! Bonanza's bitboard: three `u32` words of 27 squares each, rank-major from 9a.
 
-use super::layout::{SQUARE_BITS, SQUARE_OF_BIT};
 use crate::backend::Bitboard;
 use crate::types::{Square, ALL_SQUARES};
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign};
@@ -15,6 +14,58 @@ pub struct BonanzaBitboard {
 
 // The whole point of the layout: a bitboard is 12 bytes, as the seed's table sizes assume.
 const _: () = assert!(std::mem::size_of::<BonanzaBitboard>() == 12);
+
+/// Bits of a word that hold squares (27 = 3 lines × 9).
+pub const WORD_BITS: u32 = 27;
+
+/// Bonanza index of a canonical square: canonical `(file - 1) * 9 + (rank - 1)`.
+pub const fn bonanza_index(canonical: usize) -> usize {
+    let file_index = canonical / 9;
+    let irank = canonical % 9;
+    irank * 9 + (8 - file_index)
+}
+
+/// Canonical square index of a Bonanza index.
+pub const fn canonical_index(bonanza: usize) -> usize {
+    let irank = bonanza / 9;
+    let ifile = bonanza % 9;
+    (8 - ifile) * 9 + irank
+}
+
+/// The single-square bitboard of each canonical square (Bonanza's `abb_mask`): Bonanza square
+/// `i` at bit `26 - i % 27` of word `i / 27` (`layout`'s base board; a test checks the two agree).
+pub static SQUARE_BITS: [BonanzaBitboard; 81] = {
+    let mut table = [BonanzaBitboard::EMPTY; 81];
+    let mut sq = 0;
+    while sq < 81 {
+        let i = bonanza_index(sq);
+        let mut words = [0u32; 3];
+        words[i / 27] = 1 << (WORD_BITS as usize - 1 - i % 27);
+        table[sq] = BonanzaBitboard::new(words);
+        sq += 1;
+    }
+    table
+};
+
+/// For `pop`: the canonical square of bit `bit` of word `word`, at index `word * 32 + bit`; entries for
+/// bits that hold no square are 0 (never read for a valid bitboard, and still a valid square).
+pub static SQUARE_OF_BIT: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut i = 0;
+    while i < 81 {
+        table[(i / 27) * 32 + (WORD_BITS as usize - 1 - i % 27)] = canonical_index(i) as u8;
+        i += 1;
+    }
+    table
+};
+
+const _: () = {
+    let mut index = 0;
+    while index < 128 {
+        assert!(SQUARE_OF_BIT[index] < 81);
+        index += 1;
+    }
+};
 
 impl BonanzaBitboard {
     pub const EMPTY: BonanzaBitboard = BonanzaBitboard { words: [0; 3] };

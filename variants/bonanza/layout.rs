@@ -5,26 +5,9 @@
 //! file 9 (the left edge as black sees the board). Every table here is indexed by the
 //! canonical square, so the hot path never converts.
 
-use super::bitboard::BonanzaBitboard;
+use super::bitboard::{bonanza_index, BonanzaBitboard, SQUARE_BITS, WORD_BITS};
 use crate::backend::Bitboard;
 use crate::types::Square;
-
-/// Bits of a word that hold squares (27 = 3 lines × 9).
-pub const WORD_BITS: u32 = 27;
-
-/// Bonanza index of a canonical square: canonical `(file - 1) * 9 + (rank - 1)`.
-pub const fn bonanza_index(canonical: usize) -> usize {
-    let file_index = canonical / 9;
-    let irank = canonical % 9;
-    irank * 9 + (8 - file_index)
-}
-
-/// Canonical square index of a Bonanza index.
-pub const fn canonical_index(bonanza: usize) -> usize {
-    let irank = bonanza / 9;
-    let ifile = bonanza % 9;
-    (8 - ifile) * 9 + irank
-}
 
 /// Where one square's bit sits: `words[word]`, bit `bit`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -200,37 +183,6 @@ const fn single(position: BitPosition) -> BonanzaBitboard {
     words[position.word] = 1 << position.bit;
     BonanzaBitboard::new(words)
 }
-
-/// The single-square bitboard of each canonical square (Bonanza's `abb_mask`).
-pub static SQUARE_BITS: [BonanzaBitboard; 81] = {
-    let mut table = [BonanzaBitboard::EMPTY; 81];
-    let mut sq = 0;
-    while sq < 81 {
-        table[sq] = single(canonical_position(Rotation::Base, sq));
-        sq += 1;
-    }
-    table
-};
-
-/// For `pop`: the canonical square of bit `bit` of word `word`, at index `word * 32 + bit`; entries for
-/// bits that hold no square are 0 (never read for a valid bitboard, and still a valid square).
-pub static SQUARE_OF_BIT: [u8; 128] = {
-    let mut table = [0u8; 128];
-    let mut i = 0;
-    while i < 81 {
-        table[(i / 27) * 32 + (WORD_BITS as usize - 1 - i % 27)] = canonical_index(i) as u8;
-        i += 1;
-    }
-    table
-};
-
-const _: () = {
-    let mut index = 0;
-    while index < 128 {
-        assert!(SQUARE_OF_BIT[index] < 81);
-        index += 1;
-    }
-};
 
 /// Bonanza's occupancy: the base board and its three rotations (`occupied_rl90`,
 /// `occupied_rl45`, `occupied_rr45`). Also the shape of one square's update masks.

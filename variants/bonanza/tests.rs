@@ -1,9 +1,7 @@
 //! Layout tests for the Bonanza backend (the differential check lives in `tests/backends.rs`).
 
-use super::layout::{
-    bonanza_index, canonical_index, canonical_position, BitPosition, Rotation, ROTATED_MASKS,
-    SLIDE, SQUARE_BITS, WORD_BITS,
-};
+use super::bitboard::{bonanza_index, canonical_index, SQUARE_BITS, SQUARE_OF_BIT, WORD_BITS};
+use super::layout::{canonical_position, BitPosition, Rotation, ROTATED_MASKS, SLIDE};
 use super::*;
 use crate::backend::Bitboard;
 use crate::reference;
@@ -186,7 +184,7 @@ fn table_bytes_are_exact() {
     let tables = Bonanza::tables();
     let sliding: usize = tables.iter().take(4).map(|t| t.bytes).sum();
     assert_eq!(sliding, 414_720);
-    assert_eq!(size_of::<[u8; 128]>(), size_of_val(&layout::SQUARE_OF_BIT));
+    assert_eq!(size_of::<[u8; 128]>(), size_of_val(&SQUARE_OF_BIT));
     assert_eq!(
         size_of::<[BonanzaBitboard; 81]>(),
         size_of_val(&SQUARE_BITS)
@@ -195,4 +193,19 @@ fn table_bytes_are_exact() {
         Bonanza::table_bytes(),
         414_720 + 648 + 972 + 3888 + 128 + 2 * 972 + 972 + 4 * 1944
     );
+}
+
+#[test]
+fn square_bits_are_the_base_board_positions() {
+    for s in Square::all() {
+        let p = canonical_position(Rotation::Base, s.index());
+        let mut words = [0u32; 3];
+        words[p.word] = 1 << p.bit;
+        assert_eq!(SQUARE_BITS[s.index()].words, words, "{s}");
+        assert_eq!(
+            SQUARE_OF_BIT[p.word * 32 + p.bit as usize] as usize,
+            s.index(),
+            "{s}"
+        );
+    }
 }
