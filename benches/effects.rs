@@ -3,10 +3,10 @@
 //! `kiki effects` uses, verified against a from-scratch recount before anything is timed.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use kiki::effects::harness::{verify, workload, Replayer, Workload};
 use kiki::effects::{
     BitboardEffects, DistanceCheck, EffectTracker, Effects, PaddedMailbox, SquareWithWall,
 };
+use kiki::harness::effects_timing::{verify, workload, Replayer, Workload};
 use kiki::variants::qugiy::Qugiy;
 
 /// Moves per iteration (each made and unmade): a few ms per iteration.

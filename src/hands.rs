@@ -6,7 +6,7 @@
 //! pruning) — so the tests can prove them equal and the bench can price them side by side.
 //! Counts convert to and from `[u8; 7]` in hand-index order (`PieceKind::HAND`: P L N S B R G).
 
-use crate::position::PieceKind;
+use crate::types::PieceKind;
 use std::fmt;
 
 /// One side's hand. `kind` arguments must be one of the seven hand kinds (`PieceKind::HAND`);

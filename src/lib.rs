@@ -9,7 +9,6 @@ pub mod hands;
 pub mod harness;
 pub mod input;
 pub mod json;
-pub mod magic_search;
 pub mod mate1;
 pub mod movegen;
 #[cfg(feature = "peers")]
@@ -17,9 +16,6 @@ pub mod peers;
 pub mod perft;
 pub mod position;
 pub mod public_positions;
-pub mod reference;
-pub mod registry;
-pub mod split;
 pub mod types;
 pub mod units;
 
@@ -28,3 +24,7 @@ pub mod variants;
 
 pub use backend::{Backend, BackendInfo, Bitboard, TableInfo};
 pub use types::{Color, Slider, Square, Stepper};
+
+// The layer below the engine, under its old names too.
+pub use variants::shared::{magic_search, split};
+pub use variants::{reference, registry};

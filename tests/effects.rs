@@ -1,10 +1,10 @@
 //! Effect boards: every tracker's incremental counts equal a from-scratch recount after every
 //! make and every unmake of 100,000+ seeded random-game moves (run with `--release`).
 
-use kiki::effects::harness::{verify, verify_all, workload, Workload};
 use kiki::effects::{
     BitboardEffects, DistanceCheck, EffectTracker, Effects, PaddedMailbox, SquareWithWall,
 };
+use kiki::harness::effects_timing::{verify, verify_all, workload, Workload};
 use kiki::position::{Move, Position};
 use kiki::reference::Reference;
 use kiki::types::Square;
@@ -47,7 +47,7 @@ fn sliders_moving_along_their_own_lines() {
     }
     let workload = Workload {
         seed: 0,
-        games: vec![kiki::effects::harness::Game {
+        games: vec![kiki::harness::effects_timing::Game {
             start: Box::leak(sfen.to_string().into_boxed_str()),
             moves,
         }],

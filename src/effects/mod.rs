@@ -20,7 +20,6 @@
 
 pub mod bitboard;
 pub mod distance;
-pub mod harness;
 pub mod mailbox;
 pub mod sqww;
 

@@ -2,6 +2,7 @@
 
 pub mod e8;
 pub mod e9;
+pub mod effects_timing;
 pub mod experiments;
 pub mod json_read;
 pub mod machine;

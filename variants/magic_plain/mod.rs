@@ -11,13 +11,13 @@
 mod magics;
 
 use crate::backend::{Backend, BackendInfo, Bitboard, TableInfo};
-use crate::magic_search::{
+use crate::types::{Color, Square};
+use crate::variants::shared::magic_search::{
     magic_index, mask_table, ray_table, render_magics, search_magics, sliding_attacks, step_table,
     subsets, Width, BISHOP_DIRECTIONS, GOLD_STEPS, KING_STEPS, KNIGHT_STEPS, PAWN_STEPS,
     ROOK_DIRECTIONS, SILVER_STEPS,
 };
-use crate::split::SplitBitboard;
-use crate::types::{Color, Square};
+use crate::variants::shared::split::SplitBitboard;
 use std::mem::size_of;
 use std::sync::OnceLock;
 
@@ -348,7 +348,7 @@ pub fn generate_magics_source() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::magic_search::verify_magic;
+    use crate::variants::shared::magic_search::verify_magic;
 
     #[test]
     fn table_bytes_match_the_seed() {

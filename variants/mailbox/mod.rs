@@ -16,8 +16,8 @@
 //! read per attacked square; the wall test decides whether a shifted bit is real. Step attacks
 //! are stepped the same way, against the empty wall template.
 
+use crate::backend::CanonicalBitboard;
 use crate::backend::{Backend, BackendInfo, Bitboard, TableInfo};
-use crate::reference::CanonicalBitboard;
 use crate::types::{Color, Square};
 use std::mem::size_of;
 

@@ -11,13 +11,13 @@
 //! king step, lance = rook attacks ∩ the lance's one-direction ray.
 
 use crate::backend::{Backend, BackendInfo, Bitboard, TableInfo};
-use crate::magic_search::{
+use crate::types::{Color, Square};
+use crate::variants::shared::magic_search::{
     mask_bits, mask_table, minimal_entries, ray_table, sliding_attacks, step_table, subsets,
     BISHOP_DIRECTIONS, GOLD_STEPS, KING_STEPS, KNIGHT_STEPS, PAWN_STEPS, ROOK_DIRECTIONS,
     SILVER_STEPS,
 };
-use crate::split::SplitBitboard;
-use crate::types::{Color, Square};
+use crate::variants::shared::split::SplitBitboard;
 use std::mem::size_of;
 use std::sync::OnceLock;
 

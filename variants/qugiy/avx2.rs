@@ -5,8 +5,8 @@
 
 use super::sse::{join_up_and_down, unpacked_occupancy};
 use super::tables::Tables;
-use crate::split::SplitBitboard;
 use crate::types::Square;
+use crate::variants::shared::split::SplitBitboard;
 use core::arch::x86_64::*;
 
 /// Both diagonals. Each 128-bit lane holds one unpacked (up ray on the occupancy, down ray on

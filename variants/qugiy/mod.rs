@@ -66,8 +66,8 @@ use sse::{bishop_lines, file_up, rank_lines};
 use portable::{bishop_lines, file_up, rank_lines};
 
 use crate::backend::{Backend, BackendInfo, Bitboard, TableInfo};
-use crate::split::SplitBitboard;
 use crate::types::{Color, Square};
+use crate::variants::shared::split::SplitBitboard;
 use std::mem::size_of;
 use tables::{ColorStepTable, DiagonalTable, LanceTable, RankTable, StepTable, Tables, TABLES};
 

@@ -9,8 +9,8 @@
 //! and SSE4.1 (`cfg(target_feature)`), and `Qugiy::new` refuses a CPU without them.
 
 use super::tables::Tables;
-use crate::split::SplitBitboard;
 use crate::types::Square;
+use crate::variants::shared::split::SplitBitboard;
 use core::arch::x86_64::*;
 
 #[inline(always)]

@@ -13,8 +13,8 @@
 //! constant shift per step (±1, ±9, ±8, ±10), which is cheaper than `1 << square` for a `u128`.
 //! Step attacks are stepped the same way, with the SQWW deltas (no step table).
 
+use crate::backend::CanonicalBitboard;
 use crate::backend::{Backend, BackendInfo, TableInfo};
-use crate::reference::CanonicalBitboard;
 use crate::types::{Color, Square};
 use std::mem::size_of;
 

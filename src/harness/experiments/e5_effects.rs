@@ -3,7 +3,7 @@
 //! equal to a from-scratch recount after every make and unmake.
 
 use super::{and_list, point, ranked, series, summarise, Config, Progress};
-use crate::effects::harness::{clock_name, measure, verify_all, workload, Samples, NAMES};
+use crate::harness::effects_timing::{clock_name, measure, verify_all, workload, Samples, NAMES};
 use crate::harness::results::{Experiment, Plot, PlotKind, PlotLine, Table};
 use crate::harness::stats::{format_spread, ratio, Summary};
 use crate::json::Json;
@@ -159,12 +159,12 @@ fn build(
     let method = format!(
         "{moves} moves of seeded random games ({games} games from {} rotating starts, seed \
          {:#x}, a capture half the time when one exists), replayed as make on every move then \
-         unmake in reverse by each of {} (`effects::harness`, the code behind `kiki effects`). \
+         unmake in reverse by each of {} (`harness::effects_timing`, the code behind `kiki effects`). \
          Every stepper is first verified against a from-scratch recount after every make and \
          unmake. {samples} samples after one warm-up round, steppers interleaved round-robin, \
          each sample one full replay, timed on {}; cells: median (min–max) ns per make + \
          unmake; ratios to sqww paired per round.",
-        crate::effects::harness::STARTS.len(),
+        crate::harness::effects_timing::STARTS.len(),
         config.seed ^ 0xE5,
         and_list(&NAMES.iter().map(|s| s.to_string()).collect::<Vec<_>>()),
         clock_name(),

@@ -2,7 +2,7 @@
 //! counts equal a from-scratch recomputation after every make and unmake, and the
 //! round-robin timing of make + unmake updates shared by `kiki effects` and the bench.
 
-use super::{
+use crate::effects::{
     board_of, counts_from_scratch, BitboardEffects, DistanceCheck, EffectTracker, Effects,
     PaddedMailbox, SquareWithWall,
 };

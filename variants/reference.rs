@@ -1,9 +1,8 @@
 //! The naive reference: attacks by walking rays square by square over the canonical `u128`.
 //! Used only to check the backends; it is written for obviousness, not speed.
 
-use crate::backend::{Backend, BackendInfo, Bitboard, TableInfo};
+use crate::backend::{Backend, BackendInfo, TableInfo};
 use crate::types::{ray, Color, Slider, Square, Stepper};
-use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign};
 
 /// (file delta, rank delta) of the rook's four directions.
 pub const ROOK_DIRECTIONS: [(i8, i8); 4] = [(0, -1), (0, 1), (-1, 0), (1, 0)];
@@ -105,71 +104,7 @@ pub fn line(sq: Square, (file_delta, rank_delta): (i8, i8)) -> u128 {
 /// The four lines (file, rank, two diagonals) through `sq`.
 pub const LINES: [(i8, i8); 4] = [(0, 1), (1, 0), (1, 1), (1, -1)];
 
-/// A bitboard in canonical numbering: bit `Square::index` of a `u128`. Backends whose
-/// attacks are returned canonically (the steppers) use it as their bitboard type.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Hash)]
-pub struct CanonicalBitboard(pub u128);
-
-macro_rules! canonical_binop {
-    ($trait:ident, $method:ident, $assign_trait:ident, $assign_method:ident, $op:tt) => {
-        impl $trait for CanonicalBitboard {
-            type Output = CanonicalBitboard;
-            #[inline(always)]
-            fn $method(self, rhs: Self) -> Self {
-                CanonicalBitboard(self.0 $op rhs.0)
-            }
-        }
-        impl $assign_trait for CanonicalBitboard {
-            #[inline(always)]
-            fn $assign_method(&mut self, rhs: Self) {
-                self.0 = self.0 $op rhs.0;
-            }
-        }
-    };
-}
-canonical_binop!(BitAnd, bitand, BitAndAssign, bitand_assign, &);
-canonical_binop!(BitOr, bitor, BitOrAssign, bitor_assign, |);
-canonical_binop!(BitXor, bitxor, BitXorAssign, bitxor_assign, ^);
-
-impl Bitboard for CanonicalBitboard {
-    #[inline(always)]
-    fn empty() -> Self {
-        CanonicalBitboard(0)
-    }
-    #[inline(always)]
-    fn from_canonical(bits: u128) -> Self {
-        CanonicalBitboard(bits & crate::types::ALL_SQUARES)
-    }
-    #[inline(always)]
-    fn to_canonical(self) -> u128 {
-        self.0
-    }
-    #[inline(always)]
-    fn square(sq: Square) -> Self {
-        CanonicalBitboard(sq.bit())
-    }
-    #[inline(always)]
-    fn and_not(self, other: Self) -> Self {
-        CanonicalBitboard(self.0 & !other.0)
-    }
-    #[inline(always)]
-    fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-    #[inline(always)]
-    fn count(self) -> u32 {
-        self.0.count_ones()
-    }
-    #[inline(always)]
-    fn pop(&mut self) -> Option<Square> {
-        if self.0 == 0 {
-            return None;
-        }
-        let index = self.0.trailing_zeros() as u8;
-        self.0 &= self.0 - 1;
-        Square::new(index)
-    }
-}
+pub use crate::backend::CanonicalBitboard;
 
 /// The reference as a backend, so that generic code (tests, the move generator's own checks)
 /// can run on it. Not listed among the user-facing backends.

@@ -6,8 +6,8 @@
 //! relevant-occupancy mask has no bit position used in both words. Every function that folds
 //! a mask asserts that first.
 
-use crate::split::{SplitBitboard, HIGH_MASK, LOW_MASK};
 use crate::types::{ray, Square};
+use crate::variants::shared::split::{SplitBitboard, HIGH_MASK, LOW_MASK};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
