@@ -1,6 +1,9 @@
 //! Bad input and faults (issue 13): write errors, hostile text, numbers, repeated flags, output
 //! folders, the hidden E8 workload, Ctrl-C and report publishing, each as a user meets it.
 
+mod common;
+use common::TempDir;
+
 use std::process::{Command, Output, Stdio};
 
 fn kiki(args: &[&str]) -> Output {
@@ -266,9 +269,8 @@ fn ctrl_c_stops_a_long_perft_with_130() {
 
 #[test]
 fn a_taken_report_name_moves_on_and_keeps_the_data() {
-    let dir = std::env::temp_dir().join(format!("kiki-faults-report-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let temp = TempDir::new("faults-report");
+    let dir = temp.0.clone();
     let machine = kiki::harness::machine::Machine::detect();
     let name =
         kiki::harness::report::file_safe(&format!("{}-{}", machine.cpu_slug(), machine.date()));
@@ -291,5 +293,4 @@ fn a_taken_report_name_moves_on_and_keeps_the_data() {
         .to_string();
     assert!(folder.ends_with(&format!("{name}-2")), "{folder}");
     assert!(std::path::Path::new(&folder).join("results.json").is_file());
-    std::fs::remove_dir_all(&dir).unwrap();
 }

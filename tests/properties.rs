@@ -1,6 +1,9 @@
 //! Property tests: SFEN round trips on positions from legal play, and no panic from any input
 //! a user or a file can hand to the SFEN parser, the positions reader or the report readers.
 
+mod common;
+use common::TempDir;
+
 use kiki::cli::{read_results, rebuild_report_index, validate_results};
 use kiki::harness::e9::{self, IsaRun};
 use kiki::input::{positions_from_bytes, quote_input};
@@ -10,7 +13,6 @@ use kiki::position::{Position, START_SFEN};
 use kiki::reference::Reference;
 use kiki::Bitboard;
 use proptest::prelude::*;
-use std::path::PathBuf;
 
 /// The start position for the drops-heavy games: bare kings, most of a set in hand.
 const HANDS_SFEN: &str = "4k4/9/9/9/9/9/9/9/4K4 b RB2G2S2N2L9Prb2g2s2n2l9p 1";
@@ -275,24 +277,6 @@ fn valid_shaped_results() -> impl Strategy<Value = Json> {
             ]);
             Json::Object(fields)
         })
-}
-
-/// A fresh folder under the system temp dir, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("kiki-prop-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// Writes `texts` as report folders under `dir` and rebuilds the index: no panic, and exactly

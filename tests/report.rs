@@ -1,6 +1,9 @@
 //! The report writer and its commands: every file written, plots non-empty, results.json
 //! readable, nothing overwritten or left half-written, clear errors, and the index.
 
+mod common;
+use common::TempDir;
+
 use kiki::harness::report::write_report;
 use kiki::harness::results::{
     Experiment, Plot, PlotKind, PlotLine, Point, Series, Table, SCHEMA_VERSION,
@@ -14,24 +17,6 @@ fn kiki(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("the kiki binary runs")
-}
-
-/// A fresh empty folder under the system temp folder, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("kiki-test-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 fn point(x: f64, y: f64) -> Point {
