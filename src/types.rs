@@ -428,3 +428,15 @@ impl PieceKind {
         }
     }
 }
+
+/// The king's eight steps as (file delta, rank delta), the same for both colours.
+pub const KING_STEPS: [(i8, i8); 8] = [
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+    (-1, 0),
+    (1, 0),
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+];

@@ -34,19 +34,7 @@ pub fn lance(color: Color, occupancy: u128, sq: Square) -> u128 {
 }
 
 pub fn king(sq: Square) -> u128 {
-    steps(
-        sq,
-        &[
-            (-1, -1),
-            (0, -1),
-            (1, -1),
-            (-1, 0),
-            (1, 0),
-            (-1, 1),
-            (0, 1),
-            (1, 1),
-        ],
-    )
+    steps(sq, &crate::types::KING_STEPS)
 }
 
 pub fn dragon(occupancy: u128, sq: Square) -> u128 {

@@ -300,16 +300,7 @@ const fn per_ray(direction: (i8, i8)) -> [BonanzaBitboard; 81] {
 /// rank `i`, white's lance), as `[colour][square]`.
 pub static LANCE_RAYS: [[BonanzaBitboard; 81]; 2] = [per_ray((0, -1)), per_ray((0, 1))];
 
-pub static KING_ATTACKS: [BonanzaBitboard; 81] = per_square(&[
-    (-1, -1),
-    (0, -1),
-    (1, -1),
-    (-1, 0),
-    (1, 0),
-    (-1, 1),
-    (0, 1),
-    (1, 1),
-]);
+pub static KING_ATTACKS: [BonanzaBitboard; 81] = per_square(&crate::types::KING_STEPS);
 
 /// `[colour][square]`; black's forward is rank delta −1.
 pub static GOLD_ATTACKS: [[BonanzaBitboard; 81]; 2] = [

@@ -246,16 +246,7 @@ pub fn build() -> Box<DbbTables> {
     let rotated_bit =
         |layout: &RotatedLayout, s: Square| layout.bit[s.index()].map_or(0, |b| 1u64 << b);
 
-    tables.king = step_table(&[
-        (-1, -1),
-        (0, -1),
-        (1, -1),
-        (-1, 0),
-        (1, 0),
-        (-1, 1),
-        (0, 1),
-        (1, 1),
-    ]);
+    tables.king = step_table(&crate::types::KING_STEPS);
     tables.gold = per_color(|f| vec![(-1, f), (0, f), (1, f), (-1, 0), (1, 0), (0, -f)]);
     tables.silver = per_color(|f| vec![(-1, f), (0, f), (1, f), (-1, -f), (1, -f)]);
     tables.knight = per_color(|f| vec![(-1, 2 * f), (1, 2 * f)]);

@@ -18,16 +18,7 @@ pub const BISHOP_DIRECTIONS: [(i8, i8); 4] = [(-1, -1), (1, -1), (-1, 1), (1, 1)
 
 /// Step patterns for black as (file delta, rank delta); black moves towards rank 1 (delta −1).
 /// White's patterns are the same with the rank delta negated.
-pub const KING_STEPS: [(i8, i8); 8] = [
-    (-1, -1),
-    (0, -1),
-    (1, -1),
-    (-1, 0),
-    (1, 0),
-    (-1, 1),
-    (0, 1),
-    (1, 1),
-];
+pub use crate::types::KING_STEPS;
 pub const GOLD_STEPS: [(i8, i8); 6] = [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (0, 1)];
 pub const SILVER_STEPS: [(i8, i8); 5] = [(-1, -1), (0, -1), (1, -1), (-1, 1), (1, 1)];
 pub const KNIGHT_STEPS: [(i8, i8); 2] = [(-1, -2), (1, -2)];
