@@ -8,7 +8,6 @@ pub mod effects;
 pub mod hands;
 pub mod harness;
 pub mod input;
-pub mod json;
 pub mod mate1;
 pub mod movegen;
 #[cfg(feature = "peers")]

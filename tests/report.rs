@@ -4,11 +4,12 @@
 mod common;
 use common::TempDir;
 
-use kiki::harness::report::write_report;
+use kiki::harness::machine::{Cache, Machine};
+use kiki::harness::report::{new_report, read_report, write_report};
 use kiki::harness::results::{
-    Experiment, Plot, PlotKind, PlotLine, Point, Series, Table, SCHEMA_VERSION,
+    ExperimentResult, Plot, PlotKind, PlotLine, Point, Series, Table, SCHEMA_VERSION,
 };
-use kiki::json::Json;
+use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -29,7 +30,7 @@ fn point(x: f64, y: f64) -> Point {
 }
 
 /// An E1-like bar experiment and an E7-like sweep, with raw samples and summaries.
-fn experiments(fast: &str, crossover: f64) -> Vec<Experiment> {
+fn experiments(fast: &str, crossover: f64) -> Vec<ExperimentResult> {
     let backends = ["bonanza", "qugiy", "magic-plain"];
     let series = backends
         .iter()
@@ -45,7 +46,7 @@ fn experiments(fast: &str, crossover: f64) -> Vec<Experiment> {
                 .collect(),
         })
         .collect();
-    let e1 = Experiment {
+    let e1 = ExperimentResult {
         id: "E1".into(),
         title: "attack throughput".into(),
         method: "Independent lookups, 5 samples.".into(),
@@ -77,9 +78,9 @@ fn experiments(fast: &str, crossover: f64) -> Vec<Experiment> {
                 .collect(),
         }],
         findings: format!("{fast} is fastest."),
-        summary: vec![("throughput_best_uniform-25".into(), Json::str(fast))],
+        summary: vec![("throughput_best_uniform-25".into(), Json::from(fast))],
     };
-    let e7 = Experiment {
+    let e7 = ExperimentResult {
         id: "E7".into(),
         title: "cache pressure".into(),
         method: "Lookups interleaved with evaluation reads.".into(),
@@ -108,41 +109,32 @@ fn experiments(fast: &str, crossover: f64) -> Vec<Experiment> {
         findings: "magic-plain loses from 16 MiB.".into(),
         summary: vec![(
             "crossover_magic-plain_vs_qugiy_bytes".into(),
-            Json::Float(crossover),
+            Json::from(crossover),
         )],
     };
     vec![e1, e7]
 }
 
-fn machine(cpu: &str) -> (String, Json) {
-    (
-        format!("## Machine\n\n| | |\n|---|---|\n| CPU | {cpu} |\n"),
-        Json::object([
-            ("cpu_model", Json::str(cpu)),
-            ("family", Json::Int(25)),
-            ("model", Json::Int(1)),
-            (
-                "caches",
-                Json::Array(vec![Json::object([
-                    ("level", Json::Int(2)),
-                    ("type", Json::str("Unified")),
-                    ("bytes", Json::Int(1 << 20)),
-                ])]),
-            ),
-        ]),
-    )
+/// This machine, renamed to `cpu`, with one 1 MiB L2.
+fn machine(cpu: &str) -> Machine {
+    let mut machine = Machine::detect();
+    machine.cpu_model = cpu.into();
+    machine.date_utc = "2026-01-02T03:04:05Z".into();
+    machine.caches = vec![Cache {
+        level: 2,
+        kind: "Unified".into(),
+        bytes: 1 << 20,
+        line_bytes: 64,
+        ways: 16,
+        shared_cpus: String::new(),
+    }];
+    machine
 }
 
 fn write(dir: &Path, slug: &str, cpu: &str, fast: &str, crossover: f64) -> Result<PathBuf, String> {
-    let (md, json) = machine(cpu);
-    write_report(
-        dir,
-        slug,
-        "2026-01-02",
-        &md,
-        json,
-        &experiments(fast, crossover),
-    )
+    let mut report = new_report(machine(cpu), experiments(fast, crossover));
+    report.cpu_slug = slug.into();
+    write_report(dir, &report)
 }
 
 fn no_temporary_folders(dir: &Path) {
@@ -179,37 +171,21 @@ fn report_folder_has_every_file_and_readable_results() {
     ] {
         assert!(markdown.contains(expected), "report.md lacks {expected}");
     }
-    let results =
-        Json::parse(&std::fs::read_to_string(folder.join("results.json")).unwrap()).unwrap();
+    let results = read_report(&folder.join("results.json")).unwrap();
+    assert_eq!(results.schema_version, SCHEMA_VERSION);
+    assert_eq!(results.machine.cpu_model, "Test CPU");
+    assert_eq!(results.experiments.len(), 2);
     assert_eq!(
-        results.get("schema_version").and_then(Json::as_f64),
-        Some(SCHEMA_VERSION as f64)
-    );
-    assert_eq!(
-        results
-            .get("machine")
-            .and_then(|m| m.get("cpu_model"))
-            .and_then(Json::as_str),
-        Some("Test CPU")
-    );
-    let experiments = results.get("experiments").and_then(Json::as_array).unwrap();
-    assert_eq!(experiments.len(), 2);
-    let samples: Vec<f64> = experiments[0]
-        .get("series")
-        .and_then(Json::as_array)
-        .unwrap()[1]
-        .get("samples")
-        .and_then(Json::as_array)
-        .unwrap()
-        .iter()
-        .filter_map(Json::as_f64)
-        .collect();
-    assert_eq!(
-        samples,
+        results.experiments[0].series[1].samples,
         [500.0, 501.0, 502.0, 503.0, 504.0],
         "raw samples survive the round trip"
     );
-    let backends = results.get("backends").and_then(Json::as_array).unwrap();
+    assert_eq!(
+        results.experiments,
+        experiments("qugiy", 16e6),
+        "every experiment reads back equal, tables and plots included"
+    );
+    let backends = &results.backends;
     assert_eq!(backends.len(), kiki::registry::NAMES.len());
     no_temporary_folders(&temp.0);
 }
@@ -321,14 +297,13 @@ fn quick_e8_report_runs_end_to_end() {
     assert!(folder.starts_with(&temp.0));
     let markdown = std::fs::read_to_string(folder.join("report.md")).unwrap();
     assert!(markdown.contains("## E8 — simulated caches"));
-    let results =
-        Json::parse(&std::fs::read_to_string(folder.join("results.json")).unwrap()).unwrap();
-    let e8 = &results.get("experiments").and_then(Json::as_array).unwrap()[0];
-    let available = e8.get("summary").and_then(|s| s.get("available")) == Some(&Json::Bool(true));
+    let results = read_report(&folder.join("results.json")).unwrap();
+    let e8 = &results.experiments[0];
+    let available = e8.summary_value("available") == Some(&Json::Bool(true));
     if available {
         // One geometry in quick mode: every available backend simulated alone (four units
         // each) and beside the evaluation (two marginal units each, the baseline subtracted).
-        let series = e8.get("series").and_then(Json::as_array).unwrap();
+        let series = &e8.series;
         let backends = kiki::registry::resolve("all").unwrap();
         assert_eq!(series.len(), backends.len() * (4 + 2));
         for name in ["e8-estimated-cycles", "e8-ll-misses", "e8-pressure-cycles"] {
@@ -408,7 +383,7 @@ fn report_index_puts_cpus_side_by_side() {
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("kiki report-index: 'beta-f6-m85-2026-01-02': results.json: JSON:"),
+        stderr.contains("kiki report-index: 'beta-f6-m85-2026-01-02': results.json is not JSON:"),
         "{stderr}"
     );
     let index = std::fs::read_to_string(temp.0.join("README.md")).unwrap();
@@ -437,20 +412,19 @@ fn quick_report_of_every_experiment_is_complete() {
     );
     let folder = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
     let markdown = std::fs::read_to_string(folder.join("report.md")).unwrap();
-    let results =
-        Json::parse(&std::fs::read_to_string(folder.join("results.json")).unwrap()).unwrap();
-    let experiments = results.get("experiments").and_then(Json::as_array).unwrap();
-    let ids: Vec<&str> = experiments
-        .iter()
-        .map(|e| e.get("id").and_then(Json::as_str).unwrap())
-        .collect();
-    for id in kiki::harness::experiments::EXPERIMENT_IDS {
-        assert!(ids.contains(id), "{id} missing from {ids:?}");
+    let results = read_report(&folder.join("results.json")).unwrap();
+    let ids: Vec<&str> = results.experiments.iter().map(|e| e.id.as_str()).collect();
+    for experiment in kiki::harness::experiments::EXPERIMENTS {
+        let id = experiment.id();
+        if !experiment.runs_by_default() {
+            assert!(!ids.contains(&id), "{id} runs only when named");
+            continue;
+        }
+        assert!(ids.contains(&id), "{id} missing from {ids:?}");
         assert!(markdown.contains(&format!("## {id} ")), "{id} section");
     }
-    for experiment in experiments {
-        let findings = experiment.get("findings").and_then(Json::as_str).unwrap();
-        assert!(!findings.trim().is_empty());
+    for experiment in &results.experiments {
+        assert!(!experiment.findings.trim().is_empty());
     }
     // Every linked file exists and is non-empty; plots come in both formats.
     let mut plots = 0;
@@ -470,4 +444,39 @@ fn quick_report_of_every_experiment_is_complete() {
     }
     assert!(plots >= 8, "only {plots} plots");
     no_temporary_folders(&temp.0);
+    rerendered_report_is_identical(&folder);
+}
+
+/// `kiki render` on a copy of a report folder rewrites report.md byte for byte and every plot,
+/// from results.json alone (report.md and the plots deleted first), leaving results.json as it
+/// was.
+fn rerendered_report_is_identical(folder: &Path) {
+    let copy = folder.with_file_name("rendered-copy");
+    std::fs::create_dir(&copy).unwrap();
+    std::fs::copy(folder.join("results.json"), copy.join("results.json")).unwrap();
+    let output = kiki(&["render", copy.to_str().unwrap()]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut files = 0;
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let name = entry.unwrap().file_name();
+        let original = std::fs::read(folder.join(&name)).unwrap();
+        let rendered = std::fs::read(copy.join(&name))
+            .unwrap_or_else(|e| panic!("render did not write {name:?}: {e}"));
+        assert!(original == rendered, "{name:?} differs after render");
+        files += 1;
+    }
+    assert!(files > 10);
+    let listing = |dir: &Path| {
+        let mut names: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(listing(folder), listing(&copy), "no file more, none less");
 }

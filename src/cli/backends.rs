@@ -1,55 +1,37 @@
 //! `kiki backends`: every backend with its availability, path, needs and exact table bytes.
 
 use super::{CliError, Output};
-use crate::json::Json;
 use crate::registry;
 use crate::units::exact_bytes;
+use serde_json::{json, Value as Json};
 
 pub fn run(json: bool) -> Result<(), CliError> {
     let out = Output::new("backends");
     let summaries = registry::summaries();
     if json {
-        let list = summaries
+        let list: Vec<Json> = summaries
             .iter()
             .map(|s| {
-                Json::object([
-                    ("name", Json::str(s.info.name)),
-                    ("description", Json::str(s.info.description)),
-                    ("layout", Json::str(s.info.layout)),
-                    (
-                        "needs",
-                        Json::Array(s.info.needs.iter().map(|n| Json::str(*n)).collect()),
-                    ),
-                    ("available", Json::Bool(s.availability.is_ok())),
-                    (
-                        "unavailable_reason",
-                        match &s.availability {
-                            Ok(()) => Json::Null,
-                            Err(reason) => Json::str(reason.clone()),
-                        },
-                    ),
-                    ("simd_path", Json::str(s.simd_path)),
-                    ("table_bytes", Json::Int(s.table_bytes as i128)),
-                    ("table_bytes_human", Json::str(exact_bytes(s.table_bytes))),
-                    (
-                        "tables",
-                        Json::Array(
-                            s.tables
-                                .iter()
-                                .map(|t| {
-                                    Json::object([
-                                        ("name", Json::str(t.name)),
-                                        ("shape", Json::str(t.shape.clone())),
-                                        ("bytes", Json::Int(t.bytes as i128)),
-                                    ])
-                                })
-                                .collect(),
-                        ),
-                    ),
-                ])
+                let tables: Vec<Json> = s
+                    .tables
+                    .iter()
+                    .map(|t| json!({"name": t.name, "shape": t.shape, "bytes": t.bytes}))
+                    .collect();
+                json!({
+                    "name": s.info.name,
+                    "description": s.info.description,
+                    "layout": s.info.layout,
+                    "needs": s.info.needs,
+                    "available": s.availability.is_ok(),
+                    "unavailable_reason": s.availability.as_ref().err(),
+                    "simd_path": s.simd_path,
+                    "table_bytes": s.table_bytes,
+                    "table_bytes_human": exact_bytes(s.table_bytes),
+                    "tables": tables,
+                })
             })
             .collect();
-        out.line(Json::Array(list).render())?;
+        out.line(Json::Array(list))?;
         return out.flush();
     }
     out.line(format_args!("build: {}", build_description()))?;

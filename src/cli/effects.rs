@@ -3,7 +3,7 @@
 
 use super::{CliError, Output};
 use crate::harness::effects_timing::{clock_name, measure, verify_all, workload};
-use crate::json::Json;
+use serde_json::{json, Value as Json};
 
 /// Upper bounds that keep the workload's memory and run time sane.
 const MAX_MOVES: u64 = 20_000_000;
@@ -46,32 +46,26 @@ pub fn run(args: super::EffectsArgs) -> Result<(), CliError> {
         code: 1,
     })?;
     if json {
-        let list = results
+        let list: Vec<Json> = results
             .iter()
             .map(|r| {
-                Json::object([
-                    ("stepper", Json::str(r.name)),
-                    ("layout", Json::str(r.layout)),
-                    ("moves", Json::Int(workload.moves as i128)),
-                    ("games", Json::Int(workload.games.len() as i128)),
-                    ("seed", Json::Int(seed as i128)),
-                    (
-                        "verified_comparisons",
-                        Json::Int(verified.comparisons as i128),
-                    ),
-                    ("unit", Json::str("ns per make+unmake")),
-                    ("clock", Json::str(clock_name())),
-                    ("median", Json::Float(r.median())),
-                    ("min", Json::Float(r.min())),
-                    ("max", Json::Float(r.max())),
-                    (
-                        "samples",
-                        Json::Array(r.ns_per_update.iter().map(|&ns| Json::Float(ns)).collect()),
-                    ),
-                ])
+                json!({
+                    "stepper": r.name,
+                    "layout": r.layout,
+                    "moves": workload.moves,
+                    "games": workload.games.len(),
+                    "seed": seed,
+                    "verified_comparisons": verified.comparisons,
+                    "unit": "ns per make+unmake",
+                    "clock": clock_name(),
+                    "median": r.median(),
+                    "min": r.min(),
+                    "max": r.max(),
+                    "samples": r.ns_per_update,
+                })
             })
             .collect();
-        out.line(Json::Array(list).render())?;
+        out.line(Json::Array(list))?;
     } else {
         let baseline = results
             .iter()

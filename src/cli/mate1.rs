@@ -3,10 +3,10 @@
 use super::perft::read_positions;
 use super::{resolve_backends, warn, CliError, Output};
 use crate::backend::Backend;
-use crate::json::Json;
 use crate::mate1::{is_mating_move, mate_in_1};
 use crate::position::Position;
 use crate::registry::{self, BackendVisitor};
+use serde_json::json;
 
 /// What one backend answered for one position.
 struct Answer {
@@ -45,13 +45,7 @@ pub fn run(args: super::Mate1Args) -> Result<(), CliError> {
                 .map_err(|e| CliError::registry("mate1", e))?;
             let text = answer.mate.as_deref().unwrap_or("none");
             if json {
-                let mate = answer.mate.clone().map_or(Json::Null, Json::Str);
-                let fields = [
-                    ("backend", Json::str(name)),
-                    ("sfen", Json::str(sfen.as_str())),
-                    ("mate", mate),
-                ];
-                out.line(Json::object(fields).render())?;
+                out.line(json!({"backend": name, "sfen": sfen, "mate": answer.mate}))?;
             } else if names.len() == 1 {
                 out.line(text)?;
             } else {

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 
 pub use backends::build_description;
 pub use perft::MAX_PERFT_DEPTH;
-pub use report_index::{read_results, rebuild as rebuild_report_index, validate_results, Rebuilt};
+pub use report_index::{rebuild as rebuild_report_index, Rebuilt};
 
 /// The exit codes, as `--help` and the README state them.
 pub const EXIT_OK: i32 = 0;
@@ -63,7 +63,10 @@ enum Command {
     Effects(EffectsArgs),
     /// Runs the experiments and writes DIR/<cpu-slug>-<date>/: report.md, plots, results.json.
     /// The last line of stdout is the report folder.
+    #[command(after_help = report::experiments_help())]
     Report(ReportArgs),
+    /// Rewrites DIR/report.md and DIR's plots from DIR/results.json alone.
+    Render(RenderArgs),
     /// Rebuilds DIR/README.md from every report folder.
     ReportIndex(ReportIndexArgs),
     /// Prints a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
@@ -198,9 +201,12 @@ struct ReportArgs {
     /// Fewer rounds and smaller sweeps (a few minutes).
     #[arg(long)]
     quick: bool,
-    /// Comma-separated experiment ids, e.g. E1,E7,E8 (default: all).
-    #[arg(long, value_name = "LIST")]
+    /// Comma-separated experiment ids to run, e.g. E1,E7,E8 (default: E1–E8).
+    #[arg(long, value_name = "LIST", conflicts_with = "with")]
     only: Option<String>,
+    /// Comma-separated experiment ids to run besides the default ones, e.g. E9.
+    #[arg(long, value_name = "LIST")]
+    with: Option<String>,
     /// Extra positions for the game-like workloads: one SFEN per line.
     #[arg(long, value_name = "FILE")]
     positions: Option<PathBuf>,
@@ -211,10 +217,13 @@ struct ReportArgs {
     /// llc-misses, dtlb-read-misses; task-clock-ns needs no PMU; `none`).
     #[arg(long, value_name = "LIST")]
     counters: Option<String>,
-    /// E9: LEVEL=REPORT_DIR items, report folders of per-build E1/E2 runs (scripts/report.sh
-    /// passes them).
-    #[arg(long, value_name = "LIST")]
-    e9: Option<String>,
+}
+
+#[derive(Args, Debug)]
+struct RenderArgs {
+    /// A report folder (with its results.json).
+    #[arg(value_parser = out_folder, value_name = "DIR")]
+    dir: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -426,6 +435,7 @@ pub fn run(args: &[String]) -> i32 {
         Command::Mate1(a) => mate1::run(a),
         Command::Effects(a) => effects::run(a),
         Command::Report(a) => report::run(a),
+        Command::Render(a) => report::render(&a.dir),
         Command::ReportIndex(a) => report_index::run(&a.dir),
         Command::Completions(a) => completions(a.shell),
         Command::E8Workload(a) => e8_workload::run(a),

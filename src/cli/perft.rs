@@ -3,11 +3,11 @@
 use super::{progress, resolve_backends, warn, CliError, Output};
 use crate::backend::Backend;
 use crate::input::quote_input;
-use crate::json::Json;
 use crate::movegen::MoveList;
 use crate::position::{Position, START_SFEN};
 use crate::reference::Reference;
 use crate::registry::{self, BackendVisitor};
+use serde_json::{json, Value as Json};
 use std::path::Path;
 use std::time::Instant;
 
@@ -157,22 +157,23 @@ pub fn run(args: super::PerftArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::registry("perft", e))?;
             let nps = run.nodes as f64 / run.seconds.max(1e-9);
             if args.json {
-                let mut fields = vec![
-                    ("backend", Json::str(name)),
-                    ("sfen", Json::str(sfen.as_str())),
-                    ("depth", Json::Int(depth as i128)),
-                    ("nodes", Json::Int(run.nodes as i128)),
-                    ("seconds", Json::Float(run.seconds)),
-                    ("nps", Json::Float(nps.round())),
-                ];
+                let mut fields = json!({
+                    "backend": name,
+                    "sfen": sfen,
+                    "depth": depth,
+                    "nodes": run.nodes,
+                    "seconds": run.seconds,
+                    "nps": nps.round(),
+                });
                 if args.divide {
-                    let rows = run
+                    let rows: serde_json::Map<String, Json> = run
                         .divide
                         .iter()
-                        .map(|(mv, n)| (mv.clone(), Json::Int(*n as i128)));
-                    fields.push(("divide", Json::object(rows)));
+                        .map(|(mv, n)| (mv.clone(), Json::from(*n)))
+                        .collect();
+                    fields["divide"] = Json::Object(rows);
                 }
-                out.line(Json::object(fields).render())?;
+                out.line(fields)?;
             } else {
                 for (mv, nodes) in &run.divide {
                     out.line(format_args!("{mv}: {nodes}"))?;

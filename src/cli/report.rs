@@ -1,25 +1,19 @@
 //! `kiki report`: runs the experiments with progress bars and writes a report folder.
 
 use super::{CliError, Output};
-use crate::harness::e8;
-use crate::harness::e9;
-use crate::harness::experiments::{run_experiments, Config, EXPERIMENT_IDS};
+use crate::harness::experiments::{self, run_experiments, Config, Context, EXPERIMENTS};
 use crate::harness::machine::Machine;
 use crate::harness::measure::Event;
-use crate::harness::report::write_report;
-use crate::harness::results::Experiment;
-use crate::json::Json;
+use crate::harness::report::{new_report, rerender, write_report};
 use std::path::Path;
 
-/// The experiments `kiki report` itself adds to the measuring ones.
-const OWN_IDS: &[&str] = &["E8"];
-/// Lookups per E8 simulation (valgrind runs the workload some 50–100× slower than native).
-const E8_LOOKUPS_QUICK: usize = 20_000;
-const E8_LOOKUPS_FULL: usize = 200_000;
-
-/// Every experiment id `--only` accepts.
-pub fn valid_ids() -> Vec<&'static str> {
-    EXPERIMENT_IDS.iter().chain(OWN_IDS).copied().collect()
+/// `kiki report --help`'s list of experiments, from the one list.
+pub fn experiments_help() -> String {
+    let mut text = String::from("Experiments (E9 runs only when named in --only or --with):\n");
+    for e in EXPERIMENTS {
+        text.push_str(&format!("  {}  {}\n", e.id(), e.about()));
+    }
+    text
 }
 
 /// Parses `--counters cycles,llc-misses` (or `none`) into events; an unknown name is a usage
@@ -52,26 +46,33 @@ pub fn parse_counters(list: &str) -> Result<Vec<Event>, CliError> {
     Ok(events)
 }
 
-/// Parses `--only E1,e7` into known ids (upper case); an unknown one is a usage error.
-pub fn parse_only(list: &str) -> Result<Vec<String>, CliError> {
-    let valid = valid_ids();
+/// Parses `--only E1,e7` (or `--with`) into known ids (upper case); an unknown one is a usage
+/// error.
+pub fn parse_ids(option: &str, list: &str) -> Result<Vec<String>, CliError> {
+    let valid = || {
+        EXPERIMENTS
+            .iter()
+            .map(|e| e.id())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let mut ids = Vec::new();
     for raw in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let id = raw.to_ascii_uppercase();
-        if !valid.contains(&id.as_str()) {
+        let Some(experiment) = experiments::find(raw) else {
             return Err(CliError::usage(format!(
                 "kiki report: unknown experiment '{raw}' (valid: {})",
-                valid.join(", ")
+                valid()
             )));
-        }
+        };
+        let id = experiment.id().to_string();
         if !ids.contains(&id) {
             ids.push(id);
         }
     }
     if ids.is_empty() {
         return Err(CliError::usage(format!(
-            "kiki report: --only needs at least one experiment (valid: {})",
-            valid.join(", ")
+            "kiki report: {option} needs at least one experiment (valid: {})",
+            valid()
         )));
     }
     Ok(ids)
@@ -93,29 +94,6 @@ fn check_writable(out: &Path) -> Result<(), CliError> {
     let probe = out.join(format!(".tmp-write-probe-{}", std::process::id()));
     std::fs::write(&probe, b"").map_err(fail)?;
     std::fs::remove_file(&probe).map_err(fail)
-}
-
-/// `--e9 x86-64=DIR,x86-64-v3=DIR,native=DIR`: report folders of per-build E1/E2 runs.
-fn read_isa_runs(list: &str) -> Result<Vec<e9::IsaRun>, CliError> {
-    let mut runs = Vec::new();
-    for item in list.split(',').filter(|s| !s.trim().is_empty()) {
-        let (level, dir) = item.split_once('=').ok_or_else(|| {
-            CliError::usage(format!(
-                "kiki report: --e9 wants LEVEL=REPORT_DIR items, got '{item}'"
-            ))
-        })?;
-        let path = Path::new(dir.trim()).join("results.json");
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            CliError::usage(format!("kiki report: cannot read {}: {e}", path.display()))
-        })?;
-        let results = Json::parse(&text)
-            .map_err(|e| CliError::usage(format!("kiki report: {}: {e}", path.display())))?;
-        runs.push(e9::IsaRun {
-            level: level.trim().to_string(),
-            results,
-        });
-    }
-    Ok(runs)
 }
 
 /// The report's progress: one bar per experiment (with its estimated time left), on stderr and
@@ -165,108 +143,14 @@ impl ReportProgress {
     }
 }
 
-/// The detected data caches as (bytes, ways, line) per level, for E8's geometries.
-fn detected_cache(machine: &Machine, level: u8) -> Option<e8::DetectedCache> {
-    machine
-        .caches
-        .iter()
-        .find(|c| c.level == level && c.kind != "Instruction")
-        .map(|c| (c.bytes, c.ways, c.line_bytes))
-}
-
-/// Runs E8 under valgrind on this very binary; where valgrind is missing, says so.
-fn run_e8(
-    machine: &Machine,
-    quick: bool,
-    scratch: &Path,
-    progress: &mut ReportProgress,
-) -> Experiment {
-    let geometries = e8::geometries(
-        detected_cache(machine, 1),
-        detected_cache(machine, 2),
-        detected_cache(machine, 3),
-        quick,
-    );
-    let lookups = if quick {
-        E8_LOOKUPS_QUICK
-    } else {
-        E8_LOOKUPS_FULL
-    };
-    let Some(valgrind) = e8::valgrind_version() else {
-        return e8::unavailable(
-            "valgrind is not installed (or does not start)",
-            lookups,
-            &geometries,
-        );
-    };
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(e) => {
-            return e8::unavailable(
-                &format!("cannot locate the kiki binary: {e}"),
-                lookups,
-                &geometries,
-            )
-        }
-    };
-    let backends = crate::registry::resolve("all").unwrap_or_default();
-    // Per geometry: every backend alone, then under pressure from an evaluation twice the last
-    // level's size (with the evaluation-alone baseline).
-    let mut runs: Vec<(&e8::CacheGeometry, &str, usize)> = Vec::new();
-    for geometry in &geometries {
-        for &backend in &backends {
-            runs.push((geometry, backend, 0));
-        }
-        let eval_bytes = 2 * geometry.ll.bytes;
-        for &backend in backends.iter().chain(&[e8::EVAL_ALONE]) {
-            runs.push((geometry, backend, eval_bytes));
-        }
-    }
-    let total = runs.len().max(1);
-    let mut results = Vec::new();
-    let mut failures = Vec::new();
-    for (i, &(geometry, backend, eval_bytes)) in runs.iter().enumerate() {
-        let pressure = if eval_bytes > 0 {
-            format!(
-                ", evaluation {}",
-                crate::units::compact_bytes(eval_bytes as f64)
-            )
-        } else {
-            String::new()
-        };
-        progress.update(
-            &format!("E8: valgrind {backend}, {}{pressure}", geometry.name),
-            i as f64 / total as f64,
-        );
-        match e8::simulate(&exe, backend, lookups, eval_bytes, geometry, scratch) {
-            Ok(counts) => results.push(e8::SimResult {
-                backend: backend.to_string(),
-                geometry: geometry.name.clone(),
-                counts,
-                lookups,
-                eval_bytes,
-            }),
-            Err(reason) => failures.push(format!(
-                "{backend} with {}{pressure}: {reason}",
-                geometry.name
-            )),
-        }
-    }
-    progress.update("E8: done", 1.0);
-    if results.is_empty() {
-        let reason = failures
-            .first()
-            .cloned()
-            .unwrap_or_else(|| "no backend is available".into());
-        return e8::unavailable(&reason, lookups, &geometries);
-    }
-    e8::experiment(&results, &failures, lookups, &geometries, &valgrind)
-}
-
 pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
     let stdout = Output::new("report");
     let only = match &args.only {
-        Some(list) => parse_only(list)?,
+        Some(list) => parse_ids("--only", list)?,
+        None => Vec::new(),
+    };
+    let with = match &args.with {
+        Some(list) => parse_ids("--with", list)?,
         None => Vec::new(),
     };
     let positions = match &args.positions {
@@ -278,58 +162,45 @@ pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
         Some(list) => parse_counters(list)?,
         None => Event::DEFAULT.to_vec(),
     };
-    let isa_runs = match &args.e9 {
-        Some(list) => read_isa_runs(list)?,
-        None => Vec::new(),
-    };
     let out = args.out;
     check_writable(&out)?;
 
-    let quick = args.quick;
     let config = Config {
-        quick,
+        quick: args.quick,
         positions,
         pin_cpu,
         counter_events,
         ..Config::default()
     };
     let machine = Machine::detect();
-    let wanted = |id: &str| only.is_empty() || only.iter().any(|o| o == id);
-    let mut progress = ReportProgress::new();
-    let measured_only: Vec<&str> = only
-        .iter()
-        .map(String::as_str)
-        .filter(|id| !OWN_IDS.contains(id))
-        .collect();
-    let mut experiments = if only.is_empty() || !measured_only.is_empty() {
-        run_experiments(&config, &measured_only, &mut |message, fraction| {
-            progress.update(message, fraction)
-        })
-    } else {
-        Vec::new()
+    let context = Context {
+        config: &config,
+        machine: &machine,
     };
-    if wanted("E8") {
-        experiments.push(run_e8(
-            &machine,
-            quick,
-            &std::env::temp_dir(),
-            &mut progress,
-        ));
-    }
-    if !isa_runs.is_empty() {
-        experiments.push(e9::experiment(&isa_runs, "x86-64-v3"));
-    }
+    let mut progress = ReportProgress::new();
+    let chosen = experiments::selected(&only, &with);
+    let results = run_experiments(&chosen, &context, &mut |message, fraction| {
+        progress.update(message, fraction)
+    });
     progress.finish();
-    let folder = write_report(
-        &out,
-        &machine.cpu_slug(),
-        machine.date(),
-        &machine.markdown(),
-        machine.to_json(),
-        &experiments,
-    )
-    .map_err(|message| CliError::failed(format!("kiki report: {message}")))?;
+    let folder = write_report(&out, &new_report(machine, results))
+        .map_err(|message| CliError::failed(format!("kiki report: {message}")))?;
     stdout.line(folder.display())?;
+    stdout.flush()
+}
+
+/// `kiki render DIR`.
+pub fn render(dir: &Path) -> Result<(), CliError> {
+    let stdout = Output::new("render");
+    let shown = crate::input::quote_input(&dir.display().to_string());
+    if !dir.join("results.json").is_file() {
+        return Err(CliError::usage(format!(
+            "kiki render: {shown} holds no results.json"
+        )));
+    }
+    rerender(dir)
+        .map_err(|message| CliError::failed(format!("kiki render: {shown}: {message}")))?;
+    stdout.line(dir.join("report.md").display())?;
     stdout.flush()
 }
 
@@ -339,11 +210,22 @@ mod tests {
 
     #[test]
     fn only_list_is_checked() {
-        assert_eq!(parse_only("e8, E8").unwrap(), ["E8"]);
-        let error = parse_only("E8,E42").unwrap_err();
+        assert_eq!(parse_ids("--only", "e8, E8").unwrap(), ["E8"]);
+        let error = parse_ids("--only", "E8,E42").unwrap_err();
         assert_eq!(error.code, 2);
         assert!(error.message.contains("unknown experiment 'E42'"));
-        assert!(error.message.contains("E8"));
-        assert!(parse_only(" , ").is_err());
+        assert!(error.message.contains("E9"));
+        assert!(parse_ids("--with", " , ")
+            .unwrap_err()
+            .message
+            .contains("--with needs"));
+    }
+
+    #[test]
+    fn help_lists_every_experiment() {
+        let help = experiments_help();
+        for e in EXPERIMENTS {
+            assert!(help.contains(e.about()), "{help}");
+        }
     }
 }

@@ -2,43 +2,31 @@
 //! by side from their `results.json` (best backend per experiment, table bytes, E7 crossovers).
 
 use super::{CliError, Output};
-use crate::harness::report::table_markdown;
-use crate::harness::results::{Table, SCHEMA_VERSION};
+use crate::harness::report::{read_report, table_markdown};
+use crate::harness::results::{ExperimentResult, Report, Table};
 use crate::input::quote_input;
-use crate::json::Json;
 use crate::units::{compact_bytes, exact_bytes};
+use serde_json::Value;
 use std::path::Path;
 
-/// One report folder whose `results.json` passed `validate_results`.
+/// One report folder whose `results.json` read back (`read_report`).
 struct Entry {
     folder: String,
-    results: Json,
-}
-
-impl Entry {
-    fn machine(&self, key: &str) -> Option<&Json> {
-        self.results.get("machine")?.get(key)
-    }
-
-    fn experiment(&self, id: &str) -> Option<&Json> {
-        self.results
-            .get("experiments")?
-            .as_array()?
-            .iter()
-            .find(|e| e.get("id").and_then(Json::as_str) == Some(id))
-    }
+    results: Report,
 }
 
 /// A summary value in one table cell.
-fn compact(value: &Json) -> String {
+fn compact(value: &Value) -> String {
     match value {
-        Json::Null => "—".into(),
-        Json::Bool(b) => b.to_string(),
-        Json::Int(i) => i.to_string(),
-        Json::Float(f) => crate::harness::plot::format_tick(*f, false),
-        Json::Str(s) => s.clone(),
-        Json::Array(items) => items.iter().map(compact).collect::<Vec<_>>().join(", "),
-        Json::Object(fields) => fields
+        Value::Null => "—".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) if n.is_f64() => {
+            crate::harness::plot::format_tick(n.as_f64().unwrap_or(f64::NAN), false)
+        }
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(compact).collect::<Vec<_>>().join(", "),
+        Value::Object(fields) => fields
             .iter()
             .map(|(k, v)| format!("{k}: {}", compact(v)))
             .collect::<Vec<_>>()
@@ -50,8 +38,8 @@ fn compact(value: &Json) -> String {
 /// `best …`, `fastest …`, `throughput_best_…`, or an object `best_…` of label → backend), grouped
 /// by backend: `pext (throughput uniform-10, …); dbb (…)`. Experiments that rank no backends
 /// (E6, E7, E9) name none here: their rows elsewhere in the index say what they found.
-fn best_backend(experiment: &Json) -> Option<String> {
-    let summary = experiment.get("summary")?.as_object()?;
+fn best_backend(experiment: &ExperimentResult) -> Option<String> {
+    let summary = &experiment.summary;
     let is_winner_key = |key: &str| {
         let key = key.to_ascii_lowercase();
         key.starts_with("best") || key.starts_with("fastest") || key.contains("_best_")
@@ -68,8 +56,8 @@ fn best_backend(experiment: &Json) -> Option<String> {
     let mut winners: Vec<(String, String)> = Vec::new();
     for (key, value) in summary.iter().filter(|(k, _)| is_winner_key(k)) {
         match value {
-            Json::Str(backend) => winners.push((backend.clone(), label(key))),
-            Json::Object(cells) => {
+            Value::String(backend) => winners.push((backend.clone(), label(key))),
+            Value::Object(cells) => {
                 for (cell, backend) in cells {
                     if let Some(backend) = backend.as_str() {
                         winners.push((backend.to_string(), cell.clone()));
@@ -115,16 +103,14 @@ fn best_backend(experiment: &Json) -> Option<String> {
 }
 
 fn caches(entry: &Entry) -> String {
-    let Some(list) = entry.machine("caches").and_then(Json::as_array) else {
+    let caches = &entry.results.machine.caches;
+    if caches.is_empty() {
         return "—".into();
-    };
-    list.iter()
-        .filter(|c| c.get("type").and_then(Json::as_str) != Some("Instruction"))
-        .filter_map(|c| {
-            let level = c.get("level")?.as_f64()?;
-            let bytes = c.get("bytes")?.as_f64()?;
-            Some(format!("L{level} {}", compact_bytes(bytes)))
-        })
+    }
+    caches
+        .iter()
+        .filter(|c| c.kind != "Instruction")
+        .map(|c| format!("L{} {}", c.level, compact_bytes(c.bytes as f64)))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -145,24 +131,15 @@ fn render(entries: &[Entry]) -> String {
     for entry in entries {
         let experiments = entry
             .results
-            .get("experiments")
-            .and_then(Json::as_array)
-            .unwrap_or_default()
+            .experiments
             .iter()
-            .filter_map(|e| e.get("id").and_then(Json::as_str))
+            .map(|e| e.id.as_str())
             .collect::<Vec<_>>()
             .join(", ");
         list.rows.push(vec![
             format!("[{0}]({0}/report.md)", entry.folder),
-            entry
-                .machine("cpu_model")
-                .map(compact)
-                .unwrap_or_else(|| "—".into()),
-            entry
-                .results
-                .get("date")
-                .map(compact)
-                .unwrap_or_else(|| "—".into()),
+            entry.results.machine.cpu_model.clone(),
+            entry.results.date.clone(),
             experiments,
         ]);
     }
@@ -172,7 +149,7 @@ fn render(entries: &[Entry]) -> String {
     }
     out.push_str(&table_markdown(&list));
 
-    // Every entry passed validate_results, so every one is readable.
+    // Every entry read back, so every one is readable.
     let readable: Vec<&Entry> = entries.iter().collect();
     let headers: Vec<String> = std::iter::once(String::new())
         .chain(readable.iter().map(|e| e.folder.clone()))
@@ -186,29 +163,17 @@ fn render(entries: &[Entry]) -> String {
             .chain(readable.iter().map(|e| cell(e)))
             .collect::<Vec<_>>()
     };
-    side.rows.push(row("CPU", &|e| {
-        e.machine("cpu_model").map(compact).unwrap_or_default()
+    side.rows
+        .push(row("CPU", &|e| e.results.machine.cpu_model.clone()));
+    side.rows.push(row("CPUID family/model", &|e| {
+        format!("{}/{}", e.results.machine.family, e.results.machine.model)
     }));
-    side.rows.push(row(
-        "CPUID family/model",
-        &|e| match (e.machine("family"), e.machine("model")) {
-            (Some(f), Some(m)) => format!("{}/{}", compact(f), compact(m)),
-            _ => "—".into(),
-        },
-    ));
     side.rows.push(row("caches", &caches));
     let mut ids: Vec<String> = Vec::new();
     for e in &readable {
-        for x in e
-            .results
-            .get("experiments")
-            .and_then(Json::as_array)
-            .unwrap_or_default()
-        {
-            if let Some(id) = x.get("id").and_then(Json::as_str) {
-                if !ids.iter().any(|i| i == id) {
-                    ids.push(id.to_string());
-                }
+        for x in &e.results.experiments {
+            if !ids.contains(&x.id) {
+                ids.push(x.id.clone());
             }
         }
     }
@@ -220,7 +185,8 @@ fn render(entries: &[Entry]) -> String {
     // E9 compares builds, not backends: it has no "best backend".
     for id in ids.iter().filter(|id| id.as_str() != "E9") {
         side.rows.push(row(&format!("{id} best"), &|e| {
-            e.experiment(id)
+            e.results
+                .experiment(id)
                 .and_then(best_backend)
                 .unwrap_or_else(|| "—".into())
         }));
@@ -230,16 +196,9 @@ fn render(entries: &[Entry]) -> String {
 
     let mut backends: Vec<String> = Vec::new();
     for e in &readable {
-        for b in e
-            .results
-            .get("backends")
-            .and_then(Json::as_array)
-            .unwrap_or_default()
-        {
-            if let Some(name) = b.get("name").and_then(Json::as_str) {
-                if !backends.iter().any(|x| x == name) {
-                    backends.push(name.to_string());
-                }
+        for b in &e.results.backends {
+            if !backends.contains(&b.name) {
+                backends.push(b.name.clone());
             }
         }
     }
@@ -252,15 +211,10 @@ fn render(entries: &[Entry]) -> String {
         for name in &backends {
             bytes.rows.push(row(name, &|e| {
                 e.results
-                    .get("backends")
-                    .and_then(Json::as_array)
-                    .and_then(|list| {
-                        list.iter()
-                            .find(|b| b.get("name").and_then(Json::as_str) == Some(name))
-                    })
-                    .and_then(|b| b.get("table_bytes"))
-                    .and_then(Json::as_f64)
-                    .map(|n| exact_bytes(n as usize))
+                    .backends
+                    .iter()
+                    .find(|b| &b.name == name)
+                    .map(|b| exact_bytes(b.table_bytes as usize))
                     .unwrap_or_else(|| "—".into())
             }));
         }
@@ -271,9 +225,9 @@ fn render(entries: &[Entry]) -> String {
     let mut keys: Vec<String> = Vec::new();
     for e in &readable {
         for (k, _) in e
+            .results
             .experiment("E7")
-            .and_then(|x| x.get("summary"))
-            .and_then(Json::as_object)
+            .map(|x| x.summary.as_slice())
             .unwrap_or_default()
         {
             if !keys.contains(k) {
@@ -289,9 +243,9 @@ fn render(entries: &[Entry]) -> String {
         crossovers.headers[0] = "E7 summary".into();
         for key in &keys {
             crossovers.rows.push(row(key, &|e| {
-                e.experiment("E7")
-                    .and_then(|x| x.get("summary"))
-                    .and_then(|s| s.get(key))
+                e.results
+                    .experiment("E7")
+                    .and_then(|x| x.summary_value(key))
                     .map(|value| match value.as_f64() {
                         // Buffer sizes read better in binary units.
                         Some(bytes) if key.contains("bytes") => compact_bytes(bytes),
@@ -306,92 +260,6 @@ fn render(entries: &[Entry]) -> String {
     out
 }
 
-fn json_kind(json: &Json) -> &'static str {
-    match json {
-        Json::Null => "null",
-        Json::Bool(_) => "a boolean",
-        Json::Int(_) | Json::Float(_) => "a number",
-        Json::Str(_) => "a string",
-        Json::Array(_) => "an array",
-        Json::Object(_) => "an object",
-    }
-}
-
-/// Whether `json` has the shape of a `results.json` this kiki can index: an object whose
-/// `schema_version` is `SCHEMA_VERSION` (every committed report carries 1), with a `machine`
-/// object and an `experiments` array of objects that each have a string `id`. The error says
-/// what is wrong, in one line.
-pub fn validate_results(json: &Json) -> Result<(), String> {
-    if !matches!(json, Json::Object(_)) {
-        return Err(format!(
-            "results.json is {}, not an object",
-            json_kind(json)
-        ));
-    }
-    match json.get("schema_version") {
-        None => return Err("results.json has no schema_version".into()),
-        Some(version) => match version.as_f64() {
-            Some(number) if number == f64::from(SCHEMA_VERSION) => {}
-            Some(_) => {
-                return Err(format!(
-                    "results.json has schema_version {}, this kiki reads {SCHEMA_VERSION}",
-                    compact(version)
-                ))
-            }
-            None => {
-                return Err(format!(
-                    "results.json schema_version is {}, not a number",
-                    json_kind(version)
-                ))
-            }
-        },
-    }
-    match json.get("machine") {
-        Some(Json::Object(_)) => {}
-        Some(other) => {
-            return Err(format!(
-                "results.json machine is {}, not an object",
-                json_kind(other)
-            ))
-        }
-        None => return Err("results.json has no machine".into()),
-    }
-    let experiments = match json.get("experiments") {
-        Some(Json::Array(items)) => items,
-        Some(other) => {
-            return Err(format!(
-                "results.json experiments is {}, not an array",
-                json_kind(other)
-            ))
-        }
-        None => return Err("results.json has no experiments".into()),
-    };
-    for (index, experiment) in experiments.iter().enumerate() {
-        if !matches!(experiment, Json::Object(_)) {
-            return Err(format!(
-                "results.json experiments[{index}] is {}, not an object",
-                json_kind(experiment)
-            ));
-        }
-        if experiment.get("id").and_then(Json::as_str).is_none() {
-            return Err(format!(
-                "results.json experiments[{index}] has no string id"
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Reads, parses and validates one `results.json`; the error says why the folder cannot be
-/// indexed, in one line.
-pub fn read_results(path: &Path) -> Result<Json, String> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read results.json: {e}"))?;
-    let json = Json::parse(&text).map_err(|e| format!("results.json: {e}"))?;
-    validate_results(&json)?;
-    Ok(json)
-}
-
 /// What `rebuild` did: how many folders it indexed, and each one it skipped with the reason
 /// (`'folder': why`).
 #[derive(Debug, Default)]
@@ -401,7 +269,7 @@ pub struct Rebuilt {
 }
 
 /// Reads every report folder under `dir` (hidden and temporary folders skipped), indexes those
-/// whose `results.json` reads and validates (`read_results`), and writes `dir/README.md`. A
+/// whose `results.json` reads back (`read_report`, which checks its shape and schema), and writes `dir/README.md`. A
 /// folder that fails is left out of the index and reported in `skipped`; only a `dir` that
 /// cannot be listed or a README that cannot be written is an error.
 pub fn rebuild(dir: &Path) -> Result<Rebuilt, String> {
@@ -419,7 +287,7 @@ pub fn rebuild(dir: &Path) -> Result<Rebuilt, String> {
         if !path.exists() {
             continue;
         }
-        match read_results(&path) {
+        match read_report(&path) {
             Ok(results) => entries.push(Entry { folder, results }),
             Err(reason) => skipped.push(format!("{}: {reason}", quote_input(&folder))),
         }
@@ -469,81 +337,60 @@ pub fn run(dir: &Path) -> Result<(), CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::machine::Machine;
+    use crate::harness::report::new_report;
+
+    /// An experiment whose summary is the JSON object `text`.
+    fn with_summary(text: &str) -> ExperimentResult {
+        let summary: serde_json::Map<String, Value> = serde_json::from_str(text).unwrap();
+        ExperimentResult {
+            id: "E1".into(),
+            title: String::new(),
+            method: String::new(),
+            findings: String::new(),
+            summary: summary.into_iter().collect(),
+            series: Vec::new(),
+            tables: Vec::new(),
+            plots: Vec::new(),
+        }
+    }
 
     #[test]
     fn best_backend_groups_the_summary_winners() {
-        let experiment = Json::parse(
-            r#"{"summary": {"throughput_best_uniform-10": "pext",
+        let experiment = with_summary(
+            r#"{"throughput_best_uniform-10": "pext",
                 "throughput_best_random-play": "dbb", "latency_best_uniform-10": "pext",
-                "counters": "counters unavailable", "haitaka ÷ best perft": 1.2}}"#,
-        )
-        .unwrap();
+                "counters": "counters unavailable", "haitaka ÷ best perft": 1.2}"#,
+        );
         assert_eq!(
             best_backend(&experiment).unwrap(),
             "pext (throughput uniform-10, latency uniform-10); dbb (throughput random-play)"
         );
-        let per_geometry = Json::parse(
-            r#"{"summary": {"best_backend_per_geometry": {"L2": "pext", "L3": "pext"}}}"#,
-        )
-        .unwrap();
+        let per_geometry =
+            with_summary(r#"{"best_backend_per_geometry": {"L2": "pext", "L3": "pext"}}"#);
         assert_eq!(best_backend(&per_geometry).unwrap(), "pext (all 2)");
-        let e2 = Json::parse(r#"{"summary": {"best perft start d5": "pext"}}"#).unwrap();
+        let e2 = with_summary(r#"{"best perft start d5": "pext"}"#);
         assert_eq!(best_backend(&e2).unwrap(), "pext (perft start d5)");
-        let none = Json::parse(r#"{"summary": {"l1_ns": 1.4}}"#).unwrap();
+        let none = with_summary(r#"{"l1_ns": 1.4}"#);
         assert_eq!(best_backend(&none), None);
     }
 
-    const GOOD: &str = r#"{"schema_version": 1, "date": "2026-01-02",
-        "machine": {"cpu_model": "Good CPU"}, "experiments": [{"id": "E1"}]}"#;
-
-    #[test]
-    fn validate_results_names_what_is_wrong() {
-        assert_eq!(validate_results(&Json::parse(GOOD).unwrap()), Ok(()));
-        let cases = [
-            ("[]", "results.json is an array, not an object"),
-            ("null", "results.json is null, not an object"),
-            ("{}", "results.json has no schema_version"),
-            (
-                r#"{"schema_version": 999, "machine": {}, "experiments": []}"#,
-                "results.json has schema_version 999, this kiki reads 1",
-            ),
-            (
-                r#"{"schema_version": "1", "machine": {}, "experiments": []}"#,
-                "results.json schema_version is a string, not a number",
-            ),
-            (
-                r#"{"schema_version": 1, "experiments": []}"#,
-                "results.json has no machine",
-            ),
-            (
-                r#"{"schema_version": 1, "machine": [], "experiments": []}"#,
-                "results.json machine is an array, not an object",
-            ),
-            (
-                r#"{"schema_version": 1, "machine": {}, "experiments": {}}"#,
-                "results.json experiments is an object, not an array",
-            ),
-            (
-                r#"{"schema_version": 1, "machine": {}, "experiments": [{"id": "E1"}, 3]}"#,
-                "results.json experiments[1] is a number, not an object",
-            ),
-            (
-                r#"{"schema_version": 1, "machine": {}, "experiments": [{"id": 1}]}"#,
-                "results.json experiments[0] has no string id",
-            ),
-        ];
-        for (text, expected) in cases {
-            let json = Json::parse(text).unwrap();
-            assert_eq!(validate_results(&json), Err(expected.to_string()), "{text}");
-        }
+    /// A valid `results.json` of one experiment on "Good CPU".
+    fn good() -> String {
+        let mut machine = Machine::detect();
+        machine.cpu_model = "Good CPU".into();
+        let mut report = new_report(machine, vec![with_summary("{}")]);
+        report.date = "2026-01-02".into();
+        serde_json::to_string(&report).unwrap()
     }
 
     #[test]
     fn bad_folders_are_left_out_and_make_the_index_fail() {
         let dir = std::env::temp_dir().join(format!("kiki-report-index-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
+        let good = good();
         let folders = [
-            ("good-2026-01-02", GOOD),
+            ("good-2026-01-02", good.as_str()),
             ("array", "[1, 2]"),
             ("null", "null"),
             (
@@ -561,13 +408,13 @@ mod tests {
             std::fs::write(dir.join(folder).join("results.json"), text).unwrap();
         }
         let rebuilt = rebuild(&dir).unwrap();
-        assert_eq!(rebuilt.indexed, 1);
+        assert_eq!(rebuilt.indexed, 1, "{:?}", rebuilt.skipped);
         assert_eq!(
             rebuilt.skipped,
             [
                 "'array': results.json is an array, not an object",
-                "'broken': results.json: JSON: expected a string key at byte 1, found 'b'",
-                "'future': results.json has schema_version 999, this kiki reads 1",
+                "'broken': results.json is not JSON: key must be a string at line 1 column 2",
+                "'future': results.json has schema_version 999, this kiki reads 1 and 2",
                 "'null': results.json is null, not an object",
                 "'shape': results.json machine is a number, not an object",
             ]

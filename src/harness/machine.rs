@@ -1,14 +1,15 @@
 //! What machine and build produced a report: CPU identity and caches, kernel, huge-page mode,
 //! compiler, target features, git state, `Cargo.lock` hash and date.
 
-use crate::json::Json;
+use serde::{Deserialize, Serialize};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// One cache level as the machine describes it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cache {
     pub level: u8,
     /// `Data`, `Instruction` or `Unified`.
+    #[serde(rename = "type")]
     pub kind: String,
     pub bytes: usize,
     pub line_bytes: usize,
@@ -18,7 +19,7 @@ pub struct Cache {
 }
 
 /// The machine and build a report was made on.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Machine {
     pub cpu_model: String,
     pub vendor: String,
@@ -38,9 +39,9 @@ pub struct Machine {
     pub target: String,
     pub rustflags: String,
     /// Target features the binary was compiled with (of those that matter here).
-    pub compiled_features: Vec<&'static str>,
+    pub compiled_features: Vec<String>,
     /// The same features as this CPU reports them at run time.
-    pub cpu_features: Vec<&'static str>,
+    pub cpu_features: Vec<String>,
     pub git_commit: String,
     /// `clean`, `dirty` or `unknown`, as of the build.
     pub git_tree: String,
@@ -370,8 +371,8 @@ impl Machine {
             opt_level: env!("KIKI_OPT_LEVEL").to_string(),
             target: env!("KIKI_TARGET").to_string(),
             rustflags: env!("KIKI_RUSTFLAGS").to_string(),
-            compiled_features: compiled_features(),
-            cpu_features: cpu_features(),
+            compiled_features: compiled_features().into_iter().map(String::from).collect(),
+            cpu_features: cpu_features().into_iter().map(String::from).collect(),
             git_commit: env!("KIKI_GIT_COMMIT").to_string(),
             git_tree: env!("KIKI_GIT_TREE").to_string(),
             cargo_lock_hash: env!("KIKI_CARGO_LOCK_HASH").to_string(),
@@ -394,54 +395,6 @@ impl Machine {
             .iter()
             .find(|c| c.level == level && c.kind != "Instruction")
             .map(|c| c.bytes)
-    }
-
-    pub fn to_json(&self) -> Json {
-        let strings = |items: &[&str]| Json::Array(items.iter().map(|s| Json::str(*s)).collect());
-        Json::object([
-            ("cpu_model", Json::str(self.cpu_model.clone())),
-            ("cpu_slug", Json::str(self.cpu_slug())),
-            ("vendor", Json::str(self.vendor.clone())),
-            ("family", Json::Int(self.family.into())),
-            ("model", Json::Int(self.model.into())),
-            ("stepping", Json::Int(self.stepping.into())),
-            ("cache_source", Json::str(self.cache_source.clone())),
-            (
-                "caches",
-                Json::Array(
-                    self.caches
-                        .iter()
-                        .map(|c| {
-                            Json::object([
-                                ("level", Json::Int(c.level.into())),
-                                ("type", Json::str(c.kind.clone())),
-                                ("bytes", Json::Int(c.bytes as i128)),
-                                ("line_bytes", Json::Int(c.line_bytes as i128)),
-                                ("ways", Json::Int(c.ways as i128)),
-                                ("shared_cpus", Json::str(c.shared_cpus.clone())),
-                            ])
-                        })
-                        .collect(),
-                ),
-            ),
-            ("logical_cpus", Json::Int(self.logical_cpus as i128)),
-            ("kernel", Json::str(self.kernel.clone())),
-            (
-                "transparent_huge_pages",
-                Json::str(self.transparent_huge_pages.clone()),
-            ),
-            ("rustc", Json::str(self.rustc.clone())),
-            ("profile", Json::str(self.profile.clone())),
-            ("opt_level", Json::str(self.opt_level.clone())),
-            ("target", Json::str(self.target.clone())),
-            ("rustflags", Json::str(self.rustflags.clone())),
-            ("compiled_features", strings(&self.compiled_features)),
-            ("cpu_features", strings(&self.cpu_features)),
-            ("git_commit", Json::str(self.git_commit.clone())),
-            ("git_tree", Json::str(self.git_tree.clone())),
-            ("cargo_lock_hash", Json::str(self.cargo_lock_hash.clone())),
-            ("date_utc", Json::str(self.date_utc.clone())),
-        ])
     }
 
     /// The report's machine section in Markdown (a heading and a two-column table).
@@ -469,7 +422,7 @@ impl Machine {
                 .collect::<Vec<_>>()
                 .join("; ")
         };
-        let list = |items: &[&str]| {
+        let list = |items: &[String]| {
             if items.is_empty() {
                 "none".to_string()
             } else {
@@ -604,8 +557,10 @@ mod tests {
             .cpu_slug()
             .contains(&format!("-f{}-m{}", machine.family, machine.model)));
         assert_eq!(machine.date_utc.len(), 20);
-        let json = machine.to_json().render();
-        assert!(json.contains("\"cpu_slug\""));
+        let json = serde_json::to_string(&machine).unwrap();
+        assert!(json.contains("\"date_utc\""));
+        let back: Machine = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, machine);
         let markdown = machine.markdown();
         assert!(markdown.starts_with("## Machine"));
         assert!(markdown.contains("Transparent huge pages"));

@@ -1,4 +1,5 @@
-//! Writes a report folder: `report.md`, every plot as SVG and PNG, and `results.json`.
+//! Writes a report folder (`results.json`, then `report.md` and every plot as SVG and PNG),
+//! reads one back, and re-renders one from its `results.json` alone.
 //!
 //! The folder is built under a hidden temporary name beside its final place and published only
 //! when every file is written, so a folder named `<cpu-slug>-<date>` is always complete. Publishing
@@ -7,29 +8,38 @@
 //! measured data is never deleted: where writing or publishing fails, the temporary folder stays
 //! and the error names it.
 
+use super::machine::Machine;
 use super::plot;
-use super::results::{Experiment, Plot, Table, SCHEMA_VERSION};
-use crate::json::Json;
+use super::results::{
+    BackendEntry, ExperimentResult, Plot, Report, Table, READABLE_SCHEMAS, SCHEMA_VERSION,
+};
+use crate::input::quote_input;
+use serde_json::Value;
 use std::fs;
-use std::io;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-/// Writes the report for `experiments` into a new folder `out_dir/<slug>-<date>[-N]` and
-/// returns its path. `machine_md` is the machine section (Markdown, with its own heading);
-/// `machine_json` goes into `results.json` as is. Errors are one line for the user.
-pub fn write_report(
-    out_dir: &Path,
-    slug: &str,
-    date: &str,
-    machine_md: &str,
-    machine_json: Json,
-    experiments: &[Experiment],
-) -> Result<PathBuf, String> {
+/// The report of `experiments` measured on `machine` by this binary (whose backends it lists).
+pub fn new_report(machine: Machine, experiments: Vec<ExperimentResult>) -> Report {
+    Report {
+        schema_version: SCHEMA_VERSION,
+        kiki_version: env!("CARGO_PKG_VERSION").to_string(),
+        cpu_slug: machine.cpu_slug(),
+        date: machine.date().to_string(),
+        machine,
+        backends: backends(),
+        experiments,
+    }
+}
+
+/// Writes `report` into a new folder `out_dir/<slug>-<date>[-N]` and returns its path. Errors
+/// are one line for the user.
+pub fn write_report(out_dir: &Path, report: &Report) -> Result<PathBuf, String> {
     fs::create_dir_all(out_dir)
         .map_err(|e| format!("cannot create output folder {}: {e}", out_dir.display()))?;
-    let base = file_safe(&format!("{slug}-{date}"));
+    let base = file_safe(&format!("{}-{}", report.cpu_slug, report.date));
     let temp = claim_temp_folder(out_dir, &base)?;
-    write_files(&temp, slug, date, machine_md, machine_json, experiments).map_err(|e| {
+    write_files(&temp, report).map_err(|e| {
         format!(
             "{e}; what was written is kept in {} (results.json first)",
             temp.display()
@@ -150,65 +160,192 @@ fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
 }
 
 /// Writes `results.json` (the measured data) first, then `report.md` and the plots.
-fn write_files(
-    dir: &Path,
-    slug: &str,
-    date: &str,
-    machine_md: &str,
-    machine_json: Json,
-    experiments: &[Experiment],
-) -> Result<(), String> {
-    let json = results_json(slug, date, machine_json, experiments);
-    write(&dir.join("results.json"), (json.render() + "\n").as_bytes())?;
-    let stems = plot_stems(experiments);
-    let markdown = render_markdown(slug, date, machine_md, experiments, &stems);
-    write(&dir.join("report.md"), markdown.as_bytes())?;
-    for (experiment, stems) in experiments.iter().zip(&stems) {
+fn write_files(dir: &Path, report: &Report) -> Result<(), String> {
+    let json =
+        serde_json::to_string(report).map_err(|e| format!("cannot serialise results.json: {e}"))?;
+    write(&dir.join("results.json"), (json + "\n").as_bytes())?;
+    render_into(dir, report)
+}
+
+/// Writes `report.md` and every plot of `report` into `dir`, each file through a temporary name
+/// and a rename, so a failure leaves the earlier file whole.
+pub fn render_into(dir: &Path, report: &Report) -> Result<(), String> {
+    let stems = plot_stems(&report.experiments);
+    for (experiment, stems) in report.experiments.iter().zip(&stems) {
         for (plot, stem) in experiment.plots.iter().zip(stems) {
             let svg = plot::render_svg(plot)?;
             write(&dir.join(format!("{stem}.svg")), svg.as_bytes())?;
-            plot::render_png(plot, &dir.join(format!("{stem}.png")))?;
+            let png = dir.join(format!("{stem}.png"));
+            let temp = temp_name(&png);
+            plot::render_png(plot, &temp)
+                .and_then(|()| rename(&temp, &png))
+                .inspect_err(|_| {
+                    let _ = fs::remove_file(&temp);
+                })?;
+        }
+    }
+    write(
+        &dir.join("report.md"),
+        render_markdown(report, &stems).as_bytes(),
+    )
+}
+
+/// `kiki render DIR`: rewrites `DIR/report.md` and the plots from `DIR/results.json`.
+pub fn rerender(dir: &Path) -> Result<(), String> {
+    let report = read_report(&dir.join("results.json"))?;
+    if report.schema_version != SCHEMA_VERSION {
+        return Err(format!(
+            "results.json has schema_version {}, which holds no tables or plots; only version \
+             {SCHEMA_VERSION} can be re-rendered (the folder is left as it is)",
+            report.schema_version
+        ));
+    }
+    render_into(dir, &report)
+}
+
+/// `dir/.tmp-<pid>-<name>`: hidden, and with the same extension (the PNG encoder goes by it).
+fn temp_name(path: &Path) -> PathBuf {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    path.with_file_name(format!(".tmp-{}-{name}", std::process::id()))
+}
+
+fn rename(from: &Path, to: &Path) -> Result<(), String> {
+    fs::rename(from, to).map_err(|e| format!("cannot write {}: {e}", to.display()))
+}
+
+/// Writes `path` whole or not at all (a temporary file renamed over it).
+fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let temp = temp_name(path);
+    fs::write(&temp, bytes)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        .and_then(|()| rename(&temp, path))
+        .inspect_err(|_| {
+            let _ = fs::remove_file(&temp);
+        })
+}
+
+/// The largest `results.json` read back (a full report's is about 1.5 MB).
+pub const MAX_RESULTS_BYTES: u64 = 256 << 20;
+
+/// Reads and checks one `results.json`; the error says what is wrong, in one line: a file too
+/// large or unreadable, not JSON, not an object, a `schema_version` this build cannot read, or a
+/// shape that does not match it.
+pub fn read_report(path: &Path) -> Result<Report, String> {
+    let shown = quote_input(&path.display().to_string());
+    let file = fs::File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let mut text = String::new();
+    file.take(MAX_RESULTS_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if text.len() as u64 > MAX_RESULTS_BYTES {
+        return Err(format!(
+            "{shown} is larger than {} MiB",
+            MAX_RESULTS_BYTES >> 20
+        ));
+    }
+    parse_report(&text)
+}
+
+/// Parses and checks the text of a `results.json` (see [`read_report`]).
+pub fn parse_report(text: &str) -> Result<Report, String> {
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| format!("results.json is not JSON: {e}"))?;
+    check_shape(&value)?;
+    serde_json::from_value(value).map_err(|e| format!("results.json: {e}"))
+}
+
+fn json_kind(json: &Value) -> &'static str {
+    match json {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The checks that give the clearest messages, made before the typed reading: an object with a
+/// readable `schema_version`, a `machine` object and an `experiments` array of objects with
+/// string ids.
+fn check_shape(json: &Value) -> Result<(), String> {
+    let Value::Object(fields) = json else {
+        return Err(format!(
+            "results.json is {}, not an object",
+            json_kind(json)
+        ));
+    };
+    let readable = READABLE_SCHEMAS
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(" and ");
+    match fields.get("schema_version") {
+        None => return Err("results.json has no schema_version".into()),
+        Some(Value::Number(number)) => {
+            if !number
+                .as_u64()
+                .is_some_and(|v| READABLE_SCHEMAS.iter().any(|&r| u64::from(r) == v))
+            {
+                return Err(format!(
+                    "results.json has schema_version {number}, this kiki reads {readable}"
+                ));
+            }
+        }
+        Some(other) => {
+            return Err(format!(
+                "results.json schema_version is {}, not a number",
+                json_kind(other)
+            ))
+        }
+    }
+    match fields.get("machine") {
+        Some(Value::Object(_)) => {}
+        Some(other) => {
+            return Err(format!(
+                "results.json machine is {}, not an object",
+                json_kind(other)
+            ))
+        }
+        None => return Err("results.json has no machine".into()),
+    }
+    let experiments = match fields.get("experiments") {
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            return Err(format!(
+                "results.json experiments is {}, not an array",
+                json_kind(other)
+            ))
+        }
+        None => return Err("results.json has no experiments".into()),
+    };
+    for (index, experiment) in experiments.iter().enumerate() {
+        if !experiment.is_object() {
+            return Err(format!(
+                "results.json experiments[{index}] is {}, not an object",
+                json_kind(experiment)
+            ));
+        }
+        if !experiment.get("id").is_some_and(Value::is_string) {
+            return Err(format!(
+                "results.json experiments[{index}] has no string id"
+            ));
         }
     }
     Ok(())
 }
 
-fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
-/// `results.json`: schema version, machine, the backends' table bytes, and each experiment's
-/// raw samples and summary.
-pub fn results_json(slug: &str, date: &str, machine: Json, experiments: &[Experiment]) -> Json {
-    Json::object([
-        ("schema_version", Json::Int(SCHEMA_VERSION.into())),
-        ("kiki_version", Json::str(env!("CARGO_PKG_VERSION"))),
-        ("cpu_slug", Json::str(slug)),
-        ("date", Json::str(date)),
-        ("machine", machine),
-        ("backends", backends_json()),
-        (
-            "experiments",
-            Json::Array(experiments.iter().map(Experiment::to_json).collect()),
-        ),
-    ])
-}
-
-/// The backends of the binary that wrote the report: name, availability, code path, table bytes.
-fn backends_json() -> Json {
-    Json::Array(
-        crate::registry::summaries()
-            .iter()
-            .map(|s| {
-                Json::object([
-                    ("name", Json::str(s.info.name)),
-                    ("available", Json::Bool(s.availability.is_ok())),
-                    ("simd_path", Json::str(s.simd_path)),
-                    ("table_bytes", Json::Int(s.table_bytes as i128)),
-                ])
-            })
-            .collect(),
-    )
+/// The backends of this binary: name, availability, code path, table bytes.
+fn backends() -> Vec<BackendEntry> {
+    crate::registry::summaries()
+        .iter()
+        .map(|s| BackendEntry {
+            name: s.info.name.to_string(),
+            available: s.availability.is_ok(),
+            simd_path: s.simd_path.to_string(),
+            table_bytes: s.table_bytes as u64,
+        })
+        .collect()
 }
 
 /// Keeps `[A-Za-z0-9._-]`, turning anything else into `-` (file names must be portable).
@@ -232,7 +369,7 @@ pub fn file_safe(text: &str) -> String {
 }
 
 /// One unique, file-safe stem per plot (a repeated stem gets `-2`, `-3`, …).
-fn plot_stems(experiments: &[Experiment]) -> Vec<Vec<String>> {
+fn plot_stems(experiments: &[ExperimentResult]) -> Vec<Vec<String>> {
     let mut used: Vec<String> = Vec::new();
     experiments
         .iter()
@@ -257,19 +394,14 @@ fn plot_stems(experiments: &[Experiment]) -> Vec<Vec<String>> {
 }
 
 /// The whole `report.md`.
-fn render_markdown(
-    slug: &str,
-    date: &str,
-    machine_md: &str,
-    experiments: &[Experiment],
-    stems: &[Vec<String>],
-) -> String {
-    let mut out = format!("# kiki report: {slug}, {date}\n\n");
+fn render_markdown(report: &Report, stems: &[Vec<String>]) -> String {
+    let experiments = &report.experiments;
+    let mut out = format!("# kiki report: {}, {}\n\n", report.cpu_slug, report.date);
     out.push_str(
         "Every figure below was measured by `kiki report` on the machine described first; \
          raw samples are in [`results.json`](results.json).\n\n",
     );
-    out.push_str(machine_md.trim_end());
+    out.push_str(report.machine.markdown().trim_end());
     out.push_str("\n\n");
     if !experiments.is_empty() {
         out.push_str("## Experiments\n\n");
@@ -301,7 +433,7 @@ fn render_markdown(
     out
 }
 
-fn heading(experiment: &Experiment) -> String {
+fn heading(experiment: &ExperimentResult) -> String {
     format!("{} — {}", experiment.id, experiment.title)
 }
 
@@ -353,6 +485,69 @@ pub fn table_markdown(table: &Table) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bad_results_json_is_named_in_one_line() {
+        let cases = [
+            ("[]", "results.json is an array, not an object"),
+            ("null", "results.json is null, not an object"),
+            ("{}", "results.json has no schema_version"),
+            (
+                r#"{"schema_version": 999, "machine": {}, "experiments": []}"#,
+                "results.json has schema_version 999, this kiki reads 1 and 2",
+            ),
+            (
+                r#"{"schema_version": "1", "machine": {}, "experiments": []}"#,
+                "results.json schema_version is a string, not a number",
+            ),
+            (
+                r#"{"schema_version": 1, "experiments": []}"#,
+                "results.json has no machine",
+            ),
+            (
+                r#"{"schema_version": 1, "machine": [], "experiments": []}"#,
+                "results.json machine is an array, not an object",
+            ),
+            (
+                r#"{"schema_version": 1, "machine": {}, "experiments": {}}"#,
+                "results.json experiments is an object, not an array",
+            ),
+            (
+                r#"{"schema_version": 1, "machine": {}, "experiments": [{"id": "E1"}, 3]}"#,
+                "results.json experiments[1] is a number, not an object",
+            ),
+            (
+                r#"{"schema_version": 1, "machine": {}, "experiments": [{"id": 1}]}"#,
+                "results.json experiments[0] has no string id",
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(parse_report(text).unwrap_err(), expected, "{text}");
+        }
+        let missing =
+            parse_report(r#"{"schema_version": 2, "machine": {}, "experiments": [{"id": "E1"}]}"#)
+                .unwrap_err();
+        assert!(
+            missing.starts_with("results.json: missing field"),
+            "{missing}"
+        );
+    }
+
+    /// Every committed report reads back (schema 1 for the index, schema 2 re-renders).
+    #[test]
+    fn committed_reports_read_back() {
+        let reports = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
+        let mut read = 0;
+        for entry in fs::read_dir(&reports).unwrap() {
+            let path = entry.unwrap().path().join("results.json");
+            if path.exists() {
+                let report = read_report(&path).unwrap_or_else(|e| panic!("{e}"));
+                assert!(!report.experiments.is_empty());
+                read += 1;
+            }
+        }
+        assert!(read > 0);
+    }
 
     #[test]
     fn anchors_and_tables() {

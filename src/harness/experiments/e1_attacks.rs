@@ -8,11 +8,11 @@ use super::{
 };
 use crate::backend::{Backend, Bitboard};
 use crate::harness::measure::{interleaved, Case};
-use crate::harness::results::{Experiment, Plot, PlotKind, PlotLine, Series, Table};
+use crate::harness::results::{ExperimentResult, Plot, PlotKind, PlotLine, Series, Table};
 use crate::harness::stats::{format_spread, ratio};
 use crate::harness::workloads::{self, LookupItem, PieceGroup, Policy, Workload};
-use crate::json::Json;
 use crate::registry::{self, BackendVisitor};
+use serde_json::Value as Json;
 use std::hint::black_box;
 
 pub const TITLE: &str = "Attack throughput and latency";
@@ -105,7 +105,7 @@ struct Cell {
     ns: Vec<f64>,
 }
 
-pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
+pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
     let (backends, skipped) = config.backend_names();
     let n = config.pick(256, 4096, 16384);
     let sampling = config.sampling();
@@ -233,7 +233,7 @@ fn build(
     counter_log: &CounterLog,
     thin: &[String],
     user_note: &str,
-) -> Experiment {
+) -> ExperimentResult {
     let find = |workload: &str, piece: PieceGroup, mode: Mode, backend: &str| {
         cells.iter().find(|c| {
             c.workload == workload && c.piece == piece && c.mode == mode && c.backend == backend
@@ -401,7 +401,7 @@ fn build(
                     String::new()
                 },
             ));
-            summary.push((format!("{}_best_{w}", mode.name()), Json::str(best)));
+            summary.push((format!("{}_best_{w}", mode.name()), Json::from(best)));
         }
         if !leaders.is_empty() {
             findings.push(format!(
@@ -546,8 +546,8 @@ fn build(
     if !skipped.is_empty() {
         method.push_str(&format!(" Skipped: {}.", skipped.join("; ")));
     }
-    summary.push(("counters".to_string(), Json::str(counter_log.note())));
-    Experiment {
+    summary.push(("counters".to_string(), Json::from(counter_log.note())));
+    ExperimentResult {
         id: "E1".to_string(),
         title: TITLE.to_string(),
         method,

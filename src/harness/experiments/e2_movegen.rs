@@ -7,15 +7,15 @@ use super::{
 };
 use crate::backend::Backend;
 use crate::harness::measure::{interleaved, Case, SampleConfig};
-use crate::harness::results::{Experiment, Plot, PlotKind, PlotLine, Table};
+use crate::harness::results::{ExperimentResult, Plot, PlotKind, PlotLine, Table};
 use crate::harness::stats::{format_spread, ratio};
 use crate::harness::workloads::{self, Policy};
-use crate::json::Json;
 use crate::movegen::MoveList;
 use crate::perft::perft;
 use crate::position::{Position, START_SFEN};
 use crate::public_positions::{published_counts, SECOND};
 use crate::registry::{self, BackendVisitor};
+use serde_json::Value as Json;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -156,7 +156,7 @@ struct Row {
     ns: Vec<f64>,
 }
 
-pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
+pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
     let (backends, skipped) = config.backend_names();
     progress("generating positions", 0.0);
     let positions = config.pick(16, 256, 1024);
@@ -284,7 +284,7 @@ fn build(
     moves_per_position: f64,
     rows: Vec<Row>,
     errors: &[String],
-) -> Experiment {
+) -> ExperimentResult {
     let tasks: Vec<String> = {
         let mut t: Vec<String> = Vec::new();
         for row in &rows {
@@ -384,7 +384,7 @@ fn build(
             per_second_millions(order[0].1),
             and_list(&others)
         ));
-        summary.push((format!("best {task}"), Json::str(best)));
+        summary.push((format!("best {task}"), Json::from(best)));
         for peer in peers {
             let Some(peer_row) = find(task, peer) else {
                 continue;
@@ -406,7 +406,7 @@ fn build(
                 r.min,
                 r.max
             ));
-            summary.push((format!("{peer} ÷ best {task}"), Json::Float(r.median)));
+            summary.push((format!("{peer} ÷ best {task}"), Json::from(r.median)));
         }
     }
     if errors.is_empty() {
@@ -453,7 +453,7 @@ fn build(
         rows: table_rows,
     }];
     tables.extend(counter_log.table(&["backend", "task"], |_| true));
-    Experiment {
+    ExperimentResult {
         id: "E2".to_string(),
         title: TITLE.to_string(),
         method,

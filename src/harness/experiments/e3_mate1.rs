@@ -5,13 +5,13 @@
 use super::{and_list, ranked, ratio_text, series, summarise, Config, Progress};
 use crate::backend::Backend;
 use crate::harness::measure::{interleaved, Case};
-use crate::harness::results::{Experiment, Plot, PlotKind, PlotLine, Table};
+use crate::harness::results::{ExperimentResult, Plot, PlotKind, PlotLine, Table};
 use crate::harness::stats::{format_spread, ratio};
-use crate::json::Json;
 use crate::mate1::{mate_in_1, mate_in_1_brute_force, tactical_positions};
 use crate::position::Position;
 use crate::registry::{self, BackendVisitor};
 use crate::variants::mailbox::Mailbox;
+use serde_json::Value as Json;
 use std::hint::black_box;
 
 pub const TITLE: &str = "Mate in one: fast path against brute force";
@@ -104,7 +104,7 @@ struct Row {
     ns: Vec<f64>,
 }
 
-pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
+pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
     let (backends, skipped) = config.backend_names();
     progress("generating positions", 0.0);
     let seed = config.seed ^ 0xE3;
@@ -178,7 +178,7 @@ fn build(
     brute_sizes: (usize, usize),
     rows: Vec<Row>,
     errors: &[String],
-) -> Experiment {
+) -> ExperimentResult {
     let find =
         |task: &str, backend: &str| rows.iter().find(|r| r.task == task && r.backend == backend);
     let tasks: Vec<&str> = TASKS
@@ -263,7 +263,7 @@ fn build(
         findings.push(format!(
             "{task}: {best} is fastest at {best_ns:.0} ns per position{rest}."
         ));
-        summary.push((format!("fastest {task}"), Json::str(best)));
+        summary.push((format!("fastest {task}"), Json::from(best)));
     }
     let mut speedups = Vec::new();
     for b in backends {
@@ -296,8 +296,8 @@ fn build(
              (median of all pairings, min–max): {}.",
             and_list(&parts)
         ));
-        summary.push(("brute/fast low".to_string(), Json::Float(low)));
-        summary.push(("brute/fast high".to_string(), Json::Float(high)));
+        summary.push(("brute/fast low".to_string(), Json::from(low)));
+        summary.push(("brute/fast high".to_string(), Json::from(high)));
     }
     if errors.is_empty() {
         findings.push(
@@ -329,7 +329,7 @@ fn build(
     if !skipped.is_empty() {
         method.push_str(&format!(" Skipped: {}.", skipped.join("; ")));
     }
-    Experiment {
+    ExperimentResult {
         id: "E3".to_string(),
         title: TITLE.to_string(),
         method,

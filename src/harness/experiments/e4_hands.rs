@@ -5,12 +5,12 @@
 use super::{and_list, point, ranked, series, summarise, Config, Progress};
 use crate::hands::{ByteHand, GuardedHand, HandLayout, PackedHand};
 use crate::harness::measure::{interleaved, Case};
-use crate::harness::results::{Experiment, Plot, PlotKind, PlotLine, Table};
+use crate::harness::results::{ExperimentResult, Plot, PlotKind, PlotLine, Table};
 use crate::harness::stats::{format_spread, ratio};
-use crate::json::Json;
 use crate::position::PieceKind;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use serde_json::Value as Json;
 use std::hint::black_box;
 
 pub const TITLE: &str = "Hand layouts";
@@ -122,7 +122,7 @@ struct Row {
     ns: Vec<f64>,
 }
 
-pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
+pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
     progress("generating hands", 0.0);
     let n = config.pick(256, 4096, 4096);
     let inputs = inputs(config.seed ^ 0xE4, n);
@@ -147,7 +147,7 @@ pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
     build(config, n, &inputs, rows)
 }
 
-fn build(config: &Config, n: usize, inputs: &Inputs, rows: Vec<Row>) -> Experiment {
+fn build(config: &Config, n: usize, inputs: &Inputs, rows: Vec<Row>) -> ExperimentResult {
     let find = |op: &str, layout: &str| rows.iter().find(|r| r.op == op && r.layout == layout);
     let true_share = inputs
         .pairs
@@ -225,7 +225,7 @@ fn build(config: &Config, n: usize, inputs: &Inputs, rows: Vec<Row>) -> Experime
             "{op}: {best} is fastest at {best_ns:.2} ns; {}.",
             and_list(&others)
         ));
-        summary.push((format!("fastest {op}"), Json::str(best)));
+        summary.push((format!("fastest {op}"), Json::from(best)));
     }
     for op in ["superior", "superior-chain"] {
         if let (Some(g), Some(p)) = (find(op, GuardedHand::NAME), find(op, PackedHand::NAME)) {
@@ -258,7 +258,7 @@ fn build(config: &Config, n: usize, inputs: &Inputs, rows: Vec<Row>) -> Experime
         100.0 * true_share,
         config.sampling().samples,
     );
-    Experiment {
+    ExperimentResult {
         id: "E4".to_string(),
         title: TITLE.to_string(),
         method,

@@ -4,13 +4,13 @@
 
 use super::{and_list, point, ranked, series, summarise, Config, Progress};
 use crate::harness::effects_timing::{clock_name, measure, verify_all, workload, Samples, NAMES};
-use crate::harness::results::{Experiment, Plot, PlotKind, PlotLine, Table};
+use crate::harness::results::{ExperimentResult, Plot, PlotKind, PlotLine, Table};
 use crate::harness::stats::{format_spread, ratio, Summary};
-use crate::json::Json;
+use serde_json::Value as Json;
 
 pub const TITLE: &str = "Effect boards: ray steppers";
 
-pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
+pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
     let seed = config.seed ^ 0xE5;
     let moves = config.pick(400, 20_000, 100_000);
     let samples = config.pick(3, 9, 15);
@@ -39,7 +39,7 @@ fn build(
     comparisons: usize,
     results: &[Samples],
     error: Option<String>,
-) -> Experiment {
+) -> ExperimentResult {
     let find = |name: &str| results.iter().find(|r| r.name == name);
     let series_out = results
         .iter()
@@ -94,7 +94,7 @@ fn build(
         findings.push(format!(
             "{best} is fastest at {best_ns:.1} ns per make + unmake."
         ));
-        summary.push(("fastest".to_string(), Json::str(best)));
+        summary.push(("fastest".to_string(), Json::from(best)));
     }
     let ratios: Vec<String> = results
         .iter()
@@ -169,7 +169,7 @@ fn build(
         and_list(&NAMES.iter().map(|s| s.to_string()).collect::<Vec<_>>()),
         clock_name(),
     );
-    Experiment {
+    ExperimentResult {
         id: "E5".to_string(),
         title: TITLE.to_string(),
         method,

@@ -4,12 +4,12 @@
 use super::{point, series, summarise, Config, Progress};
 use crate::harness::machine::Machine;
 use crate::harness::measure::{interleaved, Case, PageBuffer, Pages, SampleConfig};
-use crate::harness::results::{Experiment, Plot, PlotKind, PlotLine, Table};
+use crate::harness::results::{ExperimentResult, Plot, PlotKind, PlotLine, Table};
 use crate::harness::stats::format_spread;
-use crate::json::Json;
 use crate::units::rounded_bytes;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use serde_json::Value as Json;
 use std::time::Duration;
 
 pub const TITLE: &str = "Memory latency curve";
@@ -60,7 +60,7 @@ pub fn sizes(max: usize, per_octave: u32) -> Vec<usize> {
     out
 }
 
-pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
+pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
     let machine = Machine::detect();
     let max = config.pick(1 << 20, 64 << 20, 256 << 20);
     let per_octave = config.pick(1, 1, 2);
@@ -132,7 +132,7 @@ fn build(
     sizes: &[usize],
     measured: Vec<(Pages, usize, Vec<f64>, Option<usize>)>,
     advice_errors: &[String],
-) -> Experiment {
+) -> ExperimentResult {
     let series_out = measured
         .iter()
         .map(|(pages, bytes, ns, huge)| {
@@ -232,7 +232,7 @@ fn build(
                     rounded_bytes(cache as f64),
                     rounded_bytes(bytes as f64)
                 ));
-                summary.push((format!("l{level}_ns"), Json::Float(ns)));
+                summary.push((format!("l{level}_ns"), Json::from(ns)));
             }
         }
         previous_level_bytes = cache;
@@ -256,8 +256,8 @@ fn build(
                 "none".to_string()
             }
         ));
-        summary.push(("far_ns_4k".to_string(), Json::Float(small)));
-        summary.push(("far_ns_huge".to_string(), Json::Float(huge)));
+        summary.push(("far_ns_4k".to_string(), Json::from(small)));
+        summary.push(("far_ns_huge".to_string(), Json::from(huge)));
     }
     // Steps: the sizes where the 4 KiB-page latency grows by half or more over one step.
     let mut steps = Vec::new();
@@ -312,7 +312,7 @@ fn build(
     if !advice_errors.is_empty() {
         method.push_str(&format!(" madvise failed: {}.", advice_errors.join("; ")));
     }
-    Experiment {
+    ExperimentResult {
         id: "E6".to_string(),
         title: TITLE.to_string(),
         method,

@@ -13,12 +13,12 @@ use crate::harness::measure::{
     calibrate, interleaved, pin_to_cpu, time_ns, Case, CaseResult, Counters, PageBuffer, Pages,
     SampleConfig,
 };
-use crate::harness::results::{Experiment, Plot, PlotKind, PlotLine, Point, Table};
+use crate::harness::results::{ExperimentResult, Plot, PlotKind, PlotLine, Point, Table};
 use crate::harness::stats::{format_sig, paired_difference, Summary};
 use crate::harness::workloads::{self, LookupItem, Policy};
-use crate::json::Json;
 use crate::registry::{self, BackendVisitor};
 use crate::units::rounded_bytes;
+use serde_json::Value as Json;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -226,7 +226,7 @@ fn thread_point(
     out
 }
 
-pub fn run(config: &Config, progress: Progress<'_>) -> Experiment {
+pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
     let machine = Machine::detect();
     let (backends, skipped) = config.backend_names();
     progress("generating lookups", 0.0);
@@ -440,7 +440,7 @@ fn build(
     eval_cpu: usize,
     main_cpu: usize,
     counter_log: &CounterLog,
-) -> Experiment {
+) -> ExperimentResult {
     let table_bytes = |name: &str| {
         registry::summaries()
             .into_iter()
@@ -662,7 +662,7 @@ fn build(
             row.push(from.map_or("never".into(), |b| rounded_bytes(b as f64)));
             loss_json.push((
                 format!("{backend}/{variant}"),
-                from.map_or(Json::Null, |b| Json::Int(b as i128)),
+                from.map_or(Json::Null, |b| Json::from(b as u64)),
             ));
             from_text.push((variant, from, base, last));
         }
@@ -721,9 +721,12 @@ fn build(
     }
     summary.push((
         "unresolved_points".to_string(),
-        Json::str(format!("{unresolved} of {points}")),
+        Json::from(format!("{unresolved} of {points}")),
     ));
-    summary.push(("loses_from_bytes".to_string(), Json::Object(loss_json)));
+    summary.push((
+        "loses_from_bytes".to_string(),
+        Json::Object(loss_json.into_iter().collect()),
+    ));
     // Leader changes along the 4 KiB sweep: the crossover points.
     let mut leaders: Vec<(usize, &str)> = Vec::new();
     for &bytes in sizes {
@@ -756,19 +759,14 @@ fn build(
         Json::Array(
             leaders
                 .iter()
-                .map(|(bytes, b)| {
-                    Json::object([
-                        ("from_bytes", Json::Int(*bytes as i128)),
-                        ("backend", Json::str(*b)),
-                    ])
-                })
+                .map(|(bytes, b)| serde_json::json!({"from_bytes": *bytes as u64, "backend": *b}))
                 .collect(),
         ),
     ));
     // The seed's prediction: magic-plain's 60.75 MiB falls behind DBB's small tables.
     let verdict = seed_verdict(&at_max, max_e, &|b| table_bytes(b));
     findings.push(verdict.clone());
-    summary.push(("seed_004_verdict".to_string(), Json::str(verdict)));
+    summary.push(("seed_004_verdict".to_string(), Json::from(verdict)));
     // Reads per lookup: does the verdict depend on memory-level parallelism?
     let mlp: Vec<String> = backends
         .iter()
@@ -881,7 +879,7 @@ fn build(
     series_out.extend(counter_log.series());
     let mut tables = vec![Table { headers, rows }];
     tables.extend(counter_tables);
-    Experiment {
+    ExperimentResult {
         id: "E7".to_string(),
         title: TITLE.to_string(),
         method,

@@ -1,8 +1,9 @@
-//! The experiments of the report, one file each, and the one list they are run from.
+//! The experiments of the report behind one trait, [`Experiment`], and the one list of them.
 //!
-//! Each experiment takes a [`Config`] and a progress callback `(message, fraction done)` and
-//! returns an [`Experiment`](crate::harness::results::Experiment): raw series, a table, plots
-//! and findings computed from its own data.
+//! Each experiment takes a [`Context`] (configuration and machine) and a progress callback
+//! `(message, fraction done)` and returns an [`ExperimentResult`]: raw series, tables, plots and
+//! findings computed from its own data. E1–E7 time code in this process, E8 runs this binary
+//! under valgrind, E9 builds kiki for other instruction-set levels and runs E1 and E2 with each.
 
 mod counter_log;
 pub mod e1_attacks;
@@ -12,10 +13,13 @@ pub mod e4_hands;
 pub mod e5_effects;
 pub mod e6_memory;
 pub mod e7_cache_pressure;
+pub mod e8_simulated_caches;
+pub mod e9_isa_levels;
 
 use crate::backend::{Backend, Bitboard};
+use crate::harness::machine::Machine;
 use crate::harness::measure::{Event, SampleConfig};
-use crate::harness::results::{Experiment, Point, Series};
+use crate::harness::results::{ExperimentResult, Point, Series};
 use crate::harness::stats::Summary;
 use crate::registry;
 use crate::types::{Color, Slider, Square};
@@ -131,83 +135,149 @@ impl Config {
 /// A progress callback: `(message, fraction of this experiment done)`.
 pub type Progress<'a> = &'a mut dyn FnMut(&str, f64);
 
-/// How an experiment is run.
-pub type RunFn = fn(&Config, Progress<'_>) -> Experiment;
-
-/// One runnable experiment.
-pub struct Entry {
-    pub id: &'static str,
-    pub title: &'static str,
-    pub run: RunFn,
+/// What an experiment runs with: the report's configuration and the machine it runs on.
+pub struct Context<'a> {
+    pub config: &'a Config,
+    pub machine: &'a Machine,
 }
 
-/// The ids `run_experiments` accepts, in report order.
-pub const EXPERIMENT_IDS: &[&str] = &["E1", "E2", "E3", "E4", "E5", "E6", "E7"];
-
-/// Every experiment in report order.
-pub fn experiments() -> Vec<Entry> {
-    vec![
-        Entry {
-            id: "E1",
-            title: e1_attacks::TITLE,
-            run: e1_attacks::run,
-        },
-        Entry {
-            id: "E2",
-            title: e2_movegen::TITLE,
-            run: e2_movegen::run,
-        },
-        Entry {
-            id: "E3",
-            title: e3_mate1::TITLE,
-            run: e3_mate1::run,
-        },
-        Entry {
-            id: "E4",
-            title: e4_hands::TITLE,
-            run: e4_hands::run,
-        },
-        Entry {
-            id: "E5",
-            title: e5_effects::TITLE,
-            run: e5_effects::run,
-        },
-        Entry {
-            id: "E6",
-            title: e6_memory::TITLE,
-            run: e6_memory::run,
-        },
-        Entry {
-            id: "E7",
-            title: e7_cache_pressure::TITLE,
-            run: e7_cache_pressure::run,
-        },
-    ]
+/// One experiment of the report.
+pub trait Experiment: Sync {
+    /// `E1` … `E9`.
+    fn id(&self) -> &'static str;
+    /// The report's heading for it.
+    fn title(&self) -> &'static str;
+    /// One line for `kiki report --help`: what it measures, and what it needs beyond the binary.
+    fn about(&self) -> &'static str;
+    /// Whether `kiki report` runs it unless told otherwise; an experiment that is not (E9, which
+    /// compiles kiki three more times) runs when named in `--only` or `--with`.
+    fn runs_by_default(&self) -> bool {
+        true
+    }
+    /// Measures, analyses and writes its findings. Where it cannot run here (no valgrind, no
+    /// source tree), the result says why in its findings instead of failing the report.
+    fn run(&self, context: &Context<'_>, progress: Progress<'_>) -> ExperimentResult;
 }
 
-/// Runs the experiments named in `only` (all when empty), in report order. Ids must be in
-/// [`EXPERIMENT_IDS`] (checking them is the caller's job; unknown ids are ignored here).
-/// Pins the measuring thread first when `config.pin_cpu` says so; a failed pin is reported
-/// through `progress` and the run carries on unpinned. `progress` gets `("E1: …", fraction of
-/// that experiment)`.
+/// E1–E7: measured in this process from a [`Config`] alone.
+struct InProcess {
+    id: &'static str,
+    title: &'static str,
+    about: &'static str,
+    run: fn(&Config, Progress<'_>) -> ExperimentResult,
+}
+
+impl Experiment for InProcess {
+    fn id(&self) -> &'static str {
+        self.id
+    }
+    fn title(&self) -> &'static str {
+        self.title
+    }
+    fn about(&self) -> &'static str {
+        self.about
+    }
+    fn run(&self, context: &Context<'_>, progress: Progress<'_>) -> ExperimentResult {
+        (self.run)(context.config, progress)
+    }
+}
+
+/// Every experiment, in report order: the one list `kiki report`, its `--help` and its `--only`
+/// read.
+pub static EXPERIMENTS: [&dyn Experiment; 9] = [
+    &InProcess {
+        id: "E1",
+        title: e1_attacks::TITLE,
+        about: "slider lookups per backend: latency and throughput on random and game-like inputs",
+        run: e1_attacks::run,
+    },
+    &InProcess {
+        id: "E2",
+        title: e2_movegen::TITLE,
+        about: "legal move generation and perft per backend, beside the peer engine haitaka",
+        run: e2_movegen::run,
+    },
+    &InProcess {
+        id: "E3",
+        title: e3_mate1::TITLE,
+        about: "mate-in-1 per backend, against brute force over the same positions",
+        run: e3_mate1::run,
+    },
+    &InProcess {
+        id: "E4",
+        title: e4_hands::TITLE,
+        about: "hand layouts: packed against guarded fields",
+        run: e4_hands::run,
+    },
+    &InProcess {
+        id: "E5",
+        title: e5_effects::TITLE,
+        about: "incremental effect counts: mailbox against SquareWithWall steppers",
+        run: e5_effects::run,
+    },
+    &InProcess {
+        id: "E6",
+        title: e6_memory::TITLE,
+        about: "this machine's memory hierarchy: dependent-load latency over buffer sizes",
+        run: e6_memory::run,
+    },
+    &InProcess {
+        id: "E7",
+        title: e7_cache_pressure::TITLE,
+        about: "lookups beside an evaluation buffer that fills the caches (seed 004)",
+        run: e7_cache_pressure::run,
+    },
+    &e8_simulated_caches::SimulatedCaches,
+    &e9_isa_levels::IsaLevels,
+];
+
+/// The experiment with this id (any case).
+pub fn find(id: &str) -> Option<&'static dyn Experiment> {
+    EXPERIMENTS
+        .iter()
+        .copied()
+        .find(|e| e.id().eq_ignore_ascii_case(id))
+}
+
+/// The experiments to run: those named in `only` (every id must exist; checking is the
+/// caller's job, unknown ids are ignored here), else the default ones plus those named in
+/// `with`; in report order.
+pub fn selected(only: &[String], with: &[String]) -> Vec<&'static dyn Experiment> {
+    let named =
+        |list: &[String], e: &dyn Experiment| list.iter().any(|id| id.eq_ignore_ascii_case(e.id()));
+    EXPERIMENTS
+        .iter()
+        .copied()
+        .filter(|e| {
+            if only.is_empty() {
+                e.runs_by_default() || named(with, *e)
+            } else {
+                named(only, *e)
+            }
+        })
+        .collect()
+}
+
+/// Runs `experiments` in order. Pins the measuring thread first when `config.pin_cpu` says so;
+/// a failed pin is reported through `progress` and the run carries on unpinned. `progress` gets
+/// `("E1: …", fraction of that experiment)`.
 pub fn run_experiments(
-    config: &Config,
-    only: &[&str],
+    experiments: &[&dyn Experiment],
+    context: &Context<'_>,
     progress: &mut dyn FnMut(&str, f64),
-) -> Vec<Experiment> {
-    if let Some(cpu) = config.pin_cpu {
+) -> Vec<ExperimentResult> {
+    if let Some(cpu) = context.config.pin_cpu {
         if let Err(reason) = crate::harness::measure::pin_to_cpu(cpu) {
             progress(&format!("not pinned: {reason}"), 0.0);
         }
     }
-    experiments()
-        .into_iter()
-        .filter(|entry| only.is_empty() || only.iter().any(|id| id.eq_ignore_ascii_case(entry.id)))
-        .map(|entry| {
-            let mut forward = |message: &str, fraction: f64| {
-                progress(&format!("{}: {message}", entry.id), fraction)
-            };
-            (entry.run)(config, &mut forward)
+    experiments
+        .iter()
+        .map(|experiment| {
+            let id = experiment.id();
+            let mut forward =
+                |message: &str, fraction: f64| progress(&format!("{id}: {message}"), fraction);
+            experiment.run(context, &mut forward)
         })
         .collect()
 }
@@ -345,9 +415,26 @@ mod tests {
     use crate::units::rounded_bytes;
 
     #[test]
-    fn ids_match_the_list() {
-        let ids: Vec<&str> = experiments().iter().map(|e| e.id).collect();
-        assert_eq!(ids, EXPERIMENT_IDS);
+    fn one_list_in_order_with_unique_ids() {
+        let ids: Vec<&str> = EXPERIMENTS.iter().map(|e| e.id()).collect();
+        assert_eq!(ids, ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9"]);
+        for e in EXPERIMENTS {
+            assert!(!e.title().is_empty() && e.about().len() > 20, "{}", e.id());
+        }
+        assert_eq!(find("e8").unwrap().id(), "E8");
+        assert!(find("E10").is_none());
+        let default: Vec<&str> = selected(&[], &[]).iter().map(|e| e.id()).collect();
+        assert_eq!(default, ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8"]);
+        let with: Vec<&str> = selected(&[], &["e9".into()])
+            .iter()
+            .map(|e| e.id())
+            .collect();
+        assert_eq!(with.len(), 9);
+        let only: Vec<&str> = selected(&["E9".into(), "e1".into()], &[])
+            .iter()
+            .map(|e| e.id())
+            .collect();
+        assert_eq!(only, ["E1", "E9"]);
     }
 
     #[test]
@@ -366,7 +453,7 @@ mod tests {
 
     /// Every experiment, smoke-sized: well-formed results (series with samples, plots with
     /// points, tables with rows, findings written).
-    pub(crate) fn assert_well_formed(experiment: &Experiment) {
+    pub(crate) fn assert_well_formed(experiment: &ExperimentResult) {
         assert!(
             !experiment.series.is_empty(),
             "{}: no series",
@@ -413,7 +500,15 @@ mod tests {
         }
         assert!(experiment.findings.len() > 40, "{}", experiment.findings);
         assert!(!experiment.method.is_empty());
-        assert!(experiment.to_json().render().contains(&experiment.id));
+        let json = serde_json::to_string(experiment).unwrap();
+        let back: ExperimentResult = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.id, experiment.id);
+        assert_eq!(back.tables, experiment.tables);
+        assert_eq!(
+            serde_json::to_string(&back).unwrap(),
+            json,
+            "a lossless round trip"
+        );
     }
 
     #[test]
@@ -422,8 +517,14 @@ mod tests {
             backends: vec!["qugiy".to_string()],
             ..Config::smoke()
         };
+        let machine = Machine::detect();
+        let context = Context {
+            config: &config,
+            machine: &machine,
+        };
         let mut messages = 0;
-        let results = run_experiments(&config, &["e6"], &mut |message, fraction| {
+        let only = selected(&["e6".into()], &[]);
+        let results = run_experiments(&only, &context, &mut |message, fraction| {
             assert!(message.starts_with("E6: "));
             assert!((0.0..=1.0).contains(&fraction));
             messages += 1;

@@ -1,20 +1,21 @@
-//! E9: the same measurements (E1 and E2 by default) from binaries built for different
-//! instruction-set levels (`scripts/report.sh` builds them), folded into one experiment.
+//! E9's analysis: the same measurements (E1 and E2) from binaries built for different
+//! instruction-set levels, folded into one experiment.
 //!
 //! Each run is a `results.json`; series are matched across runs by their labels and unit, so
 //! every comparison is like for like. Per backend, the geometric mean over matched series of
 //! each run's median, relative to the reference level, says what the instruction set buys.
 
-use super::results::{Experiment, Plot, PlotKind, PlotLine, Point, Series, Table};
-use crate::json::Json;
+use crate::harness::results::{ExperimentResult, Plot, PlotKind, PlotLine, Point, Series, Table};
+use serde_json::Value as Json;
 use std::collections::BTreeMap;
 
 pub const TITLE: &str = "instruction-set levels (the same experiments per build)";
 
-/// One build's run: its level name (`x86-64`, `x86-64-v3`, `native`) and parsed `results.json`.
+/// One build's run: its level name (`x86-64`, `x86-64-v3`, `native`) and the experiments of
+/// its `results.json`.
 pub struct IsaRun {
     pub level: String,
-    pub results: Json,
+    pub results: Vec<ExperimentResult>,
 }
 
 /// One series of a run: which experiment, its labels and unit, and its median.
@@ -30,7 +31,7 @@ struct Measured {
 /// The median of the finite samples (a run may hold a failed, infinite or NaN, sample).
 fn median(samples: &[f64]) -> Option<f64> {
     let finite: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
-    super::stats::median(&finite)
+    crate::harness::stats::median(&finite)
 }
 
 /// Rates (`…/s`) are better higher; anything else (`ns/lookup`) lower.
@@ -38,60 +39,25 @@ fn higher_is_better(unit: &str) -> bool {
     unit.ends_with("/s")
 }
 
-fn measured(results: &Json) -> Vec<Measured> {
+fn measured(results: &[ExperimentResult]) -> Vec<Measured> {
     let mut out = Vec::new();
-    for experiment in results
-        .get("experiments")
-        .and_then(Json::as_array)
-        .unwrap_or_default()
-    {
-        let id = experiment
-            .get("id")
-            .and_then(Json::as_str)
-            .unwrap_or("?")
-            .to_string();
-        if id == "E9" {
-            continue;
-        }
-        for series in experiment
-            .get("series")
-            .and_then(Json::as_array)
-            .unwrap_or_default()
-        {
-            let labels = series
-                .get("labels")
-                .and_then(Json::as_object)
-                .unwrap_or_default();
-            let Some(backend) = labels
-                .iter()
-                .find(|(k, _)| k == "backend")
-                .and_then(|(_, v)| v.as_str())
-            else {
+    for experiment in results.iter().filter(|e| e.id != "E9") {
+        for series in &experiment.series {
+            let Some(backend) = series.label("backend") else {
                 continue;
             };
-            let unit = series
-                .get("unit")
-                .and_then(Json::as_str)
-                .unwrap_or("")
-                .to_string();
-            let key = labels
+            let key = series
+                .labels
                 .iter()
-                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+                .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
                 .join(",");
-            let samples = series
-                .get("samples")
-                .and_then(Json::as_array)
-                .unwrap_or_default()
-                .iter()
-                .filter_map(Json::as_f64)
-                .collect();
             out.push(Measured {
-                experiment: id.clone(),
+                experiment: experiment.id.clone(),
                 backend: backend.to_string(),
                 key,
-                unit,
-                samples,
+                unit: series.unit.clone(),
+                samples: series.samples.clone(),
             });
         }
     }
@@ -100,7 +66,7 @@ fn measured(results: &Json) -> Vec<Measured> {
 
 /// Folds the runs into E9. `reference` is the level the others are compared with (the default
 /// build, `x86-64-v3`); when it is missing the first run is the reference.
-pub fn experiment(runs: &[IsaRun], reference: &str) -> Experiment {
+pub fn experiment(runs: &[IsaRun], reference: &str) -> ExperimentResult {
     let reference_index = runs.iter().position(|r| r.level == reference).unwrap_or(0);
     let per_run: Vec<Vec<Measured>> = runs.iter().map(|r| measured(&r.results)).collect();
     let levels: Vec<String> = runs.iter().map(|r| r.level.clone()).collect();
@@ -251,7 +217,7 @@ pub fn experiment(runs: &[IsaRun], reference: &str) -> Experiment {
             ));
             summary.push((
                 format!("{source}_{level}_range"),
-                Json::Array(vec![Json::Float(slowest.1), Json::Float(fastest.1)]),
+                Json::from(vec![slowest.1, fastest.1]),
             ));
         }
     }
@@ -260,11 +226,11 @@ pub fn experiment(runs: &[IsaRun], reference: &str) -> Experiment {
             "Fewer than two builds had matching series, so nothing could be compared.".into(),
         );
     }
-    Experiment {
+    ExperimentResult {
         id: "E9".into(),
         title: TITLE.into(),
         method: format!(
-            "{} {} run by separate binaries built for {} (by `scripts/report.sh`). Every \
+            "{} {} run by separate binaries built for {} (each build in its own process). Every \
              series with the same labels and unit is matched across builds; each build's median \
              is divided by the {} build's (inverted for times, so > 1 is always faster), and the \
              ratios are combined per backend by geometric mean. Raw samples of every build are \
@@ -289,7 +255,7 @@ pub fn experiment(runs: &[IsaRun], reference: &str) -> Experiment {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::results::Experiment as E;
+    use crate::harness::results::ExperimentResult as E;
 
     fn run(level: &str, scale: f64) -> IsaRun {
         let series = |backend: &str, unit: &str, value: f64| Series {
@@ -313,10 +279,9 @@ mod tests {
             findings: String::new(),
             summary: Vec::new(),
         };
-        let results = Json::object([("experiments", Json::Array(vec![e1.to_json()]))]);
         IsaRun {
             level: level.into(),
-            results: Json::parse(&results.render()).unwrap(),
+            results: vec![e1],
         }
     }
 

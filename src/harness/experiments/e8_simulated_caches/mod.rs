@@ -1,0 +1,333 @@
+//! E8: each backend's fixed lookup workload under valgrind's simulated caches, with explicit
+//! geometries (this CPU's, and a 2008-class machine like the one seed 004 had in mind).
+//!
+//! `kiki report` starts `valgrind --tool=callgrind --cache-sim=yes` on its own binary's hidden
+//! `e8-workload` subcommand. Collection is switched on only inside
+//! [`workload::e8_measured_lookups`] (`--collect-atstart=no --toggle-collect=…`), so building tables and
+//! generating inputs stay out of the counts. The same workload is the gungraun bench
+//! `benches/cache_sim.rs`.
+//!
+//! The files keep the parts apart: `workload` is what valgrind runs, `simulate` measures (the
+//! geometries and the valgrind runs), `analysis` turns counts into tables, plots and findings.
+
+mod analysis;
+mod simulate;
+mod workload;
+
+pub use analysis::{experiment, method, unavailable, TITLE};
+pub use simulate::{
+    geometries, parse_callgrind_out, simulate, simulate_once, valgrind_version, CacheGeometry,
+    CacheSpec, DetectedCache, SimCounts, SimResult,
+};
+pub use workload::*;
+
+use super::{Context, Experiment, Progress};
+use crate::harness::machine::Machine;
+use crate::harness::results::ExperimentResult;
+use std::path::Path;
+
+/// Lookups per simulation (valgrind runs the workload some 50–100× slower than native).
+const LOOKUPS_QUICK: usize = 20_000;
+const LOOKUPS_FULL: usize = 200_000;
+
+/// E8 in the list of experiments.
+pub struct SimulatedCaches;
+
+impl Experiment for SimulatedCaches {
+    fn id(&self) -> &'static str {
+        "E8"
+    }
+    fn title(&self) -> &'static str {
+        TITLE
+    }
+    fn about(&self) -> &'static str {
+        "simulated cache misses per lookup under valgrind callgrind (needs valgrind)"
+    }
+    fn run(&self, context: &Context<'_>, progress: Progress<'_>) -> ExperimentResult {
+        run(
+            context.machine,
+            context.config.quick,
+            &std::env::temp_dir(),
+            progress,
+        )
+    }
+}
+
+/// The detected data caches as (bytes, ways, line) per level, for the geometries.
+fn detected_cache(machine: &Machine, level: u8) -> Option<DetectedCache> {
+    machine
+        .caches
+        .iter()
+        .find(|c| c.level == level && c.kind != "Instruction")
+        .map(|c| (c.bytes, c.ways, c.line_bytes))
+}
+
+/// Runs every simulation under valgrind on this very binary; where valgrind is missing, says so.
+fn run(machine: &Machine, quick: bool, scratch: &Path, progress: Progress<'_>) -> ExperimentResult {
+    let geometries = geometries(
+        detected_cache(machine, 1),
+        detected_cache(machine, 2),
+        detected_cache(machine, 3),
+        quick,
+    );
+    let lookups = if quick { LOOKUPS_QUICK } else { LOOKUPS_FULL };
+    let Some(valgrind) = valgrind_version() else {
+        return unavailable(
+            "valgrind is not installed (or does not start)",
+            lookups,
+            &geometries,
+        );
+    };
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            return unavailable(
+                &format!("cannot locate the kiki binary: {e}"),
+                lookups,
+                &geometries,
+            )
+        }
+    };
+    let backends = crate::registry::resolve("all").unwrap_or_default();
+    // Per geometry: every backend alone, then under pressure from an evaluation twice the last
+    // level's size (with the evaluation-alone baseline).
+    let mut runs: Vec<(&CacheGeometry, &str, usize)> = Vec::new();
+    for geometry in &geometries {
+        for &backend in &backends {
+            runs.push((geometry, backend, 0));
+        }
+        let eval_bytes = 2 * geometry.ll.bytes;
+        for &backend in backends.iter().chain(&[EVAL_ALONE]) {
+            runs.push((geometry, backend, eval_bytes));
+        }
+    }
+    let total = runs.len().max(1);
+    let mut results = Vec::new();
+    let mut failures = Vec::new();
+    for (i, &(geometry, backend, eval_bytes)) in runs.iter().enumerate() {
+        let pressure = if eval_bytes > 0 {
+            format!(
+                ", evaluation {}",
+                crate::units::compact_bytes(eval_bytes as f64)
+            )
+        } else {
+            String::new()
+        };
+        progress(
+            &format!("valgrind {backend}, {}{pressure}", geometry.name),
+            i as f64 / total as f64,
+        );
+        match simulate(&exe, backend, lookups, eval_bytes, geometry, scratch) {
+            Ok(counts) => results.push(SimResult {
+                backend: backend.to_string(),
+                geometry: geometry.name.clone(),
+                counts,
+                lookups,
+                eval_bytes,
+            }),
+            Err(reason) => failures.push(format!(
+                "{backend} with {}{pressure}: {reason}",
+                geometry.name
+            )),
+        }
+    }
+    progress("done", 1.0);
+    if results.is_empty() {
+        let reason = failures
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "no backend is available".into());
+        return unavailable(&reason, lookups, &geometries);
+    }
+    experiment(&results, &failures, lookups, &geometries, &valgrind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::workload::eval_index;
+    use super::*;
+    use crate::registry;
+
+    #[test]
+    fn valgrind_specs_have_power_of_two_sets() {
+        let twelve = CacheSpec::for_valgrind(12 << 20, 16, 64).unwrap();
+        assert_eq!(twelve.ways, 24);
+        assert!(((12 << 20) / (twelve.ways * 64)).is_power_of_two());
+        assert_eq!(CacheSpec::for_valgrind(32 << 10, 8, 64).unwrap().ways, 8);
+        assert_eq!(CacheSpec::for_valgrind(48 << 10, 12, 64).unwrap().ways, 12);
+        let l2 = CacheSpec::for_valgrind(1280 << 10, 10, 64).unwrap();
+        assert_eq!(l2.ways, 10);
+        let odd = CacheSpec::for_valgrind(40 << 20, 16, 64).unwrap();
+        assert!(((40 << 20) / (odd.ways * 64)).is_power_of_two());
+        assert_eq!(CacheSpec::for_valgrind(1000, 8, 64), None);
+        assert_eq!(CacheSpec::for_valgrind(4096, 8, 48), None);
+    }
+
+    #[test]
+    fn geometries_full_and_quick() {
+        let l1 = Some((48 << 10, 12, 64));
+        let l2 = Some((2 << 20, 16, 64));
+        let l3 = Some((105 << 20, 15, 64));
+        let full = geometries(l1, l2, l3, false);
+        assert_eq!(full.len(), 4);
+        assert!(full[0].name.contains("LL = L2"));
+        assert!(full[3].name.contains("12 MiB"));
+        assert_eq!(full[3].ll.ways, 24);
+        let quick = geometries(l1, l2, l3, true);
+        assert_eq!(quick.len(), 1);
+        assert!(quick[0].name.contains("L3"));
+        let unknown = geometries(None, None, None, true);
+        assert_eq!(unknown.len(), 1);
+        assert!(unknown[0].name.starts_with("2008"));
+    }
+
+    #[test]
+    fn parses_callgrind_totals() {
+        let text = "version: 1\ncreator: callgrind-3.19.0\nevents: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\n\
+                    fn=(1) main\n0 5 1\nsummary: 1000 300 20 4 50 2 4 10\ntotals: 1000 300 20 4 50 2 4 10\n";
+        let counts = parse_callgrind_out(text).unwrap();
+        assert_eq!(counts.ir, 1000);
+        assert_eq!(counts.d1mr, 50);
+        assert_eq!(counts.dlmr, 10);
+        assert_eq!(
+            counts.dlmw, 0,
+            "trailing zero counts are left out by callgrind"
+        );
+        assert_eq!(
+            counts.estimated_cycles(),
+            1000.0 + 10.0 * 56.0 + 100.0 * 14.0
+        );
+        assert!(parse_callgrind_out("events: Ir\ntotals: 5\n")
+            .unwrap_err()
+            .contains("Dr"));
+        assert!(parse_callgrind_out("totals: 5\n").is_err());
+        let later = SimCounts {
+            ir: 1500,
+            d1mr: 40,
+            ..counts
+        };
+        let difference = later.minus(&counts);
+        assert_eq!((difference.ir, difference.d1mr, difference.dr), (500, 0, 0));
+    }
+
+    #[test]
+    fn workload_agrees_across_backends() {
+        for eval_bytes in [0, 1 << 16] {
+            let expected = run_workload("mailbox", 3000, WORKLOAD_SEED, eval_bytes).unwrap();
+            assert_ne!(expected, 0);
+            for name in registry::resolve("all").unwrap() {
+                assert_eq!(
+                    run_workload(name, 3000, WORKLOAD_SEED, eval_bytes).unwrap(),
+                    expected,
+                    "{name}"
+                );
+            }
+        }
+        assert_ne!(
+            run_workload(EVAL_ALONE, 3000, WORKLOAD_SEED, 1 << 16).unwrap(),
+            0
+        );
+    }
+
+    #[test]
+    fn evaluation_reads_stay_in_the_buffer_and_spread_over_it() {
+        let len = 1000;
+        let mut seen = vec![false; len];
+        for k in 0..20_000 {
+            let i = eval_index(k, len);
+            assert!(i < len);
+            seen[i] = true;
+        }
+        assert!(seen.iter().filter(|&&s| s).count() > 990);
+    }
+
+    #[test]
+    fn experiment_from_results_names_best_and_seed_case() {
+        let counts = |ir: u64, ll: u64| SimCounts {
+            ir,
+            dr: ir / 3,
+            d1mr: ll * 2,
+            dlmr: ll,
+            ..SimCounts::default()
+        };
+        let geometries = geometries(None, None, None, false);
+        let mut results = Vec::new();
+        for g in &geometries {
+            results.push(SimResult {
+                backend: "qugiy".into(),
+                geometry: g.name.clone(),
+                counts: counts(40_000, 0),
+                lookups: 1000,
+                eval_bytes: 0,
+            });
+            results.push(SimResult {
+                backend: "magic-plain".into(),
+                geometry: g.name.clone(),
+                counts: counts(15_000, 900),
+                lookups: 1000,
+                eval_bytes: 0,
+            });
+        }
+        let e = experiment(&results, &[], 1000, &geometries, "valgrind-3.19.0");
+        assert_eq!(e.tables[0].rows.len(), 4);
+        assert_eq!(e.plots.len(), 2);
+        assert_eq!(e.series.len(), 16);
+        assert!(
+            e.findings.contains("qugiy is cheapest at 40.0"),
+            "{}",
+            e.findings
+        );
+        assert!(
+            e.findings.contains("magic-plain 0.900 LL misses"),
+            "{}",
+            e.findings
+        );
+        let best = e
+            .summary
+            .iter()
+            .find(|(k, _)| k == "best_backend_per_geometry")
+            .unwrap();
+        assert_eq!(best.1.as_object().unwrap().len(), 2);
+        assert!(!e.findings.contains("Beside an evaluation"));
+
+        // The pressure variant on the first geometry: each backend minus evaluation alone.
+        let g = geometries[0].name.clone();
+        let eval = 8 << 20;
+        for (backend, ir, ll) in [
+            (EVAL_ALONE, 10_000, 2000),
+            ("qugiy", 52_000, 2100),
+            ("magic-plain", 30_000, 3500),
+            ("dbb", 35_000, 2600),
+        ] {
+            results.push(SimResult {
+                backend: backend.into(),
+                geometry: g.clone(),
+                counts: counts(ir, ll),
+                lookups: 1000,
+                eval_bytes: eval,
+            });
+        }
+        let e = experiment(&results, &[], 1000, &geometries, "valgrind-3.19.0");
+        assert_eq!(e.tables.len(), 2);
+        assert_eq!(e.tables[1].rows.len(), 3);
+        assert_eq!(e.plots.len(), 3);
+        assert!(
+            e.findings.contains("Beside an evaluation of 8 MiB"),
+            "{}",
+            e.findings
+        );
+        assert!(
+            e.findings.contains(
+                "magic-plain adds 1.500 LL misses per lookup to the evaluation's, dbb 0.600"
+            ),
+            "{}",
+            e.findings
+        );
+        assert!(e
+            .summary
+            .iter()
+            .any(|(k, _)| k == "best_backend_per_geometry_under_pressure"));
+        // The lookups-alone table is unchanged by the pressure runs.
+        assert_eq!(e.tables[0].rows.len(), 4);
+    }
+}
