@@ -10,7 +10,7 @@
 //! (rotated backends keep several copies) on top of the ~600 B position.
 
 use crate::backend::{Backend, Bitboard};
-use crate::hands::HandLayout;
+use crate::engine::hands::HandLayout;
 use crate::input::{non_ascii_whitespace, quote_input};
 use crate::types::{ray, Color, Square};
 use rand::{Rng, SeedableRng};
@@ -344,8 +344,8 @@ pub(crate) fn at<T: Copy>(table: &[T; 81], sq: Square) -> T {
     unsafe { *table.get_unchecked(sq.index()) }
 }
 
-/// The hand layout positions store (`crate::hands`); chosen by measuring perft.
-pub type Hand = crate::hands::ByteHand;
+/// The hand layout positions store (`crate::engine::hands`); chosen by measuring perft.
+pub type Hand = crate::engine::hands::ByteHand;
 
 /// A shogi position over backend `B`.
 #[derive(Clone)]
@@ -828,7 +828,7 @@ impl<B: Backend> Position<B> {
     pub fn king_square(&self, color: Color) -> Option<Square> {
         self.kings[color.index()]
     }
-    /// `color`'s hand (counts, `has`, superiority: `crate::hands::HandLayout`).
+    /// `color`'s hand (counts, `has`, superiority: `crate::engine::hands::HandLayout`).
     #[inline(always)]
     pub fn hand(&self, color: Color) -> Hand {
         self.hands[color.index()]
