@@ -460,6 +460,11 @@ pub const KING_STEPS: [(i8, i8); 8] = [
     (1, 1),
 ];
 
+/// The rook's four directions as (file delta, rank delta): along the file, then along the rank.
+pub const ROOK_DIRECTIONS: [(i8, i8); 4] = [(0, -1), (0, 1), (-1, 0), (1, 0)];
+/// The bishop's four diagonal directions as (file delta, rank delta).
+pub const BISHOP_DIRECTIONS: [(i8, i8); 4] = [(-1, -1), (1, -1), (-1, 1), (1, 1)];
+
 /// A coloured piece.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Piece {

@@ -1,7 +1,7 @@
 //! The masks and geometry the generator needs, in each backend's bitboard type, built once.
 
 use crate::backend::{Backend, Bitboard};
-use crate::types::{ray, Color, Square};
+use crate::types::{ray, Color, Square, BISHOP_DIRECTIONS, ROOK_DIRECTIONS};
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -30,17 +30,6 @@ pub struct Tables<B: Backend> {
     pub(crate) all: B::Bitboard,
 }
 
-const DIRECTIONS: [(i8, i8); 8] = [
-    (0, -1),
-    (0, 1),
-    (-1, 0),
-    (1, 0),
-    (-1, -1),
-    (1, -1),
-    (-1, 1),
-    (1, 1),
-];
-
 fn rank_mask(ranks: impl Fn(u8) -> bool) -> u128 {
     Square::all()
         .filter(|sq| ranks(sq.rank()))
@@ -53,7 +42,7 @@ impl<B: Backend> Tables<B> {
         let mut between = vec![B::Bitboard::empty(); 81 * 81];
         let mut line = vec![B::Bitboard::empty(); 81 * 81];
         for a in Square::all() {
-            for &(df, dr) in &DIRECTIONS {
+            for &(df, dr) in ROOK_DIRECTIONS.iter().chain(&BISHOP_DIRECTIONS) {
                 let whole_line = conv(ray(0, a, df, dr) | ray(0, a, -df, -dr) | a.bit());
                 let mut beyond = ray(0, a, df, dr);
                 while beyond != 0 {
@@ -72,9 +61,9 @@ impl<B: Backend> Tables<B> {
             )
         };
         let rook_rays =
-            std::array::from_fn(|i| rays(&DIRECTIONS[..4], Square::all().nth(i).unwrap()));
+            std::array::from_fn(|i| rays(&ROOK_DIRECTIONS, Square::all().nth(i).unwrap()));
         let bishop_rays =
-            std::array::from_fn(|i| rays(&DIRECTIONS[4..], Square::all().nth(i).unwrap()));
+            std::array::from_fn(|i| rays(&BISHOP_DIRECTIONS, Square::all().nth(i).unwrap()));
         let lance_rays = std::array::from_fn(|c| {
             let color = Color::BOTH[c];
             std::array::from_fn(|i| rays(&[(0, color.forward())], Square::all().nth(i).unwrap()))
