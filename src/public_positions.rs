@@ -1,4 +1,5 @@
-//! The GUIDE's public perft positions and their published counts, from one data file.
+//! The GUIDE's public perft positions and their published counts, from one data file, and the
+//! middle game the random-game tests and the effects timing also start from.
 //!
 //! `tests/data/public_perft.sfen` is embedded, so tests, benches, the harness and
 //! `scripts/peer-perft.sh` all read the same positions and counts. The SFENs are constants
@@ -13,6 +14,12 @@ pub const START: &str = sfen_of("start");
 pub const SECOND: &str = sfen_of("second");
 /// The GUIDE's third position: sliders on open lines, many drops.
 pub const THIRD: &str = sfen_of("third");
+
+/// A middle game with sliders on open lines, black to move with a gold in hand: a game start
+/// for the random-game tests and the effects timing. Not one of the GUIDE's perft positions
+/// (no published counts), so not in the data file.
+pub const MIDDLE_GAME: &str =
+    "ln1g3nl/1ks2r3/1pppp1bpp/p3spp2/9/P1P1P1P1P/1PSP1PNP1/1BK1GS2R/LN1G4L b G 1";
 
 /// The published perft counts of one of the positions above, depth 1 first.
 ///
@@ -110,5 +117,7 @@ mod tests {
             assert_eq!(pos.to_sfen(), sfen);
             assert_eq!(crate::perft::perft(&mut pos, 1), counts[0], "{sfen}");
         }
+        let middle = Position::from_sfen(Reference, MIDDLE_GAME).expect("valid SFEN");
+        assert_eq!(middle.to_sfen(), MIDDLE_GAME);
     }
 }

@@ -1,5 +1,7 @@
-//! Shared shogi vocabulary: squares in canonical numbering, colours, slider kinds, drawing.
+//! Shared shogi vocabulary: squares in canonical numbering, colours, slider and piece kinds,
+//! pieces, moves in USI text, the ray walker and step tables, drawing.
 
+use crate::input::quote_input;
 use std::fmt;
 
 /// A board square in canonical numbering: `(file - 1) * 9 + (rank - 1)`, so USI `1a` = 0,
@@ -299,6 +301,23 @@ mod tests {
         assert_eq!(sq.offset(0, -1), None);
         assert_eq!(sq.offset(1, 1), Square::parse("2b"));
     }
+
+    #[test]
+    fn moves_in_usi_text() {
+        let mv = Move::board(
+            Square::parse("8h").unwrap(),
+            Square::parse("2b").unwrap(),
+            true,
+        );
+        assert_eq!(mv.to_string(), "8h2b+");
+        assert_eq!(parse_usi_syntax("8h2b+"), Ok(mv));
+        let drop = Move::drop(PieceKind::Pawn, Square::parse("5e").unwrap());
+        assert_eq!(drop.to_string(), "P*5e");
+        assert_eq!(parse_usi_syntax("P*5e"), Ok(drop));
+        assert!(drop.is_drop() && drop.from().is_none());
+        assert!(parse_usi_syntax("K*5e").is_err() && parse_usi_syntax("p*5e").is_err());
+        assert!(parse_usi_syntax("7g7g").is_err() && parse_usi_syntax("7g7f=").is_err());
+    }
 }
 
 /// Piece kinds. The seven that can be in hand come first (their value is the hand index);
@@ -440,3 +459,156 @@ pub const KING_STEPS: [(i8, i8); 8] = [
     (0, 1),
     (1, 1),
 ];
+
+/// The rook's four directions as (file delta, rank delta): along the file, then along the rank.
+pub const ROOK_DIRECTIONS: [(i8, i8); 4] = [(0, -1), (0, 1), (-1, 0), (1, 0)];
+/// The bishop's four diagonal directions as (file delta, rank delta).
+pub const BISHOP_DIRECTIONS: [(i8, i8); 4] = [(-1, -1), (1, -1), (-1, 1), (1, 1)];
+
+/// A coloured piece.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Piece {
+    pub color: Color,
+    pub kind: PieceKind,
+}
+
+impl Piece {
+    #[inline(always)]
+    pub const fn new(color: Color, kind: PieceKind) -> Piece {
+        Piece { color, kind }
+    }
+
+    /// `0..28`: colour-major index (Zobrist tables).
+    #[inline(always)]
+    pub const fn index(self) -> usize {
+        self.color.index() * PieceKind::COUNT + self.kind.index()
+    }
+
+    /// SFEN text: `+p`, `K`, ...
+    pub fn sfen(self) -> String {
+        let letter = match self.color {
+            Color::Black => self.kind.letter(),
+            Color::White => self.kind.letter().to_ascii_lowercase(),
+        };
+        if self.kind.is_promoted() {
+            format!("+{letter}")
+        } else {
+            letter.to_string()
+        }
+    }
+}
+
+/// A move in 16 bits: destination in bits 0–6, origin in bits 7–13 (`81 + hand index` for a
+/// drop), promotion in bit 14.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Move(u16);
+
+impl Move {
+    const PROMOTE: u16 = 1 << 14;
+
+    #[inline(always)]
+    pub const fn board(from: Square, to: Square, promote: bool) -> Move {
+        Move(
+            to.index() as u16
+                | (from.index() as u16) << 7
+                | if promote { Move::PROMOTE } else { 0 },
+        )
+    }
+
+    /// A drop of `kind`, which must be one of the seven hand kinds.
+    #[inline(always)]
+    pub const fn drop(kind: PieceKind, to: Square) -> Move {
+        Move(to.index() as u16 | (81 + kind as u16) << 7)
+    }
+
+    #[inline(always)]
+    pub const fn raw(self) -> u16 {
+        self.0
+    }
+
+    #[inline(always)]
+    pub fn to(self) -> Square {
+        // SAFETY: every constructor stores a `Square` (< 81) in the low 7 bits.
+        unsafe { Square::new_unchecked((self.0 & 0x7F) as u8) }
+    }
+
+    #[inline(always)]
+    pub const fn is_drop(self) -> bool {
+        (self.0 >> 7) & 0x7F >= 81
+    }
+
+    /// The origin square of a board move; `None` for a drop.
+    #[inline(always)]
+    pub fn from(self) -> Option<Square> {
+        Square::new(((self.0 >> 7) & 0x7F) as u8)
+    }
+
+    /// The dropped kind of a drop; `None` for a board move.
+    #[inline(always)]
+    pub fn drop_kind(self) -> Option<PieceKind> {
+        let code = ((self.0 >> 7) & 0x7F) as usize;
+        if code >= 81 {
+            PieceKind::HAND.get(code - 81).copied()
+        } else {
+            None
+        }
+    }
+
+    #[inline(always)]
+    pub const fn is_promotion(self) -> bool {
+        self.0 & Move::PROMOTE != 0
+    }
+
+    /// USI text: `7g7f`, `8h2b+`, `P*5e`.
+    pub fn usi(self) -> String {
+        self.to_string()
+    }
+}
+
+impl fmt::Display for Move {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.from(), self.drop_kind()) {
+            (Some(from), _) => write!(
+                f,
+                "{from}{}{}",
+                self.to(),
+                if self.is_promotion() { "+" } else { "" }
+            ),
+            (None, Some(kind)) => write!(f, "{}*{}", kind.letter(), self.to()),
+            (None, None) => f.write_str("????"),
+        }
+    }
+}
+
+impl fmt::Debug for Move {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Move({self})")
+    }
+}
+
+/// The move a USI text names, without checking it against any position.
+pub fn parse_usi_syntax(text: &str) -> Result<Move, String> {
+    let bad = || {
+        format!(
+            "{} is not a USI move (7g7f, 8h2b+, P*5e)",
+            quote_input(text)
+        )
+    };
+    let bytes = text.as_bytes();
+    if bytes.len() == 4 && bytes[1] == b'*' {
+        let kind = PieceKind::from_letter(bytes[0] as char)
+            .filter(|k| k.hand_index().is_some() && (bytes[0] as char).is_ascii_uppercase())
+            .ok_or_else(bad)?;
+        let to = Square::parse(&text[2..4]).ok_or_else(bad)?;
+        return Ok(Move::drop(kind, to));
+    }
+    if !text.is_ascii() || !(bytes.len() == 4 || (bytes.len() == 5 && bytes[4] == b'+')) {
+        return Err(bad());
+    }
+    let from = Square::parse(&text[0..2]).ok_or_else(bad)?;
+    let to = Square::parse(&text[2..4]).ok_or_else(bad)?;
+    if from == to {
+        return Err(bad());
+    }
+    Ok(Move::board(from, to, bytes.len() == 5))
+}

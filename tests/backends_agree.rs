@@ -16,7 +16,7 @@ const STARTS: [&str; 4] = [
     START_SFEN,
     public_positions::SECOND,
     public_positions::THIRD,
-    "ln1g3nl/1ks2r3/1pppp1bpp/p3spp2/9/P1P1P1P1P/1PSP1PNP1/1BK1GS2R/LN1G4L b G 1",
+    public_positions::MIDDLE_GAME,
 ];
 
 /// What the reference saw at one position.

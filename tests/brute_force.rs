@@ -131,7 +131,7 @@ fn legal_moves_match_brute_force_over_random_games() {
         kiki::public_positions::SECOND,
         kiki::public_positions::THIRD,
         "4k4/9/9/9/9/9/9/9/4K4 b RBGSNLPrbgsnlp 1",
-        "ln1g3nl/1ks2r3/1pppp1bpp/p3spp2/9/P1P1P1P1P/1PSP1PNP1/1BK1GS2R/LN1G4L b G 1",
+        kiki::public_positions::MIDDLE_GAME,
     ];
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x6B69_6B69_6D6F_7665);
     let mut positions = 0usize;

@@ -4,10 +4,7 @@
 use crate::backend::{Backend, BackendInfo, TableInfo};
 use crate::types::{ray, Color, Slider, Square, Stepper};
 
-/// (file delta, rank delta) of the rook's four directions.
-pub const ROOK_DIRECTIONS: [(i8, i8); 4] = [(0, -1), (0, 1), (-1, 0), (1, 0)];
-/// (file delta, rank delta) of the bishop's four directions.
-pub const BISHOP_DIRECTIONS: [(i8, i8); 4] = [(-1, -1), (1, -1), (-1, 1), (1, 1)];
+pub use crate::types::{BISHOP_DIRECTIONS, ROOK_DIRECTIONS};
 
 /// Squares one step away in the given directions.
 fn steps(sq: Square, directions: &[(i8, i8)]) -> u128 {

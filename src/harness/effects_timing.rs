@@ -23,7 +23,7 @@ pub const STARTS: [&str; 4] = [
     START_SFEN,
     crate::public_positions::SECOND,
     crate::public_positions::THIRD,
-    "ln1g3nl/1ks2r3/1pppp1bpp/p3spp2/9/P1P1P1P1P/1PSP1PNP1/1BK1GS2R/LN1G4L b G 1",
+    crate::public_positions::MIDDLE_GAME,
 ];
 
 /// Plies per game at most: long enough for promotions and many drops, short enough that

@@ -11,10 +11,7 @@ use crate::variants::shared::split::{SplitBitboard, HIGH_MASK, LOW_MASK};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-/// Rook directions as (file delta, rank delta).
-pub const ROOK_DIRECTIONS: [(i8, i8); 4] = [(0, -1), (0, 1), (-1, 0), (1, 0)];
-/// Bishop directions as (file delta, rank delta).
-pub const BISHOP_DIRECTIONS: [(i8, i8); 4] = [(-1, -1), (1, -1), (-1, 1), (1, 1)];
+pub use crate::types::{BISHOP_DIRECTIONS, ROOK_DIRECTIONS};
 
 /// Step patterns for black as (file delta, rank delta); black moves towards rank 1 (delta −1).
 /// White's patterns are the same with the rank delta negated.

@@ -3,8 +3,8 @@
 //! generator; `attackers_to` and `in_check`.
 
 use crate::backend::{Backend, Bitboard};
-use crate::hands::HandLayout;
-use crate::position::{at, Move, Piece, PieceKind, Position};
+use crate::engine::hands::HandLayout;
+use crate::engine::position::{at, Move, Piece, PieceKind, Position};
 use crate::types::{Color, Square};
 use std::mem::MaybeUninit;
 
@@ -671,7 +671,7 @@ impl<B: Backend> Position<B> {
 impl<B: Backend> Position<B> {
     /// Parses a USI move (`7g7f`, `8h2b+`, `P*5e`) and accepts it only if it is legal here.
     pub fn parse_usi_move(&self, text: &str) -> Result<Move, String> {
-        let mv = crate::position::parse_usi_syntax(text)?;
+        let mv = crate::engine::position::parse_usi_syntax(text)?;
         let mut list = MoveList::new();
         self.legal_moves(&mut list);
         if list.contains(mv) {
@@ -792,7 +792,7 @@ mod tests {
         let moves = legal("4k4/9/5S3/9/9/9/9/9/4K4 b - 1");
         assert!(has(&moves, "4c3d+") && has(&moves, "4c3d"));
         // Outside the zone, no promotion.
-        assert!(!has(&legal(crate::position::START_SFEN), "7g7f+"));
+        assert!(!has(&legal(crate::engine::position::START_SFEN), "7g7f+"));
         // White promotes in ranks g-i.
         let moves = legal("4k4/9/9/9/9/9/9/2p6/4K4 w - 1");
         assert!(has(&moves, "7h7i+") && !has(&moves, "7h7i"));

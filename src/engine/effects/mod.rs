@@ -23,7 +23,7 @@ pub mod distance;
 pub mod mailbox;
 pub mod sqww;
 
-use crate::position::{Move, Piece, PieceKind, Position};
+use crate::engine::position::{Move, Piece, PieceKind, Position};
 use crate::types::{Color, Square};
 use crate::Backend;
 use std::marker::PhantomData;

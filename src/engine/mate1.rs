@@ -19,8 +19,8 @@
 //! generating the defender's legal moves. Such positions are rare (the tests build one).
 
 use crate::backend::{Backend, Bitboard};
-use crate::movegen::MoveList;
-use crate::position::{at, Move, Piece, PieceKind, Position, Tables};
+use crate::engine::movegen::MoveList;
+use crate::engine::position::{at, Move, Piece, PieceKind, Position, Tables};
 use crate::types::{Color, Square};
 
 /// A checkmating move for the side to move, if one exists (any one of them).
@@ -580,7 +580,7 @@ impl<'a, B: Backend> Solver<'a, B> {
 /// captures so that positions get tactical. Every position met is kept (a game ends at mate or
 /// after 160 plies), so mates in one, positions in check and big hands are all common.
 pub fn tactical_positions<B: Backend>(backend: B, seed: u64, count: usize) -> Vec<String> {
-    use crate::position::START_SFEN;
+    use crate::engine::position::START_SFEN;
     use rand::{RngExt, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
 

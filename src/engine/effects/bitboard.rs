@@ -7,7 +7,7 @@
 
 use super::{code_piece, make_move, piece_code, unmake_move, CellEdits, EffectTracker, EMPTY};
 use crate::backend::{Backend, Bitboard};
-use crate::position::{Move, Piece, PieceKind};
+use crate::engine::position::{Move, Piece, PieceKind};
 use crate::types::{Color, Square};
 
 /// At most one slider stands first in each of the eight directions from a square.

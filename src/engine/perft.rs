@@ -1,8 +1,8 @@
 //! Perft (bulk counting at the last ply) and divide, generic over the backend.
 
 use crate::backend::Backend;
-use crate::movegen::MoveList;
-use crate::position::Position;
+use crate::engine::movegen::MoveList;
+use crate::engine::position::Position;
 
 /// Leaf nodes `depth` plies below `pos` (make/unmake; the position is restored).
 pub fn perft<B: Backend>(pos: &mut Position<B>, depth: u32) -> u64 {

@@ -3,7 +3,9 @@
 
 use crate::backend::{Backend, Bitboard};
 use crate::reference;
-use crate::types::{draw_board, ray, Slider, Square, Stepper, ALL_SQUARES};
+use crate::types::{
+    draw_board, ray, Slider, Square, Stepper, ALL_SQUARES, BISHOP_DIRECTIONS, ROOK_DIRECTIONS,
+};
 use rand::{Rng, RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::fmt;
@@ -307,14 +309,14 @@ pub struct RayOracle {
 
 /// The eight directions: the rook's four, then the bishop's four.
 const ORACLE_DIRECTIONS: [(i8, i8); 8] = [
-    reference::ROOK_DIRECTIONS[0],
-    reference::ROOK_DIRECTIONS[1],
-    reference::ROOK_DIRECTIONS[2],
-    reference::ROOK_DIRECTIONS[3],
-    reference::BISHOP_DIRECTIONS[0],
-    reference::BISHOP_DIRECTIONS[1],
-    reference::BISHOP_DIRECTIONS[2],
-    reference::BISHOP_DIRECTIONS[3],
+    ROOK_DIRECTIONS[0],
+    ROOK_DIRECTIONS[1],
+    ROOK_DIRECTIONS[2],
+    ROOK_DIRECTIONS[3],
+    BISHOP_DIRECTIONS[0],
+    BISHOP_DIRECTIONS[1],
+    BISHOP_DIRECTIONS[2],
+    BISHOP_DIRECTIONS[3],
 ];
 
 impl RayOracle {

@@ -1,0 +1,3 @@
+//! Verification: the differential check of every backend against the naive reference.
+
+pub mod check;
