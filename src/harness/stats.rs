@@ -157,9 +157,180 @@ pub fn format_spread(summary: &Summary) -> String {
     )
 }
 
+/// How a compared pair comes out at a practical threshold: an order is claimed only when the
+/// whole confidence interval lies beyond it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Claim {
+    /// `a` takes less time than `b` by more than the threshold, across the whole interval.
+    Faster,
+    /// `a` takes more time than `b` by more than the threshold, across the whole interval.
+    Slower,
+    /// Neither: level at this resolution (the interval reaches inside the threshold).
+    Level,
+}
+
+/// A paired comparison of two timed quantities: the ratio of `a`'s time to `b`'s with its
+/// confidence interval, how much data it rests on, and the claim it supports.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Comparison {
+    /// The geometric mean of the paired per-round ratios `a / b`, averaged per invocation first.
+    pub ratio: f64,
+    /// The interval's bounds (2.5th and 97.5th percentiles of the bootstrap distribution).
+    pub low: f64,
+    pub high: f64,
+    /// Process invocations and rounds (in all) it rests on.
+    pub invocations: usize,
+    pub rounds: usize,
+    pub claim: Claim,
+}
+
+/// Bootstrap resamples behind every [`Comparison`].
+pub const BOOTSTRAP_RESAMPLES: usize = 2_000;
+
+/// Compares `a` with `b`, two times measured in the same interleaved rounds: `a[i][r]` and
+/// `b[i][r]` were taken in round `r` of process invocation `i`. The statistic is the mean over
+/// invocations of the mean per-round log-ratio `ln(a / b)`; its 95 % interval comes from a
+/// hierarchical bootstrap (Kalibera & Jones): invocations are resampled with replacement, then
+/// rounds within each chosen invocation. With one invocation only the rounds vary, and the
+/// interval knows nothing of what changes between processes. The bootstrap is seeded, so the
+/// same data always gives the same interval. An order (`Faster`, `Slower`) is claimed only when
+/// the whole interval lies beyond `1 ± threshold` (e.g. 0.03), else the two are `Level`.
+///
+/// `None` when there is no invocation with a finite, positive pair.
+pub fn compare(a: &[Vec<f64>], b: &[Vec<f64>], threshold: f64, seed: u64) -> Option<Comparison> {
+    use rand::{RngExt, SeedableRng};
+    let logs: Vec<Vec<f64>> = a
+        .iter()
+        .zip(b)
+        .map(|(xs, ys)| {
+            xs.iter()
+                .zip(ys)
+                .filter(|(x, y)| x.is_finite() && y.is_finite() && **x > 0.0 && **y > 0.0)
+                .map(|(x, y)| (x / y).ln())
+                .collect::<Vec<f64>>()
+        })
+        .filter(|logs| !logs.is_empty())
+        .collect();
+    if logs.is_empty() {
+        return None;
+    }
+    let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len() as f64;
+    let point = mean(&logs.iter().map(|l| mean(l)).collect::<Vec<_>>());
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut statistics = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
+    for _ in 0..BOOTSTRAP_RESAMPLES {
+        let mut total = 0.0;
+        for _ in 0..logs.len() {
+            let invocation = &logs[rng.random_range(0..logs.len())];
+            let mut sum = 0.0;
+            for _ in 0..invocation.len() {
+                sum += invocation[rng.random_range(0..invocation.len())];
+            }
+            total += sum / invocation.len() as f64;
+        }
+        statistics.push(total / logs.len() as f64);
+    }
+    statistics.sort_by(f64::total_cmp);
+    let low = percentile_sorted(&statistics, 2.5).exp();
+    let high = percentile_sorted(&statistics, 97.5).exp();
+    let claim = if high < 1.0 / (1.0 + threshold) {
+        Claim::Faster
+    } else if low > 1.0 + threshold {
+        Claim::Slower
+    } else {
+        Claim::Level
+    };
+    Some(Comparison {
+        ratio: point.exp(),
+        low,
+        high,
+        invocations: logs.len(),
+        rounds: logs.iter().map(Vec::len).sum(),
+        claim,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `invocations` × `rounds` times around `level`, each invocation shifted by its own
+    /// offset (what changes between processes) and each round by noise, deterministically.
+    fn timings(
+        level: f64,
+        invocations: usize,
+        rounds: usize,
+        spread: f64,
+        salt: u64,
+    ) -> Vec<Vec<f64>> {
+        (0..invocations)
+            .map(|i| {
+                let offset = 1.0 + spread * (((i as u64 * 7 + salt) % 5) as f64 - 2.0) / 2.0;
+                (0..rounds)
+                    .map(|r| {
+                        let noise = ((r as u64 * 13 + i as u64 * 3 + salt) % 7) as f64 / 6.0 - 0.5;
+                        level * offset * (1.0 + 0.01 * noise)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_clear_difference_is_claimed_both_ways() {
+        let fast = timings(1.0, 5, 9, 0.01, 1);
+        let slow = timings(1.2, 5, 9, 0.01, 2);
+        let c = compare(&fast, &slow, 0.03, 7).unwrap();
+        assert_eq!(c.claim, Claim::Faster, "{c:?}");
+        assert!(c.low <= c.ratio && c.ratio <= c.high);
+        assert!((c.ratio - 1.0 / 1.2).abs() < 0.02, "{c:?}");
+        assert_eq!((c.invocations, c.rounds), (5, 45));
+        assert_eq!(compare(&slow, &fast, 0.03, 7).unwrap().claim, Claim::Slower);
+    }
+
+    /// The negative control: the same quantity measured twice is never ordered.
+    #[test]
+    fn the_same_quantity_is_level() {
+        let a = timings(3.0, 5, 9, 0.04, 1);
+        let b = timings(3.0, 5, 9, 0.04, 3);
+        let c = compare(&a, &b, 0.03, 7).unwrap();
+        assert_eq!(c.claim, Claim::Level, "{c:?}");
+        assert!(c.low < 1.0 && c.high > 1.0, "{c:?}");
+    }
+
+    /// A 2 % difference is inside a 3 % threshold however tight the interval.
+    #[test]
+    fn a_difference_inside_the_threshold_is_level() {
+        let a = timings(1.0, 5, 50, 0.0, 1);
+        let b = timings(1.02, 5, 50, 0.0, 1);
+        let c = compare(&a, &b, 0.03, 7).unwrap();
+        assert_eq!(c.claim, Claim::Level, "{c:?}");
+        assert!(c.high < 1.0, "the interval itself excludes 1: {c:?}");
+        assert_eq!(compare(&a, &b, 0.01, 7).unwrap().claim, Claim::Faster);
+    }
+
+    /// Invocations that disagree widen the interval: what one process cannot see.
+    #[test]
+    fn disagreeing_invocations_widen_the_interval() {
+        let a = timings(1.0, 5, 9, 0.0, 1);
+        let calm = timings(1.05, 5, 9, 0.0, 2);
+        let noisy = timings(1.05, 5, 9, 0.2, 2);
+        let narrow = compare(&a, &calm, 0.03, 7).unwrap();
+        let wide = compare(&a, &noisy, 0.03, 7).unwrap();
+        assert!(
+            wide.high - wide.low > 3.0 * (narrow.high - narrow.low),
+            "{narrow:?} {wide:?}"
+        );
+        assert_eq!(narrow.claim, Claim::Faster);
+        assert_eq!(wide.claim, Claim::Level);
+        assert_eq!(
+            compare(&a, &noisy, 0.03, 7),
+            compare(&a, &noisy, 0.03, 7),
+            "seeded"
+        );
+        assert_eq!(compare(&[vec![f64::NAN]], &[vec![1.0]], 0.03, 7), None);
+    }
 
     #[test]
     fn summary_of_known_samples() {
