@@ -380,6 +380,7 @@ proptest! {
             .map(|(level, series)| IsaRun {
                 level: level.to_string(),
                 results: vec![ExperimentResult {
+                    wall_seconds: None,
                     id: "E1".into(),
                     title: String::new(),
                     method: String::new(),

@@ -47,6 +47,7 @@ fn experiments(fast: &str, crossover: f64) -> Vec<ExperimentResult> {
         })
         .collect();
     let e1 = ExperimentResult {
+        wall_seconds: None,
         id: "E1".into(),
         title: "attack throughput".into(),
         method: "Independent lookups, 5 samples.".into(),
@@ -81,6 +82,7 @@ fn experiments(fast: &str, crossover: f64) -> Vec<ExperimentResult> {
         summary: vec![("throughput_best_uniform-25".into(), Json::from(fast))],
     };
     let e7 = ExperimentResult {
+        wall_seconds: None,
         id: "E7".into(),
         title: "cache pressure".into(),
         method: "Lookups interleaved with evaluation reads.".into(),

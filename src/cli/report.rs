@@ -1,6 +1,7 @@
 //! `kiki report`: runs the experiments with progress bars and writes a report folder.
 
 use super::{CliError, Output};
+use crate::harness::conditions::Recorder;
 use crate::harness::experiments::{self, run_experiments, Config, Context, EXPERIMENTS};
 use crate::harness::machine::Machine;
 use crate::harness::measure::Event;
@@ -179,11 +180,16 @@ pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
     };
     let mut progress = ReportProgress::new();
     let chosen = experiments::selected(&only, &with);
+    let recorder = Recorder::start();
     let results = run_experiments(&chosen, &context, &mut |message, fraction| {
         progress.update(message, fraction)
     });
+    let conditions = recorder.finish();
     progress.finish();
-    let folder = write_report(&out, &new_report(machine, results))
+    let mut report = new_report(machine, results);
+    report.mode = if config.quick { "quick" } else { "full" }.to_string();
+    report.conditions = Some(conditions);
+    let folder = write_report(&out, &report)
         .map_err(|message| CliError::failed(format!("kiki report: {message}")))?;
     stdout.line(folder.display())?;
     stdout.flush()

@@ -344,6 +344,7 @@ mod tests {
     fn with_summary(text: &str) -> ExperimentResult {
         let summary: serde_json::Map<String, Value> = serde_json::from_str(text).unwrap();
         ExperimentResult {
+            wall_seconds: None,
             id: "E1".into(),
             title: String::new(),
             method: String::new(),

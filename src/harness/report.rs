@@ -19,7 +19,8 @@ use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-/// The report of `experiments` measured on `machine` by this binary (whose backends it lists).
+/// The report of `experiments` measured on `machine` by this binary (whose backends it lists),
+/// with no mode or run conditions recorded (the caller sets them).
 pub fn new_report(machine: Machine, experiments: Vec<ExperimentResult>) -> Report {
     Report {
         schema_version: SCHEMA_VERSION,
@@ -27,6 +28,8 @@ pub fn new_report(machine: Machine, experiments: Vec<ExperimentResult>) -> Repor
         cpu_slug: machine.cpu_slug(),
         date: machine.date().to_string(),
         machine,
+        mode: String::new(),
+        conditions: None,
         backends: backends(),
         experiments,
     }
@@ -402,7 +405,14 @@ fn render_markdown(report: &Report, stems: &[Vec<String>]) -> String {
          raw samples are in [`results.json`](results.json).\n\n",
     );
     out.push_str(report.machine.markdown().trim_end());
-    out.push_str("\n\n");
+    out.push('\n');
+    if !report.mode.is_empty() {
+        out.push_str(&format!("| Mode | `{}` |\n", report.mode));
+    }
+    for (key, value) in report.conditions.iter().flat_map(|c| c.rows()) {
+        out.push_str(&format!("| {key} | {} |\n", value.replace('|', "\\|")));
+    }
+    out.push('\n');
     if !experiments.is_empty() {
         out.push_str("## Experiments\n\n");
         for experiment in experiments {
@@ -417,6 +427,9 @@ fn render_markdown(report: &Report, stems: &[Vec<String>]) -> String {
     }
     for (experiment, stems) in experiments.iter().zip(stems) {
         out.push_str(&format!("## {}\n\n", heading(experiment)));
+        if let Some(seconds) = experiment.wall_seconds {
+            out.push_str(&format!("*Measured in {seconds:.0} s.*\n\n"));
+        }
         if !experiment.method.trim().is_empty() {
             out.push_str(&format!("**Method.** {}\n\n", experiment.method.trim()));
         }

@@ -113,6 +113,9 @@ pub struct ExperimentResult {
     /// Absent from schema-1 reports.
     #[serde(default)]
     pub plots: Vec<Plot>,
+    /// How long it ran (absent from schema-1 reports).
+    #[serde(default)]
+    pub wall_seconds: Option<f64>,
 }
 
 impl ExperimentResult {
@@ -139,6 +142,12 @@ pub struct Report {
     pub cpu_slug: String,
     pub date: String,
     pub machine: crate::harness::machine::Machine,
+    /// `full` or `quick` (empty in schema-1 reports).
+    #[serde(default)]
+    pub mode: String,
+    /// Steal, load and the measured clock over the run (absent from schema-1 reports).
+    #[serde(default)]
+    pub conditions: Option<crate::harness::conditions::RunConditions>,
     pub backends: Vec<BackendEntry>,
     pub experiments: Vec<ExperimentResult>,
 }

@@ -548,6 +548,7 @@ fn build(
     }
     summary.push(("counters".to_string(), Json::from(counter_log.note())));
     ExperimentResult {
+        wall_seconds: None,
         id: "E1".to_string(),
         title: TITLE.to_string(),
         method,

@@ -454,6 +454,7 @@ fn build(
     }];
     tables.extend(counter_log.table(&["backend", "task"], |_| true));
     ExperimentResult {
+        wall_seconds: None,
         id: "E2".to_string(),
         title: TITLE.to_string(),
         method,

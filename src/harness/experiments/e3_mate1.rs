@@ -330,6 +330,7 @@ fn build(
         method.push_str(&format!(" Skipped: {}.", skipped.join("; ")));
     }
     ExperimentResult {
+        wall_seconds: None,
         id: "E3".to_string(),
         title: TITLE.to_string(),
         method,

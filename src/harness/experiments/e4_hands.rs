@@ -259,6 +259,7 @@ fn build(config: &Config, n: usize, inputs: &Inputs, rows: Vec<Row>) -> Experime
         config.sampling().samples,
     );
     ExperimentResult {
+        wall_seconds: None,
         id: "E4".to_string(),
         title: TITLE.to_string(),
         method,

@@ -170,6 +170,7 @@ fn build(
         clock_name(),
     );
     ExperimentResult {
+        wall_seconds: None,
         id: "E5".to_string(),
         title: TITLE.to_string(),
         method,

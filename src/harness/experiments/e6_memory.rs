@@ -313,6 +313,7 @@ fn build(
         method.push_str(&format!(" madvise failed: {}.", advice_errors.join("; ")));
     }
     ExperimentResult {
+        wall_seconds: None,
         id: "E6".to_string(),
         title: TITLE.to_string(),
         method,

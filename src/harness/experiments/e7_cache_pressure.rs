@@ -880,6 +880,7 @@ fn build(
     let mut tables = vec![Table { headers, rows }];
     tables.extend(counter_tables);
     ExperimentResult {
+        wall_seconds: None,
         id: "E7".to_string(),
         title: TITLE.to_string(),
         method,

@@ -277,7 +277,10 @@ pub fn run_experiments(
             let id = experiment.id();
             let mut forward =
                 |message: &str, fraction: f64| progress(&format!("{id}: {message}"), fraction);
-            experiment.run(context, &mut forward)
+            let started = std::time::Instant::now();
+            let mut result = experiment.run(context, &mut forward);
+            result.wall_seconds = Some(started.elapsed().as_secs_f64());
+            result
         })
         .collect()
 }

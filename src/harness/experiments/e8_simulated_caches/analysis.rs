@@ -48,6 +48,7 @@ pub fn method(lookups: usize, geometries: &[CacheGeometry]) -> String {
 /// The E8 section when valgrind cannot run here.
 pub fn unavailable(reason: &str, lookups: usize, geometries: &[CacheGeometry]) -> ExperimentResult {
     ExperimentResult {
+        wall_seconds: None,
         id: "E8".into(),
         title: TITLE.into(),
         method: method(lookups, geometries),
@@ -250,6 +251,7 @@ pub fn experiment(
     ));
     summary.push(("lookups".into(), Json::from(lookups as u64)));
     ExperimentResult {
+        wall_seconds: None,
         id: "E8".into(),
         title: TITLE.into(),
         method: method(lookups, geometries),

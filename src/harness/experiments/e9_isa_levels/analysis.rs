@@ -227,6 +227,7 @@ pub fn experiment(runs: &[IsaRun], reference: &str) -> ExperimentResult {
         );
     }
     ExperimentResult {
+        wall_seconds: None,
         id: "E9".into(),
         title: TITLE.into(),
         method: format!(
@@ -267,6 +268,7 @@ mod tests {
             samples: vec![value * 0.9, value, value * 1.1],
         };
         let e1 = E {
+            wall_seconds: None,
             id: "E1".into(),
             title: "t".into(),
             method: String::new(),
