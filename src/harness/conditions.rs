@@ -85,7 +85,7 @@ fn thread_cpu_ns() -> Option<f64> {
         };
         // SAFETY: `time` is a valid timespec for the kernel to fill.
         let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time) };
-        (status == 0).then(|| time.tv_sec as f64 * 1e9 + time.tv_nsec as f64)
+        (status == 0).then_some(time.tv_sec as f64 * 1e9 + time.tv_nsec as f64)
     }
     #[cfg(not(target_os = "linux"))]
     {
