@@ -100,6 +100,21 @@ pub(crate) fn seed(text: &str) -> Result<u64, String> {
     }
 }
 
+/// `--threshold`: a percentage above 0 and at most 50 (plain decimal, e.g. `3` or `0.5`),
+/// returned as a fraction.
+pub(crate) fn threshold_percent(text: &str) -> Result<f64, String> {
+    let plain = !text.is_empty()
+        && text.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && text.bytes().filter(|&b| b == b'.').count() <= 1;
+    match text.parse::<f64>() {
+        Ok(value) if plain && value > 0.0 && value <= 50.0 => Ok(value / 100.0),
+        _ => Err(format!(
+            "{} is not a percentage above 0 and at most 50 (e.g. 3 or 0.5)",
+            quote_input(text)
+        )),
+    }
+}
+
 /// An output folder: not empty (which would silently mean the current folder).
 pub(crate) fn out_folder(text: &str) -> Result<PathBuf, String> {
     if text.is_empty() {
@@ -213,6 +228,10 @@ struct ReportArgs {
     /// Pin the measuring thread to this CPU (plain decimal).
     #[arg(long, value_parser = decimal, value_name = "CPU")]
     pin: Option<u64>,
+    /// The practical threshold of a claim, in percent: an order between two cells is stated
+    /// only when its whole interval lies beyond ±PERCENT.
+    #[arg(long, default_value = "3", value_parser = threshold_percent, value_name = "PERCENT")]
+    threshold: f64,
     /// Perf events read in E1, E2, E7 (default: cycles, instructions, l1d-read-misses,
     /// llc-misses, dtlb-read-misses; task-clock-ns needs no PMU; `none`).
     #[arg(long, value_name = "LIST")]

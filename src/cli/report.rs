@@ -171,6 +171,7 @@ pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
         positions,
         pin_cpu,
         counter_events,
+        threshold: args.threshold,
         ..Config::default()
     };
     let machine = Machine::detect();
@@ -225,6 +226,15 @@ mod tests {
             .unwrap_err()
             .message
             .contains("--with needs"));
+    }
+
+    #[test]
+    fn thresholds_are_plain_percentages() {
+        assert_eq!(super::super::threshold_percent("3"), Ok(0.03));
+        assert_eq!(super::super::threshold_percent("0.5"), Ok(0.005));
+        for bad in ["0", "-1", "51", "1e1", "", "3%", "1.2.3", "nan", "inf"] {
+            assert!(super::super::threshold_percent(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -3,12 +3,13 @@
 
 use super::counter_log::CounterLog;
 use super::{
-    and_list, convert, fold, lookup, per_second_millions, point, ranked, series, summarise, Config,
-    Input, Progress, BISHOP, DRAGON, HORSE, LANCE, MIXED, ROOK,
+    and_list, claim, convert, fold, lookup, per_second_millions, percent, point, ranked, series,
+    summarise, Config, Input, Progress, BISHOP, DRAGON, HORSE, LANCE, MIXED, ROOK,
 };
 use crate::backend::{Backend, Bitboard};
 use crate::harness::measure::{interleaved, Case};
 use crate::harness::results::{ExperimentResult, Plot, PlotKind, PlotLine, Series, Table};
+use crate::harness::stats::Claim;
 use crate::harness::stats::{format_spread, ratio};
 use crate::harness::workloads::{self, LookupItem, PieceGroup, Policy, Workload};
 use crate::registry::{self, BackendVisitor};
@@ -383,23 +384,26 @@ fn build(
             let second = order[1].0;
             let worst = order[order.len() - 1].0;
             let ns = |b: &str| &find(w, PieceGroup::Mixed, mode, b).expect("ranked").ns;
-            let lead = ratio(ns(second), ns(best))
-                .map(|r| r.median)
-                .unwrap_or(f64::NAN);
-            let spread = ratio(ns(second), ns(best)).map(|r| (r.min, r.max));
             let gap = ratio(ns(worst), ns(best))
                 .map(|r| r.median)
                 .unwrap_or(f64::NAN);
-            let close = spread.is_some_and(|(lo, _)| lo <= 1.0);
+            let against_second = match claim(ns(second), ns(best), config.threshold) {
+                Some(c) if c.claim == Claim::Slower => format!(
+                    "ahead of {second} by ×{:.2} ({:.2}–{:.2})",
+                    c.ratio, c.low, c.high
+                ),
+                Some(c) => format!(
+                    "level with {second} at ±{} % (×{:.2}, {:.2}–{:.2})",
+                    percent(config.threshold),
+                    c.ratio,
+                    c.low,
+                    c.high
+                ),
+                None => format!("{second} not comparable"),
+            };
             leaders.push(format!(
-                "{w}: {best} {:.2} ns, {} {second} by ×{lead:.2}{} and {worst} by ×{gap:.1}",
+                "{w}: {best} {:.2} ns, {against_second}, and {worst} by ×{gap:.1}",
                 order[0].1,
-                if close { "level with" } else { "ahead of" },
-                if close {
-                    " (paired ratios overlap 1: not a clear win)".to_string()
-                } else {
-                    String::new()
-                },
             ));
             summary.push((format!("{}_best_{w}", mode.name()), Json::from(best)));
         }
@@ -454,36 +458,56 @@ fn build(
     // Who wins most cells per mode, and whether the two modes agree.
     let mut winners_by_mode = Vec::new();
     for mode in [Mode::Throughput, Mode::Latency] {
+        // A cell is won only when its fastest is ahead of the runner-up beyond the threshold;
+        // otherwise it is a tie between them.
         let mut wins: Vec<(&str, usize)> = backends.iter().map(|b| (*b, 0)).collect();
-        let mut total = 0;
+        let (mut total, mut ties) = (0, 0);
         for (workload, groups) in workloads {
             for &group in groups {
-                let best = backends
+                let mut ranked_cells: Vec<&Cell> = backends
                     .iter()
                     .filter_map(|b| find(&workload.name, group, mode, b))
-                    .min_by(|a, b| summarise(&a.ns).median.total_cmp(&summarise(&b.ns).median));
-                if let Some(best) = best {
-                    total += 1;
-                    if let Some(w) = wins.iter_mut().find(|(b, _)| *b == best.backend) {
-                        w.1 += 1;
-                    }
+                    .collect();
+                ranked_cells
+                    .sort_by(|a, b| summarise(&a.ns).median.total_cmp(&summarise(&b.ns).median));
+                let Some(best) = ranked_cells.first() else {
+                    continue;
+                };
+                total += 1;
+                let clear = ranked_cells.get(1).is_none_or(|second| {
+                    claim(&second.ns, &best.ns, config.threshold)
+                        .is_some_and(|c| c.claim == Claim::Slower)
+                });
+                if !clear {
+                    ties += 1;
+                } else if let Some(w) = wins.iter_mut().find(|(b, _)| *b == best.backend) {
+                    w.1 += 1;
                 }
             }
         }
         wins.sort_by_key(|w| std::cmp::Reverse(w.1));
-        let text: Vec<String> = wins
+        let mut text: Vec<String> = wins
             .iter()
             .filter(|(_, n)| *n > 0)
             .map(|(b, n)| format!("{b} {n}"))
             .collect();
+        if ties > 0 {
+            text.push(format!(
+                "{ties} ties (the runner-up within ±{} %)",
+                percent(config.threshold)
+            ));
+        }
         if total > 0 {
             findings.push(format!(
-                "Fastest in {} of {total} workload × piece cells ({}): {}.",
+                "Clearly fastest in {} of {total} workload × piece cells ({}): {}.",
                 mode.name(),
                 mode.name(),
                 and_list(&text)
             ));
-            winners_by_mode.push(wins[0].0);
+            // A mode has a winner only when one backend wins more cells than any other.
+            if wins[0].1 > 0 && wins.get(1).is_none_or(|w| w.1 < wins[0].1) {
+                winners_by_mode.push(wins[0].0);
+            }
         }
     }
     if winners_by_mode.len() == 2 && winners_by_mode[0] != winners_by_mode[1] {
@@ -547,6 +571,7 @@ fn build(
         method.push_str(&format!(" Skipped: {}.", skipped.join("; ")));
     }
     summary.push(("counters".to_string(), Json::from(counter_log.note())));
+    let method = format!("{method} {}", super::claims_method(config.threshold));
     ExperimentResult {
         wall_seconds: None,
         id: "E1".to_string(),

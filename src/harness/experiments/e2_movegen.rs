@@ -371,12 +371,12 @@ fn build(
         let others: Vec<String> = order[1..]
             .iter()
             .map(|(b, _)| {
-                let r = ratio(
+                ratio_text(
+                    b,
                     &find(task, b).expect("ranked").ns,
                     &find(task, best).expect("ranked").ns,
+                    config.threshold,
                 )
-                .expect("samples");
-                ratio_text(b, &r)
             })
             .collect();
         findings.push(format!(
@@ -453,6 +453,7 @@ fn build(
         rows: table_rows,
     }];
     tables.extend(counter_log.table(&["backend", "task"], |_| true));
+    let method = format!("{method} {}", super::claims_method(config.threshold));
     ExperimentResult {
         wall_seconds: None,
         id: "E2".to_string(),

@@ -241,8 +241,12 @@ fn build(
         let others: Vec<String> = order[1..]
             .iter()
             .filter_map(|(b, _)| {
-                let r = ratio(&find(task, b)?.ns, &find(task, best)?.ns)?;
-                Some(ratio_text(b, &r))
+                Some(ratio_text(
+                    b,
+                    &find(task, b)?.ns,
+                    &find(task, best)?.ns,
+                    config.threshold,
+                ))
             })
             .collect();
         let rest = if others.is_empty() {
@@ -317,6 +321,7 @@ fn build(
     if !skipped.is_empty() {
         method.push_str(&format!(" Skipped: {}.", skipped.join("; ")));
     }
+    let method = format!("{method} {}", super::claims_method(config.threshold));
     ExperimentResult {
         wall_seconds: None,
         id: "E3".to_string(),

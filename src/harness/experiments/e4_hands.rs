@@ -2,11 +2,13 @@
 //! kind) on the same pre-generated hands: superiority (independent and as a dependent chain),
 //! count, add + count and remove + count.
 
-use super::{and_list, point, ranked, series, summarise, Config, Progress};
+use super::{
+    and_list, claim, percent, point, ranked, ratio_text, series, summarise, Config, Progress,
+};
 use crate::hands::{ByteHand, GuardedHand, HandLayout, PackedHand};
 use crate::harness::measure::{interleaved, Case};
 use crate::harness::results::{ExperimentResult, Plot, PlotKind, PlotLine, Table};
-use crate::harness::stats::{format_spread, ratio};
+use crate::harness::stats::{format_spread, Claim};
 use crate::position::PieceKind;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -252,8 +254,12 @@ fn build(
         let others: Vec<String> = order[1..]
             .iter()
             .filter_map(|(l, _)| {
-                let r = ratio(&find(op, l)?.ns, &find(op, best)?.ns)?;
-                Some(format!("{l} ×{:.2} ({:.2}–{:.2})", r.median, r.min, r.max))
+                Some(ratio_text(
+                    l,
+                    &find(op, l)?.ns,
+                    &find(op, best)?.ns,
+                    config.threshold,
+                ))
             })
             .collect();
         findings.push(format!(
@@ -264,19 +270,16 @@ fn build(
     }
     for op in ["superior", "superior-chain"] {
         if let (Some(g), Some(p)) = (find(op, GuardedHand::NAME), find(op, PackedHand::NAME)) {
-            if let Some(r) = ratio(&g.ns, &p.ns) {
-                let verdict = if r.max < 1.0 {
-                    "faster than"
-                } else if r.min > 1.0 {
-                    "slower than"
-                } else {
-                    "not clearly different from"
+            if let Some(c) = claim(&g.ns, &p.ns, config.threshold) {
+                let verdict = match c.claim {
+                    Claim::Faster => "faster than".to_string(),
+                    Claim::Slower => "slower than".to_string(),
+                    Claim::Level => format!("level at ±{} % with", percent(config.threshold)),
                 };
                 findings.push(format!(
                     "On {op}, the guarded layout's single subtraction is {verdict} Bonanza's \
-                     field-by-field compare (guarded/packed ×{:.2}, {:.2}–{:.2} over paired \
-                     rounds).",
-                    r.median, r.min, r.max
+                     field-by-field compare (guarded/packed ×{:.2}, {:.2}–{:.2}).",
+                    c.ratio, c.low, c.high
                 ));
             }
         }
@@ -328,6 +331,7 @@ fn build(
         100.0 * true_share,
         config.sampling().samples,
     );
+    let method = format!("{method} {}", super::claims_method(config.threshold));
     ExperimentResult {
         wall_seconds: None,
         id: "E4".to_string(),

@@ -20,7 +20,7 @@ use crate::backend::{Backend, Bitboard};
 use crate::harness::machine::Machine;
 use crate::harness::measure::{Event, SampleConfig};
 use crate::harness::results::{ExperimentResult, Point, Series};
-use crate::harness::stats::Summary;
+use crate::harness::stats::{compare, Claim, Comparison, Summary};
 use crate::registry;
 use crate::types::{Color, Slider, Square};
 use std::time::Duration;
@@ -43,7 +43,13 @@ pub struct Config {
     pub pin_cpu: Option<usize>,
     /// Counters read around every sample of E1, E2 and E7 where the machine has them.
     pub counter_events: Vec<Event>,
+    /// The practical threshold of a claim (0.03: an order is stated only when the interval
+    /// lies wholly beyond ±3 %).
+    pub threshold: f64,
 }
+
+/// The default practical threshold of a claim: ±3 %.
+pub const DEFAULT_THRESHOLD: f64 = 0.03;
 
 impl Default for Config {
     fn default() -> Config {
@@ -55,6 +61,7 @@ impl Default for Config {
             positions: Vec::new(),
             pin_cpu: None,
             counter_events: Event::DEFAULT.to_vec(),
+            threshold: DEFAULT_THRESHOLD,
         }
     }
 }
@@ -384,15 +391,49 @@ pub(crate) fn per_second_millions(ns: f64) -> f64 {
     1e3 / ns
 }
 
-/// `name ×1.23 (1.10–1.40)` for a paired time ratio against the fastest, with a note where the
-/// range reaches 1 (then the two are level within this machine's noise).
-pub(crate) fn ratio_text(name: &str, r: &Summary) -> String {
-    let level = if r.min <= 1.0 {
-        ", level within noise"
-    } else {
-        ""
-    };
-    format!("{name} ×{:.2} ({:.2}–{:.2}){level}", r.median, r.min, r.max)
+/// The seed of every claim's bootstrap: the same data always gives the same interval.
+pub(crate) const CLAIM_SEED: u64 = 0xC1A1_0003;
+
+/// The comparison of two time series taken in the same interleaved rounds of this process (one
+/// invocation), at `threshold`.
+pub(crate) fn claim(a: &[f64], b: &[f64], threshold: f64) -> Option<Comparison> {
+    compare(&[a.to_vec()], &[b.to_vec()], threshold, CLAIM_SEED)
+}
+
+/// `name ×1.23 (1.20–1.26)` for `name`'s time against the fastest's when the interval lies wholly
+/// beyond the threshold, else `name level at ±3 % (×1.01, 0.99–1.04)`.
+pub(crate) fn ratio_text(name: &str, a: &[f64], fastest: &[f64], threshold: f64) -> String {
+    match claim(a, fastest, threshold) {
+        Some(c) if c.claim != Claim::Level => {
+            format!("{name} ×{:.2} ({:.2}–{:.2})", c.ratio, c.low, c.high)
+        }
+        Some(c) => format!(
+            "{name} level at ±{} % (×{:.2}, {:.2}–{:.2})",
+            percent(threshold),
+            c.ratio,
+            c.low,
+            c.high
+        ),
+        None => format!("{name} (no paired samples)"),
+    }
+}
+
+/// `3` for 0.03, `0.5` for 0.005.
+pub(crate) fn percent(threshold: f64) -> String {
+    let text = format!("{:.3}", threshold * 100.0);
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// The method's sentence on how ratios and claims are computed.
+pub(crate) fn claims_method(threshold: f64) -> String {
+    format!(
+        "Ratios between two cells are the geometric mean of their paired per-round time ratios, \
+         with a 95 % interval from a seeded bootstrap over the rounds (all rounds come from this \
+         one process, so the interval does not include what changes between processes); an \
+         order is stated only when the whole interval lies beyond ±{} %, otherwise the two are \
+         called level at that resolution.",
+        percent(threshold)
+    )
 }
 
 /// Names sorted by a key, smallest first (NaN last).
@@ -438,6 +479,19 @@ mod tests {
             .map(|e| e.id())
             .collect();
         assert_eq!(only, ["E1", "E9"]);
+    }
+
+    #[test]
+    fn claims_say_level_inside_the_threshold() {
+        assert_eq!(percent(0.03), "3");
+        assert_eq!(percent(0.005), "0.5");
+        let fast = [1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0];
+        let slow: Vec<f64> = fast.iter().map(|x| x * 1.5).collect();
+        let close: Vec<f64> = fast.iter().map(|x| x * 1.01).collect();
+        assert!(ratio_text("b", &slow, &fast, 0.03).starts_with("b ×1.50 ("));
+        let level = ratio_text("c", &close, &fast, 0.03);
+        assert!(level.starts_with("c level at ±3 % (×1.01, "), "{level}");
+        assert!(claims_method(0.03).contains("beyond ±3 %"));
     }
 
     #[test]
