@@ -381,6 +381,7 @@ proptest! {
                 level: level.to_string(),
                 results: vec![ExperimentResult {
                     wall_seconds: None,
+                    comparisons: Vec::new(),
                     id: "E1".into(),
                     title: String::new(),
                     method: String::new(),

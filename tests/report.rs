@@ -9,6 +9,7 @@ use kiki::harness::report::{new_report, read_report, write_report};
 use kiki::harness::results::{
     ExperimentResult, Plot, PlotKind, PlotLine, Point, Series, Table, SCHEMA_VERSION,
 };
+use kiki::harness::stats::Claim;
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -48,6 +49,7 @@ fn experiments(fast: &str, crossover: f64) -> Vec<ExperimentResult> {
         .collect();
     let e1 = ExperimentResult {
         wall_seconds: None,
+        comparisons: Vec::new(),
         id: "E1".into(),
         title: "attack throughput".into(),
         method: "Independent lookups, 5 samples.".into(),
@@ -83,6 +85,7 @@ fn experiments(fast: &str, crossover: f64) -> Vec<ExperimentResult> {
     };
     let e7 = ExperimentResult {
         wall_seconds: None,
+        comparisons: Vec::new(),
         id: "E7".into(),
         title: "cache pressure".into(),
         method: "Lookups interleaved with evaluation reads.".into(),
@@ -427,6 +430,27 @@ fn quick_report_of_every_experiment_is_complete() {
     }
     for experiment in &results.experiments {
         assert!(!experiment.findings.trim().is_empty());
+        // Every recorded claim agrees with its interval and the default ±3 % threshold.
+        for record in &experiment.comparisons {
+            let c = &record.comparison;
+            assert!(c.low <= c.ratio && c.ratio <= c.high, "{record:?}");
+            let expected = if c.high < 1.0 / 1.03 {
+                Claim::Faster
+            } else if c.low > 1.03 {
+                Claim::Slower
+            } else {
+                Claim::Level
+            };
+            assert_eq!(c.claim, expected, "{record:?}");
+        }
+    }
+    for id in ["E1", "E2", "E3", "E4"] {
+        let e = results.experiments.iter().find(|e| e.id == id).unwrap();
+        assert!(!e.comparisons.is_empty(), "{id} records its comparisons");
+        assert!(
+            e.method.contains("beyond ±3 %"),
+            "{id} says how claims are made"
+        );
     }
     // Every linked file exists and is non-empty; plots come in both formats.
     let mut plots = 0;

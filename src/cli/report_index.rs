@@ -345,6 +345,7 @@ mod tests {
         let summary: serde_json::Map<String, Value> = serde_json::from_str(text).unwrap();
         ExperimentResult {
             wall_seconds: None,
+            comparisons: Vec::new(),
             id: "E1".into(),
             title: String::new(),
             method: String::new(),

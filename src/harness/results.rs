@@ -116,6 +116,20 @@ pub struct ExperimentResult {
     /// How long it ran (absent from schema-1 reports).
     #[serde(default)]
     pub wall_seconds: Option<f64>,
+    /// Every paired comparison its findings state, with its interval and claim.
+    #[serde(default)]
+    pub comparisons: Vec<PairRecord>,
+}
+
+/// One compared pair of a report's findings: in cell `cell`, `a`'s time against `b`'s.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairRecord {
+    pub cell: String,
+    pub a: String,
+    pub b: String,
+    /// `{ratio, low, high, invocations, rounds, claim}`.
+    #[serde(flatten)]
+    pub comparison: crate::harness::stats::Comparison,
 }
 
 impl ExperimentResult {

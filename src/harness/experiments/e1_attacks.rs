@@ -3,8 +3,8 @@
 
 use super::counter_log::CounterLog;
 use super::{
-    and_list, claim, convert, fold, lookup, per_second_millions, percent, point, ranked, series,
-    summarise, Config, Input, Progress, BISHOP, DRAGON, HORSE, LANCE, MIXED, ROOK,
+    and_list, convert, fold, lookup, per_second_millions, percent, point, ranked, series,
+    summarise, Claims, Config, Input, Progress, BISHOP, DRAGON, HORSE, LANCE, MIXED, ROOK,
 };
 use crate::backend::{Backend, Bitboard};
 use crate::harness::measure::{interleaved, Case};
@@ -365,6 +365,7 @@ fn build(
     }
 
     // Findings, from the medians.
+    let mut claims = Claims::new(config.threshold);
     let mut findings = Vec::new();
     let mut summary = Vec::new();
     for mode in [Mode::Throughput, Mode::Latency] {
@@ -387,7 +388,9 @@ fn build(
             let gap = ratio(ns(worst), ns(best))
                 .map(|r| r.median)
                 .unwrap_or(f64::NAN);
-            let against_second = match claim(ns(second), ns(best), config.threshold) {
+            let cell = format!("{} {w} mixed", mode.name());
+            let against_second = match claims.compare(&cell, (second, ns(second)), (best, ns(best)))
+            {
                 Some(c) if c.claim == Claim::Slower => format!(
                     "ahead of {second} by ×{:.2} ({:.2}–{:.2})",
                     c.ratio, c.low, c.high
@@ -475,7 +478,13 @@ fn build(
                 };
                 total += 1;
                 let clear = ranked_cells.get(1).is_none_or(|second| {
-                    claim(&second.ns, &best.ns, config.threshold)
+                    let cell = format!("{} {} {}", mode.name(), workload.name, group.name());
+                    claims
+                        .compare(
+                            &cell,
+                            (&second.backend, &second.ns),
+                            (&best.backend, &best.ns),
+                        )
                         .is_some_and(|c| c.claim == Claim::Slower)
                 });
                 if !clear {
@@ -574,6 +583,7 @@ fn build(
     let method = format!("{method} {}", super::claims_method(config.threshold));
     ExperimentResult {
         wall_seconds: None,
+        comparisons: claims.records,
         id: "E1".to_string(),
         title: TITLE.to_string(),
         method,

@@ -3,7 +3,7 @@
 
 use super::counter_log::CounterLog;
 use super::{
-    and_list, per_second_millions, point, ranked, ratio_text, series, summarise, Config, Progress,
+    and_list, per_second_millions, point, ranked, series, summarise, Claims, Config, Progress,
 };
 use crate::backend::Backend;
 use crate::harness::measure::{interleaved, Case, SampleConfig};
@@ -356,6 +356,7 @@ fn build(
         lines,
     };
     series_out.extend(counter_log.series());
+    let mut claims = Claims::new(config.threshold);
     let mut findings = Vec::new();
     let mut summary = Vec::new();
     for task in &tasks {
@@ -371,11 +372,10 @@ fn build(
         let others: Vec<String> = order[1..]
             .iter()
             .map(|(b, _)| {
-                ratio_text(
-                    b,
-                    &find(task, b).expect("ranked").ns,
-                    &find(task, best).expect("ranked").ns,
-                    config.threshold,
+                claims.ratio_text(
+                    task,
+                    (b, &find(task, b).expect("ranked").ns),
+                    (best, &find(task, best).expect("ranked").ns),
                 )
             })
             .collect();
@@ -456,6 +456,7 @@ fn build(
     let method = format!("{method} {}", super::claims_method(config.threshold));
     ExperimentResult {
         wall_seconds: None,
+        comparisons: claims.records,
         id: "E2".to_string(),
         title: TITLE.to_string(),
         method,

@@ -2,7 +2,7 @@
 //! brute-force reference (make every legal move, generate the replies), on seeded tactical
 //! positions with and without a mate in one.
 
-use super::{and_list, ranked, ratio_text, series, summarise, Config, Progress};
+use super::{and_list, ranked, series, summarise, Claims, Config, Progress};
 use crate::backend::Backend;
 use crate::harness::measure::{interleaved, Case};
 use crate::harness::results::{ExperimentResult, Plot, PlotKind, PlotLine, Table};
@@ -227,6 +227,7 @@ fn build(
         markers: Vec::new(),
         lines,
     };
+    let mut claims = Claims::new(config.threshold);
     let mut findings = Vec::new();
     let mut summary = Vec::new();
     for task in ["fast mate", "fast no-mate"] {
@@ -241,11 +242,10 @@ fn build(
         let others: Vec<String> = order[1..]
             .iter()
             .filter_map(|(b, _)| {
-                Some(ratio_text(
-                    b,
-                    &find(task, b)?.ns,
-                    &find(task, best)?.ns,
-                    config.threshold,
+                Some(claims.ratio_text(
+                    task,
+                    (b, &find(task, b)?.ns),
+                    (best, &find(task, best)?.ns),
                 ))
             })
             .collect();
@@ -324,6 +324,7 @@ fn build(
     let method = format!("{method} {}", super::claims_method(config.threshold));
     ExperimentResult {
         wall_seconds: None,
+        comparisons: claims.records,
         id: "E3".to_string(),
         title: TITLE.to_string(),
         method,

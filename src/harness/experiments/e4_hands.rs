@@ -2,9 +2,7 @@
 //! kind) on the same pre-generated hands: superiority (independent and as a dependent chain),
 //! count, add + count and remove + count.
 
-use super::{
-    and_list, claim, percent, point, ranked, ratio_text, series, summarise, Config, Progress,
-};
+use super::{and_list, percent, point, ranked, series, summarise, Claims, Config, Progress};
 use crate::hands::{ByteHand, GuardedHand, HandLayout, PackedHand};
 use crate::harness::measure::{interleaved, Case};
 use crate::harness::results::{ExperimentResult, Plot, PlotKind, PlotLine, Table};
@@ -240,6 +238,7 @@ fn build(
         markers: Vec::new(),
         lines,
     };
+    let mut claims = Claims::new(config.threshold);
     let mut findings = Vec::new();
     let mut summary = Vec::new();
     for op in OPS {
@@ -254,12 +253,7 @@ fn build(
         let others: Vec<String> = order[1..]
             .iter()
             .filter_map(|(l, _)| {
-                Some(ratio_text(
-                    l,
-                    &find(op, l)?.ns,
-                    &find(op, best)?.ns,
-                    config.threshold,
-                ))
+                Some(claims.ratio_text(op, (l, &find(op, l)?.ns), (best, &find(op, best)?.ns)))
             })
             .collect();
         findings.push(format!(
@@ -270,7 +264,9 @@ fn build(
     }
     for op in ["superior", "superior-chain"] {
         if let (Some(g), Some(p)) = (find(op, GuardedHand::NAME), find(op, PackedHand::NAME)) {
-            if let Some(c) = claim(&g.ns, &p.ns, config.threshold) {
+            if let Some(c) =
+                claims.compare(op, (GuardedHand::NAME, &g.ns), (PackedHand::NAME, &p.ns))
+            {
                 let verdict = match c.claim {
                     Claim::Faster => "faster than".to_string(),
                     Claim::Slower => "slower than".to_string(),
@@ -334,6 +330,7 @@ fn build(
     let method = format!("{method} {}", super::claims_method(config.threshold));
     ExperimentResult {
         wall_seconds: None,
+        comparisons: claims.records,
         id: "E4".to_string(),
         title: TITLE.to_string(),
         method,

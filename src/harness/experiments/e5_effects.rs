@@ -171,6 +171,7 @@ fn build(
     );
     ExperimentResult {
         wall_seconds: None,
+        comparisons: Vec::new(),
         id: "E5".to_string(),
         title: TITLE.to_string(),
         method,

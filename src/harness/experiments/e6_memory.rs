@@ -314,6 +314,7 @@ fn build(
     }
     ExperimentResult {
         wall_seconds: None,
+        comparisons: Vec::new(),
         id: "E6".to_string(),
         title: TITLE.to_string(),
         method,

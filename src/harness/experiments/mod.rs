@@ -19,7 +19,7 @@ pub mod e9_isa_levels;
 use crate::backend::{Backend, Bitboard};
 use crate::harness::machine::Machine;
 use crate::harness::measure::{Event, SampleConfig};
-use crate::harness::results::{ExperimentResult, Point, Series};
+use crate::harness::results::{ExperimentResult, PairRecord, Point, Series};
 use crate::harness::stats::{compare, Claim, Comparison, Summary};
 use crate::registry;
 use crate::types::{Color, Slider, Square};
@@ -400,21 +400,59 @@ pub(crate) fn claim(a: &[f64], b: &[f64], threshold: f64) -> Option<Comparison> 
     compare(&[a.to_vec()], &[b.to_vec()], threshold, CLAIM_SEED)
 }
 
-/// `name ×1.23 (1.20–1.26)` for `name`'s time against the fastest's when the interval lies wholly
-/// beyond the threshold, else `name level at ±3 % (×1.01, 0.99–1.04)`.
-pub(crate) fn ratio_text(name: &str, a: &[f64], fastest: &[f64], threshold: f64) -> String {
-    match claim(a, fastest, threshold) {
-        Some(c) if c.claim != Claim::Level => {
-            format!("{name} ×{:.2} ({:.2}–{:.2})", c.ratio, c.low, c.high)
+/// Every comparison an experiment's findings rest on, at one threshold, kept for
+/// `results.json`.
+pub(crate) struct Claims {
+    threshold: f64,
+    pub records: Vec<PairRecord>,
+}
+
+impl Claims {
+    pub fn new(threshold: f64) -> Claims {
+        Claims {
+            threshold,
+            records: Vec::new(),
         }
-        Some(c) => format!(
-            "{name} level at ±{} % (×{:.2}, {:.2}–{:.2})",
-            percent(threshold),
-            c.ratio,
-            c.low,
-            c.high
-        ),
-        None => format!("{name} (no paired samples)"),
+    }
+
+    /// Compares `a`'s times with `b`'s in the cell `cell` and records the result.
+    pub fn compare(
+        &mut self,
+        cell: &str,
+        (a_name, a): (&str, &[f64]),
+        (b_name, b): (&str, &[f64]),
+    ) -> Option<Comparison> {
+        let comparison = claim(a, b, self.threshold)?;
+        self.records.push(PairRecord {
+            cell: cell.to_string(),
+            a: a_name.to_string(),
+            b: b_name.to_string(),
+            comparison,
+        });
+        Some(comparison)
+    }
+
+    /// `name ×1.23 (1.20–1.26)` for `name`'s time against the fastest's when the interval lies
+    /// wholly beyond the threshold, else `name level at ±3 % (×1.01, 0.99–1.04)`; recorded.
+    pub fn ratio_text(
+        &mut self,
+        cell: &str,
+        (name, a): (&str, &[f64]),
+        fastest: (&str, &[f64]),
+    ) -> String {
+        match self.compare(cell, (name, a), fastest) {
+            Some(c) if c.claim != Claim::Level => {
+                format!("{name} ×{:.2} ({:.2}–{:.2})", c.ratio, c.low, c.high)
+            }
+            Some(c) => format!(
+                "{name} level at ±{} % (×{:.2}, {:.2}–{:.2})",
+                percent(self.threshold),
+                c.ratio,
+                c.low,
+                c.high
+            ),
+            None => format!("{name} (no paired samples)"),
+        }
     }
 }
 
@@ -488,9 +526,18 @@ mod tests {
         let fast = [1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0];
         let slow: Vec<f64> = fast.iter().map(|x| x * 1.5).collect();
         let close: Vec<f64> = fast.iter().map(|x| x * 1.01).collect();
-        assert!(ratio_text("b", &slow, &fast, 0.03).starts_with("b ×1.50 ("));
-        let level = ratio_text("c", &close, &fast, 0.03);
+        let mut claims = Claims::new(0.03);
+        let text = claims.ratio_text("cell", ("b", &slow), ("a", &fast));
+        assert!(text.starts_with("b ×1.50 ("), "{text}");
+        let level = claims.ratio_text("cell", ("c", &close), ("a", &fast));
         assert!(level.starts_with("c level at ±3 % (×1.01, "), "{level}");
+        assert_eq!(claims.records.len(), 2);
+        assert_eq!(claims.records[0].comparison.claim, Claim::Slower);
+        assert_eq!(claims.records[1].comparison.claim, Claim::Level);
+        assert_eq!(
+            (claims.records[1].a.as_str(), claims.records[1].b.as_str()),
+            ("c", "a")
+        );
         assert!(claims_method(0.03).contains("beyond ±3 %"));
     }
 

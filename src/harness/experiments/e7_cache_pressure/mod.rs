@@ -43,6 +43,7 @@ fn result(m: &Measurement) -> ExperimentResult {
     let verdict = findings::seed_verdict(&numbers.at_max(), numbers.max_e, &analysis::table_bytes);
     ExperimentResult {
         wall_seconds: None,
+        comparisons: Vec::new(),
         id: "E7".to_string(),
         title: TITLE.to_string(),
         method: findings::method(m, analysis.has_counter_tables()),

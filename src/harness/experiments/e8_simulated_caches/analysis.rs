@@ -49,6 +49,7 @@ pub fn method(lookups: usize, geometries: &[CacheGeometry]) -> String {
 pub fn unavailable(reason: &str, lookups: usize, geometries: &[CacheGeometry]) -> ExperimentResult {
     ExperimentResult {
         wall_seconds: None,
+        comparisons: Vec::new(),
         id: "E8".into(),
         title: TITLE.into(),
         method: method(lookups, geometries),
@@ -252,6 +253,7 @@ pub fn experiment(
     summary.push(("lookups".into(), Json::from(lookups as u64)));
     ExperimentResult {
         wall_seconds: None,
+        comparisons: Vec::new(),
         id: "E8".into(),
         title: TITLE.into(),
         method: method(lookups, geometries),

@@ -228,6 +228,7 @@ pub fn experiment(runs: &[IsaRun], reference: &str) -> ExperimentResult {
     }
     ExperimentResult {
         wall_seconds: None,
+        comparisons: Vec::new(),
         id: "E9".into(),
         title: TITLE.into(),
         method: format!(
@@ -269,6 +270,7 @@ mod tests {
         };
         let e1 = E {
             wall_seconds: None,
+            comparisons: Vec::new(),
             id: "E1".into(),
             title: "t".into(),
             method: String::new(),
