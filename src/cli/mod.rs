@@ -232,6 +232,17 @@ struct ReportArgs {
     /// only when its whole interval lies beyond ±PERCENT.
     #[arg(long, default_value = "3", value_parser = threshold_percent, value_name = "PERCENT")]
     threshold: f64,
+    /// Process invocations per timing experiment (E1-E7), each a fresh process with its own
+    /// environment size and round order taking its share of the rounds (default: 5, or 2 with
+    /// --quick; 1 measures in this process alone).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=20), value_name = "K")]
+    invocations: Option<u64>,
+    /// Child mode: measure as invocation I of --invocations and write the recording to
+    /// --recording instead of a report (what `kiki report` runs K times).
+    #[arg(long, hide = true, requires = "recording", value_name = "I")]
+    record_invocation: Option<u64>,
+    #[arg(long, hide = true, value_name = "FILE")]
+    recording: Option<PathBuf>,
     /// Perf events read in E1, E2, E7 (default: cycles, instructions, l1d-read-misses,
     /// llc-misses, dtlb-read-misses; task-clock-ns needs no PMU; `none`).
     #[arg(long, value_name = "LIST")]

@@ -2,10 +2,14 @@
 
 use super::{CliError, Output};
 use crate::harness::conditions::Recorder;
-use crate::harness::experiments::{self, run_experiments, Config, Context, EXPERIMENTS};
+use crate::harness::experiments::{
+    self, run_experiments, Config, Context, Experiment, EXPERIMENTS,
+};
+use crate::harness::invocations::{self, Recording};
 use crate::harness::machine::Machine;
 use crate::harness::measure::Event;
 use crate::harness::report::{new_report, rerender, write_report};
+use crate::harness::results::ExperimentResult;
 use std::path::Path;
 
 /// `kiki report --help`'s list of experiments, from the one list.
@@ -163,8 +167,10 @@ pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
         Some(list) => parse_counters(list)?,
         None => Event::DEFAULT.to_vec(),
     };
-    let out = args.out;
-    check_writable(&out)?;
+    let out = args.out.clone();
+    if args.record_invocation.is_none() {
+        check_writable(&out)?;
+    }
 
     let config = Config {
         quick: args.quick,
@@ -179,21 +185,190 @@ pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
         config: &config,
         machine: &machine,
     };
-    let mut progress = ReportProgress::new();
     let chosen = experiments::selected(&only, &with);
+    let invocations = args
+        .invocations
+        .map_or(if args.quick { 2 } else { 5 }, |k| k as usize);
+    if let (Some(index), Some(file)) = (args.record_invocation, &args.recording) {
+        return record_invocation(&chosen, &context, index as usize, invocations, file);
+    }
+    let mut progress = ReportProgress::new();
     let recorder = Recorder::start();
-    let results = run_experiments(&chosen, &context, &mut |message, fraction| {
-        progress.update(message, fraction)
-    });
+    let results = if invocations > 1 {
+        let forwarded = forwarded_options(&args);
+        run_in_invocations(&chosen, &context, invocations, &forwarded, &mut progress)?
+    } else {
+        run_experiments(&chosen, &context, &mut |message, fraction| {
+            progress.update(message, fraction)
+        })
+    };
     let conditions = recorder.finish();
     progress.finish();
     let mut report = new_report(machine, results);
     report.mode = if config.quick { "quick" } else { "full" }.to_string();
+    report.invocations = invocations;
     report.conditions = Some(conditions);
     let folder = write_report(&out, &report)
         .map_err(|message| CliError::failed(format!("kiki report: {message}")))?;
     stdout.line(folder.display())?;
     stdout.flush()
+}
+
+/// The options a child invocation needs to measure as this report does.
+fn forwarded_options(args: &super::ReportArgs) -> Vec<std::ffi::OsString> {
+    let mut options: Vec<std::ffi::OsString> = Vec::new();
+    if args.quick {
+        options.push("--quick".into());
+    }
+    if let Some(cpu) = args.pin {
+        options.extend(["--pin".into(), cpu.to_string().into()]);
+    }
+    if let Some(list) = &args.counters {
+        options.extend(["--counters".into(), list.into()]);
+    }
+    if let Some(path) = &args.positions {
+        options.extend(["--positions".into(), path.clone().into_os_string()]);
+    }
+    options.extend([
+        "--threshold".into(),
+        format!("{}", args.threshold * 100.0).into(),
+    ]);
+    options
+}
+
+/// Child mode: measures the one experiment of `--only` as invocation `index` of `count`,
+/// recording every timing call, and writes the recording to `file`.
+fn record_invocation(
+    chosen: &[&dyn Experiment],
+    context: &Context<'_>,
+    index: usize,
+    count: usize,
+    file: &Path,
+) -> Result<(), CliError> {
+    let [experiment] = chosen else {
+        return Err(CliError::usage(
+            "kiki report: --record-invocation needs --only with one experiment",
+        ));
+    };
+    invocations::start_recording(index, count);
+    let _ = run_experiments(&[*experiment], context, &mut |_, _| {});
+    let recording = Recording {
+        experiment: experiment.id().to_string(),
+        invocation: index,
+        calls: invocations::finish_recording(),
+    };
+    let text = serde_json::to_string(&recording)
+        .map_err(|e| CliError::failed(format!("kiki report: cannot serialise a recording: {e}")))?;
+    std::fs::write(file, text).map_err(|e| {
+        CliError::failed(format!(
+            "kiki report: cannot write the recording {}: {e}",
+            file.display()
+        ))
+    })
+}
+
+/// Runs every replayable experiment in `count` child processes — interleaved: invocation 1 of
+/// every experiment, then invocation 2, … — each with an environment of its own size, then
+/// analyses each once over all its invocations (replayed); E8 and E9 run here, once.
+fn run_in_invocations(
+    chosen: &[&dyn Experiment],
+    context: &Context<'_>,
+    count: usize,
+    forwarded: &[std::ffi::OsString],
+    progress: &mut ReportProgress,
+) -> Result<Vec<ExperimentResult>, CliError> {
+    let failed = |message: String| CliError::failed(format!("kiki report: {message}"));
+    let exe = std::env::current_exe()
+        .map_err(|e| failed(format!("cannot locate the kiki binary: {e}")))?;
+    let scratch = std::env::temp_dir().join(format!("kiki-invocations-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch)
+        .map_err(|e| failed(format!("cannot create {}: {e}", scratch.display())))?;
+    let replayable: Vec<&dyn Experiment> =
+        chosen.iter().copied().filter(|e| e.replayable()).collect();
+    let file = |id: &str, index: usize| scratch.join(format!("{id}-{index}.json"));
+    let mut seconds: Vec<f64> = vec![0.0; replayable.len()];
+    for index in 0..count {
+        for (slot, experiment) in replayable.iter().enumerate() {
+            let id = experiment.id();
+            progress.update(
+                &format!(
+                    "{id}: invocation {} of {count} (a fresh process)",
+                    index + 1
+                ),
+                index as f64 / count as f64,
+            );
+            let started = std::time::Instant::now();
+            let output = std::process::Command::new(&exe)
+                .args(["report", "--only", id, "--invocations"])
+                .arg(count.to_string())
+                .arg("--record-invocation")
+                .arg(index.to_string())
+                .arg("--recording")
+                .arg(file(id, index))
+                .args(forwarded)
+                // A different environment size per invocation moves the stack and everything
+                // laid out after it (Mytkowicz et al.).
+                .env("KIKI_ENVIRONMENT_PADDING", "x".repeat(1 + 977 * index))
+                .stdin(std::process::Stdio::null())
+                .output()
+                .map_err(|e| failed(format!("cannot start {}: {e}", exe.display())))?;
+            seconds[slot] += started.elapsed().as_secs_f64();
+            if !output.status.success() {
+                let stderr = String::from_utf8_lossy(&output.stderr);
+                let last = stderr
+                    .lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("");
+                return Err(failed(format!(
+                    "{id} invocation {} failed ({}): {last}",
+                    index + 1,
+                    output.status
+                )));
+            }
+        }
+    }
+    let mut results = Vec::new();
+    for experiment in chosen {
+        let id = experiment.id();
+        let Some(slot) = replayable.iter().position(|e| e.id() == id) else {
+            results.extend(run_experiments(&[*experiment], context, &mut |m, f| {
+                progress.update(m, f)
+            }));
+            continue;
+        };
+        let mut recordings = Vec::new();
+        for index in 0..count {
+            let path = file(id, index);
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| failed(format!("cannot read {}: {e}", path.display())))?;
+            let recording: Recording = serde_json::from_str(&text)
+                .map_err(|e| failed(format!("{}: {e}", path.display())))?;
+            recordings.push(recording.calls);
+        }
+        invocations::start_replay(recordings);
+        let mut replayed =
+            run_experiments(&[*experiment], context, &mut |m, f| progress.update(m, f));
+        invocations::finish_replay().map_err(|e| {
+            failed(format!(
+                "{id}: {e} (the recordings are kept in {})",
+                scratch.display()
+            ))
+        })?;
+        for result in &mut replayed {
+            result.wall_seconds = Some(seconds[slot]);
+            result.method.push_str(&format!(
+                " Measured in {count} process invocations, interleaved with the other \
+                 experiments', each with its own environment size and round order and taking \
+                 its share of the rounds (rounded up); every series in results.json holds {count} \
+                 consecutive blocks of rounds, one per invocation, and the intervals of the \
+                 claims resample invocations first, then rounds."
+            ));
+        }
+        results.extend(replayed);
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    Ok(results)
 }
 
 /// `kiki render DIR`.

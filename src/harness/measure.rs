@@ -1,6 +1,7 @@
 //! Timing machinery: warm-up, repeated samples with backends interleaved round-robin, CPU
 //! pinning, page-aligned buffers with a huge-page choice, and hardware counters where present.
 
+use super::invocations;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -41,7 +42,7 @@ impl<'a> Case<'a> {
 }
 
 /// What the interleaved sampler measured for one case.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CaseResult {
     pub name: String,
     /// Nanoseconds per operation, one value per sample, in the order taken.
@@ -78,19 +79,96 @@ pub fn calibrate(case: &mut Case<'_>, config: &SampleConfig) -> u64 {
 /// each round every case is sampled once, round-robin, starting one case later each round so
 /// that no case always follows the same neighbour. Counters (if given) are read around every
 /// sample. `progress` gets the fraction of rounds done.
+///
+/// Run as one of several process invocations (`invocations`), it takes its share of the rounds
+/// and starts its rotation at its own offset; replaying, it measures nothing and returns the
+/// invocations' samples, one block per invocation.
 pub fn interleaved(
+    cases: &mut [Case<'_>],
+    config: &SampleConfig,
+    counters: Option<&mut Counters>,
+    progress: &mut dyn FnMut(f64),
+) -> Vec<CaseResult> {
+    let replayed = invocations::timed(|| measure_interleaved(cases, config, counters, progress));
+    match replayed {
+        Ok(results) if same_cases(&results, cases) => results,
+        Ok(_) => {
+            invocations::replay_failed("a replayed measurement timed other cases".into());
+            empty_results(cases)
+        }
+        Err(error) => {
+            invocations::replay_failed(error);
+            empty_results(cases)
+        }
+    }
+}
+
+fn same_cases(results: &[CaseResult], cases: &[Case<'_>]) -> bool {
+    results.len() == cases.len() && results.iter().zip(cases).all(|(r, c)| r.name == c.name)
+}
+
+fn empty_results(cases: &[Case<'_>]) -> Vec<CaseResult> {
+    cases
+        .iter()
+        .map(|c| CaseResult {
+            name: c.name.clone(),
+            ns_per_op: Vec::new(),
+            counters_per_op: Vec::new(),
+        })
+        .collect()
+}
+
+/// Invocations merge case by case: samples one block after another, counters averaged.
+impl invocations::Mergeable for Vec<CaseResult> {
+    fn merge(parts: Vec<Self>) -> Result<Self, String> {
+        let count = parts.len().max(1) as f64;
+        let mut parts = parts.into_iter();
+        let mut merged = parts.next().unwrap_or_default();
+        for part in parts {
+            if part.len() != merged.len() {
+                return Err("invocations timed different numbers of cases".into());
+            }
+            for (into, from) in merged.iter_mut().zip(part) {
+                if into.name != from.name {
+                    return Err(format!("invocations timed {} and {}", into.name, from.name));
+                }
+                into.ns_per_op.extend(from.ns_per_op);
+                for ((name, total), (other, value)) in
+                    into.counters_per_op.iter_mut().zip(from.counters_per_op)
+                {
+                    if *name == other {
+                        *total += value;
+                    }
+                }
+            }
+        }
+        for result in &mut merged {
+            for (_, total) in &mut result.counters_per_op {
+                *total /= count;
+            }
+        }
+        Ok(merged)
+    }
+}
+
+fn measure_interleaved(
     cases: &mut [Case<'_>],
     config: &SampleConfig,
     mut counters: Option<&mut Counters>,
     progress: &mut dyn FnMut(f64),
 ) -> Vec<CaseResult> {
+    let (offset, _) = invocations::invocation();
+    let config = &SampleConfig {
+        samples: invocations::rounds(config.samples),
+        ..*config
+    };
     let n = cases.len();
     let reps: Vec<u64> = cases.iter_mut().map(|c| calibrate(c, config)).collect();
     let mut samples = vec![Vec::with_capacity(config.samples); n];
     let mut totals: Vec<Vec<u64>> = vec![Vec::new(); n];
     for round in 0..config.samples {
         for k in 0..n {
-            let i = (round + k) % n;
+            let i = (round + k + offset) % n.max(1);
             let case = &mut cases[i];
             if let Some(c) = counters.as_deref_mut() {
                 c.start();

@@ -3,6 +3,7 @@
 pub mod conditions;
 pub mod effects_timing;
 pub mod experiments;
+pub mod invocations;
 pub mod machine;
 pub mod measure;
 pub mod plot;

@@ -29,6 +29,7 @@ pub fn new_report(machine: Machine, experiments: Vec<ExperimentResult>) -> Repor
         date: machine.date().to_string(),
         machine,
         mode: String::new(),
+        invocations: 1,
         conditions: None,
         backends: backends(),
         experiments,
@@ -407,7 +408,12 @@ fn render_markdown(report: &Report, stems: &[Vec<String>]) -> String {
     out.push_str(report.machine.markdown().trim_end());
     out.push('\n');
     if !report.mode.is_empty() {
-        out.push_str(&format!("| Mode | `{}` |\n", report.mode));
+        out.push_str(&format!(
+            "| Mode | `{}`, {} process invocation{} per timing experiment |\n",
+            report.mode,
+            report.invocations,
+            if report.invocations == 1 { "" } else { "s" }
+        ));
     }
     for (key, value) in report.conditions.iter().flat_map(|c| c.rows()) {
         out.push_str(&format!("| {key} | {} |\n", value.replace('|', "\\|")));

@@ -159,6 +159,10 @@ pub struct Report {
     /// `full` or `quick` (empty in schema-1 reports).
     #[serde(default)]
     pub mode: String,
+    /// Process invocations each timing experiment (E1–E7) ran in: its series hold that many
+    /// consecutive blocks of rounds, one per invocation (1 in older reports).
+    #[serde(default = "one")]
+    pub invocations: usize,
     /// Steal, load and the measured clock over the run (absent from schema-1 reports).
     #[serde(default)]
     pub conditions: Option<crate::harness::conditions::RunConditions>,
@@ -171,6 +175,10 @@ impl Report {
     pub fn experiment(&self, id: &str) -> Option<&ExperimentResult> {
         self.experiments.iter().find(|e| e.id == id)
     }
+}
+
+fn one() -> usize {
+    1
 }
 
 /// `[(key, value), …]` as a JSON object, keeping its order both ways.

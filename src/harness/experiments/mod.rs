@@ -161,6 +161,11 @@ pub trait Experiment: Sync {
     fn runs_by_default(&self) -> bool {
         true
     }
+    /// Whether its timing goes through the measurement primitives that can be recorded in child
+    /// processes and replayed (E1–E7); E8 (valgrind) and E9 (builds) run once, in this process.
+    fn replayable(&self) -> bool {
+        true
+    }
     /// Measures, analyses and writes its findings. Where it cannot run here (no valgrind, no
     /// source tree), the result says why in its findings instead of failing the report.
     fn run(&self, context: &Context<'_>, progress: Progress<'_>) -> ExperimentResult;
@@ -171,6 +176,9 @@ struct InProcess {
     id: &'static str,
     title: &'static str,
     about: &'static str,
+    /// Whether all its timing goes through the recordable primitives (E5 times on the thread
+    /// clock in its own loop, so it runs once, in the report's process).
+    replayable: bool,
     run: fn(&Config, Progress<'_>) -> ExperimentResult,
 }
 
@@ -184,6 +192,9 @@ impl Experiment for InProcess {
     fn about(&self) -> &'static str {
         self.about
     }
+    fn replayable(&self) -> bool {
+        self.replayable
+    }
     fn run(&self, context: &Context<'_>, progress: Progress<'_>) -> ExperimentResult {
         (self.run)(context.config, progress)
     }
@@ -196,42 +207,49 @@ pub static EXPERIMENTS: [&dyn Experiment; 9] = [
         id: "E1",
         title: e1_attacks::TITLE,
         about: "slider lookups per backend: latency and throughput on random and game-like inputs",
+        replayable: true,
         run: e1_attacks::run,
     },
     &InProcess {
         id: "E2",
         title: e2_movegen::TITLE,
         about: "legal move generation and perft per backend, beside the peer engine haitaka",
+        replayable: true,
         run: e2_movegen::run,
     },
     &InProcess {
         id: "E3",
         title: e3_mate1::TITLE,
         about: "mate-in-1 per backend, against brute force over the same positions",
+        replayable: true,
         run: e3_mate1::run,
     },
     &InProcess {
         id: "E4",
         title: e4_hands::TITLE,
         about: "hand layouts: packed against guarded fields",
+        replayable: true,
         run: e4_hands::run,
     },
     &InProcess {
         id: "E5",
         title: e5_effects::TITLE,
         about: "incremental effect counts: mailbox against SquareWithWall steppers",
+        replayable: false,
         run: e5_effects::run,
     },
     &InProcess {
         id: "E6",
         title: e6_memory::TITLE,
         about: "this machine's memory hierarchy: dependent-load latency over buffer sizes",
+        replayable: true,
         run: e6_memory::run,
     },
     &InProcess {
         id: "E7",
         title: e7_cache_pressure::TITLE,
         about: "lookups beside an evaluation buffer that fills the caches (seed 004)",
+        replayable: true,
         run: e7_cache_pressure::run,
     },
     &e8_simulated_caches::SimulatedCaches,
@@ -394,10 +412,19 @@ pub(crate) fn per_second_millions(ns: f64) -> f64 {
 /// The seed of every claim's bootstrap: the same data always gives the same interval.
 pub(crate) const CLAIM_SEED: u64 = 0xC1A1_0003;
 
-/// The comparison of two time series taken in the same interleaved rounds of this process (one
-/// invocation), at `threshold`.
+/// The comparison of two time series taken in the same interleaved rounds, at `threshold`.
+/// Replayed from K process invocations, each series is K blocks of rounds, one per invocation,
+/// and the bootstrap resamples invocations first.
 pub(crate) fn claim(a: &[f64], b: &[f64], threshold: f64) -> Option<Comparison> {
-    compare(&[a.to_vec()], &[b.to_vec()], threshold, CLAIM_SEED)
+    let k = crate::harness::invocations::replayed_invocations();
+    let blocks = |xs: &[f64]| -> Vec<Vec<f64>> {
+        if k > 1 && xs.len().is_multiple_of(k) && !xs.is_empty() {
+            xs.chunks(xs.len() / k).map(<[f64]>::to_vec).collect()
+        } else {
+            vec![xs.to_vec()]
+        }
+    };
+    compare(&blocks(a), &blocks(b), threshold, CLAIM_SEED)
 }
 
 /// Every comparison an experiment's findings rest on, at one threshold, kept for
@@ -464,12 +491,21 @@ pub(crate) fn percent(threshold: f64) -> String {
 
 /// The method's sentence on how ratios and claims are computed.
 pub(crate) fn claims_method(threshold: f64) -> String {
+    let k = crate::harness::invocations::replayed_invocations();
+    let interval = if k > 1 {
+        format!(
+            "a hierarchical bootstrap over the {k} process invocations and then the rounds \
+             within each (seeded)"
+        )
+    } else {
+        "a seeded bootstrap over the rounds (all rounds come from this one process, so the \
+         interval does not include what changes between processes)"
+            .to_string()
+    };
     format!(
         "Ratios between two cells are the geometric mean of their paired per-round time ratios, \
-         with a 95 % interval from a seeded bootstrap over the rounds (all rounds come from this \
-         one process, so the interval does not include what changes between processes); an \
-         order is stated only when the whole interval lies beyond ±{} %, otherwise the two are \
-         called level at that resolution.",
+         with a 95 % interval from {interval}; an order is stated only when the whole interval \
+         lies beyond ±{} %, otherwise the two are called level at that resolution.",
         percent(threshold)
     )
 }

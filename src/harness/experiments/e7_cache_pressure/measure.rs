@@ -5,6 +5,7 @@ use super::{EVAL_ALONE, IDLE, MAIN_READS};
 use crate::backend::{Backend, Bitboard};
 use crate::harness::experiments::counter_log::CounterLog;
 use crate::harness::experiments::{convert, fold, lookup, Config, Input, Progress, MIXED};
+use crate::harness::invocations;
 use crate::harness::machine::Machine;
 use crate::harness::measure::{
     calibrate, interleaved, pin_to_cpu, time_ns, Case, CaseResult, Counters, PageBuffer, Pages,
@@ -223,9 +224,10 @@ fn thread_point(
         let reps: Vec<u64> = cases.iter_mut().map(|c| calibrate(c, sampling)).collect();
         let mut ns = vec![Vec::new(); cases.len()];
         let mut rates = vec![Vec::new(); cases.len()];
-        for round in 0..sampling.samples {
+        let (offset, _) = invocations::invocation();
+        for round in 0..invocations::rounds(sampling.samples) {
             for k in 0..cases.len() {
-                let i = (round + k) % cases.len();
+                let i = (round + k + offset) % cases.len();
                 let before = done_reads.load(Ordering::Relaxed);
                 let took = time_ns(&mut cases[i].body, reps[i]);
                 let after = done_reads.load(Ordering::Relaxed);
@@ -442,7 +444,14 @@ fn thread_sweep(m: &mut Measurement, items: &[LookupItem], unpin: bool, steps: &
             ),
             0.0,
         );
-        for (case, ns, rates) in thread_point(&setup, bytes, m.eval_cpu) {
+        // Timed like `interleaved`: live, recorded in a child, or replayed from the children.
+        let points = invocations::timed(|| thread_point(&setup, bytes, m.eval_cpu)).unwrap_or_else(
+            |error| {
+                invocations::replay_failed(error);
+                Vec::new()
+            },
+        );
+        for (case, ns, rates) in points {
             m.measured.push(Measured {
                 variant: "thread",
                 reads: 0,

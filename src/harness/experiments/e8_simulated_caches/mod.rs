@@ -43,6 +43,9 @@ impl Experiment for SimulatedCaches {
     fn about(&self) -> &'static str {
         "simulated cache misses per lookup under valgrind callgrind (needs valgrind)"
     }
+    fn replayable(&self) -> bool {
+        false
+    }
     fn run(&self, context: &Context<'_>, progress: Progress<'_>) -> ExperimentResult {
         run(
             context.machine,

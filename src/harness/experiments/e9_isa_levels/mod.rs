@@ -64,6 +64,9 @@ impl Experiment for IsaLevels {
     fn runs_by_default(&self) -> bool {
         false
     }
+    fn replayable(&self) -> bool {
+        false
+    }
     fn run(&self, context: &Context<'_>, progress: Progress<'_>) -> ExperimentResult {
         match runs(context, progress) {
             Ok(runs) => experiment(&runs, REFERENCE_LEVEL),
