@@ -3,8 +3,9 @@
 //!
 //! A VM's neighbours show up as steal time (`/proc/stat`), other work on this machine as load
 //! (`/proc/loadavg`, and the share of CPU time not idle beside the report). The clock comes from a
-//! chain of dependent adds, one cycle each on every x86-64 core kiki targets, timed against the
-//! monotonic clock: cycles per nanosecond under the turbo and power state of the run itself.
+//! chain of dependent register adds, one cycle each on every x86-64 core kiki targets, timed on
+//! the thread's CPU time and checked against a chain of multiplies (three cycles each): cycles
+//! per nanosecond under the turbo and power state of the run itself.
 
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -69,10 +70,10 @@ fn load() -> Option<f64> {
     parse_load(&std::fs::read_to_string("/proc/loadavg").ok()?)
 }
 
-/// Dependent adds per loop iteration of the clock measurement: the loop's own counter and
-/// branch run beside the chain, so an iteration takes exactly this many cycles.
+/// Dependent operations per loop iteration of a clock chain: the loop's own counter and branch
+/// run beside the chain, so an iteration takes this many times the operation's latency.
 #[cfg(target_arch = "x86_64")]
-const ADDS_PER_ITERATION: u64 = 16;
+const CHAIN_LENGTH: u64 = 16;
 
 /// This thread's CPU time in nanoseconds (time it was descheduled does not count), where the
 /// kernel gives it.
@@ -93,29 +94,69 @@ fn thread_cpu_ns() -> Option<f64> {
     }
 }
 
-/// Runs `iterations` × 16 dependent adds and returns the nanoseconds they took: this thread's
-/// CPU time where the kernel gives it (a busy machine's other work then does not slow the chain
-/// down), else wall time.
+/// The two chains the clock is measured with. Register-register adds, not adds of an
+/// immediate: Intel's Golden Cove and later cores fold chains of immediate adds at rename
+/// (such a chain ran at "15 GHz" on a Xeon family 6 model 207), and nothing folds an add of a
+/// register whose value the renamer does not know.
 #[cfg(target_arch = "x86_64")]
-fn add_chain_ns(iterations: u64) -> f64 {
+#[derive(Clone, Copy)]
+enum Chain {
+    /// `add v, w`: one cycle each on every x86-64 core.
+    Add,
+    /// `imul v, w`: three cycles each on every x86-64 core since Sandy Bridge and Zen.
+    Multiply,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Chain {
+    fn cycles_per_operation(self) -> f64 {
+        match self {
+            Chain::Add => 1.0,
+            Chain::Multiply => 3.0,
+        }
+    }
+}
+
+/// Runs `iterations` × 16 dependent operations of `chain` and returns the nanoseconds they took:
+/// this thread's CPU time where the kernel gives it (a busy machine's other work then does not
+/// slow the chain down), else wall time.
+#[cfg(target_arch = "x86_64")]
+fn chain_ns(chain: Chain, iterations: u64) -> f64 {
     let cpu_start = thread_cpu_ns();
     let start = Instant::now();
-    let mut value: u64 = 0;
+    let mut value: u64 = std::hint::black_box(1);
+    let operand: u64 = std::hint::black_box(1);
     let mut left = iterations;
     // SAFETY: register-only arithmetic; no memory, no stack.
     unsafe {
-        std::arch::asm!(
-            "2:",
-            "add {v}, 1", "add {v}, 1", "add {v}, 1", "add {v}, 1",
-            "add {v}, 1", "add {v}, 1", "add {v}, 1", "add {v}, 1",
-            "add {v}, 1", "add {v}, 1", "add {v}, 1", "add {v}, 1",
-            "add {v}, 1", "add {v}, 1", "add {v}, 1", "add {v}, 1",
-            "dec {n}",
-            "jnz 2b",
-            v = inout(reg) value,
-            n = inout(reg) left,
-            options(nomem, nostack),
-        );
+        match chain {
+            Chain::Add => std::arch::asm!(
+                "2:",
+                "add {v}, {w}", "add {v}, {w}", "add {v}, {w}", "add {v}, {w}",
+                "add {v}, {w}", "add {v}, {w}", "add {v}, {w}", "add {v}, {w}",
+                "add {v}, {w}", "add {v}, {w}", "add {v}, {w}", "add {v}, {w}",
+                "add {v}, {w}", "add {v}, {w}", "add {v}, {w}", "add {v}, {w}",
+                "dec {n}",
+                "jnz 2b",
+                v = inout(reg) value,
+                w = in(reg) operand,
+                n = inout(reg) left,
+                options(nomem, nostack),
+            ),
+            Chain::Multiply => std::arch::asm!(
+                "2:",
+                "imul {v}, {w}", "imul {v}, {w}", "imul {v}, {w}", "imul {v}, {w}",
+                "imul {v}, {w}", "imul {v}, {w}", "imul {v}, {w}", "imul {v}, {w}",
+                "imul {v}, {w}", "imul {v}, {w}", "imul {v}, {w}", "imul {v}, {w}",
+                "imul {v}, {w}", "imul {v}, {w}", "imul {v}, {w}", "imul {v}, {w}",
+                "dec {n}",
+                "jnz 2b",
+                v = inout(reg) value,
+                w = in(reg) operand,
+                n = inout(reg) left,
+                options(nomem, nostack),
+            ),
+        }
     }
     std::hint::black_box((value, left));
     let wall = start.elapsed().as_nanos() as f64;
@@ -125,18 +166,33 @@ fn add_chain_ns(iterations: u64) -> f64 {
     }
 }
 
-/// The core clock in GHz: the fastest of nine ~5 ms runs of the add chain, after ~50 ms of
-/// warm-up that lets the core leave a low-power state. The fastest, because a run can only be
-/// slowed (an interrupt, a preempted vCPU), never sped up: each add takes at least one cycle.
-/// `None` off x86-64.
+/// The clock in GHz one chain shows: the fastest of nine runs of ~16 M operations, since a run
+/// can only be slowed (an interrupt, a preempted vCPU), never sped up.
+#[cfg(target_arch = "x86_64")]
+fn chain_ghz(chain: Chain, iterations: u64) -> f64 {
+    (0..9)
+        .map(|_| {
+            (iterations * CHAIN_LENGTH) as f64 * chain.cycles_per_operation()
+                / chain_ns(chain, iterations)
+        })
+        .fold(0.0, f64::max)
+}
+
+/// How far the two chains may disagree before the clock is called unknown.
+pub const CHAINS_AGREE_WITHIN: f64 = 0.10;
+
+/// The core clock in GHz from a chain of dependent adds, after ~50 ms of warm-up that lets the
+/// core leave a low-power state, checked against a chain of dependent multiplies (3 cycles
+/// each): where the two disagree by more than 10 % one of them is not running at its textbook
+/// latency on this core, and the clock is `None` rather than a wrong number. `None` off x86-64.
 pub fn measure_clock_ghz() -> Option<f64> {
     #[cfg(target_arch = "x86_64")]
     {
-        let iterations = 1_000_000; // 16 M cycles: ~5 ms at 3 GHz
-        add_chain_ns(10 * iterations);
-        (0..9)
-            .map(|_| (iterations * ADDS_PER_ITERATION) as f64 / add_chain_ns(iterations))
-            .max_by(f64::total_cmp)
+        let iterations = 1_000_000;
+        chain_ns(Chain::Add, 10 * iterations);
+        let add = chain_ghz(Chain::Add, iterations);
+        let multiply = chain_ghz(Chain::Multiply, iterations / 3);
+        ((add / multiply - 1.0).abs() <= CHAINS_AGREE_WITHIN).then_some(add)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -199,7 +255,8 @@ impl RunConditions {
             (
                 "Clock (measured)",
                 format!(
-                    "{} GHz at the start, {} GHz at the end (dependent adds, 1 cycle each)",
+                    "{} GHz at the start, {} GHz at the end (dependent register adds, 1 cycle \
+                     each, checked against dependent multiplies)",
                     or_unknown(self.clock_ghz_start, &|g| format!("{g:.2}")),
                     or_unknown(self.clock_ghz_end, &|g| format!("{g:.2}")),
                 ),
