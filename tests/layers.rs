@@ -103,7 +103,7 @@ fn node(path: &[String]) -> String {
     let path = canonical(path);
     let depth = match path.first().map(String::as_str) {
         Some("variants") => 3,
-        Some("engine" | "verify") => 2,
+        Some("engine" | "verify" | "harness" | "cli") => 2,
         _ => 1,
     };
     path.iter()
@@ -117,7 +117,7 @@ fn node(path: &[String]) -> String {
 /// its `crate::` paths, and `use super::sibling` inside a folder (an edge between two files of
 /// that folder).
 fn imports(module: &[String], is_mod_rs: bool, text: &str) -> Vec<Vec<String>> {
-    let code = text.split("#[cfg(test)]").next().unwrap_or("");
+    let code = without_test_module(text);
     let mut imports = crate_paths(code);
     if module.len() >= 2 && !is_mod_rs {
         for line in code.lines() {
@@ -136,6 +136,23 @@ fn imports(module: &[String], is_mod_rs: bool, text: &str) -> Vec<Vec<String>> {
     imports
 }
 
+/// The text before the file's test module: a `#[cfg(test)]` whose next item is a `mod` (other
+/// `#[cfg(test)]` items, such as a test-only helper near the top, do not end the scan).
+fn without_test_module(text: &str) -> &str {
+    let mut offset = 0;
+    let mut lines = text.split_inclusive('\n').peekable();
+    while let Some(line) = lines.next() {
+        if line.trim() == "#[cfg(test)]" {
+            let next = lines.peek().map(|l| l.trim_start()).unwrap_or("");
+            if next.starts_with("mod ") || next.starts_with("pub mod ") {
+                return &text[..offset];
+            }
+        }
+        offset += line.len();
+    }
+    text
+}
+
 /// What the scan found in a set of files: imports against the layers, the module graph, and how
 /// many imports named a layer.
 #[derive(Default)]
@@ -143,6 +160,8 @@ struct Scan {
     violations: Vec<String>,
     edges: BTreeMap<String, BTreeSet<String>>,
     checked: usize,
+    /// The nodes that are modules (files); empty: every node counts as one.
+    modules: BTreeSet<String>,
 }
 
 impl Scan {
@@ -161,11 +180,24 @@ impl Scan {
                     import.join("::")
                 ));
             }
-            let (from, to) = (node(module), node(&import));
+            let (from, to) = (node(module), self.module_of(&import));
             if from != to {
                 self.edges.entry(from).or_default().insert(to);
             }
         }
+    }
+
+    /// The node of an imported path: the longest prefix of its node that is a module, so that
+    /// `crate::cli::CliError` (an item of `cli/mod.rs`) is the node `cli`.
+    fn module_of(&self, import: &[String]) -> String {
+        let mut node = node(import);
+        while !self.modules.is_empty() && !self.modules.contains(&node) {
+            match node.rfind("::") {
+                Some(at) => node.truncate(at),
+                None => break,
+            }
+        }
+        node
     }
 
     /// Every circle in the module graph: a node that reaches itself.
@@ -196,7 +228,13 @@ fn imports_point_down_the_layers_and_form_no_circle() {
     let mut files = Vec::new();
     rust_files(&root.join("src"), &mut files);
     rust_files(&root.join("variants"), &mut files);
-    let mut scan = Scan::default();
+    let mut scan = Scan {
+        modules: files
+            .iter()
+            .map(|file| node(&module_path(root, file)))
+            .collect(),
+        ..Scan::default()
+    };
     for file in &files {
         let module = module_path(root, file);
         let name = file.strip_prefix(root).unwrap().display().to_string();
@@ -298,4 +336,44 @@ fn the_scan_sees_a_violation_and_a_circle() {
     let circles = scan.circles();
     assert_eq!(circles.len(), 2, "{circles:?}");
     assert!(circles.contains(&"engine::movegen → engine::position → engine::movegen".to_string()));
+
+    // A test-only item near the top does not end the scan: the import after it is checked.
+    let mut scan = Scan::default();
+    let text = "#[cfg(test)]\nuse crate::types::X;\nuse crate::harness::stats;\n";
+    scan.add("dbb/mod.rs", &names("variants::dbb"), true, text);
+    assert_eq!(scan.violations.len(), 1, "{:?}", scan.violations);
+
+    // Files of the harness and of the command line are nodes of their own, and an item of a
+    // folder's mod.rs belongs to that folder's node.
+    let mut scan = Scan {
+        modules: ["harness::report", "harness::results", "cli", "cli::report"]
+            .map(String::from)
+            .into(),
+        ..Scan::default()
+    };
+    scan.add(
+        "report.rs",
+        &names("harness::report"),
+        false,
+        "use super::results::Report;",
+    );
+    scan.add(
+        "results.rs",
+        &names("harness::results"),
+        false,
+        "use crate::harness::report::x;",
+    );
+    scan.add(
+        "cli/report.rs",
+        &names("cli::report"),
+        false,
+        "use crate::cli::CliError;",
+    );
+    let circles = scan.circles();
+    assert_eq!(circles.len(), 2, "{circles:?}");
+    assert!(
+        scan.edges["cli::report"].contains("cli"),
+        "{:?}",
+        scan.edges
+    );
 }

@@ -416,7 +416,7 @@ mod tests {
             [
                 "'array': results.json is an array, not an object",
                 "'broken': results.json is not JSON: key must be a string at line 1 column 2",
-                "'future': results.json has schema_version 999, this kiki reads 1 and 2",
+                "'future': results.json has schema_version 999, this kiki reads 1, 2 and 3",
                 "'null': results.json is null, not an object",
                 "'shape': results.json machine is a number, not an object",
             ]

@@ -78,20 +78,7 @@ const CHAIN_LENGTH: u64 = 16;
 /// This thread's CPU time in nanoseconds (time it was descheduled does not count), where the
 /// kernel gives it.
 fn thread_cpu_ns() -> Option<f64> {
-    #[cfg(target_os = "linux")]
-    {
-        let mut time = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `time` is a valid timespec for the kernel to fill.
-        let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time) };
-        (status == 0).then_some(time.tv_sec as f64 * 1e9 + time.tv_nsec as f64)
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        None
-    }
+    crate::harness::measure::thread_cpu_ns().map(|ns| ns as f64)
 }
 
 /// The two chains the clock is measured with. Register-register adds, not adds of an

@@ -6,6 +6,7 @@ use crate::effects::{
     board_of, counts_from_scratch, BitboardEffects, DistanceCheck, EffectTracker, Effects,
     PaddedMailbox, SquareWithWall,
 };
+use crate::harness::measure::thread_cpu_ns;
 use crate::movegen::MoveList;
 use crate::position::{Move, Piece, Position, START_SFEN};
 use crate::reference::Reference;
@@ -269,25 +270,6 @@ pub fn clock_name() -> &'static str {
     } else {
         "wall time"
     }
-}
-
-/// This thread's CPU time in ns, where the OS offers it. On a shared machine it leaves out
-/// the time the thread sat descheduled, which wall time would add to whichever sample was
-/// unlucky; cache and branch-predictor pollution by other processes remain.
-#[cfg(target_os = "linux")]
-fn thread_cpu_ns() -> Option<u64> {
-    let mut time = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `time` is a valid, writable timespec.
-    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time) };
-    (status == 0).then(|| time.tv_sec as u64 * 1_000_000_000 + time.tv_nsec as u64)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn thread_cpu_ns() -> Option<u64> {
-    None
 }
 
 /// Runs `work` and returns the ns it took on `clock_name`'s clock.

@@ -13,7 +13,7 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::sync::Mutex;
+use std::cell::RefCell;
 
 /// What the timing primitives of this process do.
 enum Session {
@@ -32,35 +32,39 @@ enum Session {
     },
 }
 
-static SESSION: Mutex<Session> = Mutex::new(Session::Live);
+// Per thread: an experiment runs, records and replays on the thread that started it (its own
+// helper threads time nothing), and tests running side by side do not see each other's session.
+thread_local! {
+    static SESSION: RefCell<Session> = const { RefCell::new(Session::Live) };
+    /// The first replay error of the session, reported by `finish_replay`.
+    static REPLAY_ERROR: RefCell<Option<String>> = const { RefCell::new(None) };
+}
 
-/// The first replay error of the session, reported by `finish_replay`.
-static REPLAY_ERROR: Mutex<Option<String>> = Mutex::new(None);
+fn with_session<R>(f: impl FnOnce(&mut Session) -> R) -> R {
+    SESSION.with(|session| f(&mut session.borrow_mut()))
+}
 
 /// Notes a replayed call that failed (the primitive carries on with empty results).
 pub fn replay_failed(error: String) {
-    let mut first = REPLAY_ERROR.lock().unwrap_or_else(|p| p.into_inner());
-    first.get_or_insert(error);
-}
-
-fn session() -> std::sync::MutexGuard<'static, Session> {
-    SESSION
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    REPLAY_ERROR.with(|first| {
+        first.borrow_mut().get_or_insert(error);
+    });
 }
 
 /// Starts recording as invocation `index` of `count`.
 pub fn start_recording(index: usize, count: usize) {
-    *session() = Session::Record {
-        index,
-        count: count.max(1),
-        calls: Vec::new(),
-    };
+    with_session(|session| {
+        *session = Session::Record {
+            index,
+            count: count.max(1),
+            calls: Vec::new(),
+        }
+    });
 }
 
 /// Stops recording and returns what was recorded (empty when not recording).
 pub fn finish_recording() -> Vec<Value> {
-    match std::mem::replace(&mut *session(), Session::Live) {
+    match with_session(|session| std::mem::replace(session, Session::Live)) {
         Session::Record { calls, .. } => calls,
         _ => Vec::new(),
     }
@@ -68,30 +72,30 @@ pub fn finish_recording() -> Vec<Value> {
 
 /// Starts replaying the recordings of every invocation.
 pub fn start_replay(invocations: Vec<Vec<Value>>) {
-    *REPLAY_ERROR.lock().unwrap_or_else(|p| p.into_inner()) = None;
-    *session() = Session::Replay {
-        invocations,
-        next: 0,
-    };
+    REPLAY_ERROR.with(|first| *first.borrow_mut() = None);
+    with_session(|session| {
+        *session = Session::Replay {
+            invocations,
+            next: 0,
+        }
+    });
 }
 
-/// Stops replaying; `Err` when the experiment made fewer calls than were recorded.
+/// Stops replaying; `Err` when a replayed call failed or the experiment made fewer calls than
+/// were recorded.
 pub fn finish_replay() -> Result<(), String> {
-    match std::mem::replace(&mut *session(), Session::Live) {
-        Session::Replay { invocations, next } => {
+    let session = with_session(|session| std::mem::replace(session, Session::Live));
+    let error = REPLAY_ERROR.with(|first| first.borrow_mut().take());
+    match (session, error) {
+        (Session::Replay { .. }, Some(error)) => Err(error),
+        (Session::Replay { invocations, next }, None) => {
             let recorded = invocations.first().map_or(0, Vec::len);
-            if let Some(error) = REPLAY_ERROR
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .take()
-            {
-                Err(error)
-            } else if next == recorded {
-                Ok(())
-            } else {
+            if next < recorded {
                 Err(format!(
                     "the replay used {next} of {recorded} recorded measurements"
                 ))
+            } else {
+                Ok(())
             }
         }
         _ => Ok(()),
@@ -100,10 +104,10 @@ pub fn finish_replay() -> Result<(), String> {
 
 /// This process's invocation and the number of invocations: `(0, 1)` for a plain run.
 pub fn invocation() -> (usize, usize) {
-    match &*session() {
+    with_session(|session| match session {
         Session::Record { index, count, .. } => (*index, *count),
         _ => (0, 1),
-    }
+    })
 }
 
 /// The rounds this process takes of an experiment's `rounds`: its share when recording
@@ -124,48 +128,50 @@ pub trait Mergeable: Serialize + DeserializeOwned {
 /// A replay that cannot be read or merged is an error the caller reports (it means the
 /// experiment did not make the same calls as in the children).
 pub fn timed<T: Mergeable>(live: impl FnOnce() -> T) -> Result<T, String> {
-    let replayed = {
-        let mut guard = session();
-        match &mut *guard {
-            Session::Replay { invocations, next } => {
-                let call = *next;
-                *next += 1;
-                let parts = invocations
-                    .iter()
-                    .map(|calls| {
-                        let value = calls.get(call).cloned().ok_or_else(|| {
-                            format!("measurement {call} was not recorded in every invocation")
-                        })?;
-                        serde_json::from_value::<T>(value)
-                            .map_err(|e| format!("measurement {call} reads back wrong: {e}"))
-                    })
-                    .collect::<Result<Vec<T>, String>>();
-                Some(parts.and_then(T::merge))
-            }
-            _ => None,
+    let replayed = with_session(|session| match session {
+        Session::Replay { invocations, next } => {
+            let call = *next;
+            *next += 1;
+            let parts = invocations
+                .iter()
+                .map(|calls| {
+                    let value = calls.get(call).cloned().ok_or_else(|| {
+                        format!("measurement {call} was not recorded in every invocation")
+                    })?;
+                    serde_json::from_value::<T>(value)
+                        .map_err(|e| format!("measurement {call} reads back wrong: {e}"))
+                })
+                .collect::<Result<Vec<T>, String>>();
+            Some(parts.and_then(T::merge))
         }
-    };
+        _ => None,
+    });
     if let Some(result) = replayed {
         return result;
     }
     let result = live();
-    if let Session::Record { calls, .. } = &mut *session() {
-        calls.push(serde_json::to_value(&result).map_err(|e| e.to_string())?);
+    if with_session(|session| matches!(session, Session::Record { .. })) {
+        let value = serde_json::to_value(&result).map_err(|e| e.to_string())?;
+        with_session(|session| {
+            if let Session::Record { calls, .. } = session {
+                calls.push(value);
+            }
+        });
     }
     Ok(result)
 }
 
 /// The number of invocations being replayed (1 when not replaying).
 pub fn replayed_invocations() -> usize {
-    match &*session() {
+    with_session(|session| match session {
         Session::Replay { invocations, .. } => invocations.len().max(1),
         _ => 1,
-    }
+    })
 }
 
 /// Whether this process replays (it then measures nothing).
 pub fn replaying() -> bool {
-    matches!(&*session(), Session::Replay { .. })
+    with_session(|session| matches!(session, Session::Replay { .. }))
 }
 
 /// A child's recording, as written to its file.

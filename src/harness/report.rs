@@ -11,7 +11,8 @@
 use super::machine::Machine;
 use super::plot;
 use super::results::{
-    BackendEntry, ExperimentResult, Plot, Report, Table, READABLE_SCHEMAS, SCHEMA_VERSION,
+    BackendEntry, ExperimentResult, Plot, Report, Table, READABLE_SCHEMAS, RENDERABLE_SCHEMAS,
+    SCHEMA_VERSION,
 };
 use crate::input::quote_input;
 use serde_json::Value;
@@ -197,11 +198,12 @@ pub fn render_into(dir: &Path, report: &Report) -> Result<(), String> {
 /// `kiki render DIR`: rewrites `DIR/report.md` and the plots from `DIR/results.json`.
 pub fn rerender(dir: &Path) -> Result<(), String> {
     let report = read_report(&dir.join("results.json"))?;
-    if report.schema_version != SCHEMA_VERSION {
+    if !RENDERABLE_SCHEMAS.contains(&report.schema_version) {
         return Err(format!(
-            "results.json has schema_version {}, which holds no tables or plots; only version \
-             {SCHEMA_VERSION} can be re-rendered (the folder is left as it is)",
-            report.schema_version
+            "results.json has schema_version {}, which holds no tables or plots; only versions \
+             {} can be re-rendered (the folder is left as it is)",
+            report.schema_version,
+            list(&RENDERABLE_SCHEMAS)
         ));
     }
     render_into(dir, &report)
@@ -258,6 +260,15 @@ pub fn parse_report(text: &str) -> Result<Report, String> {
     serde_json::from_value(value).map_err(|e| format!("results.json: {e}"))
 }
 
+/// `1, 2 and 3`.
+fn list(versions: &[u32]) -> String {
+    let text: Vec<String> = versions.iter().map(u32::to_string).collect();
+    match text.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => text.join(""),
+    }
+}
+
 fn json_kind(json: &Value) -> &'static str {
     match json {
         Value::Null => "null",
@@ -279,11 +290,7 @@ fn check_shape(json: &Value) -> Result<(), String> {
             json_kind(json)
         ));
     };
-    let readable = READABLE_SCHEMAS
-        .iter()
-        .map(u32::to_string)
-        .collect::<Vec<_>>()
-        .join(" and ");
+    let readable = list(&READABLE_SCHEMAS);
     match fields.get("schema_version") {
         None => return Err("results.json has no schema_version".into()),
         Some(Value::Number(number)) => {
@@ -513,7 +520,7 @@ mod tests {
             ("{}", "results.json has no schema_version"),
             (
                 r#"{"schema_version": 999, "machine": {}, "experiments": []}"#,
-                "results.json has schema_version 999, this kiki reads 1 and 2",
+                "results.json has schema_version 999, this kiki reads 1, 2 and 3",
             ),
             (
                 r#"{"schema_version": "1", "machine": {}, "experiments": []}"#,
@@ -566,6 +573,36 @@ mod tests {
             }
         }
         assert!(read > 0);
+    }
+
+    /// Every committed report of schema 2 or later re-renders byte for byte from its results.json with
+    /// today's renderer: what was published stays reproducible as the code moves on.
+    #[test]
+    fn committed_reports_of_schema_2_and_later_re_render_identically() {
+        let reports = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
+        let mut rendered = 0;
+        for entry in fs::read_dir(&reports).unwrap() {
+            let folder = entry.unwrap().path();
+            let Ok(report) = read_report(&folder.join("results.json")) else {
+                continue;
+            };
+            if !RENDERABLE_SCHEMAS.contains(&report.schema_version) {
+                continue;
+            }
+            let name = folder.file_name().unwrap().to_string_lossy().into_owned();
+            let copy = scratch(&format!("rerender-{name}"));
+            render_into(&copy, &report).unwrap();
+            for file in fs::read_dir(&copy).unwrap() {
+                let file = file.unwrap().file_name();
+                assert!(
+                    fs::read(copy.join(&file)).unwrap() == fs::read(folder.join(&file)).unwrap(),
+                    "{name}: {file:?} differs when re-rendered"
+                );
+            }
+            fs::remove_dir_all(&copy).unwrap();
+            rendered += 1;
+        }
+        assert!(rendered > 0, "no report of schema 2 or later is committed");
     }
 
     #[test]

@@ -10,11 +10,16 @@ use serde_json::Value;
 
 /// Bumped whenever the shape of `results.json` changes. Version 1 (the reports written before
 /// serde) had no tables, plots or machine section text: such reports can be indexed, not
-/// re-rendered.
-pub const SCHEMA_VERSION: u32 = 2;
+/// re-rendered. Version 2 added them; version 3 added the mode, the invocations, the run
+/// conditions, each experiment's wall time and compared pairs (all optional when reading, so a
+/// version-2 report reads and re-renders as it was published).
+pub const SCHEMA_VERSION: u32 = 3;
 
-/// The schema versions this build reads (for the index); only [`SCHEMA_VERSION`] re-renders.
-pub const READABLE_SCHEMAS: [u32; 2] = [1, 2];
+/// The schema versions this build reads (for the index).
+pub const READABLE_SCHEMAS: [u32; 3] = [1, 2, 3];
+
+/// The schema versions this build can re-render (`kiki render`).
+pub const RENDERABLE_SCHEMAS: [u32; 2] = [2, 3];
 
 /// One measured series: the raw samples of one quantity under one set of labels.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
