@@ -314,12 +314,7 @@ fn run_in_invocations(
                 .map_err(|e| failed(format!("cannot start {}: {e}", exe.display())))?;
             seconds[slot] += started.elapsed().as_secs_f64();
             if !output.status.success() {
-                let stderr = String::from_utf8_lossy(&output.stderr);
-                let last = stderr
-                    .lines()
-                    .rev()
-                    .find(|l| !l.trim().is_empty())
-                    .unwrap_or("");
+                let last = crate::harness::last_line(&output.stderr);
                 return Err(failed(format!(
                     "{id} invocation {} failed ({}): {last}",
                     index + 1,

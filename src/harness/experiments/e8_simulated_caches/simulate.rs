@@ -264,12 +264,7 @@ pub fn simulate_once(
     let text = std::fs::read_to_string(&out_file);
     let _ = std::fs::remove_file(&out_file);
     if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let last = stderr
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
+        let last = crate::harness::last_line(&output.stderr);
         return Err(format!(
             "valgrind failed on {backend} ({}): {last}",
             output.status

@@ -163,12 +163,7 @@ fn build(cargo: &std::ffi::OsStr, source: &Path, level: &Level) -> Result<PathBu
         .output()
         .map_err(|e| format!("cannot run cargo to build the {} level: {e}", level.name))?;
     if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let last = stderr
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
+        let last = crate::harness::last_line(&output.stderr);
         return Err(format!(
             "cargo build for the {} level failed ({}): {last}",
             level.name, output.status
@@ -206,12 +201,7 @@ fn run_build(binary: &Path, context: &Context<'_>, out: &Path) -> Result<PathBuf
         .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
     let stdout = String::from_utf8_lossy(&output.stdout);
     if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let last = stderr
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
+        let last = crate::harness::last_line(&output.stderr);
         return Err(format!(
             "{} failed ({}): {last}",
             binary.display(),
