@@ -372,7 +372,7 @@ proptest! {
     /// E9 folds whatever series the builds' reports hold.
     #[test]
     fn e9_never_panics_on_any_series(
-        runs in prop::collection::vec((prop::sample::select(&["x86-64", "x86-64-v3", "native"][..]),
+        runs in prop::collection::vec((prop::sample::select(&["x86-64-portable", "x86-64", "x86-64-v3", "native"][..]),
             prop::collection::vec(any_series(), 0..4)), 0..4),
     ) {
         let runs: Vec<IsaRun> = runs
@@ -393,6 +393,6 @@ proptest! {
                 }],
             })
             .collect();
-        let _ = e9::experiment(&runs, "x86-64-v3");
+        let _ = e9::experiment(&runs, 0.03);
     }
 }

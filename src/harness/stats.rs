@@ -234,21 +234,247 @@ pub fn compare(a: &[Vec<f64>], b: &[Vec<f64>], threshold: f64, seed: u64) -> Opt
     statistics.sort_by(f64::total_cmp);
     let low = percentile_sorted(&statistics, 2.5).exp();
     let high = percentile_sorted(&statistics, 97.5).exp();
-    let claim = if high < 1.0 / (1.0 + threshold) {
-        Claim::Faster
-    } else if low > 1.0 + threshold {
-        Claim::Slower
-    } else {
-        Claim::Level
-    };
     Some(Comparison {
         ratio: point.exp(),
         low,
         high,
         invocations: logs.len(),
         rounds: logs.iter().map(Vec::len).sum(),
-        claim,
+        claim: claim_at(low, high, threshold),
     })
+}
+
+/// Blocks of rounds, one per process invocation (or slot): `blocks[i][r]`.
+pub type Blocks = Vec<Vec<f64>>;
+
+/// One cell of [`compare_slots`]: `a`'s blocks and `b`'s.
+pub type SlotPair = (Blocks, Blocks);
+
+/// Compares builds (or anything timed in separate processes): `cells[c] = (a, b)` holds cell
+/// `c`'s times, `a[i]` and `b[i]` measured by two different processes run side by side in slot
+/// `i` (slots interleave the two, so slot `i` of each shares the machine's state). Rounds are
+/// not paired (they come from different processes): per cell and slot the statistic is
+/// `mean ln a − mean ln b`, averaged over slots and then over cells. The 95 % interval comes
+/// from a hierarchical bootstrap that resamples slots (the same slots for every cell, since a
+/// slot's state touches all of them) and then each side's rounds within them. With one cell it
+/// is that cell's ratio; with many, their geometric mean. Claims as in [`compare`].
+///
+/// `None` when no cell has a slot with finite, positive times on both sides.
+pub fn compare_slots(cells: &[SlotPair], threshold: f64, seed: u64) -> Option<Comparison> {
+    use rand::{RngExt, SeedableRng};
+    let logs = |xs: &[f64]| -> Vec<f64> {
+        xs.iter()
+            .filter(|x| x.is_finite() && **x > 0.0)
+            .map(|x| x.ln())
+            .collect()
+    };
+    // Per cell, per slot: (ln a rounds, ln b rounds), where both sides have data.
+    type LogSlots = Vec<Option<(Vec<f64>, Vec<f64>)>>;
+    let slots = cells.iter().map(|(a, b)| a.len().min(b.len())).max()?;
+    let cells: Vec<LogSlots> = cells
+        .iter()
+        .map(|(a, b)| {
+            (0..slots)
+                .map(|i| {
+                    let (x, y) = (logs(a.get(i)?), logs(b.get(i)?));
+                    (!x.is_empty() && !y.is_empty()).then_some((x, y))
+                })
+                .collect()
+        })
+        .filter(|cell: &LogSlots| cell.iter().any(Option::is_some))
+        .collect();
+    if cells.is_empty() {
+        return None;
+    }
+    let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len() as f64;
+    // The statistic over a choice of slots; `draw` picks each side's rounds.
+    let statistic = |chosen: &[usize], draw: &mut dyn FnMut(&[f64]) -> f64| -> Option<f64> {
+        let mut per_cell = Vec::with_capacity(cells.len());
+        for cell in &cells {
+            let mut differences = Vec::with_capacity(chosen.len());
+            for &i in chosen {
+                if let Some((a, b)) = &cell[i] {
+                    differences.push(draw(a) - draw(b));
+                }
+            }
+            if !differences.is_empty() {
+                per_cell.push(mean(&differences));
+            }
+        }
+        (!per_cell.is_empty()).then(|| mean(&per_cell))
+    };
+    let all: Vec<usize> = (0..slots).collect();
+    let point = statistic(&all, &mut |xs| mean(xs))?;
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut statistics = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
+    let mut chosen = vec![0; slots];
+    for _ in 0..BOOTSTRAP_RESAMPLES {
+        for slot in chosen.iter_mut() {
+            *slot = rng.random_range(0..slots);
+        }
+        let mut draw = |xs: &[f64]| {
+            (0..xs.len())
+                .map(|_| xs[rng.random_range(0..xs.len())])
+                .sum::<f64>()
+                / xs.len() as f64
+        };
+        // A resample whose slots hold no data for any cell is skipped.
+        if let Some(value) = statistic(&chosen, &mut draw) {
+            statistics.push(value);
+        }
+    }
+    if statistics.is_empty() {
+        return None;
+    }
+    statistics.sort_by(f64::total_cmp);
+    let (low, high) = (
+        percentile_sorted(&statistics, 2.5).exp(),
+        percentile_sorted(&statistics, 97.5).exp(),
+    );
+    Some(Comparison {
+        ratio: point.exp(),
+        low,
+        high,
+        invocations: slots,
+        rounds: cells
+            .iter()
+            .flatten()
+            .flatten()
+            .map(|(a, b)| a.len() + b.len())
+            .sum(),
+        claim: claim_at(low, high, threshold),
+    })
+}
+
+/// The claim an interval `[low, high]` of a time ratio supports at `threshold`.
+fn claim_at(low: f64, high: f64, threshold: f64) -> Claim {
+    if high < 1.0 / (1.0 + threshold) {
+        Claim::Faster
+    } else if low > 1.0 + threshold {
+        Claim::Slower
+    } else {
+        Claim::Level
+    }
+}
+
+/// One measured quantity with its 95 % interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    pub value: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+/// The typical value of samples taken in `blocks[i]` = the rounds of process invocation `i`:
+/// the geometric mean over invocations of each invocation's median, with a 95 % interval from
+/// a seeded hierarchical bootstrap (invocations, then rounds within them). The median keeps a
+/// round that was interrupted from moving a cell; the invocations carry what changes between
+/// processes. Non-finite or non-positive samples are left out; `None` when nothing is left.
+pub fn estimate(blocks: &[Vec<f64>], seed: u64) -> Option<Estimate> {
+    let blocks: Vec<Vec<f64>> = blocks
+        .iter()
+        .map(|b| b.iter().filter(|x| **x > 0.0).map(|x| x.ln()).collect())
+        .collect();
+    estimate_linear(&blocks, seed).map(|e| Estimate {
+        value: e.value.exp(),
+        low: e.low.exp().min(e.value.exp()),
+        high: e.high.exp().max(e.value.exp()),
+    })
+}
+
+/// As [`estimate`] for quantities that may be zero or negative (differences): the arithmetic
+/// mean over invocations of each invocation's median, with the same bootstrap.
+pub fn estimate_linear(blocks: &[Vec<f64>], seed: u64) -> Option<Estimate> {
+    use rand::{RngExt, SeedableRng};
+    let blocks: Vec<Vec<f64>> = blocks
+        .iter()
+        .map(|b| {
+            b.iter()
+                .copied()
+                .filter(|x| x.is_finite())
+                .collect::<Vec<f64>>()
+        })
+        .filter(|b| !b.is_empty())
+        .collect();
+    if blocks.is_empty() {
+        return None;
+    }
+    let median_of = |xs: &mut Vec<f64>| {
+        xs.sort_by(f64::total_cmp);
+        percentile_sorted(xs, 50.0)
+    };
+    let value = blocks
+        .iter()
+        .map(|b| median_of(&mut b.clone()))
+        .sum::<f64>()
+        / blocks.len() as f64;
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut statistics = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
+    let mut scratch = Vec::new();
+    for _ in 0..BOOTSTRAP_RESAMPLES {
+        let mut total = 0.0;
+        for _ in 0..blocks.len() {
+            let block = &blocks[rng.random_range(0..blocks.len())];
+            scratch.clear();
+            scratch.extend((0..block.len()).map(|_| block[rng.random_range(0..block.len())]));
+            total += median_of(&mut scratch);
+        }
+        statistics.push(total / blocks.len() as f64);
+    }
+    statistics.sort_by(f64::total_cmp);
+    // A percentile interval can miss a skewed point estimate by a hair; widened to hold it,
+    // so that a plotted point always sits inside its error bar.
+    Some(Estimate {
+        value,
+        low: percentile_sorted(&statistics, 2.5).min(value),
+        high: percentile_sorted(&statistics, 97.5).max(value),
+    })
+}
+
+impl Estimate {
+    /// The same estimate after a monotonic `f` (decreasing ones swap the bounds).
+    pub fn map(&self, f: impl Fn(f64) -> f64) -> Estimate {
+        let (a, b) = (f(self.low), f(self.high));
+        Estimate {
+            value: f(self.value),
+            low: a.min(b),
+            high: a.max(b),
+        }
+    }
+}
+
+/// Whether the invocations `blocks` disagree: some two of them have min–max ranges that do not
+/// overlap. Then `(lowest invocation median, highest)`; `None` when they agree or there are
+/// fewer than two.
+pub fn invocations_disagree(blocks: &[Vec<f64>]) -> Option<(f64, f64)> {
+    let summaries: Vec<Summary> = blocks
+        .iter()
+        .filter_map(|b| {
+            let finite: Vec<f64> = b.iter().copied().filter(|x| x.is_finite()).collect();
+            Summary::of(&finite)
+        })
+        .collect();
+    if summaries.len() < 2 {
+        return None;
+    }
+    let highest_min = summaries.iter().map(|s| s.min).fold(f64::MIN, f64::max);
+    let lowest_max = summaries.iter().map(|s| s.max).fold(f64::MAX, f64::min);
+    (highest_min > lowest_max).then(|| {
+        (
+            summaries.iter().map(|s| s.median).fold(f64::MAX, f64::min),
+            summaries.iter().map(|s| s.median).fold(f64::MIN, f64::max),
+        )
+    })
+}
+
+/// `value [low–high]` for a table cell: the value and its 95 % interval.
+pub fn format_interval(estimate: &Estimate) -> String {
+    format!(
+        "{} [{}–{}]",
+        format_sig(estimate.value),
+        format_sig(estimate.low),
+        format_sig(estimate.high)
+    )
 }
 
 #[cfg(test)]
@@ -411,5 +637,80 @@ mod tests {
         assert_eq!(format_sig(f64::INFINITY), "–");
         let s = Summary::of(&[1.0, 2.0, 3.0]).unwrap();
         assert_eq!(format_spread(&s), "2.000 (1.000–3.000)");
+    }
+
+    #[test]
+    fn builds_compared_slot_by_slot() {
+        let fast = timings(1.0, 5, 7, 0.01, 1);
+        let slow = timings(1.3, 5, 7, 0.01, 2);
+        let c = compare_slots(&[(fast.clone(), slow.clone())], 0.03, 7).unwrap();
+        assert_eq!(c.claim, Claim::Faster, "{c:?}");
+        assert!((c.ratio - 1.0 / 1.3).abs() < 0.02, "{c:?}");
+        assert_eq!(c.invocations, 5);
+        // Two cells, one 30 % apart and one level: the geometric mean of the two.
+        let same = timings(2.0, 5, 7, 0.01, 3);
+        let both = compare_slots(&[(fast, slow), (same.clone(), same)], 0.03, 7).unwrap();
+        assert!(
+            (both.ratio - (1.0f64 / 1.3).sqrt()).abs() < 0.02,
+            "{both:?}"
+        );
+        assert_eq!(compare_slots(&[], 0.03, 7), None);
+        assert_eq!(
+            compare_slots(&[(vec![vec![]], vec![vec![1.0]])], 0.03, 7),
+            None
+        );
+    }
+
+    /// The negative control: two builds that are the same code measure level.
+    #[test]
+    fn the_same_build_twice_is_level() {
+        let a = timings(3.0, 5, 7, 0.04, 1);
+        let b = timings(3.0, 5, 7, 0.04, 4);
+        let c = compare_slots(&[(a, b)], 0.03, 7).unwrap();
+        assert_eq!(c.claim, Claim::Level, "{c:?}");
+        assert!(c.low < 1.0 && c.high > 1.0, "{c:?}");
+    }
+
+    #[test]
+    fn estimates_hold_their_value_and_widen_with_disagreeing_invocations() {
+        let calm = timings(2.0, 5, 9, 0.0, 1);
+        let noisy = timings(2.0, 5, 9, 0.3, 1);
+        let a = estimate(&calm, 7).unwrap();
+        let b = estimate(&noisy, 7).unwrap();
+        assert!(a.low <= a.value && a.value <= a.high, "{a:?}");
+        assert!((a.value - 2.0).abs() < 0.02, "{a:?}");
+        assert!(b.high - b.low > 3.0 * (a.high - a.low), "{a:?} {b:?}");
+        assert_eq!(estimate(&calm, 7), estimate(&calm, 7), "seeded");
+        assert_eq!(estimate(&[vec![f64::NAN], vec![]], 7), None);
+        let one = estimate(&[vec![5.0]], 7).unwrap();
+        assert!((one.value - 5.0).abs() < 1e-12);
+        assert_eq!((one.low, one.high), (one.value, one.value));
+        let e = Estimate {
+            value: 2.0,
+            low: 1.5,
+            high: 2.5,
+        };
+        assert_eq!(format_interval(&e), "2.000 [1.500–2.500]");
+        let rate = e.map(|ns| 10.0 / ns);
+        assert_eq!((rate.value, rate.low, rate.high), (5.0, 4.0, 10.0 / 1.5));
+        let differences = estimate_linear(&[vec![-1.0, 0.0, 1.0], vec![-2.0, 0.0]], 7).unwrap();
+        assert_eq!(differences.value, -0.5);
+        assert!(
+            differences.low < -0.5 && differences.high > -0.5,
+            "{differences:?}"
+        );
+    }
+
+    #[test]
+    fn disagreeing_invocations_are_found() {
+        assert_eq!(
+            invocations_disagree(&[vec![1.0, 1.2], vec![1.1, 1.3]]),
+            None
+        );
+        assert_eq!(
+            invocations_disagree(&[vec![1.0, 1.2], vec![1.1, 1.3], vec![1.5, 1.7]]),
+            Some((1.1, 1.6))
+        );
+        assert_eq!(invocations_disagree(&[vec![1.0, 1.2]]), None);
     }
 }

@@ -19,6 +19,18 @@ pub struct LookupItem {
     pub slider: Slider,
 }
 
+/// The `i`-th evaluation read's element index in a buffer of `len` elements (`len` < 2³²), as
+/// E7 times it and E8 simulates it: a mixed multiplicative hash of a counter, so that reads are
+/// independent (they can overlap) and follow no stride a prefetcher could learn, and scaled by a
+/// multiply-high (no division; the same few instructions for every backend).
+#[inline(always)]
+pub fn eval_index(i: u64, len: usize) -> usize {
+    let mut hash = i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    hash ^= hash >> 29;
+    hash = hash.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    (((hash >> 32) * len as u64) >> 32) as usize
+}
+
 /// Which lookups of a workload a timing uses: one slider kind (both lance colours count as
 /// lance), or every item as it comes (`Mixed`, dispatched on each item's kind).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -361,6 +373,18 @@ fn greedy_choice<B: Backend>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn eval_indices_stay_in_range_and_spread() {
+        let len = 1000;
+        let mut seen = vec![false; len];
+        for i in 0..20_000 {
+            let index = eval_index(i, len);
+            assert!(index < len);
+            seen[index] = true;
+        }
+        assert!(seen.iter().filter(|&&s| s).count() > 990);
+    }
 
     #[test]
     fn uniform_is_deterministic_and_respects_the_group() {

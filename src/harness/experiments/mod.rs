@@ -20,7 +20,10 @@ use crate::backend::{Backend, Bitboard};
 use crate::harness::machine::Machine;
 use crate::harness::measure::{Event, SampleConfig};
 use crate::harness::results::{ExperimentResult, PairRecord, Point, Series};
-use crate::harness::stats::{compare, Claim, Comparison, Summary};
+use crate::harness::stats::{
+    compare, estimate, estimate_linear, format_sig, invocations_disagree, Claim, Comparison,
+    Estimate, Summary,
+};
 use crate::registry;
 use crate::types::{Color, Slider, Square};
 use std::time::Duration;
@@ -416,15 +419,106 @@ pub(crate) const CLAIM_SEED: u64 = 0xC1A1_0003;
 /// Replayed from K process invocations, each series is K blocks of rounds, one per invocation,
 /// and the bootstrap resamples invocations first.
 pub(crate) fn claim(a: &[f64], b: &[f64], threshold: f64) -> Option<Comparison> {
-    let k = crate::harness::invocations::replayed_invocations();
-    let blocks = |xs: &[f64]| -> Vec<Vec<f64>> {
-        if k > 1 && xs.len().is_multiple_of(k) && !xs.is_empty() {
-            xs.chunks(xs.len() / k).map(<[f64]>::to_vec).collect()
-        } else {
-            vec![xs.to_vec()]
-        }
-    };
     compare(&blocks(a), &blocks(b), threshold, CLAIM_SEED)
+}
+
+/// A series' samples split into its invocations' blocks of rounds (one block when the series
+/// was measured in this process alone).
+pub(crate) fn blocks(samples: &[f64]) -> Vec<Vec<f64>> {
+    let k = crate::harness::invocations::replayed_invocations();
+    if k > 1 && samples.len().is_multiple_of(k) && !samples.is_empty() {
+        samples
+            .chunks(samples.len() / k)
+            .map(<[f64]>::to_vec)
+            .collect()
+    } else {
+        vec![samples.to_vec()]
+    }
+}
+
+/// The seed of every table cell's and plotted point's interval.
+const INTERVAL_SEED: u64 = 0x1A7E_0001;
+
+/// A timed quantity's value and 95 % interval (see [`estimate`]); NaN when nothing was measured.
+pub(crate) fn interval(samples: &[f64]) -> Estimate {
+    estimate(&blocks(samples), INTERVAL_SEED).unwrap_or(Estimate {
+        value: f64::NAN,
+        low: f64::NAN,
+        high: f64::NAN,
+    })
+}
+
+/// As [`interval`] for a quantity that can be zero or negative (a difference).
+pub(crate) fn interval_linear(samples: &[f64]) -> Estimate {
+    estimate_linear(&blocks(samples), INTERVAL_SEED).unwrap_or(Estimate {
+        value: f64::NAN,
+        low: f64::NAN,
+        high: f64::NAN,
+    })
+}
+
+/// A plot point at `x`: the value with its interval as the error bar.
+pub(crate) fn interval_point(x: f64, estimate: &Estimate) -> Point {
+    Point {
+        x,
+        y: estimate.value,
+        y_low: estimate.low,
+        y_high: estimate.high,
+    }
+}
+
+/// The method's sentence on what a table cell and an error bar show.
+pub(crate) fn intervals_method() -> String {
+    let k = crate::harness::invocations::replayed_invocations();
+    let over = if k > 1 {
+        format!("the geometric mean over the {k} invocations of each one's median")
+    } else {
+        "the median of the rounds".to_string()
+    };
+    format!(
+        "A table cell `v [lo–hi]` and a plotted error bar give {over} with its 95 % interval \
+         (a seeded bootstrap over invocations, then rounds)."
+    )
+}
+
+/// Cells whose invocations disagree: some two have min–max ranges that do not overlap, so
+/// what changes between processes moves them more than the rounds within one process show.
+#[derive(Default)]
+pub(crate) struct Disagreements {
+    cells: usize,
+    disagreeing: Vec<(String, f64, f64)>,
+}
+
+impl Disagreements {
+    /// Checks one cell's samples.
+    pub fn check(&mut self, cell: &str, samples: &[f64]) {
+        let blocks = blocks(samples);
+        if blocks.len() < 2 {
+            return;
+        }
+        self.cells += 1;
+        if let Some((low, high)) = invocations_disagree(&blocks) {
+            self.disagreeing.push((cell.to_string(), low, high));
+        }
+    }
+
+    /// The findings' warning, when any cell's invocations disagree.
+    pub fn warning(&self) -> Option<String> {
+        let (cell, low, high) = self
+            .disagreeing
+            .iter()
+            .max_by(|a, b| (a.2 / a.1).total_cmp(&(b.2 / b.1)))?;
+        Some(format!(
+            "Warning: in {} of {} cells the invocations disagree (some two have min–max ranges \
+             that do not overlap), most in {cell} (invocation medians {}–{}, {:+.0} %); their \
+             intervals carry that spread, and a claim about them holds only as far as it does.",
+            self.disagreeing.len(),
+            self.cells,
+            format_sig(*low),
+            format_sig(*high),
+            (high / low - 1.0) * 100.0
+        ))
+    }
 }
 
 /// Every comparison an experiment's findings rest on, at one threshold, kept for

@@ -3,9 +3,11 @@
 
 use super::measure::{Measured, Measurement};
 use super::{EVAL_ALONE, IDLE, LOSS_FACTOR, MAIN_READS};
-use crate::harness::experiments::{per_second_millions, point, series, summarise};
+use crate::harness::experiments::{
+    interval, interval_linear, interval_point, per_second_millions, series,
+};
 use crate::harness::results::{Plot, PlotKind, PlotLine, Point, Series, Table};
-use crate::harness::stats::{format_sig, paired_difference, Summary};
+use crate::harness::stats::{format_interval, Estimate};
 use crate::registry;
 use crate::units::rounded_bytes;
 use serde_json::Value as Json;
@@ -57,13 +59,20 @@ fn marginal(
     reads: u32,
     bytes: usize,
     backend: &str,
-) -> Option<Summary> {
+) -> Option<Estimate> {
     let find = |case: &str| {
         measured.iter().find(|m| {
             m.variant == variant && m.reads == reads && m.bytes == bytes && m.case == case
         })
     };
-    paired_difference(&find(backend)?.ns, &find(EVAL_ALONE)?.ns)
+    let (with, alone) = (&find(backend)?.ns, &find(EVAL_ALONE)?.ns);
+    // Round i of each was taken side by side, so the per-round differences pair them.
+    if with.len() != alone.len() || with.is_empty() {
+        return None;
+    }
+    let differences: Vec<f64> = with.iter().zip(alone).map(|(a, b)| a - b).collect();
+    let estimate = interval_linear(&differences);
+    (!estimate.value.is_nan()).then_some(estimate)
 }
 
 /// The smallest E from which the marginal cost stays above `LOSS_FACTOR` × its E = 0 cost.
@@ -122,12 +131,12 @@ impl<'a> Sweep<'a> {
         Sweep { m, markers }
     }
 
-    fn marginal(&self, variant: &str, reads: u32, bytes: usize, backend: &str) -> Option<Summary> {
+    fn marginal(&self, variant: &str, reads: u32, bytes: usize, backend: &str) -> Option<Estimate> {
         marginal(&self.m.measured, variant, reads, bytes, backend)
     }
 
     /// A backend's marginal cost at every E of the main sweep it was measured at.
-    fn costs(&self, variant: &str, reads: u32, backend: &str) -> Vec<(usize, Summary)> {
+    fn costs(&self, variant: &str, reads: u32, backend: &str) -> Vec<(usize, Estimate)> {
         self.m
             .sizes
             .iter()
@@ -198,7 +207,7 @@ fn marginal_plots(s: &Sweep<'_>) -> Vec<Plot> {
                     points: s
                         .costs(variant, MAIN_READS, b)
                         .iter()
-                        .map(|(bytes, c)| clamp_point(point(x_of(*bytes), c)))
+                        .map(|(bytes, c)| clamp_point(interval_point(x_of(*bytes), c)))
                         .collect(),
                 })
                 .collect();
@@ -215,31 +224,34 @@ fn marginal_plots(s: &Sweep<'_>) -> Vec<Plot> {
 
 /// Iterations per second of every case, the evaluation alone included (4 KiB pages).
 fn combined_rate_plot(s: &Sweep<'_>) -> Plot {
-    let lines: Vec<PlotLine> =
-        s.m.backends
-            .iter()
-            .copied()
-            .chain([EVAL_ALONE])
-            .map(|case| PlotLine {
-                name: case.to_string(),
-                points: s
-                    .m
-                    .sizes
-                    .iter()
-                    .filter_map(|&bytes| {
-                        s.m.measured
-                            .iter()
-                            .find(|m| {
-                                m.variant == "4k"
-                                    && m.reads == MAIN_READS
-                                    && m.bytes == bytes
-                                    && m.case == case
-                            })
-                            .map(|m| point(x_of(bytes), &summarise(&m.ns).map(per_second_millions)))
-                    })
-                    .collect(),
-            })
-            .collect();
+    let lines: Vec<PlotLine> = s
+        .m
+        .backends
+        .iter()
+        .copied()
+        .chain([EVAL_ALONE])
+        .map(|case| PlotLine {
+            name: case.to_string(),
+            points: s
+                .m
+                .sizes
+                .iter()
+                .filter_map(|&bytes| {
+                    s.m.measured
+                        .iter()
+                        .find(|m| {
+                            m.variant == "4k"
+                                && m.reads == MAIN_READS
+                                && m.bytes == bytes
+                                && m.case == case
+                        })
+                        .map(|m| {
+                            interval_point(x_of(bytes), &interval(&m.ns).map(per_second_millions))
+                        })
+                })
+                .collect(),
+        })
+        .collect();
     s.line_plot(
         "e7-combined-rate",
         &format!("E7 combined rate: iterations of 1 lookup + {MAIN_READS} evaluation reads (4 KiB pages)"),
@@ -275,12 +287,12 @@ fn thread_plots(s: &Sweep<'_>) -> Vec<Plot> {
                     .filter(|m| m.variant == "thread" && &m.case == case)
                     .map(|m| {
                         if rate {
-                            point(
+                            interval_point(
                                 x_of(m.bytes),
-                                &summarise(&m.eval_reads_per_ns).map(|r| r * 1e3),
+                                &interval(&m.eval_reads_per_ns).map(|r| r * 1e3),
                             )
                         } else {
-                            point(x_of(m.bytes), &summarise(&m.ns).map(per_second_millions))
+                            interval_point(x_of(m.bytes), &interval(&m.ns).map(per_second_millions))
                         }
                     })
                     .collect(),
@@ -320,7 +332,7 @@ fn reads_plot(s: &Sweep<'_>) -> Plot {
                     .iter()
                     .filter_map(|&r| {
                         s.marginal("4k", r, widest, b)
-                            .map(|c| clamp_point(point(r as f64, &c)))
+                            .map(|c| clamp_point(interval_point(r as f64, &c)))
                     })
                     .collect(),
             })
@@ -398,6 +410,9 @@ pub(super) struct AtMax<'a> {
 pub(super) struct PageCosts {
     pub base: Option<f64>,
     pub last: Option<f64>,
+    /// The same two with their intervals, for the table.
+    pub base_interval: Option<Estimate>,
+    pub last_interval: Option<Estimate>,
     pub loses_from: Option<usize>,
 }
 
@@ -428,8 +443,8 @@ fn numbers(s: &Sweep<'_>) -> Numbers {
             .backends
             .iter()
             .filter_map(|&b| {
-                let one = s.marginal("4k", 1, widest, b)?.median;
-                let sixteen = s.marginal("4k", 16, widest, b)?.median;
+                let one = s.marginal("4k", 1, widest, b)?.value;
+                let sixteen = s.marginal("4k", 16, widest, b)?.value;
                 Some((b, one, sixteen))
             })
             .collect(),
@@ -440,16 +455,19 @@ fn numbers(s: &Sweep<'_>) -> Numbers {
 fn backend_costs(s: &Sweep<'_>, backend: &'static str, max_e: usize) -> BackendCosts {
     let page_costs = |variant: &str| {
         let c = s.costs(variant, MAIN_READS, backend);
-        let medians: Vec<(usize, f64)> = c.iter().map(|(b, c)| (*b, c.median)).collect();
+        let medians: Vec<(usize, f64)> = c.iter().map(|(b, c)| (*b, c.value)).collect();
+        let at = |bytes: usize| c.iter().find(|(b, _)| *b == bytes).map(|x| x.1);
         let costs = PageCosts {
             base: medians.iter().find(|(b, _)| *b == 0).map(|x| x.1),
             last: medians.iter().find(|(b, _)| *b == max_e).map(|x| x.1),
+            base_interval: at(0),
+            last_interval: at(max_e),
             loses_from: loses_from(&medians),
         };
         let spread = c
             .iter()
             .find(|(b, _)| *b == max_e)
-            .map(|(_, c)| (c.min, c.max));
+            .map(|(_, c)| (c.low, c.high));
         (costs, spread)
     };
     let (small, spread) = page_costs("4k");
@@ -484,7 +502,7 @@ fn unresolved(measured: &[Measured]) -> (usize, usize) {
     {
         if let Some(s) = marginal(measured, m.variant, m.reads, m.bytes, &m.case) {
             points += 1;
-            if s.max - s.min > s.median.abs() {
+            if s.high - s.low > s.value.abs() {
                 unresolved += 1;
             }
         }
@@ -501,7 +519,7 @@ fn leaders(s: &Sweep<'_>) -> Vec<(usize, &'static str)> {
                 .iter()
                 .filter_map(|b| {
                     s.marginal("4k", MAIN_READS, bytes, b)
-                        .map(|c| (*b, c.median))
+                        .map(|c| (*b, c.value))
                 })
                 .min_by(|a, b| a.1.total_cmp(&b.1));
         if let Some((b, _)) = best {
@@ -520,12 +538,12 @@ fn thread_rates(m: &Measurement, widest: usize) -> Option<ThreadRates> {
             .iter()
             .find(|p| p.variant == "thread" && p.case == case && p.bytes == widest)
     };
-    let idle = summarise(&thread_at(IDLE)?.eval_reads_per_ns).median;
+    let idle = interval(&thread_at(IDLE)?.eval_reads_per_ns).value;
     let change = m
         .backends
         .iter()
         .filter_map(|&b| {
-            let rate = summarise(&thread_at(b)?.eval_reads_per_ns).median;
+            let rate = interval(&thread_at(b)?.eval_reads_per_ns).value;
             Some((b, rate / idle - 1.0))
         })
         .collect();
@@ -545,7 +563,7 @@ fn main_table(n: &Numbers) -> Table {
         format!("ns at E = {max_e} (huge)"),
         "loses from (huge)".to_string(),
     ];
-    let cost = |c: Option<f64>| c.map_or("–".into(), format_sig);
+    let cost = |c: Option<Estimate>| c.map_or("–".into(), |c| format_interval(&c));
     let from = |f: Option<usize>| f.map_or("never".into(), |b| rounded_bytes(b as f64));
     let rows = n
         .backends
@@ -554,10 +572,10 @@ fn main_table(n: &Numbers) -> Table {
             vec![
                 b.backend.to_string(),
                 rounded_bytes(b.table_bytes as f64),
-                cost(b.small.base),
-                cost(b.small.last),
+                cost(b.small.base_interval),
+                cost(b.small.last_interval),
                 from(b.small.loses_from),
-                cost(b.huge.last),
+                cost(b.huge.last_interval),
                 from(b.huge.loses_from),
             ]
         })

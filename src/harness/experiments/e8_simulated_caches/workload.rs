@@ -2,6 +2,7 @@
 //! the hidden `kiki e8-workload` command.
 
 use crate::backend::{Backend, Bitboard};
+use crate::harness::workloads::eval_index;
 use crate::registry::{self, BackendVisitor, RegistryError};
 use crate::types::{Slider, Square};
 use rand::{RngExt, SeedableRng};
@@ -28,14 +29,6 @@ pub const EVAL_READS: usize = 4;
 /// The pseudo-backend of the pressure variant that does the evaluation reads alone: its counts
 /// are subtracted from each backend's, leaving what the lookups add under pressure.
 pub const EVAL_ALONE: &str = "evaluation-alone";
-
-/// The `k`-th evaluation read's index in a buffer of `len` words: a multiplicative hash scaled
-/// by a multiply-high (no division, the same few instructions for every backend).
-#[inline(always)]
-pub(super) fn eval_index(k: u64, len: usize) -> usize {
-    let hash = k.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    ((hash as u128 * len as u128) >> 64) as usize
-}
 
 /// One lookup input packed in a `u32`: occupancy index (bits 0–7), square (8–14), slider (16–18).
 pub(super) fn pack(occupancy: usize, square: u8, slider: usize) -> u32 {

@@ -1,257 +1,509 @@
-//! E9's analysis: the same measurements (E1 and E2) from binaries built for different
-//! instruction-set levels, folded into one experiment.
+//! E9's analysis: E1 and E2 from binaries built for different instruction-set levels, compared
+//! one factor at a time, cell by cell, with intervals across process slots.
 //!
-//! Each run is a `results.json`; series are matched across runs by their labels and unit, so
-//! every comparison is like for like. Per backend, the geometric mean over matched series of
-//! each run's median, relative to the reference level, says what the instruction set buys.
+//! Each run is one build's `results.json` from one slot; a build has one run per slot. Series
+//! are matched across builds by their labels and unit, so every comparison is like for like.
+//! A step compares two builds one factor apart (the portable twins against run-time-detected
+//! paths, then one instruction-set level against the next) per cell and, per backend, as a
+//! geometric mean over its cells; every ratio has a 95 % interval and a claim at the threshold.
 
-use crate::harness::results::{ExperimentResult, Plot, PlotKind, PlotLine, Point, Series, Table};
+use crate::harness::experiments::percent;
+use crate::harness::results::{
+    ExperimentResult, PairRecord, Plot, PlotKind, PlotLine, Point, Series, Table,
+};
+use crate::harness::stats::{compare_slots, Claim, Comparison, SlotPair};
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
 
 pub const TITLE: &str = "instruction-set levels (the same experiments per build)";
 
-/// One build's run: its level name (`x86-64`, `x86-64-v3`, `native`) and the experiments of
-/// its `results.json`.
+/// The seed of every E9 interval: the same data always gives the same interval.
+const SEED: u64 = 0xE9_0001;
+
+/// Per-cell changes listed per step.
+const LARGEST: usize = 5;
+
+/// One build's run in one slot: its level name (`x86-64`, `x86-64-v3`, `native`, …) and the
+/// experiments of its `results.json`. A level with several runs has one per slot, in order.
 pub struct IsaRun {
     pub level: String,
     pub results: Vec<ExperimentResult>,
 }
 
-/// One series of a run: which experiment, its labels and unit, and its median.
-#[derive(Clone, Debug)]
-struct Measured {
+/// Two builds one factor apart: `level` against `base`, and what differs between them.
+struct Step {
+    level: &'static str,
+    base: &'static str,
+    factor: &'static str,
+}
+
+/// Every step E9 knows, in the order the report lists them; a step runs where both builds did.
+const STEPS: [Step; 4] = [
+    Step {
+        level: "x86-64",
+        base: "x86-64-portable",
+        factor: "the run-time-detected paths instead of the portable twins, at the baseline level",
+    },
+    Step {
+        level: "x86-64-v3",
+        base: "x86-64",
+        factor: "AVX2, BMI1/2, POPCNT and LZCNT at compile time (the default build)",
+    },
+    Step {
+        level: "x86-64-v4",
+        base: "x86-64-v3",
+        factor: "AVX-512 at compile time",
+    },
+    Step {
+        level: "native",
+        base: "x86-64-v3",
+        factor: "everything this CPU has, at compile time",
+    },
+];
+
+impl Step {
+    fn name(&self) -> String {
+        format!("{} vs {}", self.level, self.base)
+    }
+}
+
+/// A series matched across builds: which experiment and backend, its other labels, and whether
+/// it is a rate (higher is better) or a time.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct CellKey {
     experiment: String,
     backend: String,
-    key: String,
+    labels: Vec<(String, String)>,
     unit: String,
-    samples: Vec<f64>,
 }
 
-/// The median of the finite samples (a run may hold a failed, infinite or NaN, sample).
-fn median(samples: &[f64]) -> Option<f64> {
-    let finite: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
-    crate::harness::stats::median(&finite)
+impl CellKey {
+    fn describe(&self) -> String {
+        let labels: Vec<String> = self
+            .labels
+            .iter()
+            .filter(|(k, _)| k != "backend")
+            .map(|(_, v)| v.clone())
+            .collect();
+        format!(
+            "{} {} {} ({})",
+            self.experiment,
+            self.backend,
+            labels.join(" "),
+            self.unit
+        )
+    }
 }
 
-/// Rates (`…/s`) are better higher; anything else (`ns/lookup`) lower.
-fn higher_is_better(unit: &str) -> bool {
-    unit.ends_with("/s")
+/// Rates (`…/s`) are better higher; times (`ns/…`, `s`) lower; anything else is not compared.
+fn as_time(unit: &str) -> Option<fn(f64) -> f64> {
+    if unit.ends_with("/s") {
+        Some(|rate| 1.0 / rate)
+    } else if unit.starts_with("ns") || unit == "s" {
+        Some(|time| time)
+    } else {
+        None
+    }
 }
 
-fn measured(results: &[ExperimentResult]) -> Vec<Measured> {
-    let mut out = Vec::new();
-    for experiment in results.iter().filter(|e| e.id != "E9") {
-        for series in &experiment.series {
-            let Some(backend) = series.label("backend") else {
-                continue;
-            };
-            let key = series
-                .labels
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join(",");
-            out.push(Measured {
-                experiment: experiment.id.clone(),
-                backend: backend.to_string(),
-                key,
-                unit: series.unit.clone(),
-                samples: series.samples.clone(),
-            });
+/// Per level, per cell: one block of samples per slot, in slot order.
+type Blocks = BTreeMap<CellKey, Vec<Vec<f64>>>;
+
+fn blocks(runs: &[IsaRun], level: &str) -> Blocks {
+    let mut out: Blocks = BTreeMap::new();
+    for run in runs.iter().filter(|r| r.level == level) {
+        for experiment in run.results.iter().filter(|e| e.id != "E9") {
+            for series in &experiment.series {
+                let Some(backend) = series.label("backend") else {
+                    continue;
+                };
+                if as_time(&series.unit).is_none() {
+                    continue;
+                }
+                let key = CellKey {
+                    experiment: experiment.id.clone(),
+                    backend: backend.to_string(),
+                    labels: series.labels.clone(),
+                    unit: series.unit.clone(),
+                };
+                out.entry(key).or_default().push(series.samples.clone());
+            }
         }
     }
     out
 }
 
-/// Folds the runs into E9. `reference` is the level the others are compared with (the default
-/// build, `x86-64-v3`); when it is missing the first run is the reference.
-pub fn experiment(runs: &[IsaRun], reference: &str) -> ExperimentResult {
-    let reference_index = runs.iter().position(|r| r.level == reference).unwrap_or(0);
-    let per_run: Vec<Vec<Measured>> = runs.iter().map(|r| measured(&r.results)).collect();
-    let levels: Vec<String> = runs.iter().map(|r| r.level.clone()).collect();
-    // No runs at all is not an error here: the experiment then says nothing was compared.
-    let reference_level = levels.get(reference_index).cloned().unwrap_or_default();
-    // (experiment, backend) → per level: log-speedups over matched series.
-    let mut speedups: BTreeMap<(String, String), Vec<Vec<f64>>> = BTreeMap::new();
-    let mut series_out = Vec::new();
-    if let Some(reference_series) = per_run.get(reference_index) {
-        for base in reference_series {
-            let Some(base_median) = median(&base.samples).filter(|m| *m > 0.0) else {
-                continue;
-            };
-            let entry = speedups
-                .entry((base.experiment.clone(), base.backend.clone()))
-                .or_insert_with(|| vec![Vec::new(); runs.len()]);
-            for (level, run) in per_run.iter().enumerate() {
-                let Some(other) = run.iter().find(|m| {
-                    m.experiment == base.experiment && m.key == base.key && m.unit == base.unit
-                }) else {
-                    continue;
-                };
-                let Some(other_median) = median(&other.samples).filter(|m| *m > 0.0) else {
-                    continue;
-                };
-                let ratio = if higher_is_better(&base.unit) {
-                    other_median / base_median
-                } else {
-                    base_median / other_median
-                };
-                entry[level].push(ratio.ln());
-                let mut labels = vec![
-                    ("isa".to_string(), levels[level].clone()),
-                    ("source".to_string(), base.experiment.clone()),
-                ];
-                labels.extend(
-                    base.key
-                        .split(',')
-                        .filter_map(|kv| kv.split_once('='))
-                        .map(|(k, v)| (k.to_string(), v.to_string())),
-                );
-                series_out.push(Series {
-                    labels,
-                    unit: base.unit.clone(),
-                    samples: other.samples.clone(),
-                });
-            }
+/// Each sample as a time (rates inverted), so that a ratio below 1 is always faster.
+fn times(key: &CellKey, slots: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let to_time = as_time(&key.unit).unwrap_or(|x| x);
+    slots
+        .iter()
+        .map(|s| s.iter().map(|&x| to_time(x)).collect())
+        .collect()
+}
+
+/// The speed of `level` relative to `base` (> 1: faster) with its interval, from a time ratio.
+fn speed(c: &Comparison) -> (f64, f64, f64) {
+    (1.0 / c.ratio, 1.0 / c.high, 1.0 / c.low)
+}
+
+fn speed_text(c: &Comparison) -> String {
+    let (s, low, high) = speed(c);
+    let claim = match c.claim {
+        Claim::Faster => "faster",
+        Claim::Slower => "slower",
+        Claim::Level => "level",
+    };
+    format!("×{s:.3} [{low:.3}–{high:.3}] {claim}")
+}
+
+/// One step's results for one source experiment.
+struct StepResult {
+    /// Per backend: the geometric mean over its cells.
+    per_backend: Vec<(String, Comparison)>,
+    /// Per cell, in key order.
+    per_cell: Vec<(CellKey, Comparison)>,
+}
+
+impl StepResult {
+    /// Cells faster, level and slower at the threshold.
+    fn counts(&self) -> (usize, usize, usize) {
+        let count = |claim: Claim| {
+            self.per_cell
+                .iter()
+                .filter(|(_, c)| c.claim == claim)
+                .count()
+        };
+        (
+            count(Claim::Faster),
+            count(Claim::Level),
+            count(Claim::Slower),
+        )
+    }
+
+    /// The cells that changed beyond the threshold, largest change first.
+    fn changed(&self) -> Vec<&(CellKey, Comparison)> {
+        let mut changed: Vec<&(CellKey, Comparison)> = self
+            .per_cell
+            .iter()
+            .filter(|(_, c)| c.claim != Claim::Level)
+            .collect();
+        changed.sort_by(|a, b| b.1.ratio.ln().abs().total_cmp(&a.1.ratio.ln().abs()));
+        changed
+    }
+}
+
+fn step_result(source: &str, level: &Blocks, base: &Blocks, threshold: f64) -> Option<StepResult> {
+    let mut per_cell = Vec::new();
+    let mut by_backend: BTreeMap<String, Vec<SlotPair>> = BTreeMap::new();
+    for (key, base_slots) in base.iter().filter(|(k, _)| k.experiment == source) {
+        let Some(level_slots) = level.get(key) else {
+            continue;
+        };
+        let pair = (times(key, level_slots), times(key, base_slots));
+        if let Some(c) = compare_slots(std::slice::from_ref(&pair), threshold, SEED) {
+            per_cell.push((key.clone(), c));
+            by_backend
+                .entry(key.backend.clone())
+                .or_default()
+                .push(pair);
         }
     }
-    let geomean = |logs: &[f64]| {
-        (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
+    let per_backend: Vec<(String, Comparison)> = by_backend
+        .into_iter()
+        .filter_map(|(backend, cells)| Some((backend, compare_slots(&cells, threshold, SEED)?)))
+        .collect();
+    (!per_cell.is_empty()).then_some(StepResult {
+        per_backend,
+        per_cell,
+    })
+}
+
+/// Folds the runs into E9: every step whose two builds both ran, at `threshold`.
+pub fn experiment(runs: &[IsaRun], threshold: f64) -> ExperimentResult {
+    let mut levels: Vec<String> = Vec::new();
+    for run in runs {
+        if !levels.contains(&run.level) {
+            levels.push(run.level.clone());
+        }
+    }
+    let slots = levels
+        .iter()
+        .map(|l| runs.iter().filter(|r| &r.level == l).count())
+        .max()
+        .unwrap_or(0);
+    let per_level: BTreeMap<&str, Blocks> = levels
+        .iter()
+        .map(|l| (l.as_str(), blocks(runs, l)))
+        .collect();
+
+    // Raw samples of every build, one block per slot, under the `isa` label.
+    let mut series_out = Vec::new();
+    for level in &levels {
+        for (key, slot_samples) in &per_level[level.as_str()] {
+            let mut labels = vec![
+                ("isa".to_string(), level.clone()),
+                ("source".to_string(), key.experiment.clone()),
+            ];
+            labels.extend(key.labels.iter().cloned());
+            series_out.push(Series {
+                labels,
+                unit: key.unit.clone(),
+                samples: slot_samples.concat(),
+            });
+        }
+    }
+
+    let sources: Vec<String> = {
+        let mut s: Vec<String> = per_level
+            .values()
+            .flat_map(|b| b.keys().map(|k| k.experiment.clone()))
+            .collect();
+        s.sort();
+        s.dedup();
+        s
     };
-    let mut table = Table {
-        headers: std::iter::once("experiment".to_string())
-            .chain(std::iter::once("backend".to_string()))
-            .chain(
-                levels
-                    .iter()
-                    .map(|l| format!("{l} speed vs {reference_level}")),
-            )
+    let steps: Vec<&Step> = STEPS
+        .iter()
+        .filter(|s| per_level.contains_key(s.level) && per_level.contains_key(s.base))
+        .collect();
+
+    let mut backend_table = Table {
+        headers: ["experiment", "backend"]
+            .iter()
+            .map(|h| h.to_string())
+            .chain(steps.iter().map(|s| format!("{} speed", s.name())))
             .collect(),
         rows: Vec::new(),
     };
+    let mut count_table = Table {
+        headers: [
+            "step",
+            "experiment",
+            "cells faster",
+            "cells level",
+            "cells slower",
+        ]
+        .iter()
+        .map(|h| h.to_string())
+        .collect(),
+        rows: Vec::new(),
+    };
+    let mut largest_table = Table {
+        headers: ["step", "cell", "speed [95 % interval] claim"]
+            .iter()
+            .map(|h| h.to_string())
+            .collect(),
+        rows: Vec::new(),
+    };
+    let mut comparisons = Vec::new();
     let mut plots = Vec::new();
     let mut findings = Vec::new();
     let mut summary = Vec::new();
-    let sources: Vec<String> =
-        speedups
-            .keys()
-            .map(|(e, _)| e.clone())
-            .fold(Vec::new(), |mut v, e| {
-                if !v.contains(&e) {
-                    v.push(e);
-                }
-                v
-            });
-    for source in sources.iter().map(String::as_str) {
-        let rows: Vec<(&String, Vec<Option<f64>>)> = speedups
+    for source in &sources {
+        let results: Vec<Option<StepResult>> = steps
             .iter()
-            .filter(|((experiment, _), _)| experiment == source)
-            .map(|((_, backend), per_level)| {
-                (
-                    backend,
-                    per_level.iter().map(|logs| geomean(logs)).collect(),
-                )
+            .map(|s| step_result(source, &per_level[s.level], &per_level[s.base], threshold))
+            .collect();
+        let mut backends: Vec<String> = results
+            .iter()
+            .flatten()
+            .flat_map(|r| r.per_backend.iter().map(|(b, _)| b.clone()))
+            .collect();
+        backends.sort();
+        backends.dedup();
+        for backend in &backends {
+            let mut row = vec![source.clone(), backend.clone()];
+            for result in &results {
+                row.push(
+                    result
+                        .as_ref()
+                        .and_then(|r| r.per_backend.iter().find(|(b, _)| b == backend))
+                        .map(|(_, c)| speed_text(c))
+                        .unwrap_or_else(|| "—".into()),
+                );
+            }
+            backend_table.rows.push(row);
+        }
+        let mut lines: Vec<PlotLine> = backends
+            .iter()
+            .map(|b| PlotLine {
+                name: b.clone(),
+                points: Vec::new(),
             })
             .collect();
-        if rows.is_empty() {
-            continue;
-        }
-        for (backend, values) in &rows {
-            let mut row = vec![source.to_string(), (*backend).clone()];
-            row.extend(
-                values
-                    .iter()
-                    .map(|v| v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "—".into())),
-            );
-            table.rows.push(row);
-        }
-        plots.push(Plot {
-            file_stem: format!("e9-{}", source.to_lowercase()),
-            title: format!(
-                "E9 {source} speed per instruction-set level (relative to {})",
-                reference_level
-            ),
-            x_label: "build".into(),
-            y_label: "speed relative to the default build (geometric mean)".into(),
-            log_x: false,
-            log_y: false,
-            kind: PlotKind::Bar,
-            categories: levels.clone(),
-            markers: Vec::new(),
-            lines: rows
-                .iter()
-                .map(|(backend, values)| PlotLine {
-                    name: (*backend).clone(),
-                    points: values
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(i, v)| {
-                            v.map(|y| Point {
-                                x: i as f64,
-                                y,
-                                y_low: y,
-                                y_high: y,
-                            })
-                        })
-                        .collect(),
-                })
-                .collect(),
-        });
-        for (level_index, level) in levels.iter().enumerate() {
-            if level_index == reference_index {
+        for (index, (step, result)) in steps.iter().zip(&results).enumerate() {
+            let Some(result) = result else {
                 continue;
+            };
+            for (backend, c) in &result.per_backend {
+                let (y, y_low, y_high) = speed(c);
+                if let Some(line) = lines.iter_mut().find(|l| &l.name == backend) {
+                    line.points.push(Point {
+                        x: index as f64,
+                        y,
+                        y_low: y_low.min(y),
+                        y_high: y_high.max(y),
+                    });
+                }
+                comparisons.push(PairRecord {
+                    cell: format!("{source} {backend} (geometric mean of its cells)"),
+                    a: step.level.to_string(),
+                    b: step.base.to_string(),
+                    comparison: *c,
+                });
             }
-            let mut by_backend: Vec<(&String, f64)> = rows
-                .iter()
-                .filter_map(|(b, v)| v[level_index].map(|x| (*b, x)))
-                .collect();
-            if by_backend.is_empty() {
-                continue;
+            let (faster, level, slower) = result.counts();
+            count_table.rows.push(vec![
+                step.name(),
+                source.clone(),
+                faster.to_string(),
+                level.to_string(),
+                slower.to_string(),
+            ]);
+            for (key, c) in result.changed().iter().take(LARGEST) {
+                largest_table
+                    .rows
+                    .push(vec![step.name(), key.describe(), speed_text(c)]);
             }
-            by_backend.sort_by(|a, b| a.1.total_cmp(&b.1));
-            let (slowest, fastest) = (by_backend[0], by_backend[by_backend.len() - 1]);
-            findings.push(format!(
-                "{source} built for {level}: from {:.2}× ({}) to {:.2}× ({}) the speed of the {} build.",
-                slowest.1, slowest.0, fastest.1, fastest.0, reference_level
-            ));
+            for (key, c) in &result.per_cell {
+                comparisons.push(PairRecord {
+                    cell: key.describe(),
+                    a: step.level.to_string(),
+                    b: step.base.to_string(),
+                    comparison: *c,
+                });
+            }
+            findings.push(step_finding(step, source, result, threshold));
+            let speeds: Vec<f64> = result.per_backend.iter().map(|(_, c)| speed(c).0).collect();
+            if let (Some(lo), Some(hi)) = (
+                speeds.iter().copied().reduce(f64::min),
+                speeds.iter().copied().reduce(f64::max),
+            ) {
+                summary.push((
+                    format!("{source}_{}_vs_{}_range", step.level, step.base),
+                    Json::from(vec![lo, hi]),
+                ));
+            }
             summary.push((
-                format!("{source}_{level}_range"),
-                Json::from(vec![slowest.1, fastest.1]),
+                format!("{source}_{}_vs_{}_cells", step.level, step.base),
+                Json::from(vec![faster, level, slower]),
             ));
+        }
+        if !steps.is_empty() {
+            plots.push(Plot {
+                file_stem: format!("e9-{}", source.to_lowercase()),
+                title: format!("E9 {source}: speed gained by each build step, per backend"),
+                x_label: "step".into(),
+                y_label: "speed ratio (geometric mean of the cells, 95 % interval)".into(),
+                log_x: false,
+                log_y: false,
+                kind: PlotKind::Bar,
+                categories: steps.iter().map(|s| s.name()).collect(),
+                markers: Vec::new(),
+                lines: lines.into_iter().filter(|l| !l.points.is_empty()).collect(),
+            });
         }
     }
     if findings.is_empty() {
         findings.push(
-            "Fewer than two builds had matching series, so nothing could be compared.".into(),
+            "Fewer than two builds one step apart had matching series, so nothing could be \
+             compared."
+                .into(),
         );
+    }
+    let mut tables = vec![backend_table, count_table];
+    if !largest_table.rows.is_empty() {
+        tables.push(largest_table);
     }
     ExperimentResult {
         wall_seconds: None,
-        comparisons: Vec::new(),
+        comparisons,
         id: "E9".into(),
         title: TITLE.into(),
-        method: format!(
-            "{} {} run by separate binaries built for {} (each build in its own process). Every \
-             series with the same labels and unit is matched across builds; each build's median \
-             is divided by the {} build's (inverted for times, so > 1 is always faster), and the \
-             ratios are combined per backend by geometric mean. Raw samples of every build are \
-             kept under the `isa` label.",
-            if sources.is_empty() {
-                "The experiments".to_string()
-            } else {
-                sources.join(" and ")
-            },
-            if sources.len() == 1 { "was" } else { "were" },
-            levels.join(", "),
-            reference_level
-        ),
+        method: method(&levels, &steps, &sources, slots, threshold),
         series: series_out,
-        tables: vec![table],
-        plots,
+        tables,
+        plots: plots.into_iter().filter(|p| !p.lines.is_empty()).collect(),
         findings: findings.join(" "),
         summary,
     }
+}
+
+fn step_finding(step: &Step, source: &str, result: &StepResult, threshold: f64) -> String {
+    let (faster, level, slower) = result.counts();
+    let mut by_speed: Vec<&(String, Comparison)> = result.per_backend.iter().collect();
+    by_speed.sort_by(|a, b| speed(&a.1).0.total_cmp(&speed(&b.1).0));
+    let describe = |(backend, c): &(String, Comparison)| format!("{backend} {}", speed_text(c));
+    let range = match (by_speed.first(), by_speed.last()) {
+        (Some(low), Some(high)) if by_speed.len() > 1 => {
+            format!(
+                "per backend (geometric mean of its cells) from {} to {}",
+                describe(low),
+                describe(high)
+            )
+        }
+        (Some(only), _) => format!("for {}", describe(only)),
+        _ => String::new(),
+    };
+    let largest = result
+        .changed()
+        .first()
+        .map(|(key, c)| format!("; the largest change: {} {}", key.describe(), speed_text(c)))
+        .unwrap_or_default();
+    format!(
+        "{source}, {} ({}): {range}; of {} cells {faster} are faster beyond ±{} %, {slower} slower \
+         and {level} level{largest}.",
+        step.name(),
+        step.factor,
+        result.per_cell.len(),
+        percent(threshold),
+    )
+}
+
+fn method(
+    levels: &[String],
+    steps: &[&Step],
+    sources: &[String],
+    slots: usize,
+    threshold: f64,
+) -> String {
+    let steps_text = steps
+        .iter()
+        .map(|s| format!("{} ({})", s.name(), s.factor))
+        .collect::<Vec<_>>()
+        .join("; ");
+    format!(
+        "{} {} run at --quick sizes by separate binaries built for {} ({} process slot{} per \
+         build: within a slot every build runs once, the order rotating from slot to slot, each \
+         slot with its own environment size). Series with the same labels and unit are matched \
+         across builds and compared step by step, one factor at a time: {}. Per cell the speed \
+         ratio is exp(mean ln base − mean ln build) over the slots' rounds (rates are inverted \
+         to times first); per backend, the geometric mean of its cells. Each has a 95 % interval \
+         from a seeded hierarchical bootstrap (slots, shared by all cells, then each build's \
+         rounds within them), and a step is called faster or slower only when the interval lies \
+         wholly beyond ±{} %. Raw samples of every build are kept under the `isa` label, one \
+         block of rounds per slot.",
+        if sources.is_empty() {
+            "The experiments".to_string()
+        } else {
+            sources.join(" and ")
+        },
+        if sources.len() == 1 { "was" } else { "were" },
+        if levels.is_empty() {
+            "no level".to_string()
+        } else {
+            levels.join(", ")
+        },
+        slots,
+        if slots == 1 { "" } else { "s" },
+        if steps_text.is_empty() {
+            "none ran".to_string()
+        } else {
+            steps_text
+        },
+        percent(threshold)
+    )
 }
 
 #[cfg(test)]
@@ -259,14 +511,15 @@ mod tests {
     use super::*;
     use crate::harness::results::ExperimentResult as E;
 
-    fn run(level: &str, scale: f64) -> IsaRun {
+    /// One slot's run: a rate for qugiy and a time for dbb, `scale` times faster than 1.
+    fn run(level: &str, scale: f64, wobble: f64) -> IsaRun {
         let series = |backend: &str, unit: &str, value: f64| Series {
             labels: vec![
                 ("backend".into(), backend.into()),
                 ("piece".into(), "rook".into()),
             ],
             unit: unit.into(),
-            samples: vec![value * 0.9, value, value * 1.1],
+            samples: vec![value * 0.99, value * wobble, value * 1.01],
         };
         let e1 = E {
             wall_seconds: None,
@@ -277,6 +530,7 @@ mod tests {
             series: vec![
                 series("qugiy", "Mlookups/s", 100.0 * scale),
                 series("dbb", "ns/lookup", 5.0 / scale),
+                series("dbb", "instructions/lookup", 9.0),
             ],
             tables: Vec::new(),
             plots: Vec::new(),
@@ -291,7 +545,7 @@ mod tests {
 
     #[test]
     fn no_runs_fold_into_an_experiment_that_compares_nothing() {
-        let e9 = experiment(&[], "x86-64-v3");
+        let e9 = experiment(&[], 0.03);
         assert!(
             e9.findings.starts_with("Fewer than two builds"),
             "{}",
@@ -301,27 +555,49 @@ mod tests {
     }
 
     #[test]
-    fn speedups_relative_to_the_default_build() {
-        let runs = [
-            run("x86-64", 0.5),
-            run("x86-64-v3", 1.0),
-            run("native", 1.25),
-        ];
-        let e = experiment(&runs, "x86-64-v3");
-        assert_eq!(e.tables[0].rows.len(), 2);
-        let qugiy = e.tables[0].rows.iter().find(|r| r[1] == "qugiy").unwrap();
-        assert_eq!(qugiy[2..], ["0.500", "1.000", "1.250"]);
-        let dbb = e.tables[0].rows.iter().find(|r| r[1] == "dbb").unwrap();
-        assert_eq!(dbb[2..], ["0.500", "1.000", "1.250"], "times are inverted");
-        assert_eq!(e.plots.len(), 1);
-        assert!(
-            e.findings.contains("built for x86-64: from 0.50×"),
-            "{}",
-            e.findings
+    fn steps_compare_neighbouring_builds_cell_by_cell() {
+        let mut runs = Vec::new();
+        for slot in 0..3 {
+            let wobble = 1.0 + 0.002 * slot as f64;
+            runs.push(run("x86-64-portable", 0.5, wobble));
+            runs.push(run("x86-64", 0.5, wobble));
+            runs.push(run("x86-64-v3", 1.0, wobble));
+            runs.push(run("native", 1.25, wobble));
+        }
+        let e = experiment(&runs, 0.03);
+        let names: Vec<String> = e.tables[0].headers.clone();
+        assert_eq!(
+            names[2..],
+            [
+                "x86-64 vs x86-64-portable speed",
+                "x86-64-v3 vs x86-64 speed",
+                "native vs x86-64-v3 speed"
+            ],
+            "v4 did not run, so its step is left out"
         );
-        assert_eq!(e.series.len(), 6);
-        let none = experiment(&[run("x86-64", 1.0)], "x86-64-v3");
-        assert_eq!(none.tables[0].rows.len(), 2);
+        let qugiy = e.tables[0].rows.iter().find(|r| r[1] == "qugiy").unwrap();
+        assert!(qugiy[2].starts_with("×1.000") && qugiy[2].ends_with("level"));
+        assert!(qugiy[3].starts_with("×2.000") && qugiy[3].ends_with("faster"));
+        assert!(qugiy[4].starts_with("×1.250") && qugiy[4].ends_with("faster"));
+        let dbb = e.tables[0].rows.iter().find(|r| r[1] == "dbb").unwrap();
+        assert!(dbb[3].starts_with("×2.000"), "times are inverted: {dbb:?}");
+        // Counts per step: the negative control (same code path twice) is level everywhere.
+        assert_eq!(e.tables[1].rows[0][2..], ["0", "2", "0"]);
+        assert_eq!(e.tables[1].rows[1][2..], ["2", "0", "0"]);
+        // Two cells per step, per backend geomeans recorded beside them.
+        assert_eq!(e.comparisons.len(), 3 * (2 + 2));
+        assert!(e.findings.contains("x86-64-v3 vs x86-64"), "{}", e.findings);
+        // Raw samples: one series per level and cell, three slots' blocks each.
+        assert_eq!(e.series.len(), 4 * 2);
+        assert!(e.series.iter().all(|s| s.samples.len() == 9));
+        assert_eq!(e.plots.len(), 1);
+        for line in &e.plots[0].lines {
+            assert!(line
+                .points
+                .iter()
+                .all(|p| p.y_low <= p.y && p.y <= p.y_high));
+        }
+        let none = experiment(&[run("x86-64", 1.0, 1.0)], 0.03);
         assert!(none.findings.contains("nothing could be compared"));
     }
 }

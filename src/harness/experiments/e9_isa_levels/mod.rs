@@ -1,9 +1,10 @@
 //! E9: E1 and E2 again from kiki built for other instruction-set levels, each build run in its
 //! own process, folded into one experiment.
 //!
-//! Measuring (this file) builds kiki with cargo in the source tree it was built from and runs
-//! `kiki report --only E1,E2` with each build; `analysis` matches the series across builds and
-//! writes the tables, plots and findings. It needs cargo and that source tree, so `kiki report`
+//! Measuring (this file) builds kiki with cargo in the source tree it was built from, one build
+//! per level the CPU can run, and runs `kiki report --only E1,E2 --quick` with each build in
+//! interleaved slots; `analysis` matches the series across builds, compares builds one factor
+//! apart cell by cell, and writes the tables, plots and findings. It needs cargo and that source tree, so `kiki report`
 //! runs it only when asked (`--with E9` or `--only E9`), as `scripts/report.sh` does.
 
 mod analysis;
@@ -22,28 +23,79 @@ pub const SOURCE_EXPERIMENTS: &str = "E1,E2";
 pub const REFERENCE_LEVEL: &str = "x86-64-v3";
 
 /// One build: its level name, the `RUSTFLAGS` it is built with (`None`: the default of
-/// `.cargo/config.toml`) and its cargo features.
+/// `.cargo/config.toml`), its cargo features, and the CPU features it needs to run.
 struct Level {
     name: &'static str,
     rustflags: Option<&'static str>,
     features: &'static [&'static str],
+    needs: fn() -> Result<(), String>,
 }
 
-const LEVELS: [Level; 3] = [
+fn runs_anywhere() -> Result<(), String> {
+    Ok(())
+}
+
+/// x86-64-v4 needs AVX-512 (F, BW, CD, DQ, VL). Under valgrind CPUID hides AVX-512, so the
+/// level is skipped there by the same check.
+fn needs_avx512() -> Result<(), String> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let missing: Vec<&str> = [
+            ("avx512f", std::arch::is_x86_feature_detected!("avx512f")),
+            ("avx512bw", std::arch::is_x86_feature_detected!("avx512bw")),
+            ("avx512cd", std::arch::is_x86_feature_detected!("avx512cd")),
+            ("avx512dq", std::arch::is_x86_feature_detected!("avx512dq")),
+            ("avx512vl", std::arch::is_x86_feature_detected!("avx512vl")),
+        ]
+        .into_iter()
+        .filter(|(_, present)| !present)
+        .map(|(name, _)| name)
+        .collect();
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("this CPU lacks {}", missing.join(", ")))
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        Err("not an x86-64 CPU".to_string())
+    }
+}
+
+/// The builds, one factor apart from their neighbours: the portable twins against the
+/// run-time-detected paths at the baseline level, then the baseline against v3 (AVX2, BMI2 at
+/// compile time), v3 against v4 (AVX-512), and this CPU's own level.
+const LEVELS: [Level; 5] = [
+    Level {
+        name: "x86-64-portable",
+        rustflags: Some("-C target-cpu=x86-64"),
+        features: &["portable"],
+        needs: runs_anywhere,
+    },
     Level {
         name: "x86-64",
         rustflags: Some("-C target-cpu=x86-64"),
-        features: &["portable"],
+        features: &[],
+        needs: runs_anywhere,
     },
     Level {
         name: REFERENCE_LEVEL,
         rustflags: None,
         features: &[],
+        needs: runs_anywhere,
+    },
+    Level {
+        name: "x86-64-v4",
+        rustflags: Some("-C target-cpu=x86-64-v4"),
+        features: &[],
+        needs: needs_avx512,
     },
     Level {
         name: "native",
         rustflags: Some("-C target-cpu=native"),
         features: &[],
+        needs: runs_anywhere,
     },
 ];
 
@@ -58,8 +110,9 @@ impl Experiment for IsaLevels {
         TITLE
     }
     fn about(&self) -> &'static str {
-        "E1 and E2 from builds for x86-64 (portable), x86-64-v3 and native (needs cargo and \
-         kiki's source tree; runs only when named)"
+        "E1 and E2 from builds for x86-64 with and without the portable twins, x86-64-v3, \
+         x86-64-v4 (where the CPU has AVX-512) and native (needs cargo and kiki's source tree; \
+         runs only when named)"
     }
     fn runs_by_default(&self) -> bool {
         false
@@ -69,7 +122,15 @@ impl Experiment for IsaLevels {
     }
     fn run(&self, context: &Context<'_>, progress: Progress<'_>) -> ExperimentResult {
         match runs(context, progress) {
-            Ok(runs) => experiment(&runs, REFERENCE_LEVEL),
+            Ok((runs, skipped)) => {
+                let mut result = experiment(&runs, context.config.threshold);
+                for (level, reason) in skipped {
+                    result
+                        .method
+                        .push_str(&format!(" The {level} build was skipped: {reason}."));
+                }
+                result
+            }
             Err(reason) => unavailable(&reason),
         }
     }
@@ -77,7 +138,7 @@ impl Experiment for IsaLevels {
 
 /// E9 when it cannot build or run here.
 fn unavailable(reason: &str) -> ExperimentResult {
-    let mut result = experiment(&[], REFERENCE_LEVEL);
+    let mut result = experiment(&[], super::DEFAULT_THRESHOLD);
     result.findings =
         format!("Not measured on this machine: {reason}. The other experiments are unaffected.");
     result
@@ -95,8 +156,19 @@ fn this_binary_is_the_reference() -> bool {
     ))
 }
 
-/// Builds each level (or reuses this binary for the reference) and runs its E1 and E2.
-fn runs(context: &Context<'_>, progress: Progress<'_>) -> Result<Vec<IsaRun>, String> {
+/// Process slots per build: each build runs E1 and E2 once per slot, the builds interleaved
+/// within a slot, so that a slow spell of the machine touches every build alike.
+fn slots(config: &super::Config) -> usize {
+    config.pick(1, 2, 5)
+}
+
+/// Builds each level the CPU can run (reusing this binary for the reference), then runs every
+/// build's E1 and E2 in interleaved slots; the runs, and the levels skipped with the reason.
+#[allow(clippy::type_complexity)]
+fn runs(
+    context: &Context<'_>,
+    progress: Progress<'_>,
+) -> Result<(Vec<IsaRun>, Vec<(&'static str, String)>), String> {
     let source = Path::new(env!("CARGO_MANIFEST_DIR"));
     if !source.join("Cargo.toml").is_file() {
         return Err(format!(
@@ -108,33 +180,51 @@ fn runs(context: &Context<'_>, progress: Progress<'_>) -> Result<Vec<IsaRun>, St
     let scratch = std::env::temp_dir().join(format!("kiki-e9-{}", std::process::id()));
     std::fs::create_dir_all(&scratch)
         .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
-    let steps = (2 * LEVELS.len()) as f64;
-    let mut runs = Vec::new();
-    for (index, level) in LEVELS.iter().enumerate() {
-        progress(
-            &format!("building kiki for {}", level.name),
-            (2 * index) as f64 / steps,
-        );
+    let slots = slots(context.config);
+    let steps = (LEVELS.len() * (1 + slots)) as f64;
+    let mut done = 0.0;
+    let mut skipped = Vec::new();
+    let mut binaries: Vec<(&'static str, PathBuf)> = Vec::new();
+    for level in &LEVELS {
+        if let Err(reason) = (level.needs)() {
+            skipped.push((level.name, reason));
+            continue;
+        }
+        progress(&format!("building kiki for {}", level.name), done / steps);
+        done += 1.0;
         let binary = if level.rustflags.is_none() && this_binary_is_the_reference() {
             std::env::current_exe().map_err(|e| format!("cannot locate the kiki binary: {e}"))?
         } else {
             build(&cargo, source, level)?
         };
-        progress(
-            &format!("{}: kiki report --only {SOURCE_EXPERIMENTS}", level.name),
-            (2 * index + 1) as f64 / steps,
-        );
-        let folder = run_build(&binary, context, &scratch.join(level.name))?;
-        let report = read_report(&folder.join("results.json"))?;
-        runs.push(IsaRun {
-            level: level.name.to_string(),
-            results: report.experiments,
-        });
+        binaries.push((level.name, binary));
+    }
+    let mut runs = Vec::new();
+    for slot in 0..slots {
+        // Each slot starts the round of builds at a different one.
+        for offset in 0..binaries.len() {
+            let (name, binary) = &binaries[(slot + offset) % binaries.len()];
+            progress(
+                &format!(
+                    "{name}: kiki report --only {SOURCE_EXPERIMENTS} (slot {} of {slots})",
+                    slot + 1
+                ),
+                done / steps,
+            );
+            done += 1.0;
+            let out = scratch.join(format!("{name}-{slot}"));
+            let folder = run_build(binary, context, &out, slot)?;
+            let report = read_report(&folder.join("results.json"))?;
+            runs.push(IsaRun {
+                level: name.to_string(),
+                results: report.experiments,
+            });
+        }
     }
     // The builds' data now lives in E9's series; their temporary reports can go.
     let _ = std::fs::remove_dir_all(&scratch);
     progress("done", 1.0);
-    Ok(runs)
+    Ok((runs, skipped))
 }
 
 /// `cargo build --release --bin kiki` for one level into `target/isa-<level>`; the binary.
@@ -172,13 +262,31 @@ fn build(cargo: &std::ffi::OsStr, source: &Path, level: &Level) -> Result<PathBu
     Ok(target_dir.join("release").join("kiki"))
 }
 
-/// Runs `binary report --only E1,E2` with this report's settings; the folder it wrote.
-fn run_build(binary: &Path, context: &Context<'_>, out: &Path) -> Result<PathBuf, String> {
+/// Runs `binary report --only E1,E2 --quick --invocations 1` (one process per slot; the
+/// slots are E9's invocations) with this report's counters and pinning, and an environment
+/// whose size depends on the slot; the folder it wrote.
+fn run_build(
+    binary: &Path,
+    context: &Context<'_>,
+    out: &Path,
+    slot: usize,
+) -> Result<PathBuf, String> {
     let config = context.config;
     let mut command = Command::new(binary);
     command
-        .args(["report", "--only", SOURCE_EXPERIMENTS, "--out"])
+        .args([
+            "report",
+            "--only",
+            SOURCE_EXPERIMENTS,
+            "--quick",
+            "--invocations",
+            "1",
+            "--out",
+        ])
         .arg(out)
+        // Slots differ in environment size, as the report's own invocations do.
+        .env("KIKI_ENVIRONMENT_PADDING", "x".repeat(1 + 977 * slot))
+        .stdin(std::process::Stdio::null())
         .arg("--counters")
         .arg(if config.counter_events.is_empty() {
             "none".to_string()
@@ -190,9 +298,6 @@ fn run_build(binary: &Path, context: &Context<'_>, out: &Path) -> Result<PathBuf
                 .collect::<Vec<_>>()
                 .join(",")
         });
-    if config.quick {
-        command.arg("--quick");
-    }
     if let Some(cpu) = config.pin_cpu {
         command.arg("--pin").arg(cpu.to_string());
     }
