@@ -63,10 +63,11 @@ fn needs_avx512() -> Result<(), String> {
     }
 }
 
-/// The builds, one factor apart from their neighbours: the portable twins against the
-/// run-time-detected paths at the baseline level, then the baseline against v3 (AVX2, BMI2 at
-/// compile time), v3 against v4 (AVX-512), and this CPU's own level.
-const LEVELS: [Level; 5] = [
+/// The builds, one factor apart from their neighbours (the steps are in `analysis`): the
+/// baseline with and without `portable` (a negative control: no backend changes path there),
+/// v3 with the portable twins (the instruction set alone), v3 (its SIMD paths), v4 (AVX-512)
+/// and this CPU's own level.
+const LEVELS: [Level; 6] = [
     Level {
         name: "x86-64-portable",
         rustflags: Some("-C target-cpu=x86-64"),
@@ -77,6 +78,12 @@ const LEVELS: [Level; 5] = [
         name: "x86-64",
         rustflags: Some("-C target-cpu=x86-64"),
         features: &[],
+        needs: runs_anywhere,
+    },
+    Level {
+        name: "x86-64-v3-portable",
+        rustflags: Some("-C target-cpu=x86-64-v3"),
+        features: &["portable"],
         needs: runs_anywhere,
     },
     Level {
@@ -110,9 +117,9 @@ impl Experiment for IsaLevels {
         TITLE
     }
     fn about(&self) -> &'static str {
-        "E1 and E2 from builds for x86-64 with and without the portable twins, x86-64-v3, \
-         x86-64-v4 (where the CPU has AVX-512) and native (needs cargo and kiki's source tree; \
-         runs only when named)"
+        "E1 and E2 from builds one factor apart: x86-64 with and without `portable`, x86-64-v3 \
+         with and without it, x86-64-v4 (where the CPU has AVX-512) and native (needs cargo and \
+         kiki's source tree; runs only when named)"
     }
     fn runs_by_default(&self) -> bool {
         false
@@ -122,8 +129,9 @@ impl Experiment for IsaLevels {
     }
     fn run(&self, context: &Context<'_>, progress: Progress<'_>) -> ExperimentResult {
         match runs(context, progress) {
-            Ok((runs, skipped)) => {
+            Ok((runs, skipped, gathers)) => {
                 let mut result = experiment(&runs, context.config.threshold);
+                add_gathers(&mut result, &gathers);
                 for (level, reason) in skipped {
                     result
                         .method
@@ -156,19 +164,77 @@ fn this_binary_is_the_reference() -> bool {
     ))
 }
 
+/// Counts the vector gather instructions (`vpgatherqq`, `vgatherdps`, …) in a binary with
+/// `objdump -d`: a loop of independent table lookups that the compiler vectorised reads its
+/// tables through them.
+fn gathers(binary: &Path) -> Result<usize, String> {
+    let output = Command::new("objdump")
+        .args(["-d", "--no-show-raw-insn"])
+        .arg(binary)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("objdump is not available ({e})"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "objdump failed: {}",
+            crate::harness::last_line(&output.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_once(":\t"))
+        .filter_map(|(_, instruction)| instruction.split_whitespace().next())
+        .filter(|mnemonic| mnemonic.starts_with('v') && mnemonic.contains("gather"))
+        .count())
+}
+
+/// The gather counts as a table and a sentence of the method.
+fn add_gathers(result: &mut ExperimentResult, gathers: &[(&'static str, Result<usize, String>)]) {
+    if gathers.is_empty() {
+        return;
+    }
+    result.tables.push(crate::harness::results::Table {
+        headers: vec![
+            "build".to_string(),
+            "vector gather instructions in the binary".to_string(),
+        ],
+        rows: gathers
+            .iter()
+            .map(|(level, count)| {
+                vec![
+                    level.to_string(),
+                    match count {
+                        Ok(n) => n.to_string(),
+                        Err(why) => format!("not counted: {why}"),
+                    },
+                ]
+            })
+            .collect(),
+    });
+    result.method.push_str(
+        " Each build's vector gather instructions are counted with objdump: where a build has \
+         them and its base has none, the compiler has vectorised loops of independent lookups \
+         (E1's throughput loops can be, its latency chains cannot, which the counts per mode \
+         tell apart).",
+    );
+}
+
 /// Process slots per build: each build runs E1 and E2 once per slot, the builds interleaved
 /// within a slot, so that a slow spell of the machine touches every build alike.
 fn slots(config: &super::Config) -> usize {
     config.pick(1, 2, 5)
 }
 
+/// Every build's runs, the levels skipped with the reason, and each build's gather count.
+type Runs = (
+    Vec<IsaRun>,
+    Vec<(&'static str, String)>,
+    Vec<(&'static str, Result<usize, String>)>,
+);
+
 /// Builds each level the CPU can run (reusing this binary for the reference), then runs every
 /// build's E1 and E2 in interleaved slots; the runs, and the levels skipped with the reason.
-#[allow(clippy::type_complexity)]
-fn runs(
-    context: &Context<'_>,
-    progress: Progress<'_>,
-) -> Result<(Vec<IsaRun>, Vec<(&'static str, String)>), String> {
+fn runs(context: &Context<'_>, progress: Progress<'_>) -> Result<Runs, String> {
     let source = Path::new(env!("CARGO_MANIFEST_DIR"));
     if !source.join("Cargo.toml").is_file() {
         return Err(format!(
@@ -223,8 +289,13 @@ fn runs(
     }
     // The builds' data now lives in E9's series; their temporary reports can go.
     let _ = std::fs::remove_dir_all(&scratch);
+    progress("counting gather instructions", done / steps);
+    let gathers = binaries
+        .iter()
+        .map(|(name, binary)| (*name, gathers(binary)))
+        .collect();
     progress("done", 1.0);
-    Ok((runs, skipped))
+    Ok((runs, skipped, gathers))
 }
 
 /// `cargo build --release --bin kiki` for one level into `target/isa-<level>`; the binary.
@@ -322,4 +393,26 @@ fn run_build(
         return Err(format!("{} wrote no report folder", binary.display()));
     }
     Ok(PathBuf::from(folder))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gathers_say_why_they_were_not_counted() {
+        let missing = gathers(Path::new("/nonexistent/kiki")).unwrap_err();
+        assert!(missing.contains("objdump"), "{missing}");
+        let mut result = experiment(&[], 0.03);
+        let tables = result.tables.len();
+        add_gathers(
+            &mut result,
+            &[("x86-64", Ok(0)), ("native", Err("objdump failed".into()))],
+        );
+        assert_eq!(result.tables.len(), tables + 1);
+        let last = result.tables.last().unwrap();
+        assert_eq!(last.rows[0], ["x86-64", "0"]);
+        assert_eq!(last.rows[1][1], "not counted: objdump failed");
+        assert!(result.method.contains("objdump"));
+    }
 }
