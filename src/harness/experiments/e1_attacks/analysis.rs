@@ -1,0 +1,434 @@
+//! E1's analysis: series, tables, plots, claims and the numbers the findings quote.
+
+use super::measure::{Cell, Measurement};
+use super::Mode;
+use crate::harness::experiments::{per_second_millions, point, ranked, series, summarise, Claims};
+use crate::harness::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
+use crate::harness::stats::{format_spread, ratio, Claim, Comparison, Summary};
+use crate::harness::workloads::PieceGroup;
+use serde_json::Value as Json;
+
+/// E1's series, tables, plots, comparisons and summary, and the numbers the findings quote.
+pub(super) struct Analysis<'a> {
+    pub series: Vec<Series>,
+    /// One table per mode, then the counter tables.
+    pub tables: Vec<Table>,
+    pub plots: Vec<Plot>,
+    /// Every comparison the findings rest on, in the order they were made.
+    pub comparisons: Vec<PairRecord>,
+    pub summary: Vec<(String, Json)>,
+    pub numbers: Numbers<'a>,
+}
+
+/// What the findings paragraph quotes.
+pub(super) struct Numbers<'a> {
+    /// Per mode, the fastest backend of each workload's mixed cell (where two or more ran).
+    pub leaders: Vec<(Mode, Vec<Leader>)>,
+    /// Per workload, what mixing the kinds costs by itself (ns, median over backends).
+    pub mixing: Vec<(String, f64)>,
+    /// Per mode, the cells each backend clearly won.
+    pub wins: Vec<Wins>,
+    /// The cell with the largest spread, and its MAD relative to its median.
+    pub noisiest: Option<(f64, &'a Cell)>,
+}
+
+/// The fastest backend of one workload's mixed cell, against the runner-up and the slowest.
+pub(super) struct Leader {
+    pub workload: String,
+    pub best: &'static str,
+    /// The best's median ns per lookup.
+    pub best_ns: f64,
+    pub second: &'static str,
+    /// The runner-up's times against the best's (`None`: no paired samples).
+    pub against_second: Option<Comparison>,
+    pub worst: &'static str,
+    /// The slowest's time over the best's, median of the paired ratios (NaN without pairs).
+    pub gap: f64,
+}
+
+/// How many workload × piece cells each backend won clearly in one mode.
+pub(super) struct Wins {
+    pub mode: Mode,
+    /// Per backend its clear wins, most first.
+    pub counts: Vec<(&'static str, usize)>,
+    /// Cells with at least one backend timed.
+    pub total: usize,
+    /// Cells whose runner-up was within the threshold of the fastest.
+    pub ties: usize,
+}
+
+impl Wins {
+    /// The backend that won more cells than any other, if one did.
+    pub fn winner(&self) -> Option<&'static str> {
+        let counts = &self.counts;
+        (self.total > 0 && counts[0].1 > 0 && counts.get(1).is_none_or(|w| w.1 < counts[0].1))
+            .then_some(counts[0].0)
+    }
+}
+
+/// Turns E1's measurement into series, tables, plots, claims and numbers.
+pub(super) fn analyse(m: &Measurement) -> Analysis<'_> {
+    let mut series = raw_series(&m.cells);
+    series.extend(m.counter_log.series());
+    let mut tables: Vec<Table> = Mode::BOTH.iter().map(|&mode| table(m, mode)).collect();
+    // Counters, where the machine has them: per backend, the mean over the throughput cells.
+    tables.extend(m.counter_log.table(&["backend"], |label| {
+        label("mode").as_deref() == Some(Mode::Throughput.name())
+    }));
+    let plots = Mode::BOTH.iter().flat_map(|&mode| plots(m, mode)).collect();
+    // The claims are made in the order the findings quote them: leaders, then wins.
+    let mut claims = Claims::new(m.threshold);
+    let leaders: Vec<(Mode, Vec<Leader>)> = Mode::BOTH
+        .iter()
+        .map(|&mode| (mode, leaders(m, mode, &mut claims)))
+        .collect();
+    let wins = Mode::BOTH
+        .iter()
+        .map(|&mode| wins(m, mode, &mut claims))
+        .collect();
+    let mut summary: Vec<(String, Json)> = leaders
+        .iter()
+        .flat_map(|(mode, leaders)| {
+            leaders.iter().map(move |l| {
+                (
+                    format!("{}_best_{}", mode.name(), l.workload),
+                    Json::from(l.best),
+                )
+            })
+        })
+        .collect();
+    summary.push(("counters".to_string(), Json::from(m.counter_log.note())));
+    Analysis {
+        series,
+        tables,
+        plots,
+        comparisons: claims.records,
+        summary,
+        numbers: Numbers {
+            leaders,
+            mixing: mixing(m),
+            wins,
+            noisiest: noisiest(&m.cells),
+        },
+    }
+}
+
+fn workload_names(m: &Measurement) -> Vec<&str> {
+    m.workloads.iter().map(|(w, _)| w.name.as_str()).collect()
+}
+
+/// Every cell's samples as a raw series.
+fn raw_series(cells: &[Cell]) -> Vec<Series> {
+    cells
+        .iter()
+        .map(|c| {
+            series(
+                &[
+                    ("backend", &c.backend),
+                    ("piece", c.piece.name()),
+                    ("workload", &c.workload),
+                    ("mode", c.mode.name()),
+                ],
+                "ns/lookup",
+                c.ns.clone(),
+            )
+        })
+        .collect()
+}
+
+/// One mode's table: a row per (workload, piece), a column per backend.
+fn table(m: &Measurement, mode: Mode) -> Table {
+    let mut headers = vec!["workload".to_string(), "piece".to_string()];
+    headers.extend(
+        m.backends
+            .iter()
+            .map(|b| format!("{b} ns/lookup ({})", mode.name())),
+    );
+    let mut rows = Vec::new();
+    for (workload, groups) in &m.workloads {
+        for &group in groups {
+            if m.cell(&workload.name, group, mode, m.backends[0]).is_none() {
+                continue;
+            }
+            let mut row = vec![workload.name.clone(), group.name().to_string()];
+            for backend in &m.backends {
+                row.push(match m.cell(&workload.name, group, mode, backend) {
+                    Some(c) => format_spread(&summarise(&c.ns)),
+                    None => "–".to_string(),
+                });
+            }
+            rows.push(row);
+        }
+    }
+    Table { headers, rows }
+}
+
+/// Throughput plots in million lookups per second, latency plots in ns.
+fn plotted(mode: Mode, ns: f64) -> f64 {
+    match mode {
+        Mode::Throughput => per_second_millions(ns),
+        Mode::Latency => ns,
+    }
+}
+
+fn y_label(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Throughput => "million lookups / s (higher is better)",
+        Mode::Latency => "ns per dependent lookup (lower is better)",
+    }
+}
+
+/// A bar plot of `lines` over `categories`.
+fn bar_plot(
+    file_stem: String,
+    title: String,
+    x_label: &str,
+    mode: Mode,
+    categories: Vec<String>,
+    lines: Vec<PlotLine>,
+) -> Plot {
+    Plot {
+        file_stem,
+        title,
+        x_label: x_label.to_string(),
+        y_label: y_label(mode).to_string(),
+        log_x: false,
+        log_y: false,
+        kind: PlotKind::Bar,
+        categories,
+        markers: Vec::new(),
+        lines,
+    }
+}
+
+/// One mode's plots: per workload (each kind on its own, the headline), per piece (uniform
+/// 25 %), and per workload with the kinds mixed.
+fn plots(m: &Measurement, mode: Mode) -> Vec<Plot> {
+    let workload_names = workload_names(m);
+    let categories: Vec<String> = workload_names.iter().map(|s| s.to_string()).collect();
+    // The headline: per workload, each slider kind timed on its own (the mean of the
+    // single-kind cells, each kind weighted alike), so the lookups are compared and not the
+    // dispatch on a randomly drawn kind.
+    let single_kind: Vec<PlotLine> = m
+        .backends
+        .iter()
+        .map(|backend| PlotLine {
+            name: backend.to_string(),
+            points: workload_names
+                .iter()
+                .enumerate()
+                .filter_map(|(i, w)| {
+                    let kinds: Vec<Summary> = PieceGroup::KINDS
+                        .iter()
+                        .filter_map(|&g| m.cell(w, g, mode, backend))
+                        .map(|c| summarise(&c.ns))
+                        .collect();
+                    if kinds.is_empty() {
+                        return None;
+                    }
+                    let mean = |f: &dyn Fn(&Summary) -> f64| {
+                        kinds.iter().map(f).sum::<f64>() / kinds.len() as f64
+                    };
+                    let grouped = Summary {
+                        count: kinds.len(),
+                        median: mean(&|k| k.median),
+                        min: mean(&|k| k.min),
+                        max: mean(&|k| k.max),
+                        mad: mean(&|k| k.mad),
+                    };
+                    Some(point(i as f64, &grouped.map(|ns| plotted(mode, ns))))
+                })
+                .collect(),
+        })
+        .collect();
+    let by_piece: Vec<PlotLine> = m
+        .backends
+        .iter()
+        .map(|backend| PlotLine {
+            name: backend.to_string(),
+            points: PieceGroup::KINDS
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &g)| {
+                    m.cell("uniform-25", g, mode, backend)
+                        .map(|c| point(i as f64, &summarise(&c.ns).map(|ns| plotted(mode, ns))))
+                })
+                .collect(),
+        })
+        .collect();
+    let by_workload: Vec<PlotLine> = m
+        .backends
+        .iter()
+        .map(|backend| PlotLine {
+            name: backend.to_string(),
+            points: workload_names
+                .iter()
+                .enumerate()
+                .filter_map(|(i, w)| {
+                    m.cell(w, PieceGroup::Mixed, mode, backend)
+                        .map(|c| point(i as f64, &summarise(&c.ns).map(|ns| plotted(mode, ns))))
+                })
+                .collect(),
+        })
+        .collect();
+    vec![
+        bar_plot(
+            format!("e1-{}-by-workload-single-kind", mode.name()),
+            format!(
+                "E1 attack {} by workload (each slider kind on its own, mean over kinds)",
+                mode.name()
+            ),
+            "workload",
+            mode,
+            categories.clone(),
+            single_kind,
+        ),
+        bar_plot(
+            format!("e1-{}-by-piece", mode.name()),
+            format!(
+                "E1 attack {} by piece (uniform occupancy, 25 %)",
+                mode.name()
+            ),
+            "piece",
+            mode,
+            PieceGroup::KINDS
+                .iter()
+                .map(|g| g.name().to_string())
+                .collect(),
+            by_piece,
+        ),
+        bar_plot(
+            format!("e1-{}-by-workload", mode.name()),
+            format!(
+                "E1 attack {} by workload, secondary view: slider kinds mixed at random per \
+                 lookup (includes the kind dispatch's mispredicts)",
+                mode.name()
+            ),
+            "workload",
+            mode,
+            categories,
+            by_workload,
+        ),
+    ]
+}
+
+/// Per workload with two or more backends on its mixed cell: the fastest by median, against
+/// the runner-up (recorded in `claims`) and the slowest.
+fn leaders(m: &Measurement, mode: Mode, claims: &mut Claims) -> Vec<Leader> {
+    let mut leaders = Vec::new();
+    for w in workload_names(m) {
+        let entries: Vec<(&str, f64)> = m
+            .backends
+            .iter()
+            .filter_map(|b| {
+                m.cell(w, PieceGroup::Mixed, mode, b)
+                    .map(|c| (*b, summarise(&c.ns).median))
+            })
+            .collect();
+        let order = ranked(&entries);
+        if order.len() < 2 {
+            continue;
+        }
+        let best = order[0].0;
+        let second = order[1].0;
+        let worst = order[order.len() - 1].0;
+        let ns = |b: &str| &m.cell(w, PieceGroup::Mixed, mode, b).expect("ranked").ns;
+        let gap = ratio(ns(worst), ns(best))
+            .map(|r| r.median)
+            .unwrap_or(f64::NAN);
+        let cell = format!("{} {w} mixed", mode.name());
+        let against_second = claims.compare(&cell, (second, ns(second)), (best, ns(best)));
+        leaders.push(Leader {
+            workload: w.to_string(),
+            best,
+            best_ns: order[0].1,
+            second,
+            against_second,
+            worst,
+            gap,
+        });
+    }
+    leaders
+}
+
+/// What mixing the kinds costs by itself: mixed cells against the mean of the same
+/// workload's single-kind cells, per backend, then the median over backends.
+fn mixing(m: &Measurement) -> Vec<(String, f64)> {
+    let mut mixing = Vec::new();
+    for (workload, groups) in &m.workloads {
+        if !groups.contains(&PieceGroup::Mixed) {
+            continue;
+        }
+        let mut extra: Vec<f64> = Vec::new();
+        for backend in &m.backends {
+            let median_of = |group| {
+                m.cell(&workload.name, group, Mode::Throughput, backend)
+                    .map(|c| summarise(&c.ns).median)
+            };
+            let singles: Vec<f64> = groups
+                .iter()
+                .filter(|g| **g != PieceGroup::Mixed)
+                .filter_map(|&g| median_of(g))
+                .collect();
+            if let (Some(mixed), false) = (median_of(PieceGroup::Mixed), singles.is_empty()) {
+                extra.push(mixed - singles.iter().sum::<f64>() / singles.len() as f64);
+            }
+        }
+        if let Some(summary) = Summary::of(&extra) {
+            mixing.push((workload.name.clone(), summary.median));
+        }
+    }
+    mixing
+}
+
+/// Who wins most cells in `mode`. A cell is won only when its fastest is ahead of the
+/// runner-up beyond the threshold (recorded in `claims`); otherwise it is a tie between them.
+fn wins(m: &Measurement, mode: Mode, claims: &mut Claims) -> Wins {
+    let mut counts: Vec<(&'static str, usize)> = m.backends.iter().map(|b| (*b, 0)).collect();
+    let (mut total, mut ties) = (0, 0);
+    for (workload, groups) in &m.workloads {
+        for &group in groups {
+            let mut ranked_cells: Vec<&Cell> = m
+                .backends
+                .iter()
+                .filter_map(|b| m.cell(&workload.name, group, mode, b))
+                .collect();
+            ranked_cells
+                .sort_by(|a, b| summarise(&a.ns).median.total_cmp(&summarise(&b.ns).median));
+            let Some(best) = ranked_cells.first() else {
+                continue;
+            };
+            total += 1;
+            let clear = ranked_cells.get(1).is_none_or(|second| {
+                let cell = format!("{} {} {}", mode.name(), workload.name, group.name());
+                claims
+                    .compare(
+                        &cell,
+                        (&second.backend, &second.ns),
+                        (&best.backend, &best.ns),
+                    )
+                    .is_some_and(|c| c.claim == Claim::Slower)
+            });
+            if !clear {
+                ties += 1;
+            } else if let Some(w) = counts.iter_mut().find(|(b, _)| *b == best.backend) {
+                w.1 += 1;
+            }
+        }
+    }
+    counts.sort_by_key(|w| std::cmp::Reverse(w.1));
+    Wins {
+        mode,
+        counts,
+        total,
+        ties,
+    }
+}
+
+/// The cell with the largest MAD relative to its median.
+fn noisiest(cells: &[Cell]) -> Option<(f64, &Cell)> {
+    cells
+        .iter()
+        .map(|c| (summarise(&c.ns).relative_mad(), c))
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+}

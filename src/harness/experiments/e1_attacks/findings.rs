@@ -1,0 +1,159 @@
+//! E1's prose: the method and findings paragraphs, from the settings and the numbers.
+
+use super::analysis::{Leader, Numbers, Wins};
+use super::measure::Measurement;
+use super::Mode;
+use crate::harness::experiments::{and_list, claims_method, percent};
+use crate::harness::stats::Claim;
+
+/// The findings paragraph: the leaders per mode, the cost of mixing kinds, the wins per mode
+/// (and whether the modes disagree), the largest spread and the thin cells.
+pub(super) fn paragraph(m: &Measurement, n: &Numbers<'_>) -> String {
+    let mut findings = Vec::new();
+    for (mode, leaders) in &n.leaders {
+        if !leaders.is_empty() {
+            let texts: Vec<String> = leaders
+                .iter()
+                .map(|l| leader_text(l, m.threshold))
+                .collect();
+            findings.push(format!(
+                "{} (mixed slider kinds, median ns per lookup): {}.",
+                match mode {
+                    Mode::Throughput => "Throughput",
+                    Mode::Latency => "Latency",
+                },
+                texts.join("; ")
+            ));
+        }
+    }
+    if !n.mixing.is_empty() {
+        let mixing: Vec<String> = n
+            .mixing
+            .iter()
+            .map(|(workload, extra)| format!("{workload} {extra:+.2} ns"))
+            .collect();
+        findings.push(format!(
+            "Mixing the slider kinds costs by itself (throughput; a mixed cell minus the mean of \
+             the same workload's single-kind cells, median over backends): {}. In the uniform \
+             workloads each lookup's kind is drawn at random, so the dispatch on the kind cannot \
+             be predicted and those mixed cells carry a branch-misprediction cost on top of the \
+             lookup; game positions list their sliders in a steadier order. The single-kind \
+             cells compare the lookups themselves.",
+            and_list(&mixing)
+        ));
+    }
+    findings.extend(n.wins.iter().filter_map(|w| wins_text(w, m.threshold)));
+    let winners: Vec<&str> = n.wins.iter().filter_map(Wins::winner).collect();
+    if winners.len() == 2 && winners[0] != winners[1] {
+        findings.push(format!(
+            "Throughput and latency disagree: {} wins most throughput cells but {} most \
+             latency cells — independent lookups let a long computation overlap, a dependent \
+             chain exposes its full latency.",
+            winners[0], winners[1]
+        ));
+    }
+    if let Some((mad, cell)) = n.noisiest {
+        findings.push(format!(
+            "Largest spread: {} {} {} {} with a MAD of {:.1} % of its median{}.",
+            cell.backend,
+            cell.workload,
+            cell.piece.name(),
+            cell.mode.name(),
+            mad * 100.0,
+            if mad > 0.05 {
+                " — rankings closer than that are not reliable on this machine"
+            } else {
+                ""
+            }
+        ));
+    }
+    if !m.thin.is_empty() {
+        findings.push(format!("Thin cells: {}.", m.thin.join("; ")));
+    }
+    findings.join(" ")
+}
+
+/// `workload: best 1.23 ns, ahead of second by ×1.10 (…), and worst by ×2.0`.
+fn leader_text(l: &Leader, threshold: f64) -> String {
+    let second = l.second;
+    let against_second = match l.against_second {
+        Some(c) if c.claim == Claim::Slower => format!(
+            "ahead of {second} by ×{:.2} ({:.2}–{:.2})",
+            c.ratio, c.low, c.high
+        ),
+        Some(c) => format!(
+            "level with {second} at ±{} % (×{:.2}, {:.2}–{:.2})",
+            percent(threshold),
+            c.ratio,
+            c.low,
+            c.high
+        ),
+        None => format!("{second} not comparable"),
+    };
+    format!(
+        "{}: {} {:.2} ns, {against_second}, and {} by ×{:.1}",
+        l.workload, l.best, l.best_ns, l.worst, l.gap
+    )
+}
+
+/// The clear wins of one mode, the ties counted apart; nothing where no cell was timed.
+fn wins_text(w: &Wins, threshold: f64) -> Option<String> {
+    if w.total == 0 {
+        return None;
+    }
+    let mut text: Vec<String> = w
+        .counts
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(b, n)| format!("{b} {n}"))
+        .collect();
+    if w.ties > 0 {
+        text.push(format!(
+            "{} ties (the runner-up within ±{} %)",
+            w.ties,
+            percent(threshold)
+        ));
+    }
+    Some(format!(
+        "Clearly fastest in {} of {} workload × piece cells ({}): {}.",
+        w.mode.name(),
+        w.total,
+        w.mode.name(),
+        and_list(&text)
+    ))
+}
+
+/// The method paragraph: the workloads, both modes, the sampling, the counters and the claims.
+pub(super) fn method(m: &Measurement) -> String {
+    let mut method = format!(
+        "Every backend answers the same pre-generated lookups (seed {:#x}): {}. Each workload \
+         is cycled to {} lookups per repetition and converted to each backend's occupancy \
+         layout before timing. Throughput: independent lookups, results folded by XOR into \
+         black_box. Latency: a dependent chain, the next input's index advanced by 1 + (the \
+         popcount of this result & 1), so each lookup waits for the last (the chain adds an L1 \
+         load and a popcount per step, the same for every backend). Backends are interleaved \
+         round-robin: {} samples of at least {:?} each after {:?} of warm-up; cells show the \
+         median with min–max. {}{}.",
+        m.seed,
+        m.workloads
+            .iter()
+            .map(|(w, _)| w.description.clone())
+            .collect::<Vec<_>>()
+            .join("; "),
+        m.lookups,
+        m.sampling.samples,
+        m.sampling.min_sample,
+        m.sampling.warmup,
+        m.counter_log.note(),
+        if m.counter_log.series().is_empty() {
+            ""
+        } else {
+            " (the counter table: per backend, the mean over the throughput cells)"
+        }
+    );
+    method.push_str(&m.user_note);
+    if !m.skipped.is_empty() {
+        method.push_str(&format!(" Skipped: {}.", m.skipped.join("; ")));
+    }
+    format!("{method} {}", claims_method(m.threshold))
+}

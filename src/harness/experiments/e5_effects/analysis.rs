@@ -1,0 +1,122 @@
+//! E5's analysis: series, the table, the plot and each stepper's time relative to sqww.
+
+use super::measure::Measurement;
+use crate::harness::effects_timing::Samples;
+use crate::harness::experiments::{point, ranked, series, summarise};
+use crate::harness::results::{Plot, PlotKind, PlotLine, Series, Table};
+use crate::harness::stats::{format_spread, ratio, Summary};
+use serde_json::Value as Json;
+
+/// E5's series, tables, plots and summary, and the numbers the findings quote.
+pub(super) struct Analysis {
+    pub series: Vec<Series>,
+    pub tables: Vec<Table>,
+    pub plots: Vec<Plot>,
+    pub summary: Vec<(String, Json)>,
+    pub numbers: Numbers,
+}
+
+/// What the findings paragraph quotes.
+pub(super) struct Numbers {
+    /// The fastest stepper and its median ns per make + unmake.
+    pub fastest: Option<(&'static str, f64)>,
+    /// Every other stepper's time relative to sqww, paired per round.
+    pub to_sqww: Vec<(&'static str, Summary)>,
+    /// Seed 001's two comparisons: the distance check and the padded mailbox against sqww.
+    pub distance: Option<Summary>,
+    pub mailbox: Option<Summary>,
+}
+
+/// Turns E5's measurement into series, tables, plots and numbers.
+pub(super) fn analyse(m: &Measurement) -> Analysis {
+    let results = &m.results;
+    let series = results
+        .iter()
+        .map(|r| {
+            series(
+                &[("stepper", r.name), ("layout", r.layout)],
+                "ns/make+unmake",
+                r.ns_per_update.clone(),
+            )
+        })
+        .collect();
+    let entries: Vec<(&str, f64)> = results
+        .iter()
+        .map(|r| (r.name, summarise(&r.ns_per_update).median))
+        .collect();
+    let fastest = ranked(&entries).first().copied();
+    let summary = fastest
+        .map(|(best, _)| ("fastest".to_string(), Json::from(best)))
+        .into_iter()
+        .collect();
+    let to_sqww = results
+        .iter()
+        .filter(|r| r.name != "sqww")
+        .filter_map(|r| Some((r.name, against_sqww(m, r)?)))
+        .collect();
+    let of = |name: &str| against_sqww(m, m.results.iter().find(|r| r.name == name)?);
+    Analysis {
+        series,
+        tables: vec![table(m)],
+        plots: vec![plot(m)],
+        summary,
+        numbers: Numbers {
+            fastest,
+            to_sqww,
+            distance: of("distance"),
+            mailbox: of("mailbox"),
+        },
+    }
+}
+
+/// `r`'s time over sqww's, paired per round (`None` without sqww).
+fn against_sqww(m: &Measurement, r: &Samples) -> Option<Summary> {
+    let sqww = m.results.iter().find(|r| r.name == "sqww")?;
+    ratio(&r.ns_per_update, &sqww.ns_per_update)
+}
+
+/// A row per stepper: ns per make + unmake, the ratio to sqww, the layout.
+fn table(m: &Measurement) -> Table {
+    Table {
+        headers: vec![
+            "stepper".to_string(),
+            "ns per make+unmake".to_string(),
+            "× sqww".to_string(),
+            "layout".to_string(),
+        ],
+        rows: m
+            .results
+            .iter()
+            .map(|r| {
+                vec![
+                    r.name.to_string(),
+                    format_spread(&summarise(&r.ns_per_update)),
+                    against_sqww(m, r).map_or("–".to_string(), |s| format_spread(&s)),
+                    r.layout.to_string(),
+                ]
+            })
+            .collect(),
+    }
+}
+
+fn plot(m: &Measurement) -> Plot {
+    Plot {
+        file_stem: "e5-effects".to_string(),
+        title: "E5 effect boards: ns per make + unmake".to_string(),
+        x_label: "ray stepper".to_string(),
+        y_label: "ns per make + unmake (lower is better)".to_string(),
+        log_x: false,
+        log_y: false,
+        kind: PlotKind::Bar,
+        categories: vec!["make + unmake".to_string()],
+        markers: Vec::new(),
+        lines: m
+            .results
+            .iter()
+            .map(|r| PlotLine {
+                name: r.name.to_string(),
+                points: vec![point(0.0, &summarise(&r.ns_per_update))],
+            })
+            .collect(),
+    }
+}

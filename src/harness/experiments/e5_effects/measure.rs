@@ -1,0 +1,50 @@
+//! E5's measuring: the games, the recount check and the timed make + unmake replays.
+
+use crate::harness::effects_timing::{self, verify_all, workload, Samples};
+use crate::harness::experiments::{Config, Progress};
+
+/// Everything E5 measured, and the settings the method paragraph reports.
+pub(super) struct Measurement {
+    /// The seed of the games.
+    pub workload_seed: u64,
+    pub moves: usize,
+    /// Samples per stepper.
+    pub samples: usize,
+    /// Games the moves came from (0 when not measured).
+    pub games: usize,
+    /// Comparisons with the from-scratch recount (0 when not measured).
+    pub recount_comparisons: usize,
+    /// Per stepper its samples, in the order `effects_timing` times them.
+    pub results: Vec<Samples>,
+    /// Why nothing was measured, if so.
+    pub error: Option<String>,
+}
+
+/// Verifies every stepper, then times them (in `effects_timing`, on the thread clock).
+pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
+    let seed = config.seed ^ 0xE5;
+    let moves = config.pick(400, 20_000, 100_000);
+    let samples = config.pick(3, 9, 15);
+    progress("generating games", 0.0);
+    let outcome = workload(moves, seed).and_then(|w| {
+        progress("verifying against a from-scratch recount", 0.2);
+        let verified = verify_all(&w)?;
+        progress("timing make + unmake", 0.5);
+        let results = effects_timing::measure(&w, samples)?;
+        Ok((w.games.len(), verified.comparisons, results))
+    });
+    progress("done", 1.0);
+    let (games, recount_comparisons, results, error) = match outcome {
+        Ok((games, comparisons, results)) => (games, comparisons, results, None),
+        Err(why) => (0, 0, Vec::new(), Some(why)),
+    };
+    Measurement {
+        workload_seed: seed,
+        moves,
+        samples,
+        games,
+        recount_comparisons,
+        results,
+        error,
+    }
+}
