@@ -199,7 +199,26 @@ impl Experiment for InProcess {
         self.replayable
     }
     fn run(&self, context: &Context<'_>, progress: Progress<'_>) -> ExperimentResult {
-        (self.run)(context.config, progress)
+        let mut result = (self.run)(context.config, progress);
+        // What every timed table cell and error bar shows, and which cells moved between
+        // processes: the same for E1–E7, so said once here.
+        result.method.push(' ');
+        result.method.push_str(&intervals_method());
+        let mut disagreements = Disagreements::default();
+        for series in &result.series {
+            let cell = series
+                .labels
+                .iter()
+                .map(|(_, v)| v.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
+            disagreements.check(&format!("{cell} ({})", series.unit), &series.samples);
+        }
+        if let Some(warning) = disagreements.warning() {
+            result.findings.push(' ');
+            result.findings.push_str(&warning);
+        }
+        result
     }
 }
 
@@ -386,16 +405,6 @@ pub(crate) fn series(pairs: &[(&str, &str)], unit: &str, samples: Vec<f64>) -> S
     }
 }
 
-/// A plot point at `x` from a sample summary (median with min–max).
-pub(crate) fn point(x: f64, summary: &Summary) -> Point {
-    Point {
-        x,
-        y: summary.median,
-        y_low: summary.min,
-        y_high: summary.max,
-    }
-}
-
 /// The summary of samples that are known to be non-empty.
 pub(crate) fn summarise(samples: &[f64]) -> Summary {
     Summary::of(samples).unwrap_or(Summary {
@@ -439,13 +448,37 @@ pub(crate) fn blocks(samples: &[f64]) -> Vec<Vec<f64>> {
 /// The seed of every table cell's and plotted point's interval.
 const INTERVAL_SEED: u64 = 0x1A7E_0001;
 
-/// A timed quantity's value and 95 % interval (see [`estimate`]); NaN when nothing was measured.
+/// A timed quantity's value and 95 % interval (see [`estimate`]; [`estimate_linear`] where no
+/// sample is positive); NaN when nothing was measured.
 pub(crate) fn interval(samples: &[f64]) -> Estimate {
-    estimate(&blocks(samples), INTERVAL_SEED).unwrap_or(Estimate {
-        value: f64::NAN,
-        low: f64::NAN,
-        high: f64::NAN,
-    })
+    let blocks = blocks(samples);
+    // A quantity that came out zero (no reads in a smoke-sized run) has no geometric mean.
+    estimate(&blocks, INTERVAL_SEED)
+        .or_else(|| estimate_linear(&blocks, INTERVAL_SEED))
+        .unwrap_or(Estimate {
+            value: f64::NAN,
+            low: f64::NAN,
+            high: f64::NAN,
+        })
+}
+
+/// The value [`interval`] gives, without the bootstrap (for ranking and prose): the geometric
+/// mean over invocations of each one's median.
+pub(crate) fn typical(samples: &[f64]) -> f64 {
+    let medians: Vec<f64> = blocks(samples)
+        .iter()
+        .filter_map(|b| {
+            let finite: Vec<f64> = b.iter().copied().filter(|x| x.is_finite()).collect();
+            Summary::of(&finite).map(|s| s.median)
+        })
+        .collect();
+    if medians.is_empty() {
+        f64::NAN
+    } else if medians.iter().all(|m| *m > 0.0) {
+        (medians.iter().map(|m| m.ln()).sum::<f64>() / medians.len() as f64).exp()
+    } else {
+        medians.iter().sum::<f64>() / medians.len() as f64
+    }
 }
 
 /// As [`interval`] for a quantity that can be zero or negative (a difference).

@@ -2,9 +2,11 @@
 
 use super::measure::{Cell, Measurement};
 use super::Mode;
-use crate::harness::experiments::{per_second_millions, point, ranked, series, summarise, Claims};
+use crate::harness::experiments::{
+    interval, interval_point, per_second_millions, ranked, series, summarise, typical, Claims,
+};
 use crate::harness::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
-use crate::harness::stats::{format_spread, ratio, Claim, Comparison, Summary};
+use crate::harness::stats::{format_interval, Claim, Comparison, Summary};
 use crate::harness::workloads::PieceGroup;
 use serde_json::Value as Json;
 
@@ -43,7 +45,8 @@ pub(super) struct Leader {
     pub against_second: Option<Comparison>,
     pub worst: &'static str,
     /// The slowest's time over the best's, median of the paired ratios (NaN without pairs).
-    pub gap: f64,
+    /// The slowest's time over the fastest's.
+    pub gap: Option<Comparison>,
 }
 
 /// How many workload × piece cells each backend won clearly in one mode.
@@ -153,7 +156,7 @@ fn table(m: &Measurement, mode: Mode) -> Table {
             let mut row = vec![workload.name.clone(), group.name().to_string()];
             for backend in &m.backends {
                 row.push(match m.cell(&workload.name, group, mode, backend) {
-                    Some(c) => format_spread(&summarise(&c.ns)),
+                    Some(c) => format_interval(&interval(&c.ns)),
                     None => "–".to_string(),
                 });
             }
@@ -218,25 +221,24 @@ fn plots(m: &Measurement, mode: Mode) -> Vec<Plot> {
                 .iter()
                 .enumerate()
                 .filter_map(|(i, w)| {
-                    let kinds: Vec<Summary> = PieceGroup::KINDS
+                    let kinds: Vec<&[f64]> = PieceGroup::KINDS
                         .iter()
                         .filter_map(|&g| m.cell(w, g, mode, backend))
-                        .map(|c| summarise(&c.ns))
+                        .map(|c| c.ns.as_slice())
                         .collect();
-                    if kinds.is_empty() {
+                    let rounds = kinds.iter().map(|k| k.len()).min()?;
+                    if kinds.is_empty() || kinds.iter().any(|k| k.len() != rounds) {
                         return None;
                     }
-                    let mean = |f: &dyn Fn(&Summary) -> f64| {
-                        kinds.iter().map(f).sum::<f64>() / kinds.len() as f64
-                    };
-                    let grouped = Summary {
-                        count: kinds.len(),
-                        median: mean(&|k| k.median),
-                        min: mean(&|k| k.min),
-                        max: mean(&|k| k.max),
-                        mad: mean(&|k| k.mad),
-                    };
-                    Some(point(i as f64, &grouped.map(|ns| plotted(mode, ns))))
+                    // Round r of every kind belongs to the same invocation: the per-round mean
+                    // over kinds keeps the blocks the interval resamples.
+                    let grouped: Vec<f64> = (0..rounds)
+                        .map(|r| kinds.iter().map(|k| k[r]).sum::<f64>() / kinds.len() as f64)
+                        .collect();
+                    Some(interval_point(
+                        i as f64,
+                        &interval(&grouped).map(|ns| plotted(mode, ns)),
+                    ))
                 })
                 .collect(),
         })
@@ -250,8 +252,9 @@ fn plots(m: &Measurement, mode: Mode) -> Vec<Plot> {
                 .iter()
                 .enumerate()
                 .filter_map(|(i, &g)| {
-                    m.cell("uniform-25", g, mode, backend)
-                        .map(|c| point(i as f64, &summarise(&c.ns).map(|ns| plotted(mode, ns))))
+                    m.cell("uniform-25", g, mode, backend).map(|c| {
+                        interval_point(i as f64, &interval(&c.ns).map(|ns| plotted(mode, ns)))
+                    })
                 })
                 .collect(),
         })
@@ -265,8 +268,9 @@ fn plots(m: &Measurement, mode: Mode) -> Vec<Plot> {
                 .iter()
                 .enumerate()
                 .filter_map(|(i, w)| {
-                    m.cell(w, PieceGroup::Mixed, mode, backend)
-                        .map(|c| point(i as f64, &summarise(&c.ns).map(|ns| plotted(mode, ns))))
+                    m.cell(w, PieceGroup::Mixed, mode, backend).map(|c| {
+                        interval_point(i as f64, &interval(&c.ns).map(|ns| plotted(mode, ns)))
+                    })
                 })
                 .collect(),
         })
@@ -322,7 +326,7 @@ fn leaders(m: &Measurement, mode: Mode, claims: &mut Claims) -> Vec<Leader> {
             .iter()
             .filter_map(|b| {
                 m.cell(w, PieceGroup::Mixed, mode, b)
-                    .map(|c| (*b, summarise(&c.ns).median))
+                    .map(|c| (*b, typical(&c.ns)))
             })
             .collect();
         let order = ranked(&entries);
@@ -333,10 +337,8 @@ fn leaders(m: &Measurement, mode: Mode, claims: &mut Claims) -> Vec<Leader> {
         let second = order[1].0;
         let worst = order[order.len() - 1].0;
         let ns = |b: &str| &m.cell(w, PieceGroup::Mixed, mode, b).expect("ranked").ns;
-        let gap = ratio(ns(worst), ns(best))
-            .map(|r| r.median)
-            .unwrap_or(f64::NAN);
         let cell = format!("{} {w} mixed", mode.name());
+        let gap = claims.compare(&cell, (worst, ns(worst)), (best, ns(best)));
         let against_second = claims.compare(&cell, (second, ns(second)), (best, ns(best)));
         leaders.push(Leader {
             workload: w.to_string(),
@@ -363,7 +365,7 @@ fn mixing(m: &Measurement) -> Vec<(String, f64)> {
         for backend in &m.backends {
             let median_of = |group| {
                 m.cell(&workload.name, group, Mode::Throughput, backend)
-                    .map(|c| summarise(&c.ns).median)
+                    .map(|c| typical(&c.ns))
             };
             let singles: Vec<f64> = groups
                 .iter()
@@ -393,8 +395,7 @@ fn wins(m: &Measurement, mode: Mode, claims: &mut Claims) -> Wins {
                 .iter()
                 .filter_map(|b| m.cell(&workload.name, group, mode, b))
                 .collect();
-            ranked_cells
-                .sort_by(|a, b| summarise(&a.ns).median.total_cmp(&summarise(&b.ns).median));
+            ranked_cells.sort_by(|a, b| typical(&a.ns).total_cmp(&typical(&b.ns)));
             let Some(best) = ranked_cells.first() else {
                 continue;
             };

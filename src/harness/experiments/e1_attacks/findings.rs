@@ -90,9 +90,26 @@ fn leader_text(l: &Leader, threshold: f64) -> String {
         ),
         None => format!("{second} not comparable"),
     };
+    let against_worst = match &l.gap {
+        Some(c) if c.claim == Claim::Slower => {
+            format!(
+                "{} by ×{:.1} ({:.1}–{:.1})",
+                l.worst, c.ratio, c.low, c.high
+            )
+        }
+        Some(c) => format!(
+            "even {} is level at ±{} % (×{:.2}, {:.2}–{:.2})",
+            l.worst,
+            percent(threshold),
+            c.ratio,
+            c.low,
+            c.high
+        ),
+        None => format!("{} not comparable", l.worst),
+    };
     format!(
-        "{}: {} {:.2} ns, {against_second}, and {} by ×{:.1}",
-        l.workload, l.best, l.best_ns, l.worst, l.gap
+        "{}: {} {:.2} ns, {against_second}, and {against_worst}",
+        l.workload, l.best, l.best_ns
     )
 }
 

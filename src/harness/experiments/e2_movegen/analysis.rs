@@ -1,9 +1,11 @@
 //! E2's analysis: series, the table, two panels, claims and the numbers the findings quote.
 
 use super::measure::Measurement;
-use crate::harness::experiments::{per_second_millions, point, ranked, series, summarise, Claims};
+use crate::harness::experiments::{
+    interval, interval_point, per_second_millions, ranked, series, typical, Claims,
+};
 use crate::harness::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
-use crate::harness::stats::{format_spread, ratio, Summary};
+use crate::harness::stats::{format_interval, Comparison};
 use serde_json::Value as Json;
 
 /// E2's series, tables, plots, comparisons and summary, and the numbers the findings quote.
@@ -38,7 +40,8 @@ pub(super) struct Fastest {
 pub(super) struct PeerAgainstBest {
     pub peer: &'static str,
     pub ns: f64,
-    pub ratio: Summary,
+    /// Peer time over best-backend time: `Slower` means kiki's best is faster.
+    pub ratio: Comparison,
 }
 
 /// Turns E2's measurement into series, tables, plots, claims and numbers.
@@ -69,7 +72,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         for p in &f.peers {
             summary.push((
                 format!("{} ÷ best {}", p.peer, f.task),
-                Json::from(p.ratio.median),
+                Json::from(p.ratio.ratio),
             ));
         }
     }
@@ -117,7 +120,7 @@ fn table(m: &Measurement, tasks: &[String]) -> Table {
             let mut row = vec![b.to_string()];
             for task in tasks {
                 row.push(match m.row(task, b) {
-                    Some(r) => format_spread(&summarise(&r.ns).map(per_second_millions)),
+                    Some(r) => format_interval(&interval(&r.ns).map(per_second_millions)),
                     None => "–".to_string(),
                 });
             }
@@ -171,8 +174,9 @@ fn panel(
                 .iter()
                 .enumerate()
                 .filter_map(|(i, task)| {
-                    m.row(task, b)
-                        .map(|r| point(i as f64, &summarise(&r.ns).map(per_second_millions)))
+                    m.row(task, b).map(|r| {
+                        interval_point(i as f64, &interval(&r.ns).map(per_second_millions))
+                    })
                 })
                 .collect(),
         })
@@ -197,7 +201,7 @@ fn fastest(m: &Measurement, task: &str, claims: &mut Claims) -> Option<Fastest> 
     let entries: Vec<(&str, f64)> = m
         .backends
         .iter()
-        .filter_map(|b| m.row(task, b).map(|r| (*b, summarise(&r.ns).median)))
+        .filter_map(|b| m.row(task, b).map(|r| (*b, typical(&r.ns))))
         .collect();
     let order = ranked(&entries);
     if order.len() < 2 {
@@ -221,10 +225,10 @@ fn fastest(m: &Measurement, task: &str, claims: &mut Claims) -> Option<Fastest> 
         .filter_map(|&peer| {
             let peer_row = m.row(task, peer)?;
             // Peer time over best-backend time, paired per round: above 1 means kiki is faster.
-            let ratio = ratio(&peer_row.ns, best_ns).expect("samples");
+            let ratio = claims.compare(task, (peer, &peer_row.ns), (best, best_ns))?;
             Some(PeerAgainstBest {
                 peer,
-                ns: summarise(&peer_row.ns).median,
+                ns: typical(&peer_row.ns),
                 ratio,
             })
         })

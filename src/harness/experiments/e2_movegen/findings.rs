@@ -2,14 +2,15 @@
 
 use super::analysis::{Fastest, Numbers};
 use super::measure::Measurement;
-use crate::harness::experiments::{and_list, claims_method, per_second_millions};
+use crate::harness::experiments::{and_list, claims_method, per_second_millions, percent};
+use crate::harness::stats::Claim;
 
 /// The findings paragraph: per task its fastest backend and the peer against it, then whether
 /// every count checked.
 pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     let mut findings = Vec::new();
     for fastest in &n.tasks {
-        findings.extend(task_texts(fastest));
+        findings.extend(task_texts(fastest, m.threshold));
     }
     if m.errors.is_empty() {
         findings.push(
@@ -26,7 +27,7 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
 }
 
 /// The sentence on a task's fastest backend, then one per peer.
-fn task_texts(f: &Fastest) -> Vec<String> {
+fn task_texts(f: &Fastest, threshold: f64) -> Vec<String> {
     let (task, best) = (&f.task, f.best);
     let mut texts = vec![format!(
         "{task}: {best} is fastest at {:.2} M/s; the others take, per unit of work, {}.",
@@ -35,21 +36,19 @@ fn task_texts(f: &Fastest) -> Vec<String> {
     )];
     for p in &f.peers {
         let r = &p.ratio;
-        let verdict = if r.min > 1.0 {
-            format!("{best} is ×{:.2} faster", r.median)
-        } else if r.max < 1.0 {
-            format!("{best} is ×{:.2} slower", 1.0 / r.median)
-        } else {
-            "the two are within the noise".to_string()
+        let verdict = match r.claim {
+            Claim::Slower => format!("{best} is ×{:.2} faster", r.ratio),
+            Claim::Faster => format!("{best} is ×{:.2} slower", 1.0 / r.ratio),
+            Claim::Level => format!("the two are level at ±{} %", percent(threshold)),
         };
         texts.push(format!(
-            "Against {}: {:.2} M/s, {verdict} (peer time ÷ {best} time {:.2}, per round \
+            "Against {}: {:.2} M/s, {verdict} (peer time ÷ {best} time ×{:.2}, 95 % interval \
              {:.2}–{:.2}).",
             p.peer,
             per_second_millions(p.ns),
-            r.median,
-            r.min,
-            r.max
+            r.ratio,
+            r.low,
+            r.high
         ));
     }
     texts

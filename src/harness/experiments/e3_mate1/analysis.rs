@@ -2,9 +2,9 @@
 
 use super::measure::Measurement;
 use super::TASKS;
-use crate::harness::experiments::{point, ranked, series, summarise, Claims};
+use crate::harness::experiments::{interval, interval_point, ranked, series, typical, Claims};
 use crate::harness::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
-use crate::harness::stats::{format_spread, ratio, Summary};
+use crate::harness::stats::{format_interval, Comparison};
 use serde_json::Value as Json;
 
 /// E3's series, tables, plots, comparisons and summary, and the numbers the findings quote.
@@ -42,7 +42,8 @@ pub(super) struct Fastest {
 pub(super) struct Speedup {
     pub backend: &'static str,
     pub set: &'static str,
-    pub ratio: Summary,
+    /// Brute force's time over the fast path's, paired per round.
+    pub ratio: Comparison,
 }
 
 /// Turns E3's measurement into series, tables, plots, claims and numbers.
@@ -68,15 +69,15 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         .into_iter()
         .filter_map(|task| fastest(m, task, &mut claims))
         .collect();
-    let speedups = speedups(m);
+    let speedups = speedups(m, &mut claims);
     let speedup_range = (!speedups.is_empty()).then(|| {
         let low = speedups
             .iter()
-            .map(|s| s.ratio.median)
+            .map(|s| s.ratio.ratio)
             .fold(f64::INFINITY, f64::min);
         let high = speedups
             .iter()
-            .map(|s| s.ratio.median)
+            .map(|s| s.ratio.ratio)
             .fold(f64::NEG_INFINITY, f64::max);
         (low, high)
     });
@@ -113,7 +114,7 @@ fn table(m: &Measurement, tasks: &[&str]) -> Table {
             let mut row = vec![b.to_string()];
             for task in tasks {
                 row.push(match m.row(task, b) {
-                    Some(r) => format_spread(&summarise(&r.ns)),
+                    Some(r) => format_interval(&interval(&r.ns)),
                     None => "–".to_string(),
                 });
             }
@@ -133,7 +134,10 @@ fn plot(m: &Measurement, tasks: &[&str]) -> Plot {
             points: tasks
                 .iter()
                 .enumerate()
-                .filter_map(|(i, task)| m.row(task, b).map(|r| point(i as f64, &summarise(&r.ns))))
+                .filter_map(|(i, task)| {
+                    m.row(task, b)
+                        .map(|r| interval_point(i as f64, &interval(&r.ns)))
+                })
                 .collect(),
         })
         .filter(|line| !line.points.is_empty())
@@ -158,7 +162,7 @@ fn fastest(m: &Measurement, task: &'static str, claims: &mut Claims) -> Option<F
     let entries: Vec<(&str, f64)> = m
         .backends
         .iter()
-        .filter_map(|b| m.row(task, b).map(|r| (*b, summarise(&r.ns).median)))
+        .filter_map(|b| m.row(task, b).map(|r| (*b, typical(&r.ns))))
         .collect();
     let order = ranked(&entries);
     let &(best, best_ns) = order.first()?;
@@ -181,7 +185,7 @@ fn fastest(m: &Measurement, task: &'static str, claims: &mut Claims) -> Option<F
 }
 
 /// Per backend and set where both solvers ran: brute force's time over the fast path's.
-fn speedups(m: &Measurement) -> Vec<Speedup> {
+fn speedups(m: &Measurement, claims: &mut Claims) -> Vec<Speedup> {
     let mut speedups = Vec::new();
     for &backend in &m.backends {
         for (set, fast, brute) in [
@@ -189,7 +193,8 @@ fn speedups(m: &Measurement) -> Vec<Speedup> {
             ("no-mate", "fast no-mate", "brute no-mate"),
         ] {
             if let (Some(f), Some(r)) = (m.row(fast, backend), m.row(brute, backend)) {
-                if let Some(ratio) = ratio(&r.ns, &f.ns) {
+                let cell = format!("{backend} {set}");
+                if let Some(ratio) = claims.compare(&cell, (brute, &r.ns), (fast, &f.ns)) {
                     speedups.push(Speedup {
                         backend,
                         set,

@@ -3,6 +3,7 @@
 use super::analysis::Numbers;
 use super::measure::Measurement;
 use crate::harness::experiments::{and_list, claims_method};
+use crate::harness::stats::Claim;
 
 /// The findings paragraph: the fastest fast path per set, brute force against it, and whether
 /// every answer agreed with the set labels.
@@ -24,15 +25,21 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
             .speedups
             .iter()
             .map(|s| {
+                let c = &s.ratio;
+                let level = if c.claim == Claim::Level {
+                    ", level"
+                } else {
+                    ""
+                };
                 format!(
-                    "{} {} ×{:.1} ({:.1}–{:.1})",
-                    s.backend, s.set, s.ratio.median, s.ratio.min, s.ratio.max
+                    "{} {} ×{:.1} ({:.1}–{:.1}{level})",
+                    s.backend, s.set, c.ratio, c.low, c.high
                 )
             })
             .collect();
         findings.push(format!(
             "Brute force takes ×{low:.1} to ×{high:.1} the fast path's time per position \
-             (median of all pairings, min–max): {}.",
+             (paired per round, with 95 % intervals): {}.",
             and_list(&parts)
         ));
     }

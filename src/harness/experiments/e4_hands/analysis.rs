@@ -3,9 +3,9 @@
 use super::measure::Measurement;
 use super::{LAYOUTS, OPS};
 use crate::hands::{GuardedHand, HandLayout, PackedHand};
-use crate::harness::experiments::{point, ranked, series, summarise, Claims};
+use crate::harness::experiments::{interval, interval_point, ranked, series, typical, Claims};
 use crate::harness::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
-use crate::harness::stats::{format_spread, Comparison};
+use crate::harness::stats::{format_interval, Comparison};
 use serde_json::Value as Json;
 
 /// Below this many cycles per operation a loop over independent pairs cannot be doing one
@@ -120,7 +120,7 @@ fn ns_table(m: &Measurement) -> Table {
             let mut row = vec![layout.to_string()];
             for op in OPS {
                 row.push(match m.row(op, layout) {
-                    Some(r) => format_spread(&summarise(&r.ns)),
+                    Some(r) => format_interval(&interval(&r.ns)),
                     None => "–".to_string(),
                 });
             }
@@ -142,7 +142,7 @@ fn cycles_table(m: &Measurement, ghz: f64) -> Table {
                 let mut row = vec![layout.to_string()];
                 row.extend(OPS.iter().map(|op| {
                     m.row(op, layout).map_or("–".to_string(), |r| {
-                        format!("{:.2}", summarise(&r.ns).median * ghz)
+                        format!("{:.2}", typical(&r.ns) * ghz)
                     })
                 }));
                 row
@@ -161,7 +161,7 @@ fn plot(m: &Measurement) -> Plot {
                 .enumerate()
                 .filter_map(|(i, op)| {
                     m.row(op, layout)
-                        .map(|r| point(i as f64, &summarise(&r.ns)))
+                        .map(|r| interval_point(i as f64, &interval(&r.ns)))
                 })
                 .collect(),
         })
@@ -185,7 +185,7 @@ fn plot(m: &Measurement) -> Plot {
 fn fastest(m: &Measurement, op: &'static str, claims: &mut Claims) -> Option<Fastest> {
     let entries: Vec<(&str, f64)> = LAYOUTS
         .iter()
-        .filter_map(|l| m.row(op, l).map(|r| (*l, summarise(&r.ns).median)))
+        .filter_map(|l| m.row(op, l).map(|r| (*l, typical(&r.ns))))
         .collect();
     let order = ranked(&entries);
     let &(best, best_ns) = order.first()?;
@@ -226,7 +226,7 @@ fn batched(m: &Measurement, ghz: f64) -> Vec<(&'static str, &'static str, f64)> 
         .filter(|op| **op != "superior-chain")
         .flat_map(|op| LAYOUTS.iter().map(move |l| (*op, *l)))
         .filter_map(|(op, layout)| {
-            let cycles = summarise(&m.row(op, layout)?.ns).median * ghz;
+            let cycles = typical(&m.row(op, layout)?.ns) * ghz;
             (cycles < BATCHED_BELOW_CYCLES).then_some((op, layout, cycles))
         })
         .collect()
@@ -236,6 +236,6 @@ fn batched(m: &Measurement, ghz: f64) -> Vec<(&'static str, &'static str, f64)> 
 fn chain(m: &Measurement) -> Vec<(&'static str, f64)> {
     LAYOUTS
         .iter()
-        .filter_map(|l| Some((*l, summarise(&m.row("superior-chain", l)?.ns).median)))
+        .filter_map(|l| Some((*l, typical(&m.row("superior-chain", l)?.ns))))
         .collect()
 }

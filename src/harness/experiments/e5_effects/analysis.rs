@@ -2,9 +2,10 @@
 
 use super::measure::Measurement;
 use crate::harness::effects_timing::Samples;
-use crate::harness::experiments::{point, ranked, series, summarise};
+use crate::harness::experiments::{interval, interval_point, ranked, series, typical, Claims};
+use crate::harness::results::PairRecord;
 use crate::harness::results::{Plot, PlotKind, PlotLine, Series, Table};
-use crate::harness::stats::{format_spread, ratio, Summary};
+use crate::harness::stats::{format_interval, Comparison};
 use serde_json::Value as Json;
 
 /// E5's series, tables, plots and summary, and the numbers the findings quote.
@@ -14,17 +15,21 @@ pub(super) struct Analysis {
     pub plots: Vec<Plot>,
     pub summary: Vec<(String, Json)>,
     pub numbers: Numbers,
+    /// Every stepper against sqww, for `results.json`.
+    pub comparisons: Vec<PairRecord>,
 }
 
 /// What the findings paragraph quotes.
 pub(super) struct Numbers {
     /// The fastest stepper and its median ns per make + unmake.
     pub fastest: Option<(&'static str, f64)>,
-    /// Every other stepper's time relative to sqww, paired per round.
-    pub to_sqww: Vec<(&'static str, Summary)>,
+    /// Every other stepper's time relative to sqww, paired per round, with its claim.
+    pub to_sqww: Vec<(&'static str, Comparison)>,
     /// Seed 001's two comparisons: the distance check and the padded mailbox against sqww.
-    pub distance: Option<Summary>,
-    pub mailbox: Option<Summary>,
+    pub distance: Option<Comparison>,
+    pub mailbox: Option<Comparison>,
+    /// The threshold the claims were made at.
+    pub threshold: f64,
 }
 
 /// Turns E5's measurement into series, tables, plots and numbers.
@@ -42,41 +47,49 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         .collect();
     let entries: Vec<(&str, f64)> = results
         .iter()
-        .map(|r| (r.name, summarise(&r.ns_per_update).median))
+        .map(|r| (r.name, typical(&r.ns_per_update)))
         .collect();
     let fastest = ranked(&entries).first().copied();
     let summary = fastest
         .map(|(best, _)| ("fastest".to_string(), Json::from(best)))
         .into_iter()
         .collect();
-    let to_sqww = results
+    let mut claims = Claims::new(m.threshold);
+    let to_sqww: Vec<(&'static str, Comparison)> = results
         .iter()
         .filter(|r| r.name != "sqww")
-        .filter_map(|r| Some((r.name, against_sqww(m, r)?)))
+        .filter_map(|r| Some((r.name, against_sqww(m, r, &mut claims)?)))
         .collect();
-    let of = |name: &str| against_sqww(m, m.results.iter().find(|r| r.name == name)?);
+    let of = |name: &str| to_sqww.iter().find(|(n, _)| *n == name).map(|(_, c)| *c);
+    let numbers = Numbers {
+        fastest,
+        distance: of("distance"),
+        mailbox: of("mailbox"),
+        to_sqww: to_sqww.clone(),
+        threshold: m.threshold,
+    };
     Analysis {
         series,
-        tables: vec![table(m)],
+        tables: vec![table(m, &to_sqww)],
         plots: vec![plot(m)],
         summary,
-        numbers: Numbers {
-            fastest,
-            to_sqww,
-            distance: of("distance"),
-            mailbox: of("mailbox"),
-        },
+        numbers,
+        comparisons: claims.records,
     }
 }
 
-/// `r`'s time over sqww's, paired per round (`None` without sqww).
-fn against_sqww(m: &Measurement, r: &Samples) -> Option<Summary> {
+/// `r`'s time over sqww's, paired per round, recorded in `claims` (`None` without sqww).
+fn against_sqww(m: &Measurement, r: &Samples, claims: &mut Claims) -> Option<Comparison> {
     let sqww = m.results.iter().find(|r| r.name == "sqww")?;
-    ratio(&r.ns_per_update, &sqww.ns_per_update)
+    claims.compare(
+        "make+unmake",
+        (r.name, &r.ns_per_update),
+        ("sqww", &sqww.ns_per_update),
+    )
 }
 
 /// A row per stepper: ns per make + unmake, the ratio to sqww, the layout.
-fn table(m: &Measurement) -> Table {
+fn table(m: &Measurement, to_sqww: &[(&'static str, Comparison)]) -> Table {
     Table {
         headers: vec![
             "stepper".to_string(),
@@ -90,8 +103,13 @@ fn table(m: &Measurement) -> Table {
             .map(|r| {
                 vec![
                     r.name.to_string(),
-                    format_spread(&summarise(&r.ns_per_update)),
-                    against_sqww(m, r).map_or("–".to_string(), |s| format_spread(&s)),
+                    format_interval(&interval(&r.ns_per_update)),
+                    to_sqww
+                        .iter()
+                        .find(|(name, _)| *name == r.name)
+                        .map_or("–".to_string(), |(_, c)| {
+                            format!("{:.3} [{:.3}–{:.3}]", c.ratio, c.low, c.high)
+                        }),
                     r.layout.to_string(),
                 ]
             })
@@ -115,7 +133,7 @@ fn plot(m: &Measurement) -> Plot {
             .iter()
             .map(|r| PlotLine {
                 name: r.name.to_string(),
-                points: vec![point(0.0, &summarise(&r.ns_per_update))],
+                points: vec![interval_point(0.0, &interval(&r.ns_per_update))],
             })
             .collect(),
     }

@@ -3,8 +3,8 @@
 use super::analysis::Numbers;
 use super::measure::Measurement;
 use crate::harness::effects_timing::{clock_name, NAMES, STARTS};
-use crate::harness::experiments::and_list;
-use crate::harness::stats::Summary;
+use crate::harness::experiments::{and_list, percent};
+use crate::harness::stats::{Claim, Comparison};
 
 /// The findings paragraph: the fastest stepper, the ratios to sqww, seed 001's two claims and
 /// the recount check.
@@ -18,11 +18,11 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     let ratios: Vec<String> = n
         .to_sqww
         .iter()
-        .map(|(name, s)| format!("{name} ×{:.2} ({:.2}–{:.2})", s.median, s.min, s.max))
+        .map(|(name, c)| format!("{name} ×{:.2} ({:.2}–{:.2})", c.ratio, c.low, c.high))
         .collect();
     if !ratios.is_empty() {
         findings.push(format!(
-            "Time relative to sqww, paired per round: {}.",
+            "Time relative to sqww, paired per round, with 95 % intervals: {}.",
             and_list(&ratios)
         ));
     }
@@ -33,8 +33,9 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
             "Seed 001's claim that SquareWithWall beats the dist() check it replaces {}.",
             verdict(
                 s,
+                n.threshold,
                 "holds: the distance check is slower than sqww",
-                "does not hold: the distance check is not slower than sqww",
+                "does not hold: the distance check is faster than sqww",
             )
         ));
     }
@@ -43,8 +44,9 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
             "Against the wall-padded 11×11 mailbox (no off-board test at all), {}.",
             verdict(
                 s,
+                n.threshold,
                 "sqww is faster than the padded mailbox",
-                "the padded mailbox is at least as fast as sqww",
+                "the padded mailbox is faster than sqww",
             )
         ));
     }
@@ -60,19 +62,17 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     findings.join(" ")
 }
 
-/// Whether a stepper's ratio to sqww (`s`) is above 1 in every round, at the median, or not.
-fn verdict(s: &Summary, holds: &str, fails: &str) -> String {
-    if s.min > 1.0 {
-        format!("{holds} in every round (×{:.2} at the median)", s.median)
-    } else if s.max < 1.0 {
-        format!("{fails} in every round (×{:.2})", s.median)
-    } else if s.median > 1.0 {
-        format!(
-            "{holds} at the median (×{:.2}) but not in every round",
-            s.median
-        )
-    } else {
-        format!("{fails} at the median (×{:.2})", s.median)
+/// What a stepper's time relative to sqww (`c`) says at the threshold: `holds` when the
+/// stepper is slower beyond it, `fails` when faster, else that the two are level.
+fn verdict(c: &Comparison, threshold: f64, holds: &str, fails: &str) -> String {
+    let interval = format!("×{:.2}, {:.2}–{:.2}", c.ratio, c.low, c.high);
+    match c.claim {
+        Claim::Slower => format!("{holds} ({interval})"),
+        Claim::Faster => format!("{fails} ({interval})"),
+        Claim::Level => format!(
+            "cannot be decided: the two are level at ±{} % ({interval})",
+            percent(threshold)
+        ),
     }
 }
 
@@ -84,8 +84,7 @@ pub(super) fn method(m: &Measurement) -> String {
          unmake in reverse by each of {} (`harness::effects_timing`, the code behind `kiki effects`). \
          Every stepper is first verified against a from-scratch recount after every make and \
          unmake. {} samples after one warm-up round, steppers interleaved round-robin, \
-         each sample one full replay, timed on {}; cells: median (min–max) ns per make + \
-         unmake; ratios to sqww paired per round.",
+         each sample one full replay, timed on {}; ratios to sqww paired per round.",
         m.moves,
         m.games,
         STARTS.len(),

@@ -16,6 +16,8 @@ pub(super) struct Measurement {
     pub recount_comparisons: usize,
     /// Per stepper its samples, in the order `effects_timing` times them.
     pub results: Vec<Samples>,
+    /// The practical threshold of a claim (`--threshold`).
+    pub threshold: f64,
     /// Why nothing was measured, if so.
     pub error: Option<String>,
 }
@@ -45,6 +47,7 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
         games,
         recount_comparisons,
         results,
+        threshold: config.threshold,
         error,
     }
 }

@@ -10,7 +10,7 @@ mod analysis;
 mod findings;
 mod measure;
 
-use super::{Config, Progress};
+use super::{claims_method, Config, Progress};
 use crate::harness::results::ExperimentResult;
 use measure::Measurement;
 
@@ -27,10 +27,10 @@ fn result(m: &Measurement) -> ExperimentResult {
     let analysis = analysis::analyse(m);
     ExperimentResult {
         wall_seconds: None,
-        comparisons: Vec::new(),
+        comparisons: analysis.comparisons,
         id: "E5".to_string(),
         title: TITLE.to_string(),
-        method: findings::method(m),
+        method: format!("{} {}", findings::method(m), claims_method(m.threshold)),
         findings: findings::paragraph(m, &analysis.numbers),
         series: analysis.series,
         tables: analysis.tables,

@@ -1,10 +1,10 @@
 //! E6's analysis: series, the table, the plot and the latencies the findings quote.
 
 use super::measure::Measurement;
-use crate::harness::experiments::{point, series, summarise};
+use crate::harness::experiments::{interval, interval_point, series};
 use crate::harness::measure::Pages;
 use crate::harness::results::{Plot, PlotKind, PlotLine, Series, Table};
-use crate::harness::stats::{format_spread, Summary};
+use crate::harness::stats::{format_interval, Estimate};
 use crate::units::rounded_bytes;
 use serde_json::Value as Json;
 
@@ -97,12 +97,12 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     }
 }
 
-fn summary_at(m: &Measurement, pages: Pages, bytes: usize) -> Option<Summary> {
-    m.at(pages, bytes).map(|p| summarise(&p.ns))
+fn summary_at(m: &Measurement, pages: Pages, bytes: usize) -> Option<Estimate> {
+    m.at(pages, bytes).map(|p| interval(&p.ns))
 }
 
 fn median_at(m: &Measurement, pages: Pages, bytes: usize) -> Option<f64> {
-    summary_at(m, pages, bytes).map(|s| s.median)
+    summary_at(m, pages, bytes).map(|s| s.value)
 }
 
 fn huge_granted(m: &Measurement, pages: Pages, bytes: usize) -> Option<usize> {
@@ -118,7 +118,7 @@ fn plot(m: &Measurement) -> Plot {
             points: m
                 .sizes
                 .iter()
-                .filter_map(|&b| summary_at(m, pages, b).map(|s| point(b as f64, &s)))
+                .filter_map(|&b| summary_at(m, pages, b).map(|s| interval_point(b as f64, &s)))
                 .collect(),
         })
         .collect();
@@ -160,8 +160,10 @@ fn table(m: &Measurement) -> Table {
             .map(|&b| {
                 vec![
                     rounded_bytes(b as f64),
-                    summary_at(m, Pages::Small, b).map_or("–".to_string(), |s| format_spread(&s)),
-                    summary_at(m, Pages::Huge, b).map_or("–".to_string(), |s| format_spread(&s)),
+                    summary_at(m, Pages::Small, b)
+                        .map_or("–".to_string(), |s| format_interval(&s)),
+                    summary_at(m, Pages::Huge, b)
+                        .map_or("–".to_string(), |s| format_interval(&s)),
                     huge_granted(m, Pages::Huge, b)
                         .map_or("unknown".to_string(), |h| rounded_bytes(h as f64)),
                 ]

@@ -14,7 +14,7 @@ mod measure;
 
 pub use measure::eval_sizes;
 
-use super::{intervals_method, Config, Disagreements, Progress};
+use super::{Config, Progress};
 use crate::harness::results::ExperimentResult;
 use measure::Measurement;
 
@@ -46,36 +46,13 @@ fn result(m: &Measurement) -> ExperimentResult {
         comparisons: Vec::new(),
         id: "E7".to_string(),
         title: TITLE.to_string(),
-        method: format!(
-            "{} {}",
-            findings::method(m, analysis.has_counter_tables()),
-            intervals_method()
-        ),
-        findings: match disagreements(m).warning() {
-            Some(warning) => format!("{} {warning}", findings::paragraph(numbers, &verdict)),
-            None => findings::paragraph(numbers, &verdict),
-        },
+        method: findings::method(m, analysis.has_counter_tables()),
+        findings: findings::paragraph(numbers, &verdict),
         summary: analysis::summary(numbers, verdict),
         series: analysis.series,
         tables: analysis.tables,
         plots: analysis.plots,
     }
-}
-
-/// The measured points whose invocations disagree.
-fn disagreements(m: &Measurement) -> Disagreements {
-    let mut found = Disagreements::default();
-    for point in &m.measured {
-        let cell = format!(
-            "{} at E = {} ({}, {} reads)",
-            point.case,
-            crate::units::rounded_bytes(point.bytes as f64),
-            point.variant,
-            point.reads
-        );
-        found.check(&cell, &point.ns);
-    }
-    found
 }
 
 #[cfg(test)]
