@@ -209,7 +209,7 @@ impl Experiment for InProcess {
             let cell = series
                 .labels
                 .iter()
-                .map(|(_, v)| v.as_str())
+                .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
                 .join(" ");
             disagreements.check(&format!("{cell} ({})", series.unit), &series.samples);

@@ -150,7 +150,7 @@ pub(super) fn method(m: &Measurement) -> String {
          popcount of this result & 1), so each lookup waits for the last (the chain adds an L1 \
          load and a popcount per step, the same for every backend). Backends are interleaved \
          round-robin: {} samples of at least {:?} each after {:?} of warm-up; cells show the \
-         median with min–max. {}{}.",
+         value with its 95 % interval. {}{}.",
         m.seed,
         m.workloads
             .iter()

@@ -30,7 +30,7 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
 fn task_texts(f: &Fastest, threshold: f64) -> Vec<String> {
     let (task, best) = (&f.task, f.best);
     let mut texts = vec![format!(
-        "{task}: {best} is fastest at {:.2} M/s; the others take, per unit of work, {}.",
+        "{task}: {best} has the best median, {:.2} M/s; the others take, per unit of work, {}.",
         per_second_millions(f.best_ns),
         and_list(&f.others)
     )];
@@ -63,7 +63,7 @@ pub(super) fn method(m: &Measurement) -> String {
          the start position and the GUIDE's second position, each count checked against the \
          published value before timing, one call per sample, backends interleaved \
          round-robin. Rotated backends update every rotated occupancy on each move, and that \
-         cost is in these figures. Cells: median (min–max) in millions per second; the \
+         cost is in these figures. Cells: millions per second with 95 % intervals; the \
          findings' ratios are paired per round (time relative to the fastest).",
         m.sfens.len(),
         m.workload_seed,

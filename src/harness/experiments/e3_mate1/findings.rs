@@ -16,7 +16,7 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
             format!("; relative to it, {}", and_list(&f.others))
         };
         findings.push(format!(
-            "{}: {} is fastest at {:.0} ns per position{rest}.",
+            "{}: {} has the best median, {:.0} ns per position{rest}.",
             f.task, f.best, f.best_ns
         ));
     }
@@ -65,9 +65,9 @@ pub(super) fn method(m: &Measurement) -> String {
          by the brute-force answer on the mailbox backend into {} with a mate in one and {} \
          without; the fast path and brute force both run over all of them, the same positions. \
          Every backend's answer is checked against the label before timing. ns per position, \
-         {} samples with backends interleaved round-robin; cells: median (min–max). The \
-         brute/fast ratios pair every fast sample with every brute sample (they come from \
-         separate interleaved runs).",
+         {} samples with backends interleaved round-robin; cells: value [95 % interval]. \
+         The brute/fast ratios pair the two by round (separate interleaved runs over the same \
+         positions, round r of each in the same invocation).",
         m.workload_seed, m.set_sizes.0, m.set_sizes.1, m.samples,
     );
     if !m.skipped.is_empty() {

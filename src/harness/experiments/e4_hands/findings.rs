@@ -11,7 +11,7 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     let mut findings = Vec::new();
     for f in &n.fastest {
         findings.push(format!(
-            "{}: {} is fastest at {:.2} ns; {}.",
+            "{}: {} has the best median, {:.2} ns; {}.",
             f.op,
             f.best,
             f.best_ns,
@@ -64,7 +64,7 @@ pub(super) fn method(m: &Measurement, n: &Numbers) -> String {
          pairs; superior-chain: the next pair's index depends on the last answer (latency); \
          count, add, remove: one kind per pair (add only below the maximum, remove only a held \
          kind) followed by reading the new count. ns per operation, {} samples with the three \
-         layouts interleaved round-robin; cells: median (min–max); ratios paired per round. The \
+         layouts interleaved round-robin; cells: value [95 % interval]; ratios paired per round. The \
          loops over independent pairs are plain iterator sums the compiler may vectorise; the \
          second table converts every median to cycles per operation at the clock measured by a \
          chain of dependent adds, and an operation under one cycle is reported as batched. The \

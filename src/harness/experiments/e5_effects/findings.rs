@@ -12,7 +12,7 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     let mut findings = Vec::new();
     if let Some((best, best_ns)) = n.fastest {
         findings.push(format!(
-            "{best} is fastest at {best_ns:.1} ns per make + unmake."
+            "{best} has the best median, {best_ns:.1} ns per make + unmake."
         ));
     }
     let ratios: Vec<String> = n

@@ -67,7 +67,7 @@ pub(super) fn method(m: &Measurement) -> String {
          defeats prefetchers. Sizes 4 KiB to {}, {} per doubling; each size once with \
          4 KiB pages (MADV_NOHUGEPAGE) and once with transparent huge pages (MADV_HUGEPAGE; \
          system setting `{}`), the two interleaved. Each repetition follows at least the \
-         whole ring; {} samples; median with min–max. Cache markers from {} ({}).",
+         whole ring; {} samples; values with 95 % intervals. Cache markers from {} ({}).",
         m.seed,
         rounded_bytes(*m.sizes.last().unwrap_or(&0) as f64),
         if m.per_octave == 1 {

@@ -367,7 +367,7 @@ pub(super) struct Numbers {
     pub widest: usize,
     /// Per backend, in the order measured.
     pub backends: Vec<BackendCosts>,
-    /// Marginal costs whose min–max spread is wider than their median, of all computed.
+    /// Marginal costs whose 95 % interval is wider than their value, of all computed.
     pub unresolved: usize,
     pub points: usize,
     /// The cheapest backend along the 4 KiB sweep, from each E where it changes.
@@ -394,8 +394,8 @@ pub(super) struct BackendCosts {
     pub at_max: Option<AtMax<'static>>,
 }
 
-/// One backend's marginal lookup cost at E = 0 (median) and at the largest E (median with the
-/// min–max of its samples), for the seed's verdict.
+/// One backend's marginal lookup cost at E = 0 and at the largest E (with its 95 % interval),
+/// for the seed's verdict.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct AtMax<'a> {
     pub backend: &'a str,

@@ -17,8 +17,8 @@ pub(super) fn paragraph(n: &Numbers, verdict: &str) -> String {
         .collect();
     if n.unresolved > 0 {
         findings.push(format!(
-            "{} of {} marginal costs have a min–max spread wider than their \
-             median: there the evaluation's own variation swamps the lookup, and a crossover \
+            "{} of {} marginal costs have a 95 % interval wider than their \
+             value: there the evaluation's own variation swamps the lookup, and a crossover \
              read from them is not reliable (rerun on a quiet machine, or with more samples).",
             n.unresolved, n.points
         ));
@@ -143,8 +143,8 @@ pub(super) fn method(m: &Measurement, counter_tables: bool) -> String {
          reads of an evaluation buffer of E bytes (addresses from a counter hash, the same for \
          every backend); a case doing the evaluation reads alone runs beside the backends, \
          all interleaved round-robin ({} samples, ≥ {:?} each). The marginal cost of a lookup \
-         is (backend − evaluation alone) per iteration, paired by round; points show its median \
-         with min–max. E = 0 and then {} to {}, once on 4 KiB pages (MADV_NOHUGEPAGE) and once \
+         is (backend − evaluation alone) per iteration, paired by round; points show it with \
+         its 95 % interval. E = 0 and then {} to {}, once on 4 KiB pages (MADV_NOHUGEPAGE) and once \
          on huge pages (MADV_HUGEPAGE; huge-page bytes granted: {}). The backends' own tables \
          are allocated by the backends and {table_pages}. Variants: 1 and 16 reads per lookup \
          at E in {}; and the evaluation reads in a loop on a second thread pinned to CPU \
@@ -175,7 +175,7 @@ pub(super) fn method(m: &Measurement, counter_tables: bool) -> String {
 
 /// Words on whether `magic-plain` behaves as seed 004 predicted: that its 60.75 MiB of tables
 /// fall behind DBB's small tables once an evaluation competes for the cache. A difference only
-/// counts where the two backends' sample ranges at the largest E do not overlap, so the verdict
+/// counts where the two backends' 95 % intervals at the largest E do not overlap, so the verdict
 /// does not flip with run-to-run noise.
 pub(super) fn seed_verdict(
     at_max: &[AtMax<'_>],
@@ -210,7 +210,7 @@ pub(super) fn seed_verdict(
             plain.base, plain.last
         );
     };
-    // Ordering of two sample ranges: clearly above, clearly below, or overlapping.
+    // Ordering of two intervals: clearly above, clearly below, or overlapping.
     let compare = |low_a: f64, high_a: f64, low_b: f64, high_b: f64| {
         if low_a > high_b {
             std::cmp::Ordering::Greater
@@ -240,10 +240,10 @@ pub(super) fn seed_verdict(
             }
         ),
         (Equal, Greater) => "holds only in part: magic-plain suffers more from the pressure, but \
-                             at the largest E the two are level within their sample ranges"
+                             at the largest E the two are level within their 95 % intervals"
             .to_string(),
         (Equal, _) => "does not hold on this machine: at the largest E the two are level within \
-                       their sample ranges, and magic-plain is no more hurt by the pressure"
+                       their 95 % intervals, and magic-plain is no more hurt by the pressure"
             .to_string(),
         (Less, _) => {
             "does not hold on this machine: magic-plain is faster than dbb at the largest E"
@@ -304,7 +304,7 @@ mod tests {
             at("dbb", 2.5, 7.0, 8.0, 9.5),
         );
         assert!(
-            level.contains("level within their sample ranges"),
+            level.contains("level within their 95 % intervals"),
             "{level}"
         );
         let absent = seed_verdict(&[at("dbb", 2.5, 2.8, 3.0, 3.2)], 1 << 27, &tb);
