@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The full report as committed: `kiki report --with E9` (E1-E8, plus E9, which builds kiki for
-# x86-64 with `portable` and for native, and runs E1 and E2 with each build beside the default
-# x86-64-v3 binary), then the index of every report folder.
+# x86-64 with and without `portable`, x86-64-v3 with `portable`, x86-64-v4 where the CPU has
+# AVX-512, and native, and runs E1 and E2 with each build beside the default x86-64-v3 binary),
+# then the index of every report folder.
 #
 # usage: scripts/report.sh [--out DIR] [any other `kiki report` options, e.g. --quick]
 set -euo pipefail
