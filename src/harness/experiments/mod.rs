@@ -492,11 +492,19 @@ pub(crate) fn interval_linear(samples: &[f64]) -> Estimate {
 
 /// A plot point at `x`: the value with its interval as the error bar.
 pub(crate) fn interval_point(x: f64, estimate: &Estimate) -> Point {
+    // Without an interval (a single sample) the bar collapses onto the point.
+    let bounded = |bound: f64| {
+        if bound.is_finite() {
+            bound
+        } else {
+            estimate.value
+        }
+    };
     Point {
         x,
         y: estimate.value,
-        y_low: estimate.low,
-        y_high: estimate.high,
+        y_low: bounded(estimate.low).min(estimate.value),
+        y_high: bounded(estimate.high).max(estimate.value),
     }
 }
 

@@ -40,7 +40,7 @@ struct Step {
 }
 
 /// Every step E9 knows, in the order the report lists them; a step runs where both builds did.
-const STEPS: [Step; 5] = [
+const STEPS: [Step; 6] = [
     Step {
         level: "x86-64",
         base: "x86-64-portable",
@@ -75,10 +75,27 @@ const STEPS: [Step; 5] = [
         factor: "everything this CPU has, at compile time, with its own tuning",
         control: false,
     },
+    Step {
+        level: "native",
+        base: "x86-64-v4",
+        factor: "this CPU's own tuning and any feature beyond v4, AVX-512 on both sides",
+        control: false,
+    },
 ];
 
 /// A control step claiming more than this share of its cells says the intervals are too narrow.
 const CONTROL_CLAIMS_WARNING: f64 = 0.05;
+
+/// The control's widest per-backend excursion from 1 (as a fraction: 0.05 for ×0.95–×1.05).
+fn noise_floor(control: &StepResult) -> f64 {
+    control
+        .per_backend
+        .iter()
+        .map(|(_, c)| (c.low.ln().abs()).max(c.high.ln().abs()))
+        .fold(0.0, f64::max)
+        .exp()
+        - 1.0
+}
 
 impl Step {
     fn name(&self) -> String {
@@ -189,6 +206,8 @@ struct StepResult {
     per_backend: Vec<(String, Comparison)>,
     /// Per cell, in key order.
     per_cell: Vec<(CellKey, Comparison)>,
+    /// The threshold the per-backend claims were made at.
+    backend_threshold: f64,
 }
 
 impl StepResult {
@@ -219,12 +238,23 @@ impl StepResult {
             .iter()
             .filter(|(_, c)| c.claim != Claim::Level)
             .collect();
-        changed.sort_by(|a, b| b.1.ratio.ln().abs().total_cmp(&a.1.ratio.ln().abs()));
+        // Ranked by the interval's bound nearest 1: the change the data guarantee, so that a
+        // noisy cell with a wide interval does not outrank a clear one.
+        let guaranteed = |c: &Comparison| c.low.ln().max(-c.high.ln());
+        changed.sort_by(|a, b| guaranteed(&b.1).total_cmp(&guaranteed(&a.1)));
         changed
     }
 }
 
-fn step_result(source: &str, level: &Blocks, base: &Blocks, threshold: f64) -> Option<StepResult> {
+/// `level` against `base` for `source`'s cells: each cell claimed at `threshold`, each
+/// backend's geometric mean at `backend_threshold` (the control's noise floor, where wider).
+fn step_result(
+    source: &str,
+    level: &Blocks,
+    base: &Blocks,
+    threshold: f64,
+    backend_threshold: f64,
+) -> Option<StepResult> {
     let mut per_cell = Vec::new();
     let mut by_backend: BTreeMap<String, Vec<SlotPair>> = BTreeMap::new();
     for (key, base_slots) in base.iter().filter(|(k, _)| k.experiment == source) {
@@ -242,11 +272,14 @@ fn step_result(source: &str, level: &Blocks, base: &Blocks, threshold: f64) -> O
     }
     let per_backend: Vec<(String, Comparison)> = by_backend
         .into_iter()
-        .filter_map(|(backend, cells)| Some((backend, compare_slots(&cells, threshold, SEED)?)))
+        .filter_map(|(backend, cells)| {
+            Some((backend, compare_slots(&cells, backend_threshold, SEED)?))
+        })
         .collect();
     (!per_cell.is_empty()).then_some(StepResult {
         per_backend,
         per_cell,
+        backend_threshold,
     })
 }
 
@@ -332,9 +365,34 @@ pub fn experiment(runs: &[IsaRun], threshold: f64) -> ExperimentResult {
     let mut findings = Vec::new();
     let mut summary = Vec::new();
     for source in &sources {
+        // The control first: two builds of the same code differ only in layout (each build is
+        // linked once), and its widest per-backend interval is the floor below which no other
+        // step's per-backend change can be told from layout.
+        let control = steps.iter().find(|s| s.control).and_then(|s| {
+            step_result(
+                source,
+                &per_level[s.level],
+                &per_level[s.base],
+                threshold,
+                threshold,
+            )
+        });
+        let floor = control
+            .as_ref()
+            .map(|c| noise_floor(c).max(threshold))
+            .unwrap_or(threshold);
         let results: Vec<Option<StepResult>> = steps
             .iter()
-            .map(|s| step_result(source, &per_level[s.level], &per_level[s.base], threshold))
+            .map(|s| {
+                let backend_threshold = if s.control { threshold } else { floor };
+                step_result(
+                    source,
+                    &per_level[s.level],
+                    &per_level[s.base],
+                    threshold,
+                    backend_threshold,
+                )
+            })
             .collect();
         let mut backends: Vec<String> = results
             .iter()
@@ -511,29 +569,48 @@ fn step_finding(step: &Step, source: &str, result: &StepResult, threshold: f64) 
     if step.control {
         let claimed = faster + slower;
         let share = claimed as f64 / cells.max(1) as f64;
-        let verdict = if share > CONTROL_CLAIMS_WARNING {
+        let backends_claimed: Vec<String> = result
+            .per_backend
+            .iter()
+            .filter(|(_, c)| c.claim != Claim::Level)
+            .map(|(b, c)| format!("{b} {}", speed_text(c)))
+            .collect();
+        let backends = if backends_claimed.is_empty() {
+            "no backend's geometric mean is claimed (the control passes at the backend level)"
+                .to_string()
+        } else {
             format!(
-                "more than {:.0} %: the intervals understate what moves between processes, and \
-                 the other steps' claims should be read with that in mind",
+                "the control fails at the backend level: {} (the same code, linked into two \
+                 binaries, differs by layout alone)",
+                backends_claimed.join(", ")
+            )
+        };
+        let cells_verdict = if share > CONTROL_CLAIMS_WARNING {
+            format!(
+                "more than {:.0} %, so per-cell claims here are not to be trusted one by one",
                 CONTROL_CLAIMS_WARNING * 100.0
             )
         } else {
-            "about what 95 % intervals claim by chance".to_string()
+            "under 5 %, yet every such claim is false: read single cells with care".to_string()
         };
         return format!(
-            "{source}, {} ({}): {claimed} of {cells} cells ({:.1} %) are claimed faster or \
-             slower beyond ±{} % — {verdict}{largest}.",
+            "{source}, {} ({}): {backends}; {claimed} of {cells} cells ({:.1} %) are claimed \
+             beyond ±{} %, {cells_verdict}{largest}. The other steps claim a backend's geometric \
+             mean only beyond ±{} %, the widest excursion of this control's per-backend \
+             intervals (or the threshold, if wider).",
             step.name(),
             step.factor,
             share * 100.0,
             percent(threshold),
+            percent((noise_floor(result) * 1000.0).round() / 1000.0),
         );
     }
     format!(
-        "{source}, {} ({}): {range}; of {cells} cells {faster} are faster beyond ±{} %, {slower} \
-         slower and {level} level{largest}.",
+        "{source}, {} ({}): {range} (claimed beyond ±{} %); of {cells} cells {faster} are faster \
+         beyond ±{} %, {slower} slower and {level} level{largest}.",
         step.name(),
         step.factor,
+        percent((result.backend_threshold * 1000.0).round() / 1000.0),
         percent(threshold),
     )
 }

@@ -35,27 +35,54 @@ fn runs_anywhere() -> Result<(), String> {
     Ok(())
 }
 
-/// x86-64-v4 needs AVX-512 (F, BW, CD, DQ, VL). Under valgrind CPUID hides AVX-512, so the
-/// level is skipped there by the same check.
-fn needs_avx512() -> Result<(), String> {
+/// `Err` naming what the CPU lacks of `features` (name, present).
+fn missing(features: &[(&str, bool)]) -> Result<(), String> {
+    let lacking: Vec<&str> = features
+        .iter()
+        .filter(|(_, present)| !present)
+        .map(|(name, _)| *name)
+        .collect();
+    if lacking.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("this CPU lacks {}", lacking.join(", ")))
+    }
+}
+
+/// x86-64-v3 needs AVX2, BMI1/2, FMA, F16C, LZCNT and MOVBE; a binary built for it would die
+/// of an illegal instruction on a CPU without them.
+fn needs_v3() -> Result<(), String> {
     #[cfg(target_arch = "x86_64")]
     {
-        let missing: Vec<&str> = [
+        missing(&[
+            ("avx2", std::arch::is_x86_feature_detected!("avx2")),
+            ("bmi1", std::arch::is_x86_feature_detected!("bmi1")),
+            ("bmi2", std::arch::is_x86_feature_detected!("bmi2")),
+            ("fma", std::arch::is_x86_feature_detected!("fma")),
+            ("f16c", std::arch::is_x86_feature_detected!("f16c")),
+            ("lzcnt", std::arch::is_x86_feature_detected!("lzcnt")),
+            ("movbe", std::arch::is_x86_feature_detected!("movbe")),
+        ])
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        Err("not an x86-64 CPU".to_string())
+    }
+}
+
+/// x86-64-v4 needs v3 and AVX-512 (F, BW, CD, DQ, VL). Under valgrind CPUID hides AVX-512, so
+/// the level is skipped there by the same check.
+fn needs_avx512() -> Result<(), String> {
+    needs_v3()?;
+    #[cfg(target_arch = "x86_64")]
+    {
+        missing(&[
             ("avx512f", std::arch::is_x86_feature_detected!("avx512f")),
             ("avx512bw", std::arch::is_x86_feature_detected!("avx512bw")),
             ("avx512cd", std::arch::is_x86_feature_detected!("avx512cd")),
             ("avx512dq", std::arch::is_x86_feature_detected!("avx512dq")),
             ("avx512vl", std::arch::is_x86_feature_detected!("avx512vl")),
-        ]
-        .into_iter()
-        .filter(|(_, present)| !present)
-        .map(|(name, _)| name)
-        .collect();
-        if missing.is_empty() {
-            Ok(())
-        } else {
-            Err(format!("this CPU lacks {}", missing.join(", ")))
-        }
+        ])
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -84,13 +111,13 @@ const LEVELS: [Level; 6] = [
         name: "x86-64-v3-portable",
         rustflags: Some("-C target-cpu=x86-64-v3"),
         features: &["portable"],
-        needs: runs_anywhere,
+        needs: needs_v3,
     },
     Level {
         name: REFERENCE_LEVEL,
         rustflags: None,
         features: &[],
-        needs: runs_anywhere,
+        needs: needs_v3,
     },
     Level {
         name: "x86-64-v4",
@@ -133,9 +160,9 @@ impl Experiment for IsaLevels {
                 let mut result = experiment(&runs, context.config.threshold);
                 add_gathers(&mut result, &gathers);
                 for (level, reason) in skipped {
-                    result
-                        .method
-                        .push_str(&format!(" The {level} build was skipped: {reason}."));
+                    let sentence = format!(" The {level} build was skipped: {reason}.");
+                    result.method.push_str(&sentence);
+                    result.findings.push_str(&sentence);
                 }
                 result
             }
