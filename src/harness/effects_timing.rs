@@ -295,12 +295,7 @@ pub fn measure(workload: &Workload, samples: usize) -> Result<Vec<Samples>, Stri
     let mut sqww = Replayer::<Effects<SquareWithWall>>::new(workload)?;
     let mut distance = Replayer::<Effects<DistanceCheck>>::new(workload)?;
     let mut bitboard = Replayer::<BitboardEffects<Qugiy>>::new(workload)?;
-    let mut results = vec![
-        samples_of::<Effects<PaddedMailbox>>(samples),
-        samples_of::<Effects<SquareWithWall>>(samples),
-        samples_of::<Effects<DistanceCheck>>(samples),
-        samples_of::<BitboardEffects<Qugiy>>(samples),
-    ];
+    let mut results = steppers(samples);
     let updates = workload.moves.max(1) as f64;
     for round in 0..=samples {
         for turn in 0..results.len() {
@@ -318,6 +313,16 @@ pub fn measure(workload: &Workload, samples: usize) -> Result<Vec<Samples>, Stri
         }
     }
     Ok(results)
+}
+
+/// Every stepper, in `NAMES` order, with room for `samples` samples and none taken.
+pub fn steppers(samples: usize) -> Vec<Samples> {
+    vec![
+        samples_of::<Effects<PaddedMailbox>>(samples),
+        samples_of::<Effects<SquareWithWall>>(samples),
+        samples_of::<Effects<DistanceCheck>>(samples),
+        samples_of::<BitboardEffects<Qugiy>>(samples),
+    ]
 }
 
 fn samples_of<T: EffectTracker>(samples: usize) -> Samples {

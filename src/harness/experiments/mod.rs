@@ -179,8 +179,7 @@ struct InProcess {
     id: &'static str,
     title: &'static str,
     about: &'static str,
-    /// Whether all its timing goes through the recordable primitives (E5 times on the thread
-    /// clock in its own loop, so it runs once, in the report's process).
+    /// Whether all its timing goes through the recordable primitives (all of E1–E7 do).
     replayable: bool,
     run: fn(&Config, Progress<'_>) -> ExperimentResult,
 }
@@ -204,7 +203,7 @@ impl Experiment for InProcess {
         // processes: the same for E1–E7, so said once here.
         result.method.push(' ');
         result.method.push_str(&intervals_method());
-        let mut disagreements = Disagreements::default();
+        let mut disagreements = Disagreements::new(context.config.threshold);
         for series in &result.series {
             let cell = series
                 .labels
@@ -257,7 +256,7 @@ pub static EXPERIMENTS: [&dyn Experiment; 9] = [
         id: "E5",
         title: e5_effects::TITLE,
         about: "incremental effect counts: mailbox against SquareWithWall steppers",
-        replayable: false,
+        replayable: true,
         run: e5_effects::run,
     },
     &InProcess {
@@ -522,15 +521,24 @@ pub(crate) fn intervals_method() -> String {
     )
 }
 
-/// Cells whose invocations disagree: some two have min–max ranges that do not overlap, so
-/// what changes between processes moves them more than the rounds within one process show.
+/// Cells whose invocations disagree: some two have min–max ranges that do not overlap and
+/// medians further apart than the threshold, so what changes between processes moves them
+/// more than the rounds within one process show, by an amount that matters.
 #[derive(Default)]
 pub(crate) struct Disagreements {
+    threshold: f64,
     cells: usize,
     disagreeing: Vec<(String, f64, f64)>,
 }
 
 impl Disagreements {
+    pub fn new(threshold: f64) -> Disagreements {
+        Disagreements {
+            threshold,
+            ..Disagreements::default()
+        }
+    }
+
     /// Checks one cell's samples.
     pub fn check(&mut self, cell: &str, samples: &[f64]) {
         let blocks = blocks(samples);
@@ -539,7 +547,9 @@ impl Disagreements {
         }
         self.cells += 1;
         if let Some((low, high)) = invocations_disagree(&blocks) {
-            self.disagreeing.push((cell.to_string(), low, high));
+            if high.abs() > low.abs() * (1.0 + self.threshold) {
+                self.disagreeing.push((cell.to_string(), low, high));
+            }
         }
     }
 
@@ -551,10 +561,11 @@ impl Disagreements {
             .max_by(|a, b| (a.2 / a.1).total_cmp(&(b.2 / b.1)))?;
         Some(format!(
             "Warning: in {} of {} cells the invocations disagree (some two have min–max ranges \
-             that do not overlap), most in {cell} (invocation medians {}–{}, {:+.0} %); their \
+             that do not overlap and medians more than ±{} % apart), most in {cell} (invocation medians {}–{}, {:+.0} %); their \
              intervals carry that spread, and a claim about them holds only as far as it does.",
             self.disagreeing.len(),
             self.cells,
+            percent(self.threshold),
             format_sig(*low),
             format_sig(*high),
             (high / low - 1.0) * 100.0

@@ -54,14 +54,15 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers<'_>) -> String {
     }
     if let Some((mad, cell)) = n.noisiest {
         findings.push(format!(
-            "Largest spread: {} {} {} {} with a MAD of {:.1} % of its median{}.",
+            "Largest spread within a cell: {} {} {} {}, a MAD of {:.1} % of its median{}.",
             cell.backend,
             cell.workload,
             cell.piece.name(),
             cell.mode.name(),
             mad * 100.0,
             if mad > 0.05 {
-                " — rankings closer than that are not reliable on this machine"
+                " — its comparisons rest on wide intervals (the claims above account for the \
+                 spread)"
             } else {
                 ""
             }
@@ -93,7 +94,7 @@ fn leader_text(l: &Leader, threshold: f64) -> String {
     let against_worst = match &l.gap {
         Some(c) if c.claim == Claim::Slower => {
             format!(
-                "{} by ×{:.1} ({:.1}–{:.1})",
+                "ahead of {} by ×{:.1} ({:.1}–{:.1})",
                 l.worst, c.ratio, c.low, c.high
             )
         }
@@ -126,16 +127,15 @@ fn wins_text(w: &Wins, threshold: f64) -> Option<String> {
         .collect();
     if w.ties > 0 {
         text.push(format!(
-            "{} ties (the runner-up within ±{} %)",
+            "{} ties (the fastest not separable from the runner-up at ±{} %)",
             w.ties,
             percent(threshold)
         ));
     }
     Some(format!(
-        "Clearly fastest in {} of {} workload × piece cells ({}): {}.",
+        "Clearly fastest in {} of {} workload × piece cells: {}.",
         w.mode.name(),
         w.total,
-        w.mode.name(),
         and_list(&text)
     ))
 }

@@ -2,6 +2,7 @@
 
 use crate::harness::effects_timing::{self, verify_all, workload, Samples};
 use crate::harness::experiments::{Config, Progress};
+use crate::harness::invocations;
 
 /// Everything E5 measured, and the settings the method paragraph reports.
 pub(super) struct Measurement {
@@ -32,7 +33,7 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
         progress("verifying against a from-scratch recount", 0.2);
         let verified = verify_all(&w)?;
         progress("timing make + unmake", 0.5);
-        let results = effects_timing::measure(&w, samples)?;
+        let results = timed(&w, samples)?;
         Ok((w.games.len(), verified.comparisons, results))
     });
     progress("done", 1.0);
@@ -50,4 +51,33 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
         threshold: config.threshold,
         error,
     }
+}
+
+/// Times the steppers through the invocation session: live (this invocation's share of the
+/// rounds), or replayed from every invocation's recording, each stepper's samples in
+/// invocation order.
+fn timed(workload: &effects_timing::Workload, samples: usize) -> Result<Vec<Samples>, String> {
+    // A failed measurement is recorded as one entry named by its error, so that replaying
+    // says why instead of merging nothing.
+    const FAILED: &str = "failed: ";
+    let rounds = invocations::rounds(samples);
+    let recorded = invocations::timed(|| match effects_timing::measure(workload, rounds) {
+        Ok(results) => results
+            .into_iter()
+            .map(|r| (r.name.to_string(), r.ns_per_update, Vec::new()))
+            .collect(),
+        Err(why) => vec![(format!("{FAILED}{why}"), Vec::new(), Vec::new())],
+    })?;
+    if let Some((why, _, _)) = recorded.iter().find(|(n, _, _)| n.starts_with(FAILED)) {
+        return Err(why[FAILED.len()..].to_string());
+    }
+    let mut steppers = effects_timing::steppers(samples);
+    for stepper in &mut steppers {
+        let (_, ns, _) = recorded
+            .iter()
+            .find(|(name, _, _)| name == stepper.name)
+            .ok_or_else(|| format!("no samples of {} were recorded", stepper.name))?;
+        stepper.ns_per_update = ns.clone();
+    }
+    Ok(steppers)
 }

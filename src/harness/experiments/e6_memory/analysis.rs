@@ -1,10 +1,10 @@
 //! E6's analysis: series, the table, the plot and the latencies the findings quote.
 
 use super::measure::Measurement;
-use crate::harness::experiments::{interval, interval_point, series};
+use crate::harness::experiments::{interval, interval_point, series, Claims};
 use crate::harness::measure::Pages;
-use crate::harness::results::{Plot, PlotKind, PlotLine, Series, Table};
-use crate::harness::stats::{format_interval, Estimate};
+use crate::harness::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
+use crate::harness::stats::{format_interval, Comparison, Estimate};
 use crate::units::rounded_bytes;
 use serde_json::Value as Json;
 
@@ -15,6 +15,8 @@ pub(super) struct Analysis {
     pub plots: Vec<Plot>,
     pub summary: Vec<(String, Json)>,
     pub numbers: Numbers,
+    /// The pairs the findings' claims rest on, for `results.json`.
+    pub comparisons: Vec<PairRecord>,
 }
 
 /// What the findings paragraph quotes.
@@ -23,8 +25,11 @@ pub(super) struct Numbers {
     pub levels: Vec<InsideLevel>,
     /// At the largest size, the latency on both page sizes.
     pub far: Option<FarMemory>,
-    /// (from, to, growth) of each step where the 4 KiB-page latency grows by half or more.
-    pub steps: Vec<(usize, usize, f64)>,
+    /// (from, to, growth) of each step where the 4 KiB-page latency grows by half or more
+    /// across the growth's whole interval.
+    pub steps: Vec<(usize, usize, Comparison)>,
+    /// The threshold of the claims.
+    pub threshold: f64,
 }
 
 /// The latency of a buffer that fits a cache level comfortably.
@@ -34,7 +39,7 @@ pub(super) struct InsideLevel {
     pub cache_bytes: usize,
     /// The buffer measured inside it, and its median ns per load.
     pub bytes: usize,
-    pub ns: f64,
+    pub ns: Estimate,
 }
 
 /// The median ns per load at the largest size on 4 KiB and on huge pages.
@@ -42,6 +47,8 @@ pub(super) struct FarMemory {
     pub bytes: usize,
     pub small: f64,
     pub huge: f64,
+    /// 4 KiB pages' time over huge pages', paired per round.
+    pub translation: Option<Comparison>,
     /// The huge-page bytes the kernel granted the huge-page ring, if it says.
     pub huge_granted: Option<usize>,
 }
@@ -74,11 +81,13 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             )
         })
         .collect();
+    let mut claims = Claims::new(m.threshold);
     let levels = levels(m);
-    let far = far(m);
+    let far = far(m, &mut claims);
+    let steps = steps(m, &mut claims);
     let mut summary: Vec<(String, Json)> = levels
         .iter()
-        .map(|l| (format!("l{}_ns", l.level), Json::from(l.ns)))
+        .map(|l| (format!("l{}_ns", l.level), Json::from(l.ns.value)))
         .collect();
     if let Some(far) = &far {
         summary.push(("far_ns_4k".to_string(), Json::from(far.small)));
@@ -92,8 +101,10 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         numbers: Numbers {
             levels,
             far,
-            steps: steps(m),
+            steps,
+            threshold: m.threshold,
         },
+        comparisons: claims.records,
     }
 }
 
@@ -184,7 +195,7 @@ fn levels(m: &Measurement) -> Vec<InsideLevel> {
         };
         if let Some(bytes) = largest_below(cache as f64 / 2.0).filter(|&b| b > previous_level_bytes)
         {
-            if let Some(ns) = median_at(m, Pages::Small, bytes) {
+            if let Some(ns) = summary_at(m, Pages::Small, bytes) {
                 levels.push(InsideLevel {
                     level,
                     cache_bytes: cache,
@@ -199,32 +210,45 @@ fn levels(m: &Measurement) -> Vec<InsideLevel> {
 }
 
 /// Far memory: the largest size on both page sizes, where both were measured.
-fn far(m: &Measurement) -> Option<FarMemory> {
+fn far(m: &Measurement, claims: &mut Claims) -> Option<FarMemory> {
     let last = *m.sizes.last().expect("at least one size");
     let (small, huge) = (
         median_at(m, Pages::Small, last)?,
         median_at(m, Pages::Huge, last)?,
     );
+    // The two page sizes are interleaved, so their rounds pair.
+    let translation = claims.compare(
+        &rounded_bytes(last as f64),
+        ("4 KiB pages", &m.at(Pages::Small, last)?.ns),
+        ("huge pages", &m.at(Pages::Huge, last)?.ns),
+    );
     Some(FarMemory {
         bytes: last,
         small,
         huge,
+        translation,
         huge_granted: huge_granted(m, Pages::Huge, last),
     })
 }
 
 /// The sizes where the 4 KiB-page latency grows by half or more over one step.
-fn steps(m: &Measurement) -> Vec<(usize, usize, f64)> {
+fn steps(m: &Measurement, claims: &mut Claims) -> Vec<(usize, usize, Comparison)> {
     let mut steps = Vec::new();
     for pair in m.sizes.windows(2) {
-        if let (Some(a), Some(b)) = (
-            median_at(m, Pages::Small, pair[0]),
-            median_at(m, Pages::Small, pair[1]),
-        ) {
-            if b > 1.5 * a {
-                steps.push((pair[0], pair[1], b / a));
-            }
+        let (Some(a), Some(b)) = (m.at(Pages::Small, pair[0]), m.at(Pages::Small, pair[1])) else {
+            continue;
+        };
+        let (from, to) = (rounded_bytes(pair[0] as f64), rounded_bytes(pair[1] as f64));
+        let Some(growth) = claims.compare(&format!("{from} → {to}"), (&to, &b.ns), (&from, &a.ns))
+        else {
+            continue;
+        };
+        if growth.low > STEP {
+            steps.push((pair[0], pair[1], growth));
         }
     }
     steps
 }
+
+/// A step of the curve counts when its whole interval grows the latency by more than this.
+const STEP: f64 = 1.5;

@@ -2,6 +2,8 @@
 
 use super::analysis::Numbers;
 use super::measure::Measurement;
+use crate::harness::experiments::percent;
+use crate::harness::stats::{format_interval, Claim};
 use crate::units::rounded_bytes;
 
 /// The findings paragraph: the latency inside each cache level, far memory on both page sizes,
@@ -10,18 +12,18 @@ pub(super) fn paragraph(n: &Numbers) -> String {
     let mut findings = Vec::new();
     for l in &n.levels {
         findings.push(format!(
-            "Inside L{} ({} detected) a load takes {:.2} ns (at {}).",
+            "At {}, half or less of the L{} size detected ({}), a load takes {} ns.",
+            rounded_bytes(l.bytes as f64),
             l.level,
             rounded_bytes(l.cache_bytes as f64),
-            l.ns,
-            rounded_bytes(l.bytes as f64)
+            format_interval(&l.ns),
         ));
     }
     if let Some(far) = &n.far {
         let (small, huge) = (far.small, far.huge);
         findings.push(format!(
             "At {} a load takes {small:.1} ns with 4 KiB pages and {huge:.1} ns with huge \
-             pages ({}), so {} of the far-memory latency is address translation.",
+             pages ({}); {}.",
             rounded_bytes(far.bytes as f64),
             match far.huge_granted {
                 Some(h) if h > 0 =>
@@ -29,10 +31,33 @@ pub(super) fn paragraph(n: &Numbers) -> String {
                 Some(_) => "the kernel granted no huge pages".to_string(),
                 None => "huge-page use unknown".to_string(),
             },
-            if small > huge {
-                format!("about {:.0} %", (small - huge) / small * 100.0)
-            } else {
-                "none".to_string()
+            match &far.translation {
+                Some(c) if c.claim == Claim::Slower => format!(
+                    "4 KiB pages take ×{:.2} ({:.2}–{:.2}) the huge-page time, so about {:.0} % \
+                     ({:.0}–{:.0} %) of the far-memory latency is address translation",
+                    c.ratio,
+                    c.low,
+                    c.high,
+                    (1.0 - 1.0 / c.ratio) * 100.0,
+                    (1.0 - 1.0 / c.low) * 100.0,
+                    (1.0 - 1.0 / c.high) * 100.0
+                ),
+                Some(c) if c.claim == Claim::Faster => format!(
+                    "huge pages are slower here (×{:.2}, {:.2}–{:.2}), so nothing is measured \
+                     of address translation",
+                    1.0 / c.ratio,
+                    1.0 / c.high,
+                    1.0 / c.low
+                ),
+                Some(c) => format!(
+                    "the two are level at ±{} % (×{:.2}, {:.2}–{:.2}): no cost of address \
+                     translation is resolved",
+                    percent(n.threshold),
+                    c.ratio,
+                    c.low,
+                    c.high
+                ),
+                None => "the two were not paired".to_string(),
             }
         ));
     }
@@ -41,17 +66,23 @@ pub(super) fn paragraph(n: &Numbers) -> String {
         .iter()
         .map(|(from, to, growth)| {
             format!(
-                "{} → {} (×{growth:.1})",
+                "{} → {} (×{:.1}, {:.1}–{:.1})",
                 rounded_bytes(*from as f64),
-                rounded_bytes(*to as f64)
+                rounded_bytes(*to as f64),
+                growth.ratio,
+                growth.low,
+                growth.high
             )
         })
         .collect();
     findings.push(if steps.is_empty() {
-        "No step of the curve grows by 50 % or more between neighbouring sizes.".to_string()
+        "No step of the curve grows by more than 50 % across its whole interval between \
+         neighbouring sizes."
+            .to_string()
     } else {
         format!(
-            "The curve climbs most at {} — compare with the cache markers.",
+            "The latency grows by more than 50 % across the whole interval at {} — compare \
+             with the cache markers.",
             steps.join(", ")
         )
     });

@@ -30,6 +30,8 @@ pub(super) struct Measurement {
     pub measured: Vec<Measured>,
     /// Per failed `madvise`, the page size, buffer size and error.
     pub advice_errors: Vec<String>,
+    /// The practical threshold of a claim (`--threshold`).
+    pub threshold: f64,
 }
 
 impl Measurement {
@@ -158,6 +160,7 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
         sizes,
         measured,
         advice_errors,
+        threshold: config.threshold,
     }
 }
 

@@ -11,7 +11,7 @@ mod measure;
 
 pub use measure::{ring, sizes};
 
-use super::{Config, Progress};
+use super::{claims_method, Config, Progress};
 use crate::harness::results::ExperimentResult;
 use measure::Measurement;
 
@@ -28,10 +28,10 @@ fn result(m: &Measurement) -> ExperimentResult {
     let analysis = analysis::analyse(m);
     ExperimentResult {
         wall_seconds: None,
-        comparisons: Vec::new(),
+        comparisons: analysis.comparisons,
         id: "E6".to_string(),
         title: TITLE.to_string(),
-        method: findings::method(m),
+        method: format!("{} {}", findings::method(m), claims_method(m.threshold)),
         findings: findings::paragraph(&analysis.numbers),
         series: analysis.series,
         tables: analysis.tables,

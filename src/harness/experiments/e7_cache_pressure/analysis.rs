@@ -462,7 +462,12 @@ fn backend_costs(s: &Sweep<'_>, backend: &'static str, max_e: usize) -> BackendC
             last: medians.iter().find(|(b, _)| *b == max_e).map(|x| x.1),
             base_interval: at(0),
             last_interval: at(max_e),
-            loses_from: loses_from(&medians),
+            // It loses where the whole interval lies above the factor, not the point value.
+            loses_from: loses_from(
+                &c.iter()
+                    .map(|(b, c)| (*b, if *b == 0 { c.value } else { c.low }))
+                    .collect::<Vec<_>>(),
+            ),
         };
         let spread = c
             .iter()

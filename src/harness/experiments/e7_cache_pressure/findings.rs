@@ -29,10 +29,11 @@ pub(super) fn paragraph(n: &Numbers, verdict: &str) -> String {
             .map(|(bytes, b)| format!("{b} from E = {}", rounded_bytes(*bytes as f64)))
             .collect();
         findings.push(if changes.is_empty() {
-            format!("{first} has the cheapest lookups at every E.")
+            format!("By point value (not a claim), {first} has the cheapest lookups at every E.")
         } else {
             format!(
-                "The cheapest lookups belong to {first} at E = 0, then {} (crossover points).",
+                "By point value (not a claim; see the intervals in the plot), the cheapest \
+                 lookups belong to {first} at E = 0, then {} (crossover points).",
                 and_list(&changes)
             )
         });
@@ -77,7 +78,8 @@ fn backend_text(b: &BackendCosts, max_e: usize) -> Option<String> {
     let (base, last) = (b.small.base?, b.small.last?);
     let small = match b.small.loses_from {
         Some(from) => format!(
-            "; it loses (above {LOSS_FACTOR}× its E = 0 cost for good) from E = {}",
+            "; it loses (its whole interval above {LOSS_FACTOR}× its E = 0 cost, for good) \
+             from E = {}",
             rounded_bytes(from as f64)
         ),
         None => format!("; it never stays above {LOSS_FACTOR}× its E = 0 cost"),
@@ -242,8 +244,9 @@ pub(super) fn seed_verdict(
         (Equal, Greater) => "holds only in part: magic-plain suffers more from the pressure, but \
                              at the largest E the two are level within their 95 % intervals"
             .to_string(),
-        (Equal, _) => "does not hold on this machine: at the largest E the two are level within \
-                       their 95 % intervals, and magic-plain is no more hurt by the pressure"
+        (Equal, _) => "is not shown at this resolution: at the largest E the two are level within \
+                       their 95 % intervals, and magic-plain is not shown to be hurt more by the \
+                       pressure"
             .to_string(),
         (Less, _) => {
             "does not hold on this machine: magic-plain is faster than dbb at the largest E"
