@@ -102,136 +102,31 @@ fn agrees_with_brute_force<B: Backend>() {
     assert!(mates * 10 >= positions().len(), "too few mates: {mates}");
 }
 
-/// Hand-made positions, one per rule: (what it tests, SFEN, every mating move in USI, sorted).
-/// Black is to move in all of them; the white king stands in the corner 1a unless noted.
-const HAND_MADE: &[(&str, &str, &[&str])] = &[
-    (
-        "contact drop defended by a gold on the board",
-        "8k/9/7G1/9/9/9/9/9/4K4 b G 1",
-        &["G*1b", "G*2b"],
-    ),
-    (
-        "the king captures an undefended checker",
-        "8k/9/9/9/9/9/9/9/4K4 b G 1",
-        &[],
-    ),
-    (
-        "a pawn drop that would mate is illegal (uchifuzume)",
-        "8k/9/6NG1/9/9/9/9/9/4K4 b P 1",
-        &[],
-    ),
-    (
-        "a pawn push that mates is fine, so are a promotion and a gold move",
-        "8k/9/6NGP/9/9/9/9/9/4K4 b - 1",
-        &["1c1b", "1c1b+", "2c1b"],
-    ),
-    (
-        "only the promoted pawn covers the flight square 2a",
-        "8k/9/7GP/9/9/9/9/9/4K4 b - 1",
-        &["1c1b+", "2c1b"],
-    ),
-    (
-        "distant rook checks, nothing can interpose",
-        "7lk/7p1/9/9/9/9/9/9/4K4 b R 1",
-        &["R*1c", "R*1d", "R*1e", "R*1f", "R*1g", "R*1h", "R*1i"],
-    ),
-    (
-        "distant rook checks, a gold interposes by a board move",
-        "7sk/7g1/9/9/9/9/9/9/4K4 b R 1",
-        &[],
-    ),
-    (
-        "distant rook checks, a gold interposes by a drop",
-        "7lk/7p1/9/9/9/9/9/9/4K4 b Rg 1",
-        &[],
-    ),
-    (
-        "distant rook checks, a pawn interposes by a drop",
-        "7lk/7p1/9/9/9/9/9/9/4K4 b Rp 1",
-        &[],
-    ),
-    (
-        "distant rook checks, a pawn drop would be nifu (white pawn on 1h)",
-        "7lk/7p1/9/9/9/9/9/8p/4K4 b Rp 1",
-        &["R*1c", "R*1d", "R*1e", "R*1f", "R*1g"],
-    ),
-    (
-        "rank check on white's last rank: no lance, knight or pawn drop there (king 1i)",
-        "K8/9/9/9/9/9/6S2/8p/8k b Rlnp 1",
-        &["R*3i", "R*4i", "R*5i", "R*6i", "R*7i", "R*8i", "R*9i"],
-    ),
-    (
-        "the same with a gold in white's hand: it interposes",
-        "K8/9/9/9/9/9/6S2/8p/8k b Rg 1",
-        &[],
-    ),
-    (
-        "a knight check is never blockable and needs no defender",
-        "7lk/7np/9/9/9/9/9/9/4K4 b N 1",
-        &["N*2c"],
-    ),
-    (
-        "x-ray: the king (on 1b) cannot step back along the rook's line to 1a",
-        "7l1/7pk/9/6G2/9/9/9/9/4K4 b R 1",
-        &["R*1d", "R*1e", "R*1f", "R*1g", "R*1h", "R*1i"],
-    ),
-    (
-        "the only capturer of the checker is pinned (bishop 4d pins the gold 2b)",
-        "8k/7g1/9/5B1N1/9/9/9/9/4K4 b G 1",
-        &["G*1b"],
-    ),
-    (
-        "without the pin the gold captures",
-        "8k/7g1/9/7N1/9/9/9/9/4K4 b G 1",
-        &[],
-    ),
-    (
-        "the moving knight uncovers the lance, pinning the silver that would capture",
-        "8k/6G1s/8N/8L/9/9/9/9/4K4 b - 1",
-        &["1c2a+"],
-    ),
-    (
-        "double check (knight and uncovered lance): only king moves answer",
-        "8k/6Sg1/8N/8L/9/9/9/9/4K4 b - 1",
-        &["1c2a+"],
-    ),
-    (
-        "the same knight check without the lance: the gold captures",
-        "8k/6Sg1/8N/9/9/9/9/9/4K4 b - 1",
-        &[],
-    ),
-    (
-        "discovered check: the silver steps off the rook's file",
-        "7lk/7p1/9/9/8S/9/9/9/4K3R b - 1",
-        &["1e2d", "1e2f"],
-    ),
-    (
-        "our gold is pinned to our king (2e) by the lance 2a; a pinned piece still guards",
-        "7lk/9/7GP/9/7K1/9/9/9/9 b - 1",
-        &["1c1b", "1c1b+"],
-    ),
-    (
-        "we are in check: the obvious G*1b is no evasion",
-        "8k/9/7G1/9/4r4/9/9/9/4K4 b G 1",
-        &[],
-    ),
-    (
-        "we are in check (knight 1g): capturing the checker mates",
-        "7lk/7p1/9/9/9/9/R7n/9/7K1 b - 1",
-        &["9g1g"],
-    ),
-    (
-        "B*4d, B*5e: the only interposition is a pawn drop on 3c that checks our king on \
-         3d (legal: our king takes it), settled by making the move; B*3c mates (2b is nifu)",
-        "8k/8l/8N/6K2/9/9/4pp1p1/9/9 b Bp 1",
-        &["B*3c"],
-    ),
-];
+/// The hand-made positions of `tests/data/mate1_rules.txt`, one per rule: (what it tests, SFEN,
+/// every mating move in USI, sorted). Black is to move in all of them; the white king stands in
+/// the corner 1a unless noted.
+fn hand_made_positions() -> Vec<(String, String, Vec<String>)> {
+    include_str!("data/mate1_rules.txt")
+        .lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let fields: Vec<&str> = line.split('|').map(str::trim).collect();
+            assert_eq!(fields.len(), 3, "mate1_rules.txt: {line}");
+            let moves = match fields[2] {
+                "-" => Vec::new(),
+                list => list.split_whitespace().map(str::to_string).collect(),
+            };
+            (fields[0].to_string(), fields[1].to_string(), moves)
+        })
+        .collect()
+}
 
 fn hand_made<B: Backend>() {
     let Ok(backend) = B::new() else { return };
     let name = B::info().name;
-    for (what, sfen, expected) in HAND_MADE {
+    let positions = hand_made_positions();
+    assert!(positions.len() >= 24, "the rules file lost positions");
+    for (what, sfen, expected) in &positions {
         let pos = Position::from_sfen(backend, sfen).unwrap_or_else(|e| panic!("{sfen}: {e}"));
         let texts = |moves: Vec<kiki::position::Move>| {
             let mut texts: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
@@ -250,7 +145,7 @@ fn hand_made<B: Backend>() {
         );
         match mate_in_1(&pos) {
             Some(mv) => assert!(
-                expected.contains(&mv.to_string().as_str()),
+                expected.contains(&mv.to_string()),
                 "{name}: {mv} for {what}: {sfen}"
             ),
             None => assert!(expected.is_empty(), "{name}: no mate found: {what}: {sfen}"),
