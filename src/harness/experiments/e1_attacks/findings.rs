@@ -46,9 +46,9 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers<'_>) -> String {
     let winners: Vec<&str> = n.wins.iter().filter_map(Wins::winner).collect();
     if winners.len() == 2 && winners[0] != winners[1] {
         findings.push(format!(
-            "Throughput and latency disagree: {} wins most throughput cells but {} most \
-             latency cells — independent lookups let a long computation overlap, a dependent \
-             chain exposes its full latency.",
+            "Throughput and latency disagree: {} wins the most of the clearly decided \
+             throughput cells but {} the most of the latency ones — independent lookups let a \
+             long computation overlap, a dependent chain exposes its full latency.",
             winners[0], winners[1]
         ));
     }

@@ -462,10 +462,11 @@ fn backend_costs(s: &Sweep<'_>, backend: &'static str, max_e: usize) -> BackendC
             last: medians.iter().find(|(b, _)| *b == max_e).map(|x| x.1),
             base_interval: at(0),
             last_interval: at(max_e),
-            // It loses where the whole interval lies above the factor, not the point value.
+            // It loses where the whole interval at E lies above the factor times the top of
+            // the E = 0 interval: neither point value decides it.
             loses_from: loses_from(
                 &c.iter()
-                    .map(|(b, c)| (*b, if *b == 0 { c.value } else { c.low }))
+                    .map(|(b, c)| (*b, if *b == 0 { c.high } else { c.low }))
                     .collect::<Vec<_>>(),
             ),
         };

@@ -78,11 +78,13 @@ fn backend_text(b: &BackendCosts, max_e: usize) -> Option<String> {
     let (base, last) = (b.small.base?, b.small.last?);
     let small = match b.small.loses_from {
         Some(from) => format!(
-            "; it loses (its whole interval above {LOSS_FACTOR}× its E = 0 cost, for good) \
-             from E = {}",
+            "; it loses (its whole interval above {LOSS_FACTOR}× the top of its E = 0 \
+             interval, for good) from E = {}",
             rounded_bytes(from as f64)
         ),
-        None => format!("; it never stays above {LOSS_FACTOR}× its E = 0 cost"),
+        None => format!(
+            "; it is not shown to stay above {LOSS_FACTOR}× its E = 0 cost (whole intervals)"
+        ),
     };
     let huge = match (b.huge.loses_from, b.huge.last) {
         (Some(from), Some(h)) => format!(
@@ -91,7 +93,7 @@ fn backend_text(b: &BackendCosts, max_e: usize) -> Option<String> {
             cost_text(h, base)
         ),
         (None, Some(h)) => format!(
-            "; with huge pages it never loses ({} at the largest E)",
+            "; with huge pages it is not shown to lose ({} at the largest E)",
             cost_text(h, base)
         ),
         _ => String::new(),

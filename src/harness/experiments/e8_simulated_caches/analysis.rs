@@ -217,11 +217,16 @@ pub fn experiment(
         } else {
             "no backend misses the last level as often as once per 100 lookups".to_string()
         };
+        let all: Vec<(&str, f64)> = ranked
+            .iter()
+            .map(|r| (r.backend.as_str(), cycles(r)))
+            .collect();
         findings.push(format!(
-            "With {g}, {} is cheapest at {:.1} estimated cycles per lookup and {} dearest at {:.1} \
-             ({:.1}×); {ll_sentence}.",
+            "With {g}, {} is cheapest at {:.1} estimated cycles per lookup{} and {} dearest at \
+             {:.1} ({:.1}×); {ll_sentence}.",
             best.backend,
             cycles(best),
+            near(&best.backend, cycles(best), &all),
             worst.backend,
             cycles(worst),
             cycles(worst) / cycles(best).max(1e-9),
@@ -401,13 +406,15 @@ fn pressure(results: &[SimResult], geometries: &[String]) -> Option<Pressure> {
                 format!(", ×{:.2} its cost alone", r.4 / w.max(1e-9))
             })
         };
+        let added: Vec<(&str, f64)> = ranked.iter().map(|r| (r.1.as_str(), r.4)).collect();
         let mut sentence = format!(
             "Beside an evaluation of {} ({EVAL_READS} random reads per lookup) with {g}, {} adds \
-             the least, {:.1} estimated cycles per lookup{}, and {} the most, {:.1}{}",
+             the least, {:.1} estimated cycles per lookup{}{}, and {} the most, {:.1}{}",
             compact_bytes(first.2 as f64),
             first.1,
             first.4,
             grew(first),
+            near(&first.1, first.4, &added),
             last.1,
             last.4,
             grew(last),
@@ -420,9 +427,14 @@ fn pressure(results: &[SimResult], geometries: &[String]) -> Option<Pressure> {
         growth.sort_by(|a, b| a.1.total_cmp(&b.1));
         if let (Some(least), Some(most)) = (growth.first(), growth.last()) {
             sentence.push_str(&format!(
-                "; relative to its cost without the evaluation, {} is hurt most (×{:.2}) and {} \
-                 least (×{:.2})",
-                most.0, most.1, least.0, least.1
+                "; relative to its cost without the evaluation, {} is hurt most (×{:.2}{}) and {} \
+                 least (×{:.2}{})",
+                most.0,
+                most.1,
+                near(most.0, most.1, &growth),
+                least.0,
+                least.1,
+                near(least.0, least.1, &growth)
             ));
         }
         let find = |b: &str| ranked.iter().find(|r| r.1 == b);
@@ -500,4 +512,26 @@ fn dedup(items: impl Iterator<Item = String>) -> Vec<String> {
         }
     }
     out
+}
+
+/// The model's estimates are exact for its counts but rest on its cycle weights: an order
+/// within this fraction is called out as one the weights could turn.
+const NEAR: f64 = 0.03;
+
+/// `" (within 3 % of it: a, b; …)"` naming the other entries within [`NEAR`] of `value`, or "".
+fn near(name: &str, value: f64, entries: &[(&str, f64)]) -> String {
+    let close: Vec<String> = entries
+        .iter()
+        .filter(|(n, v)| *n != name && (v / value - 1.0).abs() <= NEAR)
+        .map(|(n, _)| n.to_string())
+        .collect();
+    if close.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (within {:.0} % of it: {}; the model's weights could reorder them)",
+            NEAR * 100.0,
+            close.join(", ")
+        )
+    }
 }

@@ -636,7 +636,8 @@ fn method(
          to times first); per backend, the geometric mean of its cells. Each has a 95 % interval \
          from a seeded hierarchical bootstrap (slots, shared by all cells, then each build's \
          rounds within them), and a step is called faster or slower only when the interval lies \
-         wholly beyond ±{} %. Raw samples of every build are kept under the `isa` label, one \
+         wholly beyond ±{} % (a backend's geometric mean, in the first table, only beyond the \
+         negative control's noise floor where that is wider; the findings give it). Raw samples of every build are kept under the `isa` label, one \
          block of rounds per slot.",
         if sources.is_empty() {
             "The experiments".to_string()
