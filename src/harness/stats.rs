@@ -1,4 +1,5 @@
-//! Summary statistics of repeated samples: median, extremes, MAD, percentiles, ratios with spread.
+//! Statistics of repeated samples: median, extremes, MAD, percentiles, and the intervals and
+//! claims of estimates and comparisons across process invocations.
 
 /// Median, extremes and spread of one set of samples.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -35,23 +36,6 @@ impl Summary {
             0.0
         } else {
             self.mad / self.median.abs()
-        }
-    }
-
-    /// The same summary after `f`, which must be monotonic: decreasing functions (such as
-    /// time → rate) swap min and max so that `min <= max` still holds.
-    pub fn map(&self, f: impl Fn(f64) -> f64) -> Summary {
-        let (a, b) = (f(self.min), f(self.max));
-        let median = f(self.median);
-        Summary {
-            count: self.count,
-            median,
-            min: a.min(b),
-            max: a.max(b),
-            // The MAD maps approximately by the local slope; good enough for a display.
-            mad: ((f(self.median + self.mad) - median).abs()
-                + (f(self.median - self.mad) - median).abs())
-                / 2.0,
         }
     }
 }
@@ -103,32 +87,6 @@ fn percentile_sorted(sorted: &[f64], p: f64) -> f64 {
     sorted[low] + (sorted[high] - sorted[low]) * (rank - low as f64)
 }
 
-/// The ratio `a / b` of two quantities sampled in the same interleaved rounds, with spread.
-///
-/// When both have the same number of samples, sample `i` of each was taken in the same round
-/// (the harness interleaves backends), so the per-round ratios `a[i] / b[i]` are summarised:
-/// machine-wide slowdowns that hit a whole round cancel out. Otherwise every pairing is used.
-pub fn ratio(a: &[f64], b: &[f64]) -> Option<Summary> {
-    let ratios: Vec<f64> = if a.len() == b.len() {
-        a.iter().zip(b).map(|(x, y)| x / y).collect()
-    } else {
-        a.iter()
-            .flat_map(|x| b.iter().map(move |y| x / y))
-            .collect()
-    };
-    let finite: Vec<f64> = ratios.into_iter().filter(|r| r.is_finite()).collect();
-    Summary::of(&finite)
-}
-
-/// Element-wise `a[i] - b[i]` of paired samples (for marginal costs), summarised.
-pub fn paired_difference(a: &[f64], b: &[f64]) -> Option<Summary> {
-    if a.len() != b.len() {
-        return None;
-    }
-    let differences: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
-    Summary::of(&differences)
-}
-
 /// A number in at most four significant figures, without scientific notation for the ranges
 /// the report shows.
 pub fn format_sig(value: f64) -> String {
@@ -145,16 +103,6 @@ pub fn format_sig(value: f64) -> String {
     } else {
         format!("{value:.3}")
     }
-}
-
-/// `median (min–max)` for a table cell.
-pub fn format_spread(summary: &Summary) -> String {
-    format!(
-        "{} ({}–{})",
-        format_sig(summary.median),
-        format_sig(summary.min),
-        format_sig(summary.max)
-    )
 }
 
 /// How a compared pair comes out at a practical threshold: an order is claimed only when the
@@ -648,38 +596,12 @@ mod tests {
     }
 
     #[test]
-    fn paired_ratio_cancels_round_wide_slowdowns() {
-        // Round 2 ran twice as slow for both: the paired ratio is exactly 2 every round.
-        let a = [2.0, 4.0, 2.0];
-        let b = [1.0, 2.0, 1.0];
-        let r = ratio(&a, &b).unwrap();
-        assert_eq!((r.median, r.min, r.max), (2.0, 2.0, 2.0));
-        // Unequal lengths: all pairings, 2/1, 2/3, 4/1, 4/3 → median (4/3 + 2)/2.
-        let r = ratio(&[2.0, 4.0], &[1.0, 3.0, 2.0]).unwrap();
-        assert_eq!(r.min, 2.0 / 3.0);
-        assert_eq!(r.max, 4.0);
-        assert_eq!(r.count, 6);
-    }
-
-    #[test]
-    fn paired_difference_and_map() {
-        let d = paired_difference(&[5.0, 7.0, 6.0], &[1.0, 2.0, 3.0]).unwrap();
-        assert_eq!((d.median, d.min, d.max), (4.0, 3.0, 5.0));
-        assert!(paired_difference(&[1.0], &[1.0, 2.0]).is_none());
-        // ns → rate: a decreasing map keeps min <= max.
-        let rate = Summary::of(&[1.0, 2.0, 4.0]).unwrap().map(|ns| 1000.0 / ns);
-        assert_eq!((rate.median, rate.min, rate.max), (500.0, 250.0, 1000.0));
-    }
-
-    #[test]
     fn formatting() {
         assert_eq!(format_sig(1234.56), "1235");
         assert_eq!(format_sig(123.456), "123.5");
         assert_eq!(format_sig(12.3456), "12.35");
         assert_eq!(format_sig(1.23456), "1.235");
         assert_eq!(format_sig(f64::INFINITY), "–");
-        let s = Summary::of(&[1.0, 2.0, 3.0]).unwrap();
-        assert_eq!(format_spread(&s), "2.000 (1.000–3.000)");
     }
 
     #[test]
