@@ -140,6 +140,35 @@ pub trait Backend: Copy + Send + Sync + 'static {
         Self::tables().iter().map(|t| t.bytes).sum()
     }
 
+    /// Sliding attacks with every *attack-table* index ANDed with a run-time mask: the "hot
+    /// twin" of E7, which runs the same monomorphised code as the real lookup but reads only the
+    /// first `table_mask + 1` bytes of each attack table, so the difference in time between the
+    /// two is what the table's cache misses cost.
+    ///
+    /// `table_mask` is a byte mask, `2^k - 1` (or `usize::MAX` for the real lookup): each attack
+    /// table's element index is ANDed with `table_mask >> s`, where `2^s` is the table's element
+    /// size rounded up to a power of two. Per-square metadata (masks, magics, shifts, offsets,
+    /// rays) stays real. With `usize::MAX` the result equals [`Backend::slider_attacks`]; with a
+    /// smaller mask it is some bitboard of the table, not the attacks. Backends without attack
+    /// tables keep this default, which ignores the mask.
+    #[inline(always)]
+    fn slider_attacks_masked(
+        &self,
+        slider: Slider,
+        occupancy: &Self::Occupancy,
+        sq: Square,
+        table_mask: usize,
+    ) -> Self::Bitboard {
+        let _ = table_mask;
+        self.slider_attacks(slider, occupancy, sq)
+    }
+
+    /// The memory of the attack tables that [`Backend::slider_attacks_masked`] masks, as built
+    /// (for the page-size and footprint experiments); empty for backends without such tables.
+    fn attack_table_memory(&self) -> Vec<&'static [u8]> {
+        Vec::new()
+    }
+
     /// Sliding attacks by kind (for harness code that loops over kinds).
     #[inline(always)]
     fn slider_attacks(

@@ -1,5 +1,6 @@
 //! The measuring harness: workloads, measurement, experiments and the published report.
 
+pub mod cache_levels;
 pub mod conditions;
 pub mod effects_timing;
 pub mod experiments;
