@@ -243,7 +243,11 @@ struct ReportArgs {
     record_invocation: Option<u64>,
     #[arg(long, hide = true, value_name = "FILE")]
     recording: Option<PathBuf>,
-    /// Perf events read in E1, E2, E7 (default: cycles, instructions, l1d-read-misses,
+    /// Child mode: the cache levels the parent measured (JSON), so every invocation of E7 and
+    /// E8 sizes itself alike.
+    #[arg(long, hide = true, value_name = "JSON")]
+    cache_levels: Option<String>,
+    /// Perf events read in E1 and E2 (default: cycles, instructions, l1d-read-misses,
     /// llc-misses, dtlb-read-misses; task-clock-ns needs no PMU; `none`).
     #[arg(long, value_name = "LIST")]
     counters: Option<String>,

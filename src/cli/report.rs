@@ -1,9 +1,10 @@
 //! `kiki report`: runs the experiments with progress bars and writes a report folder.
 
 use super::{CliError, Output};
+use crate::harness::cache_levels::{self, CacheLevels};
 use crate::harness::conditions::Recorder;
 use crate::harness::experiments::{
-    self, run_experiments, Config, Context, Experiment, EXPERIMENTS,
+    self, e6_memory, run_experiments, Config, Context, Experiment, EXPERIMENTS,
 };
 use crate::harness::invocations::{self, Recording};
 use crate::harness::machine::Machine;
@@ -172,36 +173,77 @@ pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
         check_writable(&out)?;
     }
 
-    let config = Config {
+    let cache_levels = match &args.cache_levels {
+        Some(text) => Some(serde_json::from_str::<CacheLevels>(text).map_err(|e| {
+            CliError::usage(format!("kiki report: --cache-levels is not valid: {e}"))
+        })?),
+        None => None,
+    };
+    let mut config = Config {
         quick: args.quick,
         positions,
         pin_cpu,
         counter_events,
         threshold: args.threshold,
+        cache_levels,
         ..Config::default()
     };
     let machine = Machine::detect();
-    let context = Context {
-        config: &config,
-        machine: &machine,
-    };
     let chosen = experiments::selected(&only, &with);
     let invocations = args
         .invocations
         .map_or(if args.quick { 2 } else { 5 }, |k| k as usize);
     if let (Some(index), Some(file)) = (args.record_invocation, &args.recording) {
+        let context = Context {
+            config: &config,
+            machine: &machine,
+        };
         return record_invocation(&chosen, &context, index as usize, invocations, file);
     }
     let mut progress = ReportProgress::new();
     let recorder = Recorder::start();
-    let results = if invocations > 1 {
-        let forwarded = forwarded_options(&args);
-        run_in_invocations(&chosen, &context, invocations, &forwarded, &mut progress)?
-    } else {
-        run_experiments(&chosen, &context, &mut |message, fraction| {
-            progress.update(message, fraction)
-        })
+    let mut forwarded = forwarded_options(&args);
+    let run_some = |experiments: &[&dyn Experiment],
+                    config: &Config,
+                    forwarded: &[std::ffi::OsString],
+                    progress: &mut ReportProgress| {
+        let context = Context {
+            config,
+            machine: &machine,
+        };
+        if invocations > 1 {
+            run_in_invocations(experiments, &context, invocations, forwarded, progress)
+        } else {
+            Ok(run_experiments(
+                experiments,
+                &context,
+                &mut |message, fraction| progress.update(message, fraction),
+            ))
+        }
     };
+    // E7 and E8 size themselves from the measured cache levels: E6's when it runs (so it runs
+    // first), else a short pointer chase here, passed to every child alike.
+    let mut results = Vec::new();
+    let mut rest: Vec<&dyn Experiment> = chosen.clone();
+    if config.cache_levels.is_none() && chosen.iter().any(|e| matches!(e.id(), "E7" | "E8")) {
+        if let Some(e6) = chosen.iter().copied().find(|e| e.id() == "E6") {
+            results = run_some(&[e6], &config, &forwarded, &mut progress)?;
+            config.cache_levels = results.first().and_then(e6_memory::levels_from_result);
+            rest.retain(|e| e.id() != "E6");
+        }
+        if config.cache_levels.is_none() {
+            progress.update("cache levels: a short pointer chase", 0.0);
+            config.cache_levels = Some(cache_levels::probe(&machine, config.quick));
+        }
+    }
+    if let Some(levels) = &config.cache_levels {
+        let json = serde_json::to_string(levels)
+            .map_err(|e| CliError::failed(format!("kiki report: {e}")))?;
+        forwarded.extend(["--cache-levels".into(), json.into()]);
+    }
+    results.extend(run_some(&rest, &config, &forwarded, &mut progress)?);
+    // Report order, whatever order they ran in.
+    results.sort_by_key(|r| chosen.iter().position(|e| e.id() == r.id));
     let conditions = recorder.finish();
     progress.finish();
     let mut report = new_report(machine, results);

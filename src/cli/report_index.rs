@@ -3,7 +3,7 @@
 
 use super::{CliError, Output};
 use crate::harness::report::{read_report, table_markdown};
-use crate::harness::results::{ExperimentResult, Report, Table};
+use crate::harness::results::{ExperimentResult, Plot, PlotKind, PlotLine, Point, Report, Table};
 use crate::input::quote_input;
 use crate::units::{compact_bytes, exact_bytes};
 use serde_json::Value;
@@ -229,6 +229,9 @@ fn render(entries: &[Entry]) -> String {
             .experiment("E7")
             .map(|x| x.summary.as_slice())
             .unwrap_or_default()
+            .iter()
+            // Structured values (issue 10's) have their own section below.
+            .filter(|(_, v)| !v.is_object() && !v.is_array())
         {
             if !keys.contains(k) {
                 keys.push(k.clone());
@@ -254,10 +257,184 @@ fn render(entries: &[Entry]) -> String {
                     .unwrap_or_else(|| "—".into())
             }));
         }
-        out.push_str("\n## E7 cache pressure: crossover points\n\n");
+        out.push_str("\n## E7 cache pressure: summary values\n\n");
         out.push_str(&table_markdown(&crossovers));
     }
+    out.push_str(&cache_argument(&readable).0);
     out
+}
+
+/// The cache argument per CPU (reports with E6's `effective_levels` or E7's `table_miss_cost`):
+/// each CPU's measured cache levels beside sysfs, and each backend's isolated table-miss cost
+/// per lookup at E7's highest pressure; the Markdown section and the plot behind it.
+fn cache_argument(entries: &[&Entry]) -> (String, Option<Plot>) {
+    let levels = |e: &Entry| {
+        e.results
+            .experiment("E6")
+            .and_then(|x| x.summary_value("effective_levels"))
+            .and_then(|v| v.as_array().cloned())
+    };
+    let costs = |e: &Entry| {
+        e.results
+            .experiment("E7")
+            .and_then(|x| x.summary_value("table_miss_cost"))
+            .and_then(|v| v.as_object().cloned())
+    };
+    let with: Vec<&Entry> = entries
+        .iter()
+        .copied()
+        .filter(|e| levels(e).is_some() || costs(e).is_some())
+        .collect();
+    if with.is_empty() {
+        return (String::new(), None);
+    }
+    let mut table = Table {
+        headers: std::iter::once(String::new())
+            .chain(with.iter().map(|e| e.folder.clone()))
+            .collect(),
+        rows: Vec::new(),
+    };
+    let row = |name: &str, cell: &dyn Fn(&Entry) -> String| {
+        std::iter::once(name.to_string())
+            .chain(with.iter().map(|e| cell(e)))
+            .collect::<Vec<_>>()
+    };
+    table
+        .rows
+        .push(row("CPU", &|e| e.results.machine.cpu_model.clone()));
+    table.rows.push(row("measured levels (sysfs)", &|e| {
+        levels(e).map_or("—".into(), |list| {
+            list.iter()
+                .map(|l| {
+                    let bytes = |v: &Value| v.as_f64().map_or("?".into(), compact_bytes);
+                    format!(
+                        "{} {} at {} ns ({})",
+                        l["level"].as_str().unwrap_or("?"),
+                        bytes(&l["bytes"]),
+                        compact(&l["ns"]),
+                        if l["sysfs_bytes"].is_null() {
+                            "—".into()
+                        } else {
+                            bytes(&l["sysfs_bytes"])
+                        }
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        })
+    }));
+    let top = |e: &Entry, key: &str| {
+        e.results
+            .experiment("E7")
+            .and_then(|x| x.summary_value(key))
+            .map_or("—".into(), |v| match v.as_f64() {
+                Some(bytes) if key.contains("bytes") => compact_bytes(bytes),
+                _ => compact(v),
+            })
+    };
+    table
+        .rows
+        .push(row("E7 pressure buffer", &|e| top(e, "pressure_max_bytes")));
+    table
+        .rows
+        .push(row("E7 pressure reads per node (top)", &|e| {
+            top(e, "pressure_reads_max")
+        }));
+    let mut backends: Vec<String> = Vec::new();
+    for e in &with {
+        for name in costs(e)
+            .map(|c| c.keys().cloned().collect::<Vec<_>>())
+            .unwrap_or_default()
+        {
+            if !backends.contains(&name) {
+                backends.push(name);
+            }
+        }
+    }
+    let cost_text = |v: &Value| {
+        format!(
+            "{} [{}–{}]",
+            compact(&v["ns"]),
+            compact(&v["low"]),
+            compact(&v["high"])
+        )
+    };
+    for name in &backends {
+        table
+            .rows
+            .push(row(&format!("{name}: table-miss ns per lookup"), &|e| {
+                costs(e)
+                    .and_then(|c| c.get(name).cloned())
+                    .map_or("—".into(), |v| cost_text(&v))
+            }));
+    }
+    table.rows.push(row("negative controls pass", &|e| {
+        e.results
+            .experiment("E7")
+            .and_then(|x| x.summary_value("negative_controls"))
+            .and_then(|v| v.as_object().cloned())
+            .map_or("—".into(), |c| {
+                c.iter()
+                    .map(|(k, v)| format!("{k}: {}", compact(&v["pass"])))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            })
+    }));
+    table.rows.push(row("positive control passes", &|e| {
+        e.results
+            .experiment("E7")
+            .and_then(|x| x.summary_value("positive_control"))
+            .map_or("—".into(), |v| compact(&v["pass"]))
+    }));
+    table
+        .rows
+        .push(row("seed 004", &|e| top(e, "seed_004_verdict")));
+    let plot = Plot {
+        file_stem: "cache_argument".into(),
+        title: "Table-miss cost per lookup at E7's highest pressure, per CPU".into(),
+        x_label: "backend".into(),
+        y_label: "ns per lookup (real − hot twin)".into(),
+        log_x: false,
+        log_y: false,
+        kind: PlotKind::Bar,
+        categories: backends.clone(),
+        markers: Vec::new(),
+        lines: with
+            .iter()
+            .filter_map(|e| {
+                let costs = costs(e)?;
+                Some(PlotLine {
+                    name: e.folder.clone(),
+                    points: backends
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, name)| {
+                            let v = costs.get(name)?;
+                            let (y, low, high) =
+                                (v["ns"].as_f64()?, v["low"].as_f64()?, v["high"].as_f64()?);
+                            Some(Point {
+                                x: i as f64,
+                                y,
+                                y_low: low.min(y),
+                                y_high: high.max(y),
+                            })
+                        })
+                        .collect(),
+                })
+            })
+            .collect(),
+    };
+    let has_plot = plot.lines.iter().any(|l| !l.points.is_empty());
+    let mut text = String::from(
+        "\n## The cache argument per CPU\n\nE6's effective cache levels (knees of its latency \
+         curve; sysfs in parentheses) and E7's isolated table-miss cost (each backend against \
+         its hot twin, after the highest pressure; 95 % intervals).\n\n",
+    );
+    if has_plot {
+        text.push_str("![table-miss cost per CPU](cache_argument.svg)\n\n");
+    }
+    text.push_str(&table_markdown(&table));
+    (text, has_plot.then_some(plot))
 }
 
 /// What `rebuild` did: how many folders it indexed, and each one it skipped with the reason
@@ -296,6 +473,16 @@ pub fn rebuild(dir: &Path) -> Result<Rebuilt, String> {
     skipped.sort();
     entries.sort_by(|a, b| a.folder.cmp(&b.folder));
     let text = render(&entries);
+    let readable: Vec<&Entry> = entries.iter().collect();
+    if let (_, Some(plot)) = cache_argument(&readable) {
+        let svg = crate::harness::plot::render_svg(&plot)?;
+        std::fs::write(dir.join("cache_argument.svg"), svg).map_err(|e| {
+            format!(
+                "cannot write {}: {e}",
+                dir.join("cache_argument.svg").display()
+            )
+        })?;
+    }
     let temp = dir.join(format!(".README.md.tmp-{}", std::process::id()));
     let target = dir.join("README.md");
     std::fs::write(&temp, text)
@@ -375,6 +562,48 @@ mod tests {
         assert_eq!(best_backend(&e2).unwrap(), "pext (perft start d5)");
         let none = with_summary(r#"{"l1_ns": 1.4}"#);
         assert_eq!(best_backend(&none), None);
+    }
+
+    #[test]
+    fn cache_argument_sets_the_cpus_side_by_side() {
+        let mut e6 = with_summary(
+            r#"{"effective_levels": [{"level": "L1", "bytes": 32768, "ns": 1.2, "sysfs_bytes": 32768},
+                {"level": "L3", "bytes": 8388608, "ns": 20.5, "sysfs_bytes": 33554432}]}"#,
+        );
+        e6.id = "E6".into();
+        let mut e7 = with_summary(
+            r#"{"pressure_max_bytes": 33554432, "pressure_reads_max": 512,
+                "table_miss_cost": {"magic-plain": {"ns": 30.5, "low": 28.0, "high": 33.0},
+                                    "dbb": {"ns": 2.5, "low": 2.0, "high": 3.0}},
+                "negative_controls": {"mailbox": {"ns": 0.1, "low": -0.1, "high": 0.2, "pass": true}},
+                "positive_control": {"bytes": 33554432, "ns": 80.0, "expected_ns": 78.0, "pass": true},
+                "seed_004_verdict": "holds here"}"#,
+        );
+        e7.id = "E7".into();
+        let mut machine = Machine::detect();
+        machine.cpu_model = "Some CPU".into();
+        let entry = Entry {
+            folder: "some-cpu".into(),
+            results: new_report(machine, vec![e6, e7]),
+        };
+        let (text, plot) = cache_argument(&[&entry]);
+        assert!(text.contains("## The cache argument per CPU"), "{text}");
+        assert!(text.contains("L3 8 MiB at 20.5 ns (32 MiB)"), "{text}");
+        assert!(
+            text.contains("| magic-plain: table-miss ns per lookup | 30.5 [28–33] |"),
+            "{text}"
+        );
+        assert!(text.contains("mailbox: true"), "{text}");
+        assert!(text.contains("| seed 004 | holds here |"), "{text}");
+        let plot = plot.expect("a plot");
+        assert_eq!(plot.categories, ["magic-plain", "dbb"]);
+        assert_eq!(plot.lines[0].points[1].y, 2.5);
+        // Reports without these values add no section.
+        let bare = Entry {
+            folder: "bare".into(),
+            results: new_report(Machine::detect(), vec![with_summary("{}")]),
+        };
+        assert_eq!(cache_argument(&[&bare]).0, "");
     }
 
     /// A valid `results.json` of one experiment on "Good CPU".

@@ -386,6 +386,44 @@ impl Drop for PageBuffer {
     }
 }
 
+/// Bytes of `memory` backed by transparent huge pages, from `/proc/self/smaps` (summed over the
+/// mappings it overlaps; `None` where the file cannot be read).
+pub fn huge_page_bytes_of(memory: &[u8]) -> Option<usize> {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+    anon_huge_bytes_in(&smaps, memory.as_ptr() as usize, memory.len())
+}
+
+/// Asks the kernel to back the whole 2 MiB pages inside `memory` with huge pages now
+/// (`MADV_HUGEPAGE`, then `MADV_COLLAPSE`, Linux 6.1+); the memory's contents are unchanged.
+/// `Err` says why not (too small, an old kernel, memory that is not anonymous).
+pub fn collapse_to_huge_pages(memory: &[u8]) -> Result<(), String> {
+    let start = (memory.as_ptr() as usize).next_multiple_of(HUGE_PAGE);
+    let end = (memory.as_ptr() as usize + memory.len()) / HUGE_PAGE * HUGE_PAGE;
+    if end <= start {
+        return Err("no whole 2 MiB page inside the table".to_string());
+    }
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        for advice in [libc::MADV_HUGEPAGE, libc::MADV_COLLAPSE] {
+            // SAFETY: [start, end) lies inside `memory`, which stays allocated; neither advice
+            // changes its contents.
+            if unsafe { libc::madvise(start as *mut libc::c_void, end - start, advice) } != 0 {
+                let name = if advice == libc::MADV_HUGEPAGE {
+                    "MADV_HUGEPAGE"
+                } else {
+                    "MADV_COLLAPSE"
+                };
+                return Err(format!("{name}: {}", std::io::Error::last_os_error()));
+            }
+        }
+        Ok(())
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        Err("MADV_COLLAPSE is a Linux feature".to_string())
+    }
+}
+
 /// Sums `AnonHugePages` over the mappings of `smaps` text that overlap `[start, start+len)`.
 pub fn anon_huge_bytes_in(smaps: &str, start: usize, len: usize) -> Option<usize> {
     let end = start + len;

@@ -472,3 +472,129 @@ mod tests {
         assert!(from_sfens(&no_sliders).is_err());
     }
 }
+
+/// A search-order workload: distinct positions in the order a depth-first search visits them,
+/// each with every slider of both sides (an engine's attack maps need both).
+#[derive(Clone, Debug)]
+pub struct SearchWorkload {
+    /// Per node, its canonical occupancy.
+    pub occupancies: Vec<u128>,
+    /// Node `i`'s lookups are `lookups[starts[i]..starts[i + 1]]` (`starts` has one more entry
+    /// than there are nodes).
+    pub starts: Vec<u32>,
+    /// Every node's sliders: kind and square.
+    pub lookups: Vec<(Slider, Square)>,
+    pub description: String,
+}
+
+impl SearchWorkload {
+    pub fn nodes(&self) -> usize {
+        self.occupancies.len()
+    }
+
+    /// Node `i`'s lookups.
+    pub fn node(&self, i: usize) -> &[(Slider, Square)] {
+        &self.lookups[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+}
+
+/// Moves tried per node of the depth-first walks (random among the legal ones).
+const SEARCH_BRANCHING: usize = 4;
+/// Depth of each walk below its root.
+const SEARCH_DEPTH: u32 = 3;
+
+/// `nodes` distinct positions (by Zobrist key) in depth-first order: roots from seeded
+/// random-play games (a root every few plies after the opening), and below each a walk of
+/// [`SEARCH_DEPTH`] plies trying [`SEARCH_BRANCHING`] random legal moves per node, every node
+/// recorded in pre-order unless an earlier node had the same key. Consecutive nodes differ by a
+/// move or by an unmake-and-make, as in a search, so their table lines are reused as a search
+/// reuses them.
+pub fn search_order(seed: u64, nodes: usize) -> SearchWorkload {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut out = SearchWorkload {
+        occupancies: Vec::with_capacity(nodes),
+        starts: vec![0],
+        lookups: Vec::new(),
+        description: String::new(),
+    };
+    let mut seen = std::collections::HashSet::new();
+    let (mut games, mut roots) = (0usize, 0usize);
+    'games: while out.nodes() < nodes {
+        games += 1;
+        let mut game = Position::from_sfen(Reference, START_SFEN).expect("start SFEN parses");
+        let mut list = MoveList::new();
+        for ply in 0..MAX_PLIES {
+            if ply >= SKIP_PLIES && ply % 5 == 0 {
+                roots += 1;
+                walk(
+                    &mut game,
+                    SEARCH_DEPTH,
+                    &mut rng,
+                    &mut seen,
+                    &mut out,
+                    nodes,
+                );
+                if out.nodes() >= nodes {
+                    break 'games;
+                }
+            }
+            game.legal_moves(&mut list);
+            if list.is_empty() {
+                break;
+            }
+            let mv = list[rng.random_range(0..list.len())];
+            game.do_move(mv);
+        }
+        if games > nodes + 1000 {
+            break;
+        }
+    }
+    out.description = format!(
+        "{} distinct positions (by Zobrist key) in depth-first order: {roots} roots taken every \
+         5 plies from {games} seeded random-play games, each walked {SEARCH_DEPTH} plies deep \
+         trying {SEARCH_BRANCHING} random legal moves per node; each node looks up every slider \
+         of both sides ({} lookups, {:.1} per node); seed {seed:#x}",
+        out.nodes(),
+        out.lookups.len(),
+        out.lookups.len() as f64 / out.nodes().max(1) as f64
+    );
+    out
+}
+
+/// Records `pos` (if new) and walks `depth` plies below it.
+fn walk<B: Backend>(
+    pos: &mut Position<B>,
+    depth: u32,
+    rng: &mut Xoshiro256PlusPlus,
+    seen: &mut std::collections::HashSet<u64>,
+    out: &mut SearchWorkload,
+    nodes: usize,
+) {
+    if out.nodes() >= nodes {
+        return;
+    }
+    if seen.insert(pos.key()) {
+        out.occupancies.push(pos.occupied().to_canonical());
+        for color in [Color::Black, Color::White] {
+            for square in pos.color_bb(color).squares() {
+                if let Some(slider) = pos.piece_at(square).and_then(|p| slider_of(p.kind, color)) {
+                    out.lookups.push((slider, square));
+                }
+            }
+        }
+        out.starts.push(out.lookups.len() as u32);
+    }
+    if depth == 0 {
+        return;
+    }
+    let mut list = MoveList::new();
+    pos.legal_moves(&mut list);
+    let mut moves: Vec<Move> = list.iter().copied().collect();
+    for i in 0..moves.len().min(SEARCH_BRANCHING) {
+        let j = rng.random_range(i..moves.len());
+        moves.swap(i, j);
+        let undo = pos.do_move(moves[i]);
+        walk(pos, depth - 1, rng, seen, out, nodes);
+        pos.undo_move(moves[i], undo);
+    }
+}

@@ -136,61 +136,6 @@ impl CounterLog {
             .collect();
         Some(Table { headers, rows })
     }
-
-    /// One table per event, rows by the `row` label and columns by the `column` label (in
-    /// first-seen order), over the records `keep` accepts: the count per operation.
-    pub(crate) fn pivots(
-        &self,
-        row: &str,
-        column: &str,
-        keep: impl Fn(&dyn Fn(&str) -> Option<String>) -> bool,
-    ) -> Vec<Table> {
-        let kept: Vec<&Record> = self
-            .records
-            .iter()
-            .filter(|r| keep(&|key: &str| r.label(key)))
-            .collect();
-        let Some(first) = kept.first() else {
-            return Vec::new();
-        };
-        let mut rows: Vec<String> = Vec::new();
-        let mut columns: Vec<String> = Vec::new();
-        for record in &kept {
-            let r = record.label(row).unwrap_or_default();
-            let c = record.label(column).unwrap_or_default();
-            if !rows.contains(&r) {
-                rows.push(r);
-            }
-            if !columns.contains(&c) {
-                columns.push(c);
-            }
-        }
-        let cell = |r: &str, c: &str, event: &str| {
-            kept.iter()
-                .find(|k| {
-                    k.label(row).as_deref() == Some(r) && k.label(column).as_deref() == Some(c)
-                })
-                .and_then(|k| k.values.iter().find(|(e, _)| e == event))
-                .map_or("–".to_string(), |(_, v)| format_sig(*v))
-        };
-        first
-            .values
-            .iter()
-            .map(|(event, _)| {
-                let mut headers = vec![format!("{event}/{} ({row} × {column})", self.per)];
-                headers.extend(columns.iter().cloned());
-                let rows = rows
-                    .iter()
-                    .map(|r| {
-                        let mut cells = vec![r.clone()];
-                        cells.extend(columns.iter().map(|c| cell(r, c, event)));
-                        cells
-                    })
-                    .collect();
-                Table { headers, rows }
-            })
-            .collect()
-    }
 }
 
 impl Record {
@@ -248,14 +193,6 @@ mod tests {
             "{}",
             log.note()
         );
-        let pivots = log.pivots("backend", "task", |_| true);
-        assert_eq!(pivots.len(), 1);
-        assert_eq!(
-            pivots[0].headers,
-            ["task-clock-ns/op (backend × task)", "spin"]
-        );
-        assert_eq!(pivots[0].rows[0][0], "spin");
-        assert!(pivots[0].rows[0][1].parse::<f64>().unwrap() > 0.0);
     }
 
     #[test]
@@ -274,7 +211,6 @@ mod tests {
         log.record(&[], &result);
         assert!(log.series().is_empty());
         assert!(log.table(&["backend"], |_| true).is_none());
-        assert!(log.pivots("backend", "task", |_| true).is_empty());
         assert_eq!(log.note(), "counters unavailable: test");
     }
 }

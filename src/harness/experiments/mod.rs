@@ -44,11 +44,14 @@ pub struct Config {
     pub positions: Vec<String>,
     /// The CPU the measuring thread is pinned to (`--pin CPU`), if any.
     pub pin_cpu: Option<usize>,
-    /// Counters read around every sample of E1, E2 and E7 where the machine has them.
+    /// Counters read around every sample of E1 and E2 where the machine has them.
     pub counter_events: Vec<Event>,
     /// The practical threshold of a claim (0.03: an order is stated only when the interval
     /// lies wholly beyond ±3 %).
     pub threshold: f64,
+    /// The cache levels as the report measured them (E6's curve, or a short pointer chase),
+    /// which E7 and E8 size themselves from; `None` = measure them where needed.
+    pub cache_levels: Option<crate::harness::cache_levels::CacheLevels>,
 }
 
 /// The default practical threshold of a claim: ±3 %.
@@ -65,6 +68,7 @@ impl Default for Config {
             pin_cpu: None,
             counter_events: Event::DEFAULT.to_vec(),
             threshold: DEFAULT_THRESHOLD,
+            cache_levels: None,
         }
     }
 }

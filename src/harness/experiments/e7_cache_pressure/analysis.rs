@@ -1,651 +1,779 @@
-//! E7's analysis: the measured points turned into series, plots, tables, summary values and the
-//! numbers the findings quote (marginal costs, where each backend loses, the crossovers).
+//! E7's analysis: table-miss costs (paired real − hot twin), the controls, the dose–response,
+//! the survival fractions, the table-page split, the bracket and the seed-004 verdict, as
+//! series, plots, tables, summary values and the numbers the findings quote.
 
-use super::measure::{Measured, Measurement};
-use super::{EVAL_ALONE, IDLE, LOSS_FACTOR, MAIN_READS};
-use crate::harness::experiments::{
-    interval, interval_linear, interval_point, per_second_millions, series,
+use super::measure::{attack_table_bytes, mask_label, Chain, Measurement, DOSE_MASKS};
+use super::{
+    EVAL_ALONE, HOT_MASK, NEGATIVE_BOUND_NS, NEGATIVE_CONTROLS, POSITIVE_TOLERANCE, SYNTHETIC,
 };
-use crate::harness::results::{Plot, PlotKind, PlotLine, Point, Series, Table};
-use crate::harness::stats::{format_interval, Estimate};
-use crate::registry;
+use crate::harness::experiments::{interval_linear, interval_point, series, typical, Claims};
+use crate::harness::results::{Plot, PlotKind, PlotLine, Series, Table};
+use crate::harness::stats::{format_interval, format_sig, Claim, Comparison, Estimate};
 use crate::units::rounded_bytes;
-use serde_json::Value as Json;
+use serde_json::{json, Map, Value as Json};
 
-/// E7's series, plots and tables, and the numbers the findings and the summary quote.
+/// E7's series, plots, tables, summary and claims, and the numbers the findings quote.
 pub(super) struct Analysis {
     pub series: Vec<Series>,
     pub plots: Vec<Plot>,
-    /// The main table, then one table per counted event.
     pub tables: Vec<Table>,
+    pub summary: Vec<(String, Json)>,
+    pub claims: Claims,
     pub numbers: Numbers,
 }
 
-impl Analysis {
-    /// Whether counter tables follow the main table.
-    pub fn has_counter_tables(&self) -> bool {
-        self.tables.len() > 1
-    }
+/// What the findings quote.
+pub(super) struct Numbers {
+    /// Pressure reads per node at the top of the sweep, and the bytes that inserts.
+    pub top_reads: u32,
+    /// Per backend: its attack-table bytes and its table-miss cost at each pressure.
+    pub costs: Vec<(String, usize, Vec<(u32, Estimate)>)>,
+    /// Negative controls at the top pressure: backend, cost, pass.
+    pub negative: Vec<(String, Estimate, bool)>,
+    /// The positive control at no pressure: cost, expected, pass.
+    pub positive: Option<(Estimate, f64, bool)>,
+    /// Per backend with big tables: cost per masked footprint (bytes) at the top pressure.
+    pub dose: Vec<(String, Vec<(usize, Estimate)>)>,
+    /// Survival fractions per pressure count: (P, [L1, L2, LL, memory]).
+    pub survival: Vec<(u32, [f64; 4])>,
+    /// The table-page split per backend: (cost with 4 KiB tables, with huge tables, huge bytes
+    /// granted after the collapse, table bytes, the collapse's error).
+    pub pages: Vec<(
+        String,
+        Estimate,
+        Estimate,
+        Option<usize>,
+        usize,
+        Option<String>,
+        Option<usize>,
+    )>,
+    /// The bracket per backend: marginal cost at E = 0 and at E = the pressure buffer.
+    pub bracket: Vec<(String, Estimate, Estimate)>,
+    /// magic-plain − dbb table-miss cost at the top pressure, and magic-plain's time against
+    /// dbb's there and with no pressure.
+    pub verdict: Verdict,
 }
 
-/// Turns E7's measurement into series, plots, tables and numbers.
-pub(super) fn analyse(m: &Measurement) -> Analysis {
-    let sweep = Sweep::new(m);
-    let numbers = numbers(&sweep);
-    let mut series = raw_series(&m.measured);
-    series.extend(m.counter_log.series());
-    let mut tables = vec![main_table(&numbers)];
-    tables.extend(counter_tables(m));
-    Analysis {
-        series,
-        plots: plots(&sweep),
-        tables,
-        numbers,
-    }
+pub(super) struct Verdict {
+    pub difference: Option<Estimate>,
+    pub unpressed: Option<Comparison>,
+    pub text: String,
 }
 
-/// The bytes of `name`'s tables (0 for a backend the registry does not list).
-pub(super) fn table_bytes(name: &str) -> usize {
-    registry::summaries()
-        .into_iter()
-        .find(|s| s.info.name == name)
-        .map_or(0, |s| s.table_bytes)
-}
-
-/// Paired marginal cost per lookup: (backend − evaluation alone) per round, in ns.
-fn marginal(
-    measured: &[Measured],
-    variant: &str,
+/// Per-round table-miss cost: the case with `mask` minus its hot twin, ns per lookup.
+fn paired(
+    chains: &[Chain],
+    part: &str,
     reads: u32,
-    bytes: usize,
-    backend: &str,
+    case: &str,
+    mask: &str,
+    tables: &str,
+    pressure: &str,
 ) -> Option<Estimate> {
-    let find = |case: &str| {
-        measured.iter().find(|m| {
-            m.variant == variant && m.reads == reads && m.bytes == bytes && m.case == case
+    let find = |mask: &str| {
+        chains.iter().find(|c| {
+            c.part == part
+                && c.reads == reads
+                && c.case == case
+                && c.mask == mask
+                && c.tables == tables
+                && c.pressure == pressure
         })
     };
-    let (with, alone) = (&find(backend)?.ns, &find(EVAL_ALONE)?.ns);
-    // Round i of each was taken side by side, so the per-round differences pair them.
-    if with.len() != alone.len() || with.is_empty() {
+    let (real, twin) = (&find(mask)?.ns, &find(&mask_label(HOT_MASK))?.ns);
+    if real.len() != twin.len() || real.is_empty() {
         return None;
     }
-    let differences: Vec<f64> = with.iter().zip(alone).map(|(a, b)| a - b).collect();
+    let differences: Vec<f64> = real.iter().zip(twin).map(|(a, b)| a - b).collect();
     let estimate = interval_linear(&differences);
     (!estimate.value.is_nan()).then_some(estimate)
 }
 
-/// The smallest E from which the marginal cost stays above `LOSS_FACTOR` × its E = 0 cost.
-pub(super) fn loses_from(costs: &[(usize, f64)]) -> Option<usize> {
-    let base = costs.iter().find(|(b, _)| *b == 0)?.1;
-    let mut from = None;
-    for &(bytes, cost) in costs.iter().filter(|(b, _)| *b > 0) {
-        if cost > LOSS_FACTOR * base {
-            from.get_or_insert(bytes);
-        } else {
-            from = None;
-        }
-    }
-    from
+fn full() -> String {
+    mask_label(usize::MAX)
 }
 
-/// Every measured point as raw series: ns per iteration, and the other thread's read rate.
-fn raw_series(measured: &[Measured]) -> Vec<Series> {
+fn cost(m: &Measurement, reads: u32, case: &str) -> Option<Estimate> {
+    paired(&m.chains, "chain", reads, case, &full(), "as built", "huge")
+}
+
+fn chain_ns<'a>(m: &'a Measurement, reads: u32, case: &str) -> Option<&'a [f64]> {
+    m.chains
+        .iter()
+        .find(|c| c.part == "chain" && c.reads == reads && c.case == case && c.mask == full())
+        .map(|c| c.ns.as_slice())
+}
+
+/// The x position of a pressure count on the log axis (P = 0 drawn one step left of the first).
+fn pressure_x(reads: u32) -> f64 {
+    if reads == 0 {
+        128.0
+    } else {
+        reads as f64 * 64.0
+    }
+}
+
+pub(super) fn analyse(m: &Measurement) -> Analysis {
+    let top_reads = m.pressure_reads.last().copied().unwrap_or(0);
+    let mut claims = Claims::new(m.threshold);
+    let costs: Vec<(String, usize, Vec<(u32, Estimate)>)> = m
+        .backends
+        .iter()
+        .map(|&name| {
+            let points = m
+                .pressure_reads
+                .iter()
+                .filter_map(|&reads| cost(m, reads, name).map(|e| (reads, e)))
+                .collect();
+            (name.to_string(), attack_table_bytes(name), points)
+        })
+        .collect();
+    let negative: Vec<(String, Estimate, bool)> = m
+        .backends
+        .iter()
+        .filter(|name| NEGATIVE_CONTROLS.contains(name))
+        .filter_map(|&name| {
+            let e = cost(m, top_reads, name)?;
+            let pass = e.low >= -NEGATIVE_BOUND_NS && e.high <= NEGATIVE_BOUND_NS;
+            Some((name.to_string(), e, pass))
+        })
+        .collect();
+    let expected = m.levels.latency_at(m.synthetic_bytes) - m.levels.latency_at(HOT_MASK + 1);
+    let positive = cost(m, 0, SYNTHETIC).map(|e| {
+        let pass = (e.value - expected).abs() <= POSITIVE_TOLERANCE * expected;
+        (e, expected, pass)
+    });
+    let dose: Vec<(String, Vec<(usize, Estimate)>)> = m
+        .backends
+        .iter()
+        .filter_map(|&name| {
+            let table = attack_table_bytes(name);
+            let mut points: Vec<(usize, Estimate)> = DOSE_MASKS
+                .iter()
+                .filter(|&&mask| mask + 1 < table)
+                .filter_map(|&mask| {
+                    paired(
+                        &m.chains,
+                        "chain",
+                        top_reads,
+                        name,
+                        &mask_label(mask),
+                        "as built",
+                        "huge",
+                    )
+                    .map(|e| (mask + 1, e))
+                })
+                .collect();
+            if points.is_empty() {
+                return None;
+            }
+            points.push((table, cost(m, top_reads, name)?));
+            Some((name.to_string(), points))
+        })
+        .collect();
+    let survival = survival_fractions(m);
+    let pages = m
+        .table_pages
+        .iter()
+        .filter_map(|t| {
+            let at = |tables: &str| {
+                paired(
+                    &m.chains,
+                    "pages",
+                    top_reads.max(1),
+                    t.backend,
+                    &full(),
+                    tables,
+                    "huge",
+                )
+            };
+            Some((
+                t.backend.to_string(),
+                at("4k")?,
+                at("huge")?,
+                t.huge_after,
+                t.table_bytes,
+                t.collapse.clone().err(),
+                t.huge_before,
+            ))
+        })
+        .collect();
+    let bracket = bracket_costs(m);
+    let verdict = verdict(m, top_reads, &mut claims);
+    let numbers = Numbers {
+        top_reads,
+        costs,
+        negative,
+        positive,
+        dose,
+        survival,
+        pages,
+        bracket,
+        verdict,
+    };
+    Analysis {
+        series: raw_series(m),
+        plots: plots(m, &numbers),
+        tables: tables(m, &numbers),
+        summary: summary(m, &numbers),
+        claims,
+        numbers,
+    }
+}
+
+/// Survival fractions: each real reload's extra time over the hot twin's median at the same
+/// pressure, classified by the midpoints between the measured levels' latencies above L1.
+fn survival_fractions(m: &Measurement) -> Vec<(u32, [f64; 4])> {
+    let bounds = survival_bounds(m);
+    m.survival
+        .iter()
+        .filter(|(_, real, twin)| !real.is_empty() && !twin.is_empty())
+        .map(|(reads, real, twin)| {
+            let base = typical(twin);
+            let mut counts = [0usize; 4];
+            for &ns in real {
+                let extra = ns - base;
+                let level = bounds.iter().take_while(|&&b| extra > b).count();
+                counts[level.min(3)] += 1;
+            }
+            let n = real.len() as f64;
+            (*reads, counts.map(|c| c as f64 / n))
+        })
+        .collect()
+}
+
+/// The extra-latency bounds between L1 | L2 | LL | memory: midpoints of the levels' latencies
+/// above L1's.
+pub(super) fn survival_bounds(m: &Measurement) -> [f64; 3] {
+    let levels = &m.levels.levels;
+    let l1 = levels.first().map_or(1.0, |l| l.ns);
+    let l2 = levels.get(1).map_or(4.0, |l| l.ns);
+    let ll = levels.last().map_or(20.0, |l| l.ns).max(l2);
+    let memory = m.levels.memory_ns.max(ll);
+    let above = |ns: f64| ns - l1;
+    [
+        above(l2) / 2.0,
+        (above(l2) + above(ll)) / 2.0,
+        (above(ll) + above(memory)) / 2.0,
+    ]
+}
+
+/// The bracket's marginal cost per lookup: (backend − evaluation alone) per round, at E = 0 and
+/// at E = the pressure buffer.
+fn bracket_costs(m: &Measurement) -> Vec<(String, Estimate, Estimate)> {
+    let marginal = |bytes: usize, name: &str| {
+        let find = |case: &str| {
+            m.bracket
+                .iter()
+                .find(|b| b.bytes == bytes && b.case == case)
+        };
+        let (with, alone) = (&find(name)?.ns, &find(EVAL_ALONE)?.ns);
+        if with.len() != alone.len() || with.is_empty() {
+            return None;
+        }
+        let d: Vec<f64> = with.iter().zip(alone).map(|(a, b)| a - b).collect();
+        Some(interval_linear(&d))
+    };
+    m.backends
+        .iter()
+        .filter_map(|&name| {
+            Some((
+                name.to_string(),
+                marginal(0, name)?,
+                marginal(m.pressure_bytes, name)?,
+            ))
+        })
+        .collect()
+}
+
+/// Seed 004's verdict: magic-plain against dbb, from the isolated table-miss cost at the top
+/// pressure and their times there and without pressure.
+fn verdict(m: &Measurement, top: u32, claims: &mut Claims) -> Verdict {
+    let (big, small) = ("magic-plain", "dbb");
+    let have = m.backends.contains(&big) && m.backends.contains(&small);
+    let none = |text: &str| Verdict {
+        difference: None,
+        unpressed: None,
+        text: text.to_string(),
+    };
+    if !have {
+        return none("not measured: needs magic-plain and dbb");
+    }
+    let difference = (|| {
+        let real = |name| chain_ns(m, top, name);
+        let twin = |name| {
+            m.chains
+                .iter()
+                .find(|c| {
+                    c.part == "chain"
+                        && c.reads == top
+                        && c.case == name
+                        && c.mask == mask_label(HOT_MASK)
+                })
+                .map(|c| c.ns.as_slice())
+        };
+        let (a, at, b, bt) = (real(big)?, twin(big)?, real(small)?, twin(small)?);
+        let n = a.len().min(at.len()).min(b.len()).min(bt.len());
+        let d: Vec<f64> = (0..n).map(|i| (a[i] - at[i]) - (b[i] - bt[i])).collect();
+        Some(interval_linear(&d))
+    })();
+    let compare = |claims: &mut Claims, reads: u32| {
+        let cell = format!("chain, {reads} pressure reads per node");
+        claims.compare(
+            &cell,
+            (big, chain_ns(m, reads, big)?),
+            (small, chain_ns(m, reads, small)?),
+        )
+    };
+    let unpressed = compare(claims, 0);
+    let at_top = compare(claims, top);
+    let inserted = rounded_bytes(top as f64 * 64.0);
+    let text = match (&difference, &at_top) {
+        (Some(d), Some(c)) if c.claim == Claim::Slower && d.low > 0.0 => format!(
+            "holds here: after {top} pressure reads per node (≈ {inserted} inserted) magic-plain \
+             takes ×{:.2} [{:.2}–{:.2}] dbb's time per lookup, and its table misses cost \
+             {} ns more per lookup than dbb's — the mechanism is the table's misses",
+            c.ratio,
+            c.low,
+            c.high,
+            format_interval(d)
+        ),
+        (Some(d), Some(c)) if c.claim == Claim::Faster => format!(
+            "does not hold here: after {top} pressure reads per node (≈ {inserted} inserted) \
+             magic-plain still takes ×{:.2} [{:.2}–{:.2}] dbb's time per lookup, although its \
+             table misses cost {} ns more per lookup",
+            c.ratio,
+            c.low,
+            c.high,
+            format_interval(d)
+        ),
+        (Some(d), Some(c)) => format!(
+            "is not shown at this resolution: after {top} pressure reads per node magic-plain \
+             and dbb are level within ±{} % (×{:.2} [{:.2}–{:.2}]); magic-plain's table misses \
+             cost {} ns more per lookup than dbb's",
+            crate::harness::experiments::percent(m.threshold),
+            c.ratio,
+            c.low,
+            c.high,
+            format_interval(d)
+        ),
+        _ => "not measured: no paired samples".to_string(),
+    };
+    Verdict {
+        difference,
+        unpressed,
+        text,
+    }
+}
+
+fn raw_series(m: &Measurement) -> Vec<Series> {
     let mut out = Vec::new();
-    for m in measured {
-        let reads = m.reads.to_string();
-        let bytes = m.bytes.to_string();
-        let labels = [
-            ("variant", m.variant),
-            ("case", m.case.as_str()),
-            ("eval_bytes", bytes.as_str()),
-            ("reads_per_lookup", reads.as_str()),
-        ];
-        out.push(series(&labels, "ns/iteration", m.ns.clone()));
-        if !m.eval_reads_per_ns.is_empty() {
+    for c in &m.chains {
+        let reads = c.reads.to_string();
+        out.push(series(
+            &[
+                ("part", c.part),
+                ("case", &c.case),
+                ("mask", &c.mask),
+                ("pressure_reads", &reads),
+                ("tables", c.tables),
+                ("pressure_pages", c.pressure),
+            ],
+            "ns/lookup",
+            c.ns.clone(),
+        ));
+    }
+    for (reads, real, twin) in &m.survival {
+        let reads = reads.to_string();
+        let backend = m.survival_backend.unwrap_or("");
+        for (mask, samples) in [("full", real), ("4 KiB", twin)] {
             out.push(series(
-                &labels,
-                "evaluation reads/ns (other thread)",
-                m.eval_reads_per_ns.clone(),
+                &[
+                    ("part", "survival"),
+                    ("case", backend),
+                    ("mask", mask),
+                    ("pressure_reads", &reads),
+                ],
+                "ns/reload",
+                samples.clone(),
             ));
         }
+    }
+    for b in &m.bracket {
+        let bytes = b.bytes.to_string();
+        out.push(series(
+            &[
+                ("part", "bracket"),
+                ("case", &b.case),
+                ("eval_bytes", &bytes),
+            ],
+            "ns/iteration",
+            b.ns.clone(),
+        ));
     }
     out
 }
 
-/// The measurement with what every plot over E shares: the x position of an E and the cache
-/// size markers.
-struct Sweep<'a> {
-    m: &'a Measurement,
-    markers: Vec<(f64, String)>,
-}
-
-impl<'a> Sweep<'a> {
-    fn new(m: &'a Measurement) -> Sweep<'a> {
-        let mut markers = vec![(8192.0, "E = 0".to_string())];
-        for level in 1..=3u8 {
-            if let Some(bytes) = m.machine.cache_bytes(level) {
-                markers.push((bytes as f64, format!("L{level}")));
-            }
-        }
-        Sweep { m, markers }
+fn plots(m: &Measurement, n: &Numbers) -> Vec<Plot> {
+    let mut markers = vec![(128.0, "P = 0".to_string())];
+    for level in &m.levels.levels {
+        markers.push((level.bytes as f64, format!("{} (measured)", level.level)));
     }
-
-    fn marginal(&self, variant: &str, reads: u32, bytes: usize, backend: &str) -> Option<Estimate> {
-        marginal(&self.m.measured, variant, reads, bytes, backend)
-    }
-
-    /// A backend's marginal cost at every E of the main sweep it was measured at.
-    fn costs(&self, variant: &str, reads: u32, backend: &str) -> Vec<(usize, Estimate)> {
-        self.m
-            .sizes
-            .iter()
-            .filter_map(|&b| self.marginal(variant, reads, b, backend).map(|s| (b, s)))
-            .collect()
-    }
-
-    fn line_plot(
-        &self,
-        stem: &str,
-        title: &str,
-        y_label: &str,
-        lines: Vec<PlotLine>,
-        log_y: bool,
-    ) -> Plot {
-        Plot {
-            file_stem: stem.to_string(),
-            title: title.to_string(),
-            x_label: "evaluation buffer E (bytes)".to_string(),
-            y_label: y_label.to_string(),
-            log_x: true,
-            log_y,
-            kind: PlotKind::Line,
-            categories: Vec::new(),
-            markers: self.markers.clone(),
-            lines,
-        }
-    }
-}
-
-/// E = 0 sits at 8 KiB on the log axis (marked).
-fn x_of(bytes: usize) -> f64 {
-    if bytes == 0 {
-        8192.0
-    } else {
-        bytes as f64
-    }
-}
-
-/// Marginal costs can come out slightly negative when the lookups hide entirely behind the
-/// evaluation misses; the plots keep the point but not below zero.
-fn clamp_point(p: Point) -> Point {
-    Point {
-        x: p.x,
-        y: p.y.max(0.0),
-        y_low: p.y_low.max(0.0).min(p.y.max(0.0)),
-        y_high: p.y_high.max(0.0),
-    }
-}
-
-fn plots(s: &Sweep<'_>) -> Vec<Plot> {
-    let mut plots = marginal_plots(s);
-    plots.push(combined_rate_plot(s));
-    plots.extend(thread_plots(s));
-    plots.push(reads_plot(s));
-    plots
-}
-
-/// The marginal cost of a lookup over E, on 4 KiB and on huge pages.
-fn marginal_plots(s: &Sweep<'_>) -> Vec<Plot> {
-    let mut plots = Vec::new();
-    for (variant, words) in [("4k", "4 KiB pages"), ("huge", "huge pages")] {
-        let lines =
-            s.m.backends
-                .iter()
-                .map(|b| PlotLine {
-                    name: b.to_string(),
-                    points: s
-                        .costs(variant, MAIN_READS, b)
-                        .iter()
-                        .map(|(bytes, c)| clamp_point(interval_point(x_of(*bytes), c)))
-                        .collect(),
-                })
-                .collect();
-        plots.push(s.line_plot(
-            &format!("e7-marginal-cost-{variant}"),
-            &format!("E7 marginal cost of a lookup beside {MAIN_READS} evaluation reads ({words})"),
-            "ns per lookup beyond the evaluation alone (lower is better)",
-            lines,
-            false,
-        ));
-    }
-    plots
-}
-
-/// Iterations per second of every case, the evaluation alone included (4 KiB pages).
-fn combined_rate_plot(s: &Sweep<'_>) -> Plot {
-    let lines: Vec<PlotLine> = s
-        .m
-        .backends
+    let cost_lines = n
+        .costs
         .iter()
-        .copied()
-        .chain([EVAL_ALONE])
-        .map(|case| PlotLine {
-            name: case.to_string(),
-            points: s
-                .m
-                .sizes
+        .map(|(name, _, points)| PlotLine {
+            name: name.clone(),
+            points: points
                 .iter()
-                .filter_map(|&bytes| {
-                    s.m.measured
-                        .iter()
-                        .find(|m| {
-                            m.variant == "4k"
-                                && m.reads == MAIN_READS
-                                && m.bytes == bytes
-                                && m.case == case
-                        })
-                        .map(|m| {
-                            interval_point(x_of(bytes), &interval(&m.ns).map(per_second_millions))
-                        })
-                })
+                .map(|(reads, e)| interval_point(pressure_x(*reads), e))
                 .collect(),
         })
+        .chain(std::iter::once(PlotLine {
+            name: "synthetic (positive control)".into(),
+            points: m
+                .pressure_reads
+                .iter()
+                .filter_map(|&r| cost(m, r, SYNTHETIC).map(|e| interval_point(pressure_x(r), &e)))
+                .collect(),
+        }))
         .collect();
-    s.line_plot(
-        "e7-combined-rate",
-        &format!("E7 combined rate: iterations of 1 lookup + {MAIN_READS} evaluation reads (4 KiB pages)"),
-        "million iterations / s (higher is better)",
-        lines,
-        true,
-    )
-}
-
-/// The two-thread variant, where it ran: the evaluation thread's read rate beside each case,
-/// and each backend's lookup rate.
-fn thread_plots(s: &Sweep<'_>) -> Vec<Plot> {
-    let threads = s.m.measured.iter().filter(|m| m.variant == "thread");
-    let mut cases: Vec<String> = Vec::new();
-    for m in threads {
-        if !cases.contains(&m.case) {
-            cases.push(m.case.clone());
-        }
-    }
-    if cases.is_empty() {
-        return Vec::new();
-    }
-    let lines = |rate: bool| -> Vec<PlotLine> {
-        cases
-            .iter()
-            .filter(|c| rate || c.as_str() != IDLE)
-            .map(|case| PlotLine {
-                name: case.clone(),
-                points: s
-                    .m
-                    .measured
-                    .iter()
-                    .filter(|m| m.variant == "thread" && &m.case == case)
-                    .map(|m| {
-                        if rate {
-                            interval_point(
-                                x_of(m.bytes),
-                                &interval(&m.eval_reads_per_ns).map(|r| r * 1e3),
-                            )
-                        } else {
-                            interval_point(x_of(m.bytes), &interval(&m.ns).map(per_second_millions))
-                        }
-                    })
-                    .collect(),
-            })
-            .collect()
-    };
-    let (eval_cpu, main_cpu) = (s.m.eval_cpu, s.m.main_cpu);
-    vec![
-        s.line_plot(
-            "e7-thread-eval-rate",
-            &format!("E7 evaluation reads on CPU {eval_cpu} while each backend's lookups run on CPU {main_cpu}"),
-            "million evaluation reads / s (higher is better)",
-            lines(true),
-            false,
-        ),
-        s.line_plot(
-            "e7-thread-lookup-rate",
-            &format!(
-                "E7 lookups on CPU {main_cpu} while CPU {eval_cpu} reads the evaluation buffer"
-            ),
-            "million lookups / s (higher is better)",
-            lines(false),
-            false,
-        ),
-    ]
-}
-
-/// The marginal cost against reads per lookup, at the largest of the variants' sizes.
-fn reads_plot(s: &Sweep<'_>) -> Plot {
-    let widest = widest(s.m);
-    let lines: Vec<PlotLine> =
-        s.m.backends
-            .iter()
-            .map(|b| PlotLine {
-                name: b.to_string(),
-                points: [1u32, MAIN_READS, 16]
-                    .iter()
-                    .filter_map(|&r| {
-                        s.marginal("4k", r, widest, b)
-                            .map(|c| clamp_point(interval_point(r as f64, &c)))
-                    })
-                    .collect(),
-            })
-            .collect();
-    Plot {
-        file_stem: "e7-reads-per-lookup".to_string(),
-        title: format!(
-            "E7 marginal lookup cost against evaluation reads per lookup (E = {})",
-            rounded_bytes(widest as f64)
-        ),
-        x_label: "evaluation reads per lookup".to_string(),
-        y_label: "ns per lookup beyond the evaluation alone".to_string(),
+    let mut plots = vec![Plot {
+        file_stem: "e7_table_miss_cost".into(),
+        title: "Table-miss cost per lookup (real − hot twin) against pressure".into(),
+        x_label: "bytes inserted per node by pressure reads (P × 64 B)".into(),
+        y_label: "ns per lookup".into(),
         log_x: true,
         log_y: false,
         kind: PlotKind::Line,
         categories: Vec::new(),
-        markers: Vec::new(),
-        lines,
-    }
-}
-
-/// The largest of the variants' sizes (0 where there are none).
-fn widest(m: &Measurement) -> usize {
-    *m.subset.last().unwrap_or(&0)
-}
-
-/// What the findings, the main table and the summary quote.
-pub(super) struct Numbers {
-    /// The largest E of the main sweeps.
-    pub max_e: usize,
-    /// The largest E of the variants.
-    pub widest: usize,
-    /// Per backend, in the order measured.
-    pub backends: Vec<BackendCosts>,
-    /// Marginal costs whose 95 % interval is wider than their value, of all computed.
-    pub unresolved: usize,
-    pub points: usize,
-    /// The cheapest backend along the 4 KiB sweep, from each E where it changes.
-    pub leaders: Vec<(usize, &'static str)>,
-    /// Per backend, the median marginal cost at `widest` with 1 and with 16 reads per lookup.
-    pub reads: Vec<(&'static str, f64, f64)>,
-    /// The two-thread variant at `widest`, where it ran.
-    pub thread: Option<ThreadRates>,
-}
-
-impl Numbers {
-    pub fn at_max(&self) -> Vec<AtMax<'static>> {
-        self.backends.iter().filter_map(|b| b.at_max).collect()
-    }
-}
-
-/// One backend's median marginal costs on the main sweeps.
-pub(super) struct BackendCosts {
-    pub backend: &'static str,
-    pub table_bytes: usize,
-    pub small: PageCosts,
-    pub huge: PageCosts,
-    /// On 4 KiB pages, with the sample range at the largest E (for the seed's verdict).
-    pub at_max: Option<AtMax<'static>>,
-}
-
-/// One backend's marginal lookup cost at E = 0 and at the largest E (with its 95 % interval),
-/// for the seed's verdict.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct AtMax<'a> {
-    pub backend: &'a str,
-    pub base: f64,
-    pub last: f64,
-    pub last_low: f64,
-    pub last_high: f64,
-}
-
-/// Median marginal costs on one page size: at E = 0, at the largest E, and where it loses.
-#[derive(Clone, Copy)]
-pub(super) struct PageCosts {
-    pub base: Option<f64>,
-    pub last: Option<f64>,
-    /// The same two with their intervals, for the table.
-    pub base_interval: Option<Estimate>,
-    pub last_interval: Option<Estimate>,
-    pub loses_from: Option<usize>,
-}
-
-/// The evaluation thread's median read rate (reads/ns) beside the idle loop, and beside each
-/// backend's lookups as a relative change from it.
-pub(super) struct ThreadRates {
-    pub idle: f64,
-    pub change: Vec<(&'static str, f64)>,
-}
-
-fn numbers(s: &Sweep<'_>) -> Numbers {
-    let m = s.m;
-    let max_e = *m.sizes.last().unwrap_or(&0);
-    let widest = widest(m);
-    let (unresolved, points) = unresolved(&m.measured);
-    Numbers {
-        max_e,
-        widest,
-        backends: m
-            .backends
-            .iter()
-            .map(|&b| backend_costs(s, b, max_e))
-            .collect(),
-        unresolved,
-        points,
-        leaders: leaders(s),
-        reads: m
-            .backends
-            .iter()
-            .filter_map(|&b| {
-                let one = s.marginal("4k", 1, widest, b)?.value;
-                let sixteen = s.marginal("4k", 16, widest, b)?.value;
-                Some((b, one, sixteen))
-            })
-            .collect(),
-        thread: thread_rates(m, widest),
-    }
-}
-
-fn backend_costs(s: &Sweep<'_>, backend: &'static str, max_e: usize) -> BackendCosts {
-    let page_costs = |variant: &str| {
-        let c = s.costs(variant, MAIN_READS, backend);
-        let medians: Vec<(usize, f64)> = c.iter().map(|(b, c)| (*b, c.value)).collect();
-        let at = |bytes: usize| c.iter().find(|(b, _)| *b == bytes).map(|x| x.1);
-        let costs = PageCosts {
-            base: medians.iter().find(|(b, _)| *b == 0).map(|x| x.1),
-            last: medians.iter().find(|(b, _)| *b == max_e).map(|x| x.1),
-            base_interval: at(0),
-            last_interval: at(max_e),
-            // It loses where the whole interval at E lies above the factor times the top of
-            // the E = 0 interval: neither point value decides it.
-            loses_from: loses_from(
-                &c.iter()
-                    .map(|(b, c)| (*b, if *b == 0 { c.high } else { c.low }))
-                    .collect::<Vec<_>>(),
+        markers,
+        lines: cost_lines,
+    }];
+    if !n.dose.is_empty() {
+        plots.push(Plot {
+            file_stem: "e7_dose_response".into(),
+            title: format!(
+                "Dose–response at {} pressure reads per node: cost against the table footprint read",
+                n.top_reads
             ),
-        };
-        let spread = c
-            .iter()
-            .find(|(b, _)| *b == max_e)
-            .map(|(_, c)| (c.low, c.high));
-        (costs, spread)
-    };
-    let (small, spread) = page_costs("4k");
-    let (huge, _) = page_costs("huge");
-    let at_max = match (small.base, small.last, spread) {
-        (Some(base), Some(last), Some((last_low, last_high))) => Some(AtMax {
-            backend,
-            base,
-            last,
-            last_low,
-            last_high,
-        }),
-        _ => None,
-    };
-    BackendCosts {
-        backend,
-        table_bytes: table_bytes(backend),
-        small,
-        huge,
-        at_max,
-    }
-}
-
-/// How many marginal costs the noise leaves unresolved (spread wider than the value), of how
-/// many.
-fn unresolved(measured: &[Measured]) -> (usize, usize) {
-    let mut points = 0;
-    let mut unresolved = 0;
-    for m in measured
-        .iter()
-        .filter(|m| m.variant != "thread" && m.case != EVAL_ALONE)
-    {
-        if let Some(s) = marginal(measured, m.variant, m.reads, m.bytes, &m.case) {
-            points += 1;
-            if s.high - s.low > s.value.abs() {
-                unresolved += 1;
-            }
-        }
-    }
-    (unresolved, points)
-}
-
-/// Leader changes along the 4 KiB sweep: the crossover points.
-fn leaders(s: &Sweep<'_>) -> Vec<(usize, &'static str)> {
-    let mut leaders: Vec<(usize, &'static str)> = Vec::new();
-    for &bytes in &s.m.sizes {
-        let best =
-            s.m.backends
+            x_label: "attack-table bytes read (masked footprint)".into(),
+            y_label: "ns per lookup".into(),
+            log_x: true,
+            log_y: false,
+            kind: PlotKind::Line,
+            categories: Vec::new(),
+            markers: m
+                .levels
+                .levels
                 .iter()
-                .filter_map(|b| {
-                    s.marginal("4k", MAIN_READS, bytes, b)
-                        .map(|c| (*b, c.value))
+                .map(|l| (l.bytes as f64, format!("{} (measured)", l.level)))
+                .collect(),
+            lines: n
+                .dose
+                .iter()
+                .map(|(name, points)| PlotLine {
+                    name: name.clone(),
+                    points: points
+                        .iter()
+                        .map(|(bytes, e)| interval_point(*bytes as f64, e))
+                        .collect(),
                 })
-                .min_by(|a, b| a.1.total_cmp(&b.1));
-        if let Some((b, _)) = best {
-            if leaders.last().map(|l| l.1) != Some(b) {
-                leaders.push((bytes, b));
+                .collect(),
+        });
+    }
+    if !n.survival.is_empty() {
+        let names = ["L1", "L2", "LL", "memory"];
+        plots.push(Plot {
+            file_stem: "e7_survival".into(),
+            title: format!(
+                "Where {}'s table lines are after P pressure reads",
+                m.survival_backend.unwrap_or("?")
+            ),
+            x_label: "pressure reads P since the node's lookups".into(),
+            y_label: "fraction of reloads".into(),
+            log_x: true,
+            log_y: false,
+            kind: PlotKind::Line,
+            categories: Vec::new(),
+            markers: Vec::new(),
+            lines: names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| PlotLine {
+                    name: name.to_string(),
+                    points: n
+                        .survival
+                        .iter()
+                        .map(|(reads, f)| {
+                            let x = (*reads).max(4) as f64;
+                            crate::harness::results::Point {
+                                x,
+                                y: f[i],
+                                y_low: f[i],
+                                y_high: f[i],
+                            }
+                        })
+                        .collect(),
+                })
+                .collect(),
+        });
+    }
+    if !n.bracket.is_empty() {
+        plots.push(Plot {
+            file_stem: "e7_bracket".into(),
+            title: format!(
+                "Free-running bracket: marginal cost at E = {} against at E = 0",
+                rounded_bytes(m.pressure_bytes as f64)
+            ),
+            x_label: "marginal ns per lookup at E = 0".into(),
+            y_label: format!(
+                "marginal ns per lookup at E = {}",
+                rounded_bytes(m.pressure_bytes as f64)
+            ),
+            log_x: false,
+            log_y: false,
+            kind: PlotKind::Line,
+            categories: Vec::new(),
+            markers: Vec::new(),
+            lines: n
+                .bracket
+                .iter()
+                .map(|(name, at0, at_e)| PlotLine {
+                    name: name.clone(),
+                    points: vec![interval_point(at0.value, at_e)],
+                })
+                .collect(),
+        });
+    }
+    plots
+}
+
+fn tables(m: &Measurement, n: &Numbers) -> Vec<Table> {
+    let mut headers = vec!["backend".to_string(), "attack tables".to_string()];
+    headers.extend(
+        m.pressure_reads
+            .iter()
+            .map(|r| format!("P = {r} ({})", rounded_bytes(*r as f64 * 64.0))),
+    );
+    let mut main = Table {
+        headers,
+        rows: Vec::new(),
+    };
+    for (name, bytes, points) in &n.costs {
+        let mut row = vec![
+            name.clone(),
+            if *bytes == 0 {
+                "none".into()
+            } else {
+                rounded_bytes(*bytes as f64)
+            },
+        ];
+        for &reads in &m.pressure_reads {
+            row.push(
+                points
+                    .iter()
+                    .find(|(r, _)| *r == reads)
+                    .map_or("—".into(), |(_, e)| format_interval(e)),
+            );
+        }
+        main.rows.push(row);
+    }
+    let mut synthetic = vec![
+        "synthetic (positive control)".to_string(),
+        rounded_bytes(m.synthetic_bytes as f64),
+    ];
+    for &reads in &m.pressure_reads {
+        synthetic.push(cost(m, reads, SYNTHETIC).map_or("—".into(), |e| format_interval(&e)));
+    }
+    main.rows.push(synthetic);
+
+    let mut controls = Table {
+        headers: vec![
+            "control".into(),
+            "table-miss cost, ns per lookup".into(),
+            "expected".into(),
+            "passes".into(),
+        ],
+        rows: Vec::new(),
+    };
+    for (name, e, pass) in &n.negative {
+        controls.rows.push(vec![
+            format!("negative: {name} at P = {}", n.top_reads),
+            format_interval(e),
+            format!("within ±{NEGATIVE_BOUND_NS} ns"),
+            yes_no(*pass),
+        ]);
+    }
+    if let Some((e, expected, pass)) = &n.positive {
+        controls.rows.push(vec![
+            format!(
+                "positive: synthetic {} table at P = 0",
+                rounded_bytes(m.synthetic_bytes as f64)
+            ),
+            format_interval(e),
+            format!(
+                "{} ± {:.0} % (E6: latency at its size − at 4 KiB)",
+                format_sig(*expected),
+                POSITIVE_TOLERANCE * 100.0
+            ),
+            yes_no(*pass),
+        ]);
+    }
+
+    let mut out = vec![main, controls];
+    if !n.dose.is_empty() {
+        let mut dose = Table {
+            headers: vec!["backend".into()],
+            rows: Vec::new(),
+        };
+        dose.headers
+            .extend(DOSE_MASKS.iter().map(|m| rounded_bytes((m + 1) as f64)));
+        dose.headers.push("full table".into());
+        for (name, points) in &n.dose {
+            let mut row = vec![name.clone()];
+            for mask in DOSE_MASKS {
+                row.push(
+                    points
+                        .iter()
+                        .find(|(b, _)| *b == mask + 1)
+                        .map_or("—".into(), |(_, e)| format_interval(e)),
+                );
             }
+            row.push(points.last().map_or("—".into(), |(b, e)| {
+                format!("{} ({})", format_interval(e), rounded_bytes(*b as f64))
+            }));
+            dose.rows.push(row);
+        }
+        out.push(dose);
+    }
+    if !n.survival.is_empty() {
+        let mut survival = Table {
+            headers: vec![
+                "pressure reads P".into(),
+                "L1".into(),
+                "L2".into(),
+                "LL".into(),
+                "memory".into(),
+            ],
+            rows: Vec::new(),
+        };
+        for (reads, f) in &n.survival {
+            let mut row = vec![reads.to_string()];
+            row.extend(f.iter().map(|x| format!("{:.0} %", x * 100.0)));
+            survival.rows.push(row);
+        }
+        out.push(survival);
+    }
+    if !n.pages.is_empty() {
+        let mut pages = Table {
+            headers: vec![
+                "backend".into(),
+                "tables on 4 KiB pages".into(),
+                "tables on 2 MiB pages".into(),
+                "huge-page bytes after the collapse".into(),
+            ],
+            rows: Vec::new(),
+        };
+        for (name, small, huge, granted, bytes, error, before) in &n.pages {
+            pages.rows.push(vec![
+                name.clone(),
+                format_interval(small),
+                format_interval(huge),
+                match (granted, error) {
+                    (_, Some(e)) => format!("not collapsed: {e}"),
+                    (Some(g), None) => format!(
+                        "{} of {} (before: {})",
+                        rounded_bytes(*g as f64),
+                        rounded_bytes(*bytes as f64),
+                        before.map_or("unknown".into(), |b| rounded_bytes(b as f64))
+                    ),
+                    (None, None) => "unknown".into(),
+                },
+            ]);
+        }
+        out.push(pages);
+    }
+    if !n.bracket.is_empty() {
+        let mut bracket = Table {
+            headers: vec![
+                "backend".into(),
+                "marginal ns at E = 0".into(),
+                format!("at E = {}", rounded_bytes(m.pressure_bytes as f64)),
+                "ratio of values".into(),
+            ],
+            rows: Vec::new(),
+        };
+        for (name, a, b) in &n.bracket {
+            bracket.rows.push(vec![
+                name.clone(),
+                format_interval(a),
+                format_interval(b),
+                format!("×{:.2}", b.value / a.value),
+            ]);
+        }
+        out.push(bracket);
+    }
+    out
+}
+
+fn yes_no(pass: bool) -> String {
+    if pass { "yes" } else { "**no**" }.to_string()
+}
+
+fn estimate_json(e: &Estimate) -> Json {
+    json!({"ns": e.value, "low": e.low, "high": e.high})
+}
+
+fn summary(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
+    let mut table_miss = Map::new();
+    for (name, _, points) in &n.costs {
+        if let Some((_, e)) = points.iter().find(|(r, _)| *r == n.top_reads) {
+            table_miss.insert(name.clone(), estimate_json(e));
         }
     }
-    leaders
-}
-
-/// Two threads: what each backend's lookups cost the evaluation on the other core.
-fn thread_rates(m: &Measurement, widest: usize) -> Option<ThreadRates> {
-    let thread_at = |case: &str| {
-        m.measured
-            .iter()
-            .find(|p| p.variant == "thread" && p.case == case && p.bytes == widest)
-    };
-    let idle = interval(&thread_at(IDLE)?.eval_reads_per_ns).value;
-    let change = m
-        .backends
-        .iter()
-        .filter_map(|&b| {
-            let rate = interval(&thread_at(b)?.eval_reads_per_ns).value;
-            Some((b, rate / idle - 1.0))
-        })
-        .collect();
-    Some(ThreadRates { idle, change })
-}
-
-/// Per backend: its tables, E = 0 cost, and the cost at the largest E and where it loses on
-/// each page size.
-fn main_table(n: &Numbers) -> Table {
-    let max_e = rounded_bytes(n.max_e as f64);
-    let headers = vec![
-        "backend".to_string(),
-        "tables".to_string(),
-        "ns/lookup at E = 0".to_string(),
-        format!("ns at E = {max_e} (4 KiB)"),
-        "loses from (4 KiB)".to_string(),
-        format!("ns at E = {max_e} (huge)"),
-        "loses from (huge)".to_string(),
-    ];
-    let cost = |c: Option<Estimate>| c.map_or("–".into(), |c| format_interval(&c));
-    let from = |f: Option<usize>| f.map_or("never".into(), |b| rounded_bytes(b as f64));
-    let rows = n
-        .backends
-        .iter()
-        .map(|b| {
-            vec![
-                b.backend.to_string(),
-                rounded_bytes(b.table_bytes as f64),
-                cost(b.small.base_interval),
-                cost(b.small.last_interval),
-                from(b.small.loses_from),
-                cost(b.huge.last_interval),
-                from(b.huge.loses_from),
-            ]
-        })
-        .collect();
-    Table { headers, rows }
-}
-
-/// Counter tables: 4 KiB pages, E = 0 and the variants' sizes (every E is in results.json).
-fn counter_tables(m: &Measurement) -> Vec<Table> {
-    let shown: Vec<String> = std::iter::once(0)
-        .chain(m.subset.iter().copied())
-        .map(|b| rounded_bytes(b as f64))
-        .collect();
-    m.counter_log.pivots("backend", "E", |label| {
-        label("pages").as_deref() == Some("4k") && label("E").is_some_and(|e| shown.contains(&e))
-    })
-}
-
-/// The values the index keeps: unresolved points, where each backend loses, the leaders and
-/// the seed's verdict.
-pub(super) fn summary(n: &Numbers, verdict: String) -> Vec<(String, Json)> {
-    let loses_from = n
-        .backends
-        .iter()
-        .flat_map(|b| [("4k", b.small), ("huge", b.huge)].map(|(v, c)| (b.backend, v, c)))
-        .map(|(backend, variant, c)| {
-            (
-                format!("{backend}/{variant}"),
-                c.loses_from.map_or(Json::Null, |b| Json::from(b as u64)),
-            )
-        })
-        .collect();
-    let leaders = n
-        .leaders
-        .iter()
-        .map(|(bytes, b)| serde_json::json!({"from_bytes": *bytes as u64, "backend": *b}))
-        .collect();
-    vec![
-        (
-            "unresolved_points".to_string(),
-            Json::from(format!("{} of {}", n.unresolved, n.points)),
-        ),
-        ("loses_from_bytes".to_string(), Json::Object(loses_from)),
-        ("leaders".to_string(), Json::Array(leaders)),
-        ("seed_004_verdict".to_string(), Json::from(verdict)),
-    ]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn losing_point_needs_the_cost_to_stay_high() {
-        let costs = [
-            (0, 2.0),
-            (16, 2.1),
-            (32, 2.6),
-            (64, 2.2),
-            (128, 3.0),
-            (256, 4.0),
-        ];
-        assert_eq!(loses_from(&costs), Some(128));
-        assert_eq!(loses_from(&[(0, 2.0), (16, 2.0)]), None);
-        assert_eq!(loses_from(&[(16, 9.0)]), None);
+    let mut negative = Map::new();
+    for (name, e, pass) in &n.negative {
+        let mut value = estimate_json(e);
+        value["pass"] = json!(pass);
+        negative.insert(name.clone(), value);
     }
+    let positive = n.positive.as_ref().map_or(Json::Null, |(e, expected, pass)| {
+        json!({"bytes": m.synthetic_bytes, "ns": e.value, "expected_ns": expected, "pass": pass})
+    });
+    let survival: Vec<Json> = n
+        .survival
+        .iter()
+        .map(|(reads, f)| {
+            json!({"pressure_reads": reads, "l1": f[0], "l2": f[1], "ll": f[2], "memory": f[3]})
+        })
+        .collect();
+    let mut pages = Map::new();
+    for (name, small, huge, ..) in &n.pages {
+        pages.insert(
+            name.clone(),
+            json!({"small_ns": small.value, "huge_ns": huge.value}),
+        );
+    }
+    vec![
+        ("pressure_max_bytes".into(), json!(m.pressure_bytes)),
+        ("pressure_reads_max".into(), json!(n.top_reads)),
+        (
+            "last_level_bytes".into(),
+            json!(m.levels.last_level_bytes()),
+        ),
+        ("table_miss_cost".into(), Json::Object(table_miss)),
+        ("negative_controls".into(), Json::Object(negative)),
+        ("positive_control".into(), positive),
+        ("survival".into(), Json::Array(survival)),
+        ("table_pages".into(), Json::Object(pages)),
+        (
+            "magic_plain_minus_dbb".into(),
+            n.verdict
+                .difference
+                .as_ref()
+                .map_or(Json::Null, estimate_json),
+        ),
+        ("seed_004_verdict".into(), json!(n.verdict.text)),
+    ]
 }

@@ -1,87 +1,743 @@
-//! E7's measuring: the workload cases, the sizes swept, and the timing loops that fill a
-//! [`Measurement`].
+//! E7's measuring: the isolated table-miss cost (dependent chains after pressure, against each
+//! backend's hot twin), its controls, the dose–response, the survival probe, the table-page
+//! split and the free-running bracket, all into a [`Measurement`].
 
-use super::{EVAL_ALONE, IDLE, MAIN_READS};
+use super::{BRACKET_READS, EVAL_ALONE, HOT_MASK};
 use crate::backend::{Backend, Bitboard};
-use crate::harness::experiments::counter_log::CounterLog;
+use crate::harness::cache_levels::CacheLevels;
 use crate::harness::experiments::{convert, fold, lookup, Config, Input, Progress, MIXED};
 use crate::harness::invocations;
 use crate::harness::machine::Machine;
 use crate::harness::measure::{
-    calibrate, interleaved, pin_to_cpu, time_ns, Case, CaseResult, Counters, PageBuffer, Pages,
+    collapse_to_huge_pages, huge_page_bytes_of, interleaved, time_ns, Case, PageBuffer, Pages,
     SampleConfig,
 };
-use crate::harness::workloads::{self, eval_index, LookupItem, Policy};
+use crate::harness::workloads::{self, eval_index, LookupItem, SearchWorkload};
 use crate::registry::{self, BackendVisitor};
+use crate::types::Square;
 use crate::units::rounded_bytes;
 use std::hint::black_box;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Everything E7 measured, and the settings the method paragraph reports.
 pub(super) struct Measurement {
-    pub machine: Machine,
     pub backends: Vec<&'static str>,
     /// Backends asked for but not measured, with the reason.
     pub skipped: Vec<String>,
-    /// Lookups per iteration set and the seed they were generated from.
-    pub lookups: usize,
-    pub workload_seed: u64,
+    /// The cache levels the sizes come from (E6's, or a short pointer chase's).
+    pub levels: CacheLevels,
+    pub workload: String,
+    /// The pressure buffer (huge pages): its bytes, and the huge-page bytes granted.
+    pub pressure_bytes: usize,
+    pub pressure_huge: Option<usize>,
+    /// Pressure reads per node of the chain sweep, 0 first.
+    pub pressure_reads: Vec<u32>,
+    /// Whether an `lfence` separates the phases (Intel only: there it serialises).
+    pub fence: bool,
     pub sampling: SampleConfig,
-    /// Evaluation sizes of the main sweeps (0 first).
-    pub sizes: Vec<usize>,
-    /// The few sizes of the reads-per-lookup and two-thread variants.
-    pub subset: Vec<usize>,
-    pub eval_cpu: usize,
-    pub main_cpu: usize,
-    pub measured: Vec<Measured>,
-    /// Sentences for the method paragraph (failed `madvise`, unpinned or skipped variants).
+    /// The positive control's synthetic table bytes.
+    pub synthetic_bytes: usize,
+    /// Every chain point: per round, ns per lookup.
+    pub chains: Vec<Chain>,
+    /// The survival probe's backend, and per pressure count the timed reloads of real and hot
+    /// twin lookups (ns each).
+    pub survival_backend: Option<&'static str>,
+    pub survival: Vec<(u32, Vec<f64>, Vec<f64>)>,
+    /// The table-page split: per backend, huge-page bytes of its attack tables before and
+    /// after collapsing them (and the attack-table bytes).
+    pub table_pages: Vec<TablePages>,
+    /// The free-running bracket: ns per iteration at E = 0 and E = pressure bytes.
+    pub bracket: Vec<Bracket>,
+    pub bracket_lookups: usize,
+    /// Sentences for the method paragraph (failed `madvise`, skipped parts).
     pub notes: Vec<String>,
-    /// Per huge-page E, the huge-page bytes the kernel granted (if it says).
-    pub huge_granted: Vec<(usize, Option<usize>)>,
-    pub counter_log: CounterLog,
+    pub threshold: f64,
 }
 
-/// One measured point: variant, reads per lookup, E, case, ns per iteration samples; for the
-/// two-thread variant also the evaluation thread's reads per ns during each sample.
+/// One chain case at one point: which part of the experiment, the pressure reads per node,
+/// the case (backend or `synthetic`), the mask label, the table and pressure pages, and ns per
+/// lookup per round.
 #[derive(Clone, Debug)]
-pub(super) struct Measured {
-    pub variant: &'static str,
+pub(super) struct Chain {
+    pub part: &'static str,
     pub reads: u32,
+    pub case: String,
+    pub mask: String,
+    pub tables: &'static str,
+    pub pressure: &'static str,
+    pub ns: Vec<f64>,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct TablePages {
+    pub backend: &'static str,
+    pub table_bytes: usize,
+    pub huge_before: Option<usize>,
+    pub huge_after: Option<usize>,
+    pub collapse: Result<(), String>,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Bracket {
     pub bytes: usize,
     pub case: String,
     pub ns: Vec<f64>,
-    pub eval_reads_per_ns: Vec<f64>,
 }
 
-struct MakeCase<'a> {
-    items: &'a [LookupItem],
-    eval: &'a [u64],
-    reads: u32,
-}
-
-impl<'a> BackendVisitor for MakeCase<'a> {
-    type Output = Case<'a>;
-    fn visit<B: Backend>(self, backend: B) -> Case<'a> {
-        combined_case(
-            backend,
-            convert(&backend, self.items),
-            self.eval,
-            self.reads,
-        )
+/// A mask of a table footprint: its label and the byte mask (`usize::MAX` for the whole table).
+pub(super) fn mask_label(mask: usize) -> String {
+    if mask == usize::MAX {
+        "full".to_string()
+    } else {
+        rounded_bytes((mask + 1) as f64)
     }
 }
 
-/// One lookup, then `reads` evaluation reads, per input; the eval read stream restarts at
-/// every call so all cases read the same addresses.
-fn combined_case<B: Backend>(
+/// The dose–response footprints below the full table (byte masks).
+pub(super) const DOSE_MASKS: [usize; 3] = [(64 << 10) - 1, (1 << 20) - 1, (8 << 20) - 1];
+
+/// The nodes and lookups a chain case walks, with the pressure buffer it reads.
+struct Walk<'a> {
+    workload: &'a SearchWorkload,
+    pressure: &'a [u64],
+    reads: u32,
+    fence: bool,
+}
+
+/// Serialises the pipeline where `lfence` does (Intel; on AMD only with a model-specific bit a
+/// guest cannot confirm, so E7 does not fence there).
+#[inline(always)]
+fn fence(on: bool) {
+    #[cfg(target_arch = "x86_64")]
+    if on {
+        // SAFETY: `lfence` has no operands and no effect on memory.
+        unsafe { std::arch::x86_64::_mm_lfence() };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = on;
+}
+
+/// P reads of the pressure buffer for node `node`, their indices salted value-neutrally by
+/// `salt` (the previous chain's result ANDed with zero): the reads cannot start before the
+/// previous node's lookups finish. The same node reads the same addresses in every case.
+#[inline(always)]
+fn pressure_sum(walk: &Walk<'_>, node: usize, salt: u64) -> u64 {
+    let len = walk.pressure.len();
+    let mut counter = node as u64 * walk.reads as u64;
+    let mut sum = 0u64;
+    for _ in 0..walk.reads {
+        sum = sum.wrapping_add(walk.pressure[eval_index(counter ^ salt, len)]);
+        counter += 1;
+    }
+    sum
+}
+
+/// A chain body: nodes `start..start + count` (wrapping), each P pressure reads then its
+/// lookups as one dependent chain, the phases joined value-neutrally both ways (`& zero`).
+fn chain_body<'a, B: Backend>(
+    backend: B,
+    occupancies: Vec<B::Occupancy>,
+    walk: Walk<'a>,
+    table_mask: usize,
+) -> impl FnMut(usize, usize) -> u64 + 'a {
+    let zero = black_box(0u64);
+    move |start, count| {
+        let nodes = occupancies.len();
+        let mut link = 0u64;
+        let mut checksum = 0u64;
+        for k in 0..count {
+            let node = (start + k) % nodes;
+            let sum = pressure_sum(&walk, node, link & zero);
+            fence(walk.fence);
+            link = sum & zero;
+            let occupancy = &occupancies[node];
+            for &(slider, square) in walk.workload.node(node) {
+                // SAFETY: `link` is a value ANDed with zero, so the index is the square's own.
+                let square = unsafe { Square::new_unchecked(square.index() as u8 ^ link as u8) };
+                let attacks = backend.slider_attacks_masked(slider, occupancy, square, table_mask);
+                let folded = fold(attacks);
+                checksum = checksum.wrapping_add(folded);
+                link = folded & zero;
+            }
+            fence(walk.fence);
+        }
+        checksum
+    }
+}
+
+/// The positive control's body: a table of known size read at random in the same chain shape,
+/// one read per lookup of the node, each index salted by the previous read.
+fn synthetic_body<'a>(
+    table: &'a [u64],
+    walk: Walk<'a>,
+    table_mask: usize,
+) -> impl FnMut(usize, usize) -> u64 + 'a {
+    let zero = black_box(0u64);
+    let element_mask = table_mask >> 3;
+    move |start, count| {
+        let nodes = walk.workload.nodes();
+        let mut link = 0u64;
+        let mut checksum = 0u64;
+        for k in 0..count {
+            let node = (start + k) % nodes;
+            let sum = pressure_sum(&walk, node, link & zero);
+            fence(walk.fence);
+            link = sum & zero;
+            let first = walk.workload.starts[node] as u64;
+            for j in 0..walk.workload.node(node).len() as u64 {
+                let index = eval_index((first + j) ^ link, table.len()) & element_mask;
+                let value = table[index];
+                checksum = checksum.wrapping_add(value);
+                link = value & zero;
+            }
+            fence(walk.fence);
+        }
+        checksum
+    }
+}
+
+/// One chain case: its name and mask label, and its body over a window of nodes.
+struct ChainCase<'a> {
+    case: String,
+    mask: String,
+    body: Box<dyn FnMut(usize, usize) -> u64 + 'a>,
+}
+
+struct MakeChain<'a> {
+    workload: &'a SearchWorkload,
+    pressure: &'a [u64],
+    reads: u32,
+    fence: bool,
+    masks: Vec<usize>,
+}
+
+impl<'a> BackendVisitor for MakeChain<'a> {
+    type Output = Vec<ChainCase<'a>>;
+    fn visit<B: Backend>(self, backend: B) -> Vec<ChainCase<'a>> {
+        let occupancies: Vec<B::Occupancy> = self
+            .workload
+            .occupancies
+            .iter()
+            .map(|&o| backend.occupancy(o))
+            .collect();
+        self.masks
+            .iter()
+            .map(|&mask| ChainCase {
+                case: B::info().name.to_string(),
+                mask: mask_label(mask),
+                body: Box::new(chain_body(
+                    backend,
+                    occupancies.clone(),
+                    Walk {
+                        workload: self.workload,
+                        pressure: self.pressure,
+                        reads: self.reads,
+                        fence: self.fence,
+                    },
+                    mask,
+                )),
+            })
+            .collect()
+    }
+}
+
+/// Lookups in nodes `start..start + count` (wrapping).
+fn lookups_in(workload: &SearchWorkload, start: usize, count: usize) -> usize {
+    (0..count)
+        .map(|k| workload.node((start + k) % workload.nodes()).len())
+        .sum()
+}
+
+/// Nodes per slice: a round alternates the cases slice by slice, so that every case of a point
+/// meets the same machine conditions (another tenant, a DRAM refresh) within ~100 µs.
+const SLICE_NODES: usize = 32;
+
+/// Times chain cases: in each round every case walks the same window of nodes (the next window
+/// in the next round, so no sample repeats a node until the workload wraps), slice by slice,
+/// the cases alternating within each slice. Returns per case and round the median over the
+/// round's slices of ns per lookup. Recorded and replayed across invocations
+/// like every timing primitive.
+fn time_chains(
+    workload: &SearchWorkload,
+    cases: &mut [ChainCase<'_>],
+    sampling: &SampleConfig,
+    progress: &mut dyn FnMut(f64),
+) -> Vec<(String, Vec<f64>, Vec<f64>)> {
+    let names: Vec<String> = cases
+        .iter()
+        .map(|c| format!("{} [{}]", c.case, c.mask))
+        .collect();
+    let live = || {
+        let nodes = workload.nodes();
+        let slice = SLICE_NODES.min(nodes);
+        // Window: enough slices that the slowest case's share of a round lasts `min_sample`.
+        let mut window = slice;
+        let warm_until = Instant::now() + sampling.warmup;
+        loop {
+            let slowest = cases
+                .iter_mut()
+                .map(|c| time_ns(&mut |_| (c.body)(0, window), 1))
+                .fold(0.0, f64::max);
+            if slowest >= sampling.min_sample.as_nanos() as f64 || window >= nodes {
+                if Instant::now() >= warm_until {
+                    break;
+                }
+            } else {
+                window = (window * 2).min(nodes);
+            }
+        }
+        let (offset, _) = invocations::invocation();
+        let rounds = invocations::rounds(sampling.samples);
+        let mut ns = vec![Vec::new(); cases.len()];
+        // Invocations start at different nodes: together they cover more of the workload.
+        let mut start = (offset * rounds * window) % nodes;
+        let n = cases.len();
+        for round in 0..rounds {
+            let mut per_slice = vec![Vec::new(); n];
+            for (s, first) in (0..window).step_by(slice).enumerate() {
+                let count = slice.min(window - first);
+                let at = (start + first) % nodes;
+                let lookups = lookups_in(workload, at, count).max(1) as f64;
+                for k in 0..n {
+                    // Forward on even slices, backward on odd ones: a case follows its twin as
+                    // often as the twin follows it (the one that runs second would otherwise
+                    // always find the branch predictor trained on the same nodes).
+                    let step = if s % 2 == 0 { k } else { n - 1 - k };
+                    let i = (round + step + offset) % n;
+                    let body = &mut cases[i].body;
+                    per_slice[i].push(time_ns(&mut |_| body(at, count), 1) / lookups);
+                }
+            }
+            // The median slice: a slice that an interrupt or another process hit is dropped.
+            for (i, times) in per_slice.iter_mut().enumerate() {
+                times.sort_by(f64::total_cmp);
+                ns[i].push(times[times.len() / 2]);
+            }
+            start = (start + window) % nodes;
+            progress((round + 1) as f64 / rounds as f64);
+        }
+        names
+            .iter()
+            .cloned()
+            .zip(ns)
+            .map(|(name, ns)| (name, ns, Vec::new()))
+            .collect::<Vec<_>>()
+    };
+    match invocations::timed(live) {
+        Ok(result)
+            if result.len() == names.len() && result.iter().zip(&names).all(|(r, n)| &r.0 == n) =>
+        {
+            result
+        }
+        Ok(_) => {
+            invocations::replay_failed("a replayed chain measurement timed other cases".into());
+            Vec::new()
+        }
+        Err(error) => {
+            invocations::replay_failed(error);
+            Vec::new()
+        }
+    }
+}
+
+fn sampling(config: &Config) -> SampleConfig {
+    config.pick(
+        SampleConfig {
+            warmup: Duration::from_micros(200),
+            samples: 3,
+            min_sample: Duration::from_micros(200),
+        },
+        SampleConfig {
+            warmup: Duration::from_millis(5),
+            samples: 8,
+            min_sample: Duration::from_millis(2),
+        },
+        SampleConfig {
+            warmup: Duration::from_millis(20),
+            samples: 20,
+            min_sample: Duration::from_millis(4),
+        },
+    )
+}
+
+/// Progress over the parts: part `done` of `total`.
+struct Steps<'a> {
+    progress: Progress<'a>,
+    done: usize,
+    total: usize,
+}
+
+impl Steps<'_> {
+    fn report(&mut self, message: &str, fraction: f64) {
+        let base = self.done as f64 / self.total as f64;
+        (self.progress)(message, base + fraction / self.total as f64);
+    }
+}
+
+/// Measures everything E7 reports: the chain sweep over pressure (with the positive control and
+/// the dose–response at the highest pressure), the survival probe, the free-running bracket and,
+/// last because it cannot be undone in this process, the table-page split.
+pub(super) fn measure(config: &Config, levels: CacheLevels, progress: Progress<'_>) -> Measurement {
+    let machine = Machine::detect();
+    let (backends, skipped) = config.backend_names();
+    progress("generating the search-order workload", 0.0);
+    let nodes = config.pick(600, 20_000, 100_000);
+    let workload = workloads::search_order(config.seed ^ 0xE7, nodes);
+    let last_level = levels.last_level_bytes();
+    // At least 4× the effective last level, in whole huge pages.
+    let pressure_bytes = config
+        .pick(
+            4 << 20,
+            (4 * last_level).max(32 << 20),
+            (4 * last_level).max(32 << 20),
+        )
+        .div_ceil(2 << 20)
+        * (2 << 20);
+    let pressure_reads: Vec<u32> =
+        config.pick(vec![0, 16], vec![0, 32, 256], vec![0, 8, 32, 128, 512]);
+    let fence = machine.vendor.contains("Intel");
+    let mut m = Measurement {
+        workload: workload.description.clone(),
+        backends,
+        skipped,
+        levels,
+        pressure_bytes,
+        pressure_huge: None,
+        pressure_reads,
+        fence,
+        sampling: sampling(config),
+        synthetic_bytes: pressure_bytes,
+        chains: Vec::new(),
+        survival_backend: None,
+        survival: Vec::new(),
+        table_pages: Vec::new(),
+        bracket: Vec::new(),
+        bracket_lookups: 0,
+        notes: Vec::new(),
+        threshold: config.threshold,
+    };
+    let replaying = invocations::replaying();
+    // A replay measures nothing: small stand-in buffers keep it quick.
+    let buffer_bytes = if replaying { 4096 } else { pressure_bytes };
+    let pressure = PageBuffer::new(buffer_bytes, Pages::Huge, |i| i as u64);
+    if let Err(error) = &pressure.advice {
+        m.notes
+            .push(format!("madvise for the pressure buffer failed: {error}"));
+    }
+    m.pressure_huge = pressure.huge_page_bytes();
+    let synthetic = PageBuffer::new(buffer_bytes, Pages::Huge, |i| i as u64 * 0x9E37);
+    let total = m.pressure_reads.len() + 3;
+    let mut steps = Steps {
+        progress,
+        done: 0,
+        total,
+    };
+    chain_sweep(
+        &mut m,
+        &workload,
+        pressure.as_slice(),
+        synthetic.as_slice(),
+        &mut steps,
+    );
+    survival(&mut m, &workload, pressure.as_slice(), &mut steps);
+    bracket(&mut m, &workload, &mut steps);
+    drop(synthetic);
+    table_pages(&mut m, &workload, &pressure, replaying, &mut steps);
+    (steps.progress)("done", 1.0);
+    m
+}
+
+/// Every backend (full table and hot twin) and the synthetic table at every pressure; at the
+/// highest pressure also the dose–response footprints of the backends whose tables exceed them.
+fn chain_sweep(
+    m: &mut Measurement,
+    workload: &SearchWorkload,
+    pressure: &[u64],
+    synthetic: &[u64],
+    steps: &mut Steps<'_>,
+) {
+    let highest = m.pressure_reads.last().copied().unwrap_or(0);
+    for reads in m.pressure_reads.clone() {
+        let walk = || Walk {
+            workload,
+            pressure,
+            reads,
+            fence: m.fence,
+        };
+        let mut cases: Vec<ChainCase<'_>> = Vec::new();
+        for name in &m.backends {
+            let table_bytes = attack_table_bytes(name);
+            let mut masks = vec![usize::MAX, HOT_MASK];
+            if reads == highest {
+                masks.extend(DOSE_MASKS.iter().filter(|&&mask| mask + 1 < table_bytes));
+            }
+            let made = MakeChain {
+                workload,
+                pressure,
+                reads,
+                fence: m.fence,
+                masks,
+            };
+            if let Ok(made) = registry::visit(name, made) {
+                cases.extend(made);
+            }
+        }
+        for mask in [usize::MAX, HOT_MASK] {
+            cases.push(ChainCase {
+                case: super::SYNTHETIC.to_string(),
+                mask: mask_label(mask),
+                body: Box::new(synthetic_body(synthetic, walk(), mask)),
+            });
+        }
+        let message = format!("{reads} pressure reads per node");
+        let results = time_chains(workload, &mut cases, &m.sampling, &mut |f| {
+            steps.report(&message, f)
+        });
+        for (case, (_, ns, _)) in cases.iter().zip(results) {
+            m.chains.push(Chain {
+                part: "chain",
+                reads,
+                case: case.case.clone(),
+                mask: case.mask.clone(),
+                tables: "as built",
+                pressure: "huge",
+                ns,
+            });
+        }
+        steps.done += 1;
+    }
+}
+
+/// A backend's attack-table bytes (what the mask applies to); 0 where it has none.
+pub(super) fn attack_table_bytes(name: &str) -> usize {
+    struct Bytes;
+    impl BackendVisitor for Bytes {
+        type Output = usize;
+        fn visit<B: Backend>(self, backend: B) -> usize {
+            backend.attack_table_memory().iter().map(|t| t.len()).sum()
+        }
+    }
+    registry::visit(name, Bytes).unwrap_or(0)
+}
+
+/// Pressure counts of the survival probe.
+pub(super) fn survival_reads(config_smoke: bool) -> Vec<u32> {
+    if config_smoke {
+        vec![0, 64]
+    } else {
+        vec![0, 16, 64, 256, 1024, 4096, 16384]
+    }
+}
+
+/// The survival probe on the backend with the largest attack tables: per node, its lookups once
+/// (to bring their lines in), P pressure reads, then each lookup again timed alone
+/// (`rdtscp` between `lfence`s), for the real tables and the hot twin.
+fn survival(
+    m: &mut Measurement,
+    workload: &SearchWorkload,
+    pressure: &[u64],
+    steps: &mut Steps<'_>,
+) {
+    let biggest = m
+        .backends
+        .iter()
+        .map(|&name| (name, attack_table_bytes(name)))
+        .filter(|&(_, bytes)| bytes > 0)
+        .max_by_key(|&(_, bytes)| bytes);
+    let Some((name, _)) = biggest else {
+        m.notes
+            .push("survival probe skipped: no measured backend has attack tables".into());
+        steps.done += 1;
+        return;
+    };
+    m.survival_backend = Some(name);
+    let smoke = m.sampling.samples <= 3;
+    let per_reads = if smoke { 50 } else { 400 };
+    for reads in survival_reads(smoke) {
+        steps.report(&format!("survival probe, {reads} pressure reads"), 0.0);
+        let probe = Probe {
+            workload,
+            pressure,
+            reads,
+            nodes: per_reads,
+        };
+        let timed = invocations::timed(|| registry::visit(name, probe).unwrap_or_default());
+        let (real, twin) = match timed {
+            Ok(mut cases) if cases.len() == 1 => {
+                let (_, real, twin) = cases.remove(0);
+                (real, twin)
+            }
+            Ok(_) => (Vec::new(), Vec::new()),
+            Err(error) => {
+                invocations::replay_failed(error);
+                (Vec::new(), Vec::new())
+            }
+        };
+        m.survival.push((reads, real, twin));
+    }
+    steps.done += 1;
+}
+
+/// The survival probe's visitor: `nodes` nodes from this invocation's own starting point.
+struct Probe<'a> {
+    workload: &'a SearchWorkload,
+    pressure: &'a [u64],
+    reads: u32,
+    nodes: usize,
+}
+
+impl BackendVisitor for Probe<'_> {
+    type Output = Vec<(String, Vec<f64>, Vec<f64>)>;
+    fn visit<B: Backend>(self, backend: B) -> Self::Output {
+        let ns_per_tick = tick_ns();
+        let zero = black_box(0u64);
+        let (offset, _) = invocations::invocation();
+        let walk = Walk {
+            workload: self.workload,
+            pressure: self.pressure,
+            reads: self.reads,
+            fence: true,
+        };
+        let all = self.workload.nodes();
+        let mut real = Vec::new();
+        let mut twin = Vec::new();
+        for k in 0..self.nodes {
+            let node = (offset * 7919 + k * 131) % all;
+            let occupancy = backend.occupancy(self.workload.occupancies[node]);
+            for (mask, out) in [(usize::MAX, &mut real), (HOT_MASK, &mut twin)] {
+                let mut warm = 0u64;
+                for &(slider, square) in self.workload.node(node) {
+                    warm ^= fold(backend.slider_attacks_masked(slider, &occupancy, square, mask));
+                }
+                let sum = pressure_sum(&walk, node, warm & zero);
+                let mut link = sum & zero;
+                for &(slider, square) in self.workload.node(node) {
+                    // SAFETY: `link` is ANDed with zero: the square is unchanged.
+                    let square =
+                        unsafe { Square::new_unchecked(square.index() as u8 ^ link as u8) };
+                    let before = ticks();
+                    let attacks = backend.slider_attacks_masked(slider, &occupancy, square, mask);
+                    let folded = black_box(fold(attacks));
+                    let after = ticks();
+                    link = folded & zero;
+                    out.push(after.saturating_sub(before) as f64 * ns_per_tick);
+                }
+            }
+        }
+        vec![(B::info().name.to_string(), real, twin)]
+    }
+}
+
+/// A serialised time stamp: `lfence; rdtscp; lfence` on x86-64 (ticks of the invariant TSC),
+/// nanoseconds of a monotonic clock elsewhere.
+#[inline(always)]
+fn ticks() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut aux = 0u32;
+        // SAFETY: `lfence` and `rdtscp` have no memory effects; every x86-64 CPU kiki runs
+        // backends on has them.
+        unsafe {
+            std::arch::x86_64::_mm_lfence();
+            let t = std::arch::x86_64::__rdtscp(&mut aux);
+            std::arch::x86_64::_mm_lfence();
+            t
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        use std::sync::OnceLock;
+        static START: OnceLock<Instant> = OnceLock::new();
+        START.get_or_init(Instant::now).elapsed().as_nanos() as u64
+    }
+}
+
+/// Nanoseconds per tick of [`ticks`], measured against the monotonic clock over 20 ms.
+fn tick_ns() -> f64 {
+    let (t0, c0) = (Instant::now(), ticks());
+    while t0.elapsed() < Duration::from_millis(20) {
+        std::hint::spin_loop();
+    }
+    let (elapsed, c1) = (t0.elapsed().as_nanos() as f64, ticks());
+    elapsed / (c1.saturating_sub(c0).max(1)) as f64
+}
+
+/// The free-running bracket: the old design, lookups interleaved with independent evaluation
+/// reads and nothing ordering them, at E = 0 and E = the pressure buffer, minus the reads alone.
+fn bracket(m: &mut Measurement, workload: &SearchWorkload, steps: &mut Steps<'_>) {
+    let count = workload.lookups.len().min(1 << 17);
+    let items: Vec<LookupItem> = (0..workload.nodes())
+        .flat_map(|node| {
+            workload
+                .node(node)
+                .iter()
+                .map(move |&(slider, square)| LookupItem {
+                    occupancy: workload.occupancies[node],
+                    square,
+                    slider,
+                })
+        })
+        .take(count)
+        .collect();
+    m.bracket_lookups = items.len();
+    let replaying = invocations::replaying();
+    for bytes in [0, m.pressure_bytes] {
+        let message = format!("free-running bracket, E = {}", rounded_bytes(bytes as f64));
+        let buffer = (bytes > 0).then(|| {
+            PageBuffer::new(if replaying { 4096 } else { bytes }, Pages::Huge, |i| {
+                i as u64
+            })
+        });
+        let eval: &[u64] = buffer.as_ref().map_or(&[], |b| b.as_slice());
+        let mut cases: Vec<Case<'_>> = m
+            .backends
+            .iter()
+            .filter_map(|name| {
+                registry::visit(
+                    name,
+                    MakeBracket {
+                        items: &items,
+                        eval,
+                    },
+                )
+                .ok()
+            })
+            .collect();
+        cases.push(eval_alone_case(items.len(), eval));
+        let results = interleaved(&mut cases, &m.sampling, None, &mut |f| {
+            steps.report(&message, f)
+        });
+        for result in results {
+            m.bracket.push(Bracket {
+                bytes,
+                case: result.name,
+                ns: result.ns_per_op,
+            });
+        }
+    }
+    steps.done += 1;
+}
+
+struct MakeBracket<'a> {
+    items: &'a [LookupItem],
+    eval: &'a [u64],
+}
+
+impl<'a> BackendVisitor for MakeBracket<'a> {
+    type Output = Case<'a>;
+    fn visit<B: Backend>(self, backend: B) -> Case<'a> {
+        free_running_case(backend, convert(&backend, self.items), self.eval)
+    }
+}
+
+/// One lookup, then `BRACKET_READS` evaluation reads, per input; nothing orders them.
+fn free_running_case<B: Backend>(
     backend: B,
     inputs: Vec<Input<B::Occupancy>>,
     eval: &[u64],
-    reads: u32,
 ) -> Case<'_> {
     let n = inputs.len() as u64;
-    let reads = if eval.is_empty() { 0 } else { reads };
+    let reads = if eval.is_empty() { 0 } else { BRACKET_READS };
     Case::new(B::info().name, n, move |reps| {
         let elements = eval.len();
         let mut counter = 0u64;
@@ -101,8 +757,8 @@ fn combined_case<B: Backend>(
 }
 
 /// The evaluation reads alone, over the same number of iterations.
-fn eval_alone_case(n: usize, eval: &[u64], reads: u32) -> Case<'_> {
-    let reads = if eval.is_empty() { 0 } else { reads };
+fn eval_alone_case(n: usize, eval: &[u64]) -> Case<'_> {
+    let reads = if eval.is_empty() { 0 } else { BRACKET_READS };
     Case::new(EVAL_ALONE, n as u64, move |reps| {
         let elements = eval.len();
         let mut counter = 0u64;
@@ -119,353 +775,109 @@ fn eval_alone_case(n: usize, eval: &[u64], reads: u32) -> Case<'_> {
     })
 }
 
-/// Evaluation sizes: 0, then log-spaced from 16 KiB to `max`.
-pub fn eval_sizes(max: usize, per_octave: u32) -> Vec<usize> {
-    let mut out = vec![0];
-    let mut exponent = 14.0f64;
-    while 2f64.powf(exponent) <= max as f64 + 0.5 {
-        out.push((2f64.powf(exponent) as usize) / 64 * 64);
-        exponent += 1.0 / per_octave as f64;
-    }
-    out
-}
-
-/// What every point runs: the backends over the same lookups, sampled alike.
-struct Setup<'a> {
-    backends: &'a [&'static str],
-    items: &'a [LookupItem],
-    sampling: &'a SampleConfig,
-}
-
-/// Per case its samples (and counters, if given); why `madvise` failed; huge-page bytes granted.
-type SweepPoint = (Vec<CaseResult>, Option<String>, Option<usize>);
-
-/// Runs every backend and the evaluation alone at one E, interleaved.
-fn sweep_point(
-    setup: &Setup<'_>,
-    bytes: usize,
-    pages: Pages,
-    reads: u32,
-    counters: Option<&mut Counters>,
-    progress: &mut dyn FnMut(f64),
-) -> SweepPoint {
-    let items = setup.items;
-    let buffer = (bytes > 0).then(|| PageBuffer::new(bytes, pages, |i| i as u64));
-    let eval: &[u64] = buffer.as_ref().map_or(&[], |b| b.as_slice());
-    let mut cases: Vec<Case<'_>> = setup
+/// The backends' own tables on 4 KiB pages (as the allocator gave them: THP `madvise` leaves
+/// heap tables on small pages), then collapsed into 2 MiB pages (`MADV_COLLAPSE`, checked in
+/// `/proc/self/smaps`), each against pressure on 4 KiB and on huge pages, at the highest
+/// pressure; real and hot twin. Last, because a collapse cannot be undone in this process.
+fn table_pages(
+    m: &mut Measurement,
+    workload: &SearchWorkload,
+    pressure_huge: &PageBuffer,
+    replaying: bool,
+    steps: &mut Steps<'_>,
+) {
+    let big: Vec<&'static str> = m
         .backends
         .iter()
-        .filter_map(|name| registry::visit(name, MakeCase { items, eval, reads }).ok())
+        .copied()
+        .filter(|&name| attack_table_bytes(name) >= (4 << 20))
         .collect();
-    cases.push(eval_alone_case(items.len(), eval, reads));
-    let results = interleaved(&mut cases, setup.sampling, counters, progress);
-    let advice = buffer.as_ref().and_then(|b| b.advice.clone().err());
-    let huge = buffer.as_ref().and_then(|b| b.huge_page_bytes());
-    (results, advice, huge)
-}
-
-/// The two-thread variant at one E: lookups (no evaluation reads) on this thread, evaluation
-/// reads in a loop on a thread pinned to `eval_cpu`; an idle case (the loop without lookups)
-/// gives the evaluation thread's undisturbed rate.
-fn thread_point(
-    setup: &Setup<'_>,
-    bytes: usize,
-    eval_cpu: usize,
-) -> Vec<(String, Vec<f64>, Vec<f64>)> {
-    let (items, sampling) = (setup.items, setup.sampling);
-    let buffer = PageBuffer::new(bytes.max(64), Pages::Small, |i| i as u64);
-    let eval = buffer.as_slice();
-    let done_reads = AtomicU64::new(0);
-    let stop = AtomicBool::new(false);
-    let mut out = Vec::new();
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let _ = pin_to_cpu(eval_cpu);
-            let elements = eval.len();
-            let mut counter = 0u64;
-            let mut sum = 0u64;
-            while !stop.load(Ordering::Relaxed) {
-                for _ in 0..1024 {
-                    sum = sum.wrapping_add(eval[eval_index(counter, elements)]);
-                    counter += 1;
-                }
-                done_reads.fetch_add(1024, Ordering::Relaxed);
-            }
-            black_box(sum);
-        });
-        let mut cases: Vec<Case<'_>> = setup
-            .backends
-            .iter()
-            .filter_map(|name| {
-                registry::visit(
-                    name,
-                    MakeCase {
-                        items,
-                        eval: &[],
-                        reads: 0,
-                    },
-                )
-                .ok()
-            })
-            .collect();
-        cases.push(eval_alone_case(items.len(), &[], 0));
-        cases.last_mut().expect("just pushed").name = IDLE.to_string();
-        let reps: Vec<u64> = cases.iter_mut().map(|c| calibrate(c, sampling)).collect();
-        let mut ns = vec![Vec::new(); cases.len()];
-        let mut rates = vec![Vec::new(); cases.len()];
-        let (offset, _) = invocations::invocation();
-        for round in 0..invocations::rounds(sampling.samples) {
-            for k in 0..cases.len() {
-                let i = (round + k + offset) % cases.len();
-                let before = done_reads.load(Ordering::Relaxed);
-                let took = time_ns(&mut cases[i].body, reps[i]);
-                let after = done_reads.load(Ordering::Relaxed);
-                ns[i].push(took / (reps[i] * cases[i].ops_per_rep) as f64);
-                rates[i].push((after - before) as f64 / took);
-            }
-        }
-        stop.store(true, Ordering::Relaxed);
-        for ((case, ns), rates) in cases.iter().zip(ns).zip(rates) {
-            out.push((case.name.clone(), ns, rates));
-        }
-    });
-    out
-}
-
-/// Progress over every point of every sweep: point `done` of `total`, each point reporting
-/// its own fraction.
-struct Steps<'a> {
-    progress: Progress<'a>,
-    done: usize,
-    total: usize,
-}
-
-impl Steps<'_> {
-    fn report(&mut self, message: &str, fraction_of_point: f64) {
-        let base = self.done as f64 / self.total as f64;
-        (self.progress)(message, base + fraction_of_point / self.total as f64);
+    if big.is_empty() {
+        m.notes.push(
+            "table-page split skipped: no measured backend has 4 MiB of attack tables".into(),
+        );
+        steps.done += 1;
+        return;
     }
-}
-
-fn sampling(config: &Config) -> SampleConfig {
-    config.pick(
-        SampleConfig {
-            warmup: Duration::from_micros(100),
-            samples: 3,
-            min_sample: Duration::from_micros(100),
-        },
-        SampleConfig {
-            warmup: Duration::from_millis(2),
-            samples: 7,
-            min_sample: Duration::from_millis(2),
-        },
-        SampleConfig {
-            warmup: Duration::from_millis(20),
-            samples: 15,
-            min_sample: Duration::from_millis(5),
-        },
-    )
-}
-
-/// A few sizes for the two-thread and reads-per-lookup variants: around L2, L3 and beyond,
-/// each the nearest size of the main sweep so the variants line up with it.
-fn variant_sizes(machine: &Machine, sizes: &[usize], max: usize) -> Vec<usize> {
-    let l2 = machine.cache_bytes(2).unwrap_or(1 << 20);
-    let l3 = machine.cache_bytes(3).unwrap_or(32 << 20);
-    let mut s: Vec<usize> = [16 << 10, l2 / 2, l3 / 2, 2 * l3, max]
-        .into_iter()
-        .map(|b| {
-            *sizes[1..]
-                .iter()
-                .min_by_key(|&&x| (x as f64 / b as f64).ln().abs().mul_add(1e6, 0.0) as u64)
-                .expect("sizes")
-        })
-        .collect();
-    s.sort();
-    s.dedup();
-    s
-}
-
-/// Measures everything E7 reports, in order: the main sweeps, the reads-per-lookup variant and
-/// (with two CPUs) the two-thread variant.
-pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
-    let machine = Machine::detect();
-    let (backends, skipped) = config.backend_names();
-    progress("generating lookups", 0.0);
-    let lookups = config.pick(256, 4096, 16384);
-    let workload_seed = config.seed ^ 0xE7;
-    let items = workloads::game_like(workload_seed, Policy::Greedy, lookups).items;
-    let max = config.pick(256 << 10, 64 << 20, 128 << 20);
-    let sizes = eval_sizes(max, config.pick(1, 1, 2));
-    let subset = variant_sizes(&machine, &sizes, max);
-    let main_cpu = config.pin_cpu.unwrap_or(0);
-    let eval_cpu = (main_cpu + 1) % machine.logical_cpus.max(1);
-    let thread_possible = machine.logical_cpus >= 2;
-    let total = 2 * sizes.len() + 2 * subset.len() + if thread_possible { subset.len() } else { 0 };
-    let mut m = Measurement {
-        machine,
-        backends,
-        skipped,
-        lookups,
-        workload_seed,
-        sampling: sampling(config),
-        sizes,
-        subset,
-        eval_cpu,
-        main_cpu,
-        measured: Vec::new(),
-        notes: Vec::new(),
-        huge_granted: Vec::new(),
-        // Counters on the main sweep, where cache and TLB misses per iteration tell the story.
-        counter_log: CounterLog::open(&config.counter_events, "iteration"),
-    };
-    let mut steps = Steps {
-        progress,
-        done: 0,
-        total,
-    };
-    main_sweeps(&mut m, &items, &mut steps);
-    reads_sweeps(&mut m, &items, &mut steps);
-    if thread_possible {
-        thread_sweep(&mut m, &items, config.pin_cpu.is_none(), &mut steps);
-    } else {
-        m.notes
-            .push("two-thread variant skipped: only one CPU".to_string());
-    }
-    (steps.progress)("done", 1.0);
-    m
-}
-
-/// Every E on 4 KiB and on huge pages, `MAIN_READS` reads per lookup, with counters.
-fn main_sweeps(m: &mut Measurement, items: &[LookupItem], steps: &mut Steps<'_>) {
-    let setup = Setup {
-        backends: &m.backends,
-        items,
-        sampling: &m.sampling,
-    };
-    for (variant, pages) in [("4k", Pages::Small), ("huge", Pages::Huge)] {
-        for &bytes in &m.sizes {
-            let message = format!("{variant} pages, E = {}", rounded_bytes(bytes as f64));
-            let (results, advice, huge) = sweep_point(
-                &setup,
-                bytes,
-                pages,
-                MAIN_READS,
-                m.counter_log.counters(),
-                &mut |f| steps.report(&message, f),
-            );
-            if let Some(error) = advice {
-                m.notes
-                    .push(format!("madvise for {variant} pages failed: {error}"));
-            }
-            if pages == Pages::Huge && bytes > 0 {
-                m.huge_granted.push((bytes, huge));
-            }
-            let e = rounded_bytes(bytes as f64);
-            for result in results {
-                m.counter_log
-                    .record(&[("pages", variant), ("E", &e)], &result);
-                m.measured.push(Measured {
-                    variant,
-                    reads: MAIN_READS,
-                    bytes,
-                    case: result.name,
-                    ns: result.ns_per_op,
-                    eval_reads_per_ns: Vec::new(),
+    let reads = m.pressure_reads.last().copied().unwrap_or(0).max(1);
+    let small_pressure = PageBuffer::new(
+        if replaying { 4096 } else { m.pressure_bytes },
+        Pages::Small,
+        |i| i as u64,
+    );
+    for (phase, tables) in [(0, "4k"), (1, "huge")] {
+        if phase == 1 {
+            for &name in &big {
+                let (before, after, collapse) = if replaying {
+                    (None, None, Ok(()))
+                } else {
+                    collapse_tables(name)
+                };
+                m.table_pages.push(TablePages {
+                    backend: name,
+                    table_bytes: attack_table_bytes(name),
+                    huge_before: before,
+                    huge_after: after,
+                    collapse,
                 });
             }
-            steps.done += 1;
         }
-    }
-}
-
-/// 1 and 16 reads per lookup at the variants' sizes, 4 KiB pages: does the verdict depend on
-/// memory-level parallelism?
-fn reads_sweeps(m: &mut Measurement, items: &[LookupItem], steps: &mut Steps<'_>) {
-    let setup = Setup {
-        backends: &m.backends,
-        items,
-        sampling: &m.sampling,
-    };
-    for reads in [1u32, 16] {
-        for &bytes in &m.subset {
-            let message = format!(
-                "{reads} reads per lookup, E = {}",
-                rounded_bytes(bytes as f64)
-            );
-            let (results, _, _) = sweep_point(&setup, bytes, Pages::Small, reads, None, &mut |f| {
+        for (pressure_pages, buffer) in [("4k", &small_pressure), ("huge", pressure_huge)] {
+            let mut cases: Vec<ChainCase<'_>> = Vec::new();
+            for &name in &big {
+                let made = MakeChain {
+                    workload,
+                    pressure: buffer.as_slice(),
+                    reads,
+                    fence: m.fence,
+                    masks: vec![usize::MAX, HOT_MASK],
+                };
+                if let Ok(made) = registry::visit(name, made) {
+                    cases.extend(made);
+                }
+            }
+            let message = format!("tables on {tables} pages, pressure on {pressure_pages} pages");
+            let results = time_chains(workload, &mut cases, &m.sampling, &mut |f| {
                 steps.report(&message, f)
             });
-            for result in results {
-                m.measured.push(Measured {
-                    variant: "4k",
+            for (case, (_, ns, _)) in cases.iter().zip(results) {
+                m.chains.push(Chain {
+                    part: "pages",
                     reads,
-                    bytes,
-                    case: result.name,
-                    ns: result.ns_per_op,
-                    eval_reads_per_ns: Vec::new(),
+                    case: case.case.clone(),
+                    mask: case.mask.clone(),
+                    tables,
+                    pressure: pressure_pages,
+                    ns,
                 });
             }
-            steps.done += 1;
         }
     }
+    steps.done += 1;
 }
 
-/// The evaluation on a second CPU at the variants' sizes; this thread is pinned for it and,
-/// unless the user pinned it, given every CPU back afterwards.
-fn thread_sweep(m: &mut Measurement, items: &[LookupItem], unpin: bool, steps: &mut Steps<'_>) {
-    let pinned = pin_to_cpu(m.main_cpu);
-    if let Err(reason) = &pinned {
-        m.notes
-            .push(format!("two-thread variant unpinned: {reason}"));
-    }
-    let setup = Setup {
-        backends: &m.backends,
-        items,
-        sampling: &m.sampling,
-    };
-    for &bytes in &m.subset {
-        steps.report(
-            &format!(
-                "evaluation on CPU {}, E = {}",
-                m.eval_cpu,
-                rounded_bytes(bytes as f64)
-            ),
-            0.0,
-        );
-        // Timed like `interleaved`: live, recorded in a child, or replayed from the children.
-        let points = invocations::timed(|| thread_point(&setup, bytes, m.eval_cpu)).unwrap_or_else(
-            |error| {
-                invocations::replay_failed(error);
-                Vec::new()
-            },
-        );
-        for (case, ns, rates) in points {
-            m.measured.push(Measured {
-                variant: "thread",
-                reads: 0,
-                bytes,
-                case,
-                ns,
-                eval_reads_per_ns: rates,
-            });
+/// Collapses `name`'s attack tables into huge pages: the huge-page bytes before and after, and
+/// whether the kernel agreed.
+fn collapse_tables(name: &str) -> (Option<usize>, Option<usize>, Result<(), String>) {
+    struct Collapse;
+    impl BackendVisitor for Collapse {
+        type Output = (Option<usize>, Option<usize>, Result<(), String>);
+        fn visit<B: Backend>(self, backend: B) -> Self::Output {
+            let memory = backend.attack_table_memory();
+            let huge = |memory: &[&[u8]]| {
+                memory
+                    .iter()
+                    .map(|t| huge_page_bytes_of(t))
+                    .try_fold(0usize, |total, b| b.map(|b| total + b))
+            };
+            let before = huge(&memory);
+            let collapse = memory
+                .iter()
+                .map(|t| collapse_to_huge_pages(t))
+                .collect::<Result<Vec<()>, String>>()
+                .map(|_| ());
+            (before, huge(&memory), collapse)
         }
-        steps.done += 1;
     }
-    if unpin && pinned.is_ok() {
-        crate::harness::measure::unpin(m.machine.logical_cpus);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn eval_sizes_double_up_to_the_largest() {
-        assert_eq!(
-            eval_sizes(64 << 10, 1),
-            vec![0, 16 << 10, 32 << 10, 64 << 10]
-        );
-    }
+    registry::visit(name, Collapse).unwrap_or((None, None, Err("unavailable".into())))
 }
