@@ -14,13 +14,17 @@ pub use bitboard::BonanzaBitboard;
 pub use layout::RotatedBoards;
 
 use crate::backend::{Backend, BackendInfo, TableInfo};
-use crate::types::{ray, Color, Square, ALL_SQUARES};
+use crate::types::{ray, Color, Slider, Square, ALL_SQUARES};
+use crate::variants::shared::masked::{masked_index, table_bytes, NoPadding};
 use layout::{
     canonical_position, Rotation, Slide, GOLD_ATTACKS, KING_ATTACKS, KNIGHT_ATTACKS, LANCE_RAYS,
     PAWN_ATTACKS, ROTATED_MASKS, SILVER_ATTACKS, SLIDE,
 };
 use std::mem::size_of;
 use std::sync::OnceLock;
+
+// SAFETY: `repr(C)` around `[u32; 3]`: 12 bytes, all of them the words'.
+unsafe impl NoPadding for BonanzaBitboard {}
 
 /// Patterns of a line's 7 inner squares.
 const PATTERNS: usize = 128;
@@ -172,6 +176,76 @@ impl Bonanza {
         unsafe {
             self.rl45.get_unchecked(sq.index())[rl45] | self.rr45.get_unchecked(sq.index())[rr45]
         }
+    }
+}
+
+/// A `[81][128]` table's hot-twin lookup: the table seen flat, its index `sq × 128 + pattern`
+/// ANDed with `table_mask >> s` (`2^s` = `T`'s size rounded up: 16 for bitboards, 4 for `u32`).
+#[inline(always)]
+fn masked_entry<T: Copy>(
+    table: &[[T; PATTERNS]; 81],
+    sq: Square,
+    pattern: usize,
+    table_mask: usize,
+) -> T {
+    let index = masked_index::<T>(sq.index() * PATTERNS + pattern, table_mask);
+    // SAFETY: `sq.index() < 81` and `pattern < 128` (masked to 7 bits), so the unmasked index is
+    // < 81 × 128, the flat length; the masked one is at most the unmasked one.
+    unsafe { *table.as_flattened().get_unchecked(index) }
+}
+
+/// The hot twin of the sliding lookups: every line table's index masked, `aslide` and the
+/// occupancy read as in the real lookups.
+impl Bonanza {
+    #[inline(always)]
+    fn file_attacks_masked(
+        &self,
+        occupancy: &RotatedBoards,
+        sq: Square,
+        table_mask: usize,
+    ) -> BonanzaBitboard {
+        let slide = Self::slide(sq);
+        let pattern = inner_pattern(&occupancy.occupied_rl90, slide.file_word, slide.file_shift);
+        masked_entry(self.file, sq, pattern, table_mask)
+    }
+
+    #[inline(always)]
+    fn rank_attacks_masked(
+        &self,
+        occupancy: &RotatedBoards,
+        sq: Square,
+        table_mask: usize,
+    ) -> BonanzaBitboard {
+        let slide = Self::slide(sq);
+        let pattern = inner_pattern(&occupancy.occupied, slide.rank_word, slide.rank_shift);
+        let rank = masked_entry(self.rank, sq, pattern, table_mask);
+        let keep = |word: u8| rank & 0u32.wrapping_sub((slide.rank_word == word) as u32);
+        BonanzaBitboard::new([keep(0), keep(1), keep(2)])
+    }
+
+    #[inline(always)]
+    fn diagonal_attacks_masked(
+        &self,
+        occupancy: &RotatedBoards,
+        sq: Square,
+        table_mask: usize,
+    ) -> BonanzaBitboard {
+        let slide = Self::slide(sq);
+        let rl45 = inner_pattern(&occupancy.occupied_rl45, slide.rl45_word, slide.rl45_shift);
+        let rr45 = inner_pattern(&occupancy.occupied_rr45, slide.rr45_word, slide.rr45_shift);
+        masked_entry(self.rl45, sq, rl45, table_mask)
+            | masked_entry(self.rr45, sq, rr45, table_mask)
+    }
+
+    #[inline(always)]
+    fn rook_attacks_masked(
+        &self,
+        occupancy: &RotatedBoards,
+        sq: Square,
+        table_mask: usize,
+    ) -> BonanzaBitboard {
+        self.file_attacks_masked(occupancy, sq, table_mask)
+            | self.rank_attacks_masked(occupancy, sq, table_mask)
     }
 }
 
@@ -362,6 +436,41 @@ impl Backend for Bonanza {
     #[inline(always)]
     fn horse_attacks(&self, occupancy: &RotatedBoards, sq: Square) -> BonanzaBitboard {
         self.diagonal_attacks(occupancy, sq) | at(&KING_ATTACKS, sq)
+    }
+
+    /// The file, rank, rl45 and rr45 tables masked; lance rays and king steps stay real.
+    #[inline(always)]
+    fn slider_attacks_masked(
+        &self,
+        slider: Slider,
+        occupancy: &RotatedBoards,
+        sq: Square,
+        table_mask: usize,
+    ) -> BonanzaBitboard {
+        match slider {
+            Slider::Rook => self.rook_attacks_masked(occupancy, sq, table_mask),
+            Slider::Bishop => self.diagonal_attacks_masked(occupancy, sq, table_mask),
+            Slider::Lance(color) => {
+                by_color(&LANCE_RAYS, color, sq)
+                    & self.file_attacks_masked(occupancy, sq, table_mask)
+            }
+            Slider::Dragon => {
+                self.rook_attacks_masked(occupancy, sq, table_mask) | at(&KING_ATTACKS, sq)
+            }
+            Slider::Horse => {
+                self.diagonal_attacks_masked(occupancy, sq, table_mask) | at(&KING_ATTACKS, sq)
+            }
+        }
+    }
+
+    /// `abb_file_attacks`, `ai_rook_attacks_r0`, `abb_bishop_attacks_rl45` and `_rr45`.
+    fn attack_table_memory(&self) -> Vec<&'static [u8]> {
+        vec![
+            table_bytes(self.file.as_flattened()),
+            table_bytes(self.rank.as_flattened()),
+            table_bytes(self.rl45.as_flattened()),
+            table_bytes(self.rr45.as_flattened()),
+        ]
     }
 
     #[inline(always)]

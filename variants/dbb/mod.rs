@@ -16,12 +16,17 @@ pub use bitboard::DbbBitboard;
 pub use tables::{DbbOccupancy, DbbTables, Slide};
 
 use crate::backend::{Backend, BackendInfo, Bitboard, TableInfo};
-use crate::types::{Color, Square};
+use crate::types::{Color, Slider, Square};
+use crate::variants::shared::masked::{masked_index, table_bytes, NoPadding};
 use std::mem::size_of;
 use std::sync::OnceLock;
 use tables::{LineTable, SquareTable};
 
 static TABLES: OnceLock<Box<DbbTables>> = OnceLock::new();
+
+// SAFETY: `repr(C, align(16))` around `[u64; 2]`: 16 bytes, all of them the words'.
+unsafe impl NoPadding for DbbBitboard {}
+const _: () = assert!(size_of::<DbbBitboard>() == 16);
 
 /// A handle onto the tables, built once per process.
 #[derive(Clone, Copy, Debug)]
@@ -46,6 +51,16 @@ fn at<T>(table: &[T; 81], sq: Square) -> &T {
 #[inline(always)]
 fn line_lookup(table: &LineTable, sq: Square, byte: u8) -> DbbBitboard {
     at(table, sq)[byte as usize]
+}
+
+/// `line_lookup`'s hot twin: the table seen flat (`[81 × 256]`), its index `sq × 256 + byte`
+/// ANDed with `table_mask >> 4` (16-byte entries).
+#[inline(always)]
+fn line_lookup_masked(table: &LineTable, sq: Square, byte: u8, table_mask: usize) -> DbbBitboard {
+    let index = masked_index::<DbbBitboard>(sq.index() * 256 + byte as usize, table_mask);
+    // SAFETY: `sq.index() < 81` and `byte < 256`, so the unmasked index is < 81 × 256, the flat
+    // length; the masked one is at most the unmasked one.
+    unsafe { *table.as_flattened().get_unchecked(index) }
 }
 
 /// The line byte at `shift` of a rotated occupancy (the shift is always `< 64`).
@@ -87,6 +102,36 @@ impl Dbb {
     fn diag2_attacks(&self, occupancy: &DbbOccupancy, sq: Square) -> DbbBitboard {
         let byte = line_byte(occupancy.occupied_rl45, self.slide(sq).diag2_shift);
         line_lookup(&self.tables.diag2_attacks, sq, byte)
+    }
+
+    /// `rank_attacks`'s hot twin.
+    #[inline(always)]
+    fn rank_attacks_masked(
+        &self,
+        occupancy: &DbbOccupancy,
+        sq: Square,
+        table_mask: usize,
+    ) -> DbbBitboard {
+        let slide = self.slide(sq);
+        let word = occupancy.occupied.0[(slide.rank_word & 1) as usize];
+        line_lookup_masked(
+            &self.tables.rank_attacks,
+            sq,
+            line_byte(word, slide.rank_shift),
+            table_mask,
+        )
+    }
+
+    /// `diag2_attacks`'s hot twin.
+    #[inline(always)]
+    fn diag2_attacks_masked(
+        &self,
+        occupancy: &DbbOccupancy,
+        sq: Square,
+        table_mask: usize,
+    ) -> DbbBitboard {
+        let byte = line_byte(occupancy.occupied_rl45, self.slide(sq).diag2_shift);
+        line_lookup_masked(&self.tables.diag2_attacks, sq, byte, table_mask)
     }
 
     /// The tables (built on first use), for tests and tools that inspect the layout.
@@ -260,6 +305,63 @@ impl Backend for Dbb {
             self.diag1_byte(occupancy, sq),
         );
         diag1_king | self.diag2_attacks(occupancy, sq)
+    }
+
+    /// Every `[81][256]` line table masked (the lance's, dragon's and horse's pre-combined ones
+    /// too); `aslide` stays real.
+    #[inline(always)]
+    fn slider_attacks_masked(
+        &self,
+        slider: Slider,
+        occupancy: &DbbOccupancy,
+        sq: Square,
+        table_mask: usize,
+    ) -> DbbBitboard {
+        let tables = self.tables;
+        match slider {
+            Slider::Rook => {
+                let byte = self.file_byte(occupancy, sq);
+                line_lookup_masked(&tables.file_attacks, sq, byte, table_mask)
+                    | self.rank_attacks_masked(occupancy, sq, table_mask)
+            }
+            Slider::Bishop => {
+                let byte = self.diag1_byte(occupancy, sq);
+                line_lookup_masked(&tables.diag1_attacks, sq, byte, table_mask)
+                    | self.diag2_attacks_masked(occupancy, sq, table_mask)
+            }
+            Slider::Lance(color) => {
+                let table = &tables.lance_attacks[color.index() & 1];
+                line_lookup_masked(table, sq, self.file_byte(occupancy, sq), table_mask)
+            }
+            Slider::Dragon => {
+                let byte = self.file_byte(occupancy, sq);
+                line_lookup_masked(&tables.file_king_attacks, sq, byte, table_mask)
+                    | self.rank_attacks_masked(occupancy, sq, table_mask)
+            }
+            Slider::Horse => {
+                let byte = self.diag1_byte(occupancy, sq);
+                line_lookup_masked(&tables.diag1_king_attacks, sq, byte, table_mask)
+                    | self.diag2_attacks_masked(occupancy, sq, table_mask)
+            }
+        }
+    }
+
+    /// The eight `[81][256]` line tables, in `tables()` order.
+    fn attack_table_memory(&self) -> Vec<&'static [u8]> {
+        let tables = self.tables;
+        [
+            &tables.rank_attacks,
+            &tables.file_attacks,
+            &tables.lance_attacks[0],
+            &tables.lance_attacks[1],
+            &tables.file_king_attacks,
+            &tables.diag1_attacks,
+            &tables.diag1_king_attacks,
+            &tables.diag2_attacks,
+        ]
+        .into_iter()
+        .map(|table| table_bytes(table.as_flattened()))
+        .collect()
     }
 
     #[inline(always)]

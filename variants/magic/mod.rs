@@ -13,12 +13,13 @@
 mod magics;
 
 use crate::backend::{Backend, BackendInfo, Bitboard, TableInfo};
-use crate::types::{Color, Square};
+use crate::types::{Color, Slider, Square};
 use crate::variants::shared::magic_search::{
     magic_index, mask_bits, mask_table, ray_table, render_magics, render_widths, search_magics,
     sliding_attacks, step_table, subsets, Width, BISHOP_DIRECTIONS, GOLD_STEPS, KING_STEPS,
     KNIGHT_STEPS, PAWN_STEPS, ROOK_DIRECTIONS, SILVER_STEPS,
 };
+use crate::variants::shared::masked::{masked_index, table_bytes};
 use crate::variants::shared::split::SplitBitboard;
 use std::mem::size_of;
 use std::sync::OnceLock;
@@ -173,6 +174,52 @@ impl Magic {
         // sum of 2^bits, which totals N).
         unsafe { *table.get_unchecked(index) }
     }
+
+    /// `lookup`'s hot twin: the same index, ANDed with `table_mask >> 4` (16-byte entries).
+    #[inline(always)]
+    fn lookup_masked<const N: usize>(
+        table: &[SplitBitboard; N],
+        squares: &[SquareMagic; 81],
+        occupancy: &SplitBitboard,
+        sq: Square,
+        table_mask: usize,
+    ) -> SplitBitboard {
+        // SAFETY: `Square` is always < 81.
+        let entry = unsafe { squares.get_unchecked(sq.index()) };
+        let folded = (*occupancy & entry.mask).merged();
+        let index =
+            entry.offset as usize + (folded.wrapping_mul(entry.magic) >> entry.shift) as usize;
+        let index = masked_index::<SplitBitboard>(index, table_mask);
+        // SAFETY: the masked index is at most the unmasked one (the AND only clears bits), which
+        // is < N as in `lookup`.
+        unsafe { *table.get_unchecked(index) }
+    }
+
+    #[inline(always)]
+    fn rook_masked(
+        &self,
+        occupancy: &SplitBitboard,
+        sq: Square,
+        table_mask: usize,
+    ) -> SplitBitboard {
+        Self::lookup_masked(self.rook_table, &ROOK_SQUARES, occupancy, sq, table_mask)
+    }
+
+    #[inline(always)]
+    fn bishop_masked(
+        &self,
+        occupancy: &SplitBitboard,
+        sq: Square,
+        table_mask: usize,
+    ) -> SplitBitboard {
+        Self::lookup_masked(
+            self.bishop_table,
+            &BISHOP_SQUARES,
+            occupancy,
+            sq,
+            table_mask,
+        )
+    }
 }
 
 /// A step table lookup.
@@ -309,6 +356,33 @@ impl Backend for Magic {
     #[inline(always)]
     fn horse_attacks(&self, occupancy: &SplitBitboard, sq: Square) -> SplitBitboard {
         self.bishop_attacks(occupancy, sq) | step(&KING, sq)
+    }
+
+    /// The rook and bishop tables masked; lance rays and king steps stay real.
+    #[inline(always)]
+    fn slider_attacks_masked(
+        &self,
+        slider: Slider,
+        occupancy: &SplitBitboard,
+        sq: Square,
+        table_mask: usize,
+    ) -> SplitBitboard {
+        match slider {
+            Slider::Rook => self.rook_masked(occupancy, sq, table_mask),
+            Slider::Bishop => self.bishop_masked(occupancy, sq, table_mask),
+            Slider::Lance(color) => {
+                // SAFETY: `Color::index` is 0 or 1.
+                let rays = unsafe { LANCE_RAYS.get_unchecked(color.index()) };
+                self.rook_masked(occupancy, sq, table_mask) & step(rays, sq)
+            }
+            Slider::Dragon => self.rook_masked(occupancy, sq, table_mask) | step(&KING, sq),
+            Slider::Horse => self.bishop_masked(occupancy, sq, table_mask) | step(&KING, sq),
+        }
+    }
+
+    /// `rook_attacks` and `bishop_attacks`.
+    fn attack_table_memory(&self) -> Vec<&'static [u8]> {
+        vec![table_bytes(self.rook_table), table_bytes(self.bishop_table)]
     }
 
     #[inline(always)]

@@ -11,12 +11,13 @@
 mod magics;
 
 use crate::backend::{Backend, BackendInfo, Bitboard, TableInfo};
-use crate::types::{Color, Square};
+use crate::types::{Color, Slider, Square};
 use crate::variants::shared::magic_search::{
     magic_index, mask_table, ray_table, render_magics, search_magics, sliding_attacks, step_table,
     subsets, Width, BISHOP_DIRECTIONS, GOLD_STEPS, KING_STEPS, KNIGHT_STEPS, PAWN_STEPS,
     ROOK_DIRECTIONS, SILVER_STEPS,
 };
+use crate::variants::shared::masked::{masked_index, table_bytes, NoPadding};
 use crate::variants::shared::split::SplitBitboard;
 use std::mem::size_of;
 use std::sync::OnceLock;
@@ -57,6 +58,9 @@ impl PackedBitboard {
         SplitBitboard::new(self.low, self.high as u64)
     }
 }
+
+// SAFETY: `repr(C, packed)` with a `u64` and a `u32`: 12 bytes, all of them the fields'.
+unsafe impl NoPadding for PackedBitboard {}
 
 /// One kind's table: `[81][16384]` packed bitboards (15,925,248 bytes).
 type PlainTable = [[PackedBitboard; ENTRIES_PER_SQUARE]; 81];
@@ -167,6 +171,31 @@ fn lookup(
     let index = ((*occupancy & mask).merged().wrapping_mul(magic) >> SHIFT) as usize;
     // SAFETY: a u64 shifted right by 50 is < 2^14 = the row length.
     unsafe { row.get_unchecked(index) }.widen()
+}
+
+/// `lookup`'s hot twin: the table seen flat (`[81 × 16384]`), its index `sq × 16384 + index`
+/// ANDed with `table_mask >> 4` (12-byte entries, rounded up to 16).
+#[inline(always)]
+fn lookup_masked(
+    table: &PlainTable,
+    masks: &[SplitBitboard; 81],
+    magics: &[u64; 81],
+    occupancy: &SplitBitboard,
+    sq: Square,
+    table_mask: usize,
+) -> SplitBitboard {
+    // SAFETY: `Square` is always < 81.
+    let (mask, magic) = unsafe {
+        (
+            *masks.get_unchecked(sq.index()),
+            *magics.get_unchecked(sq.index()),
+        )
+    };
+    let index = ((*occupancy & mask).merged().wrapping_mul(magic) >> SHIFT) as usize;
+    let flat = masked_index::<PackedBitboard>(sq.index() * ENTRIES_PER_SQUARE + index, table_mask);
+    // SAFETY: `sq.index() < 81` and `index < 2^14` (a u64 shifted right by 50), so the unmasked
+    // flat index is < 81 × 2^14, the flat length; the masked one is at most the unmasked one.
+    unsafe { table.as_flattened().get_unchecked(flat) }.widen()
 }
 
 /// A step table lookup.
@@ -299,6 +328,73 @@ impl Backend for MagicPlain {
     #[inline(always)]
     fn horse_attacks(&self, occupancy: &SplitBitboard, sq: Square) -> SplitBitboard {
         lookup(self.horse, &BISHOP_MASKS, &BISHOP_MAGICS, occupancy, sq)
+    }
+
+    /// The rook, bishop, dragon and horse tables masked (the lance reads the rook table);
+    /// lance rays stay real.
+    #[inline(always)]
+    fn slider_attacks_masked(
+        &self,
+        slider: Slider,
+        occupancy: &SplitBitboard,
+        sq: Square,
+        table_mask: usize,
+    ) -> SplitBitboard {
+        match slider {
+            Slider::Rook => lookup_masked(
+                self.rook,
+                &ROOK_MASKS,
+                &ROOK_MAGICS,
+                occupancy,
+                sq,
+                table_mask,
+            ),
+            Slider::Bishop => lookup_masked(
+                self.bishop,
+                &BISHOP_MASKS,
+                &BISHOP_MAGICS,
+                occupancy,
+                sq,
+                table_mask,
+            ),
+            Slider::Lance(color) => {
+                // SAFETY: `Color::index` is 0 or 1.
+                let rays = unsafe { LANCE_RAYS.get_unchecked(color.index()) };
+                let rook = lookup_masked(
+                    self.rook,
+                    &ROOK_MASKS,
+                    &ROOK_MAGICS,
+                    occupancy,
+                    sq,
+                    table_mask,
+                );
+                rook & step(rays, sq)
+            }
+            Slider::Dragon => lookup_masked(
+                self.dragon,
+                &ROOK_MASKS,
+                &ROOK_MAGICS,
+                occupancy,
+                sq,
+                table_mask,
+            ),
+            Slider::Horse => lookup_masked(
+                self.horse,
+                &BISHOP_MASKS,
+                &BISHOP_MAGICS,
+                occupancy,
+                sq,
+                table_mask,
+            ),
+        }
+    }
+
+    /// `rook_attacks`, `dragon_attacks`, `bishop_attacks` and `horse_attacks`.
+    fn attack_table_memory(&self) -> Vec<&'static [u8]> {
+        [self.rook, self.dragon, self.bishop, self.horse]
+            .into_iter()
+            .map(|table| table_bytes(table.as_flattened()))
+            .collect()
     }
 
     #[inline(always)]

@@ -1,4 +1,6 @@
-//! Helpers several backends share: the split 128-bit layout and the magic-number search.
+//! Helpers several backends share: the split 128-bit layout, the magic-number search, and the
+//! masked index and byte views of the hot twin.
 
 pub mod magic_search;
+pub mod masked;
 pub mod split;

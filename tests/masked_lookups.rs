@@ -1,0 +1,183 @@
+//! The hot twin (`Backend::slider_attacks_masked`) and the attack-table memory of every backend
+//! (run in release mode: `cargo test --release --test masked_lookups`).
+//!
+//! Per backend: with `usize::MAX` the masked lookup is the real one for every slider kind, square
+//! and a few thousand random occupancies; with 4 KiB and 64 KiB masks it runs on every square and
+//! kind and returns bitboards of real squares, and it differs from the real lookup somewhere
+//! exactly when the backend has attack tables; `attack_table_memory` is, table by table, the
+//! attack tables of `tables()`.
+
+use kiki::types::ALL_SQUARES;
+use kiki::{Backend, Bitboard, Slider, Square};
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+const OCCUPANCIES: usize = 3_000;
+const SMALL_MASKS: [usize; 2] = [(4 << 10) - 1, (64 << 10) - 1];
+
+/// The entries of `tables()` that `slider_attacks_masked` masks, in `tables()` order.
+fn masked_tables(backend: &str) -> &'static [&'static str] {
+    match backend {
+        "bonanza" => &[
+            "abb_file_attacks",
+            "ai_rook_attacks_r0",
+            "abb_bishop_attacks_rl45",
+            "abb_bishop_attacks_rr45",
+        ],
+        "dbb" => &[
+            "adbb_rank_attacks",
+            "adbb_file_attacks",
+            "adbb_file_minus_attacks (black lance)",
+            "adbb_file_plus_attacks (white lance)",
+            "adbb_file_king_attacks (dragon)",
+            "adbb_diag1_attacks",
+            "adbb_diag1_king_attacks (horse)",
+            "adbb_diag2_attacks",
+        ],
+        "magic" | "pext" => &["rook_attacks", "bishop_attacks"],
+        "magic-plain" => &[
+            "rook_attacks",
+            "dragon_attacks",
+            "bishop_attacks",
+            "horse_attacks",
+        ],
+        // Table-free sliders (per-square masks only): the negative controls.
+        "qugiy" | "mailbox" | "sqww" => &[],
+        other => panic!("no masked-table list for backend '{other}': add one"),
+    }
+}
+
+/// Random canonical occupancies at densities of about 25, 50 and 75 %, and the empty and full
+/// boards.
+fn occupancies(seed: u64) -> Vec<u128> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut all = vec![0, ALL_SQUARES];
+    while all.len() < OCCUPANCIES {
+        let (a, b): (u128, u128) = (rng.random(), rng.random());
+        let bits = match all.len() % 3 {
+            0 => a & b,
+            1 => a,
+            _ => a | b,
+        };
+        all.push(bits & ALL_SQUARES);
+    }
+    all
+}
+
+fn backend<B: Backend>() -> Option<B> {
+    match B::new() {
+        Ok(backend) => Some(backend),
+        Err(reason) => {
+            // Only a backend that this CPU cannot run may be skipped, and it must say why.
+            assert!(B::availability().is_err(), "new() failed but available");
+            eprintln!("{} unavailable here: {reason}", B::info().name);
+            None
+        }
+    }
+}
+
+fn unmasked_is_the_real_lookup<B: Backend>() {
+    let Some(backend) = backend::<B>() else {
+        return;
+    };
+    let name = B::info().name;
+    for canonical in occupancies(0x4D41_534B) {
+        let occupancy = backend.occupancy(canonical);
+        for sq in Square::all() {
+            for slider in Slider::ALL {
+                let real = backend.slider_attacks(slider, &occupancy, sq);
+                let masked = backend.slider_attacks_masked(slider, &occupancy, sq, usize::MAX);
+                assert_eq!(
+                    masked, real,
+                    "{name}: {slider} on {sq}, occupancy {canonical:#x}"
+                );
+            }
+        }
+    }
+}
+
+fn small_masks_stay_on_the_board<B: Backend>() {
+    let Some(backend) = backend::<B>() else {
+        return;
+    };
+    let name = B::info().name;
+    let has_tables = !masked_tables(name).is_empty();
+    for table_mask in SMALL_MASKS {
+        let mut differs = false;
+        for canonical in occupancies(0x534D_414C).into_iter().take(200) {
+            let occupancy = backend.occupancy(canonical);
+            for sq in Square::all() {
+                for slider in Slider::ALL {
+                    let masked = backend.slider_attacks_masked(slider, &occupancy, sq, table_mask);
+                    assert_eq!(masked.to_canonical() & !ALL_SQUARES, 0, "{name}");
+                    differs |= masked != backend.slider_attacks(slider, &occupancy, sq);
+                }
+            }
+        }
+        assert_eq!(
+            differs, has_tables,
+            "{name}: the mask {table_mask:#x} should change some lookup iff it has attack tables"
+        );
+    }
+}
+
+fn memory_is_the_attack_tables<B: Backend>() {
+    let Some(backend) = backend::<B>() else {
+        return;
+    };
+    let name = B::info().name;
+    let tables = B::tables();
+    let expected: Vec<usize> = masked_tables(name)
+        .iter()
+        .map(|&table| {
+            tables
+                .iter()
+                .find(|t| t.name == table)
+                .unwrap_or_else(|| panic!("{name}: no table '{table}' in tables()"))
+                .bytes
+        })
+        .collect();
+    let memory = backend.attack_table_memory();
+    let lengths: Vec<usize> = memory.iter().map(|bytes| bytes.len()).collect();
+    assert_eq!(lengths, expected, "{name}");
+    let total: usize = lengths.iter().sum();
+    if expected.is_empty() {
+        assert_eq!(total, 0, "{name}");
+    } else {
+        assert!(total > 0, "{name}");
+        // Distinct memory: no two views start at the same place.
+        let mut starts: Vec<*const u8> = memory.iter().map(|bytes| bytes.as_ptr()).collect();
+        starts.sort();
+        starts.dedup();
+        assert_eq!(starts.len(), memory.len(), "{name}");
+    }
+    eprintln!(
+        "{name}: attack_table_memory {total} bytes in {} tables",
+        memory.len()
+    );
+}
+
+macro_rules! masked_tests {
+    ($($name:literal $test:ident => $backend:ty),* $(,)?) => {
+        $(
+            mod $test {
+                #[test]
+                fn unmasked_is_the_real_lookup() {
+                    super::unmasked_is_the_real_lookup::<$backend>();
+                }
+
+                #[test]
+                fn small_masks_stay_on_the_board() {
+                    super::small_masks_stay_on_the_board::<$backend>();
+                }
+
+                #[test]
+                fn memory_is_the_attack_tables() {
+                    super::memory_is_the_attack_tables::<$backend>();
+                }
+            }
+        )*
+    };
+}
+
+kiki::for_each_backend!(masked_tests);
