@@ -452,6 +452,58 @@ fn quick_report_of_every_experiment_is_complete() {
             "{id} says how claims are made"
         );
     }
+    // Issue 10's measurements, each present in the summaries other tools read.
+    let summary = |id: &str, key: &str| {
+        results
+            .experiments
+            .iter()
+            .find(|e| e.id == id)
+            .and_then(|e| e.summary_value(key))
+            .cloned()
+            .unwrap_or_else(|| panic!("{id} summary lacks {key}"))
+    };
+    let levels = summary("E6", "effective_levels");
+    let levels = levels.as_array().expect("a list of levels");
+    assert!(!levels.is_empty());
+    for level in levels {
+        assert!(level["bytes"].as_u64().unwrap() >= 4096, "{level}");
+        assert!(level["ns"].as_f64().unwrap() > 0.0, "{level}");
+    }
+    let last_level = levels.last().unwrap()["bytes"].as_u64().unwrap();
+    let e7 = results.experiments.iter().find(|e| e.id == "E7").unwrap();
+    assert!(
+        e7.method.contains("E6's latency curve"),
+        "E7 sizes itself from E6's levels: {}",
+        e7.method
+    );
+    assert!(summary("E7", "pressure_max_bytes").as_u64().unwrap() >= 4 * last_level);
+    let costs = summary("E7", "table_miss_cost");
+    for backend in ["magic-plain", "dbb", "mailbox", "sqww"] {
+        let cost = &costs[backend];
+        assert!(cost["ns"].is_number(), "{backend}: {cost}");
+        assert!(cost["low"].as_f64() <= cost["high"].as_f64(), "{backend}: {cost}");
+    }
+    let negative = summary("E7", "negative_controls");
+    for backend in ["mailbox", "sqww"] {
+        assert!(negative[backend]["pass"].is_boolean(), "{negative}");
+    }
+    let positive = summary("E7", "positive_control");
+    assert!(positive["expected_ns"].as_f64().unwrap() > 0.0, "{positive}");
+    assert!(positive["pass"].is_boolean(), "{positive}");
+    let survival = summary("E7", "survival");
+    for point in survival.as_array().unwrap() {
+        let total: f64 = ["l1", "l2", "ll", "memory"]
+            .iter()
+            .map(|k| point[*k].as_f64().unwrap())
+            .sum();
+        assert!((total - 1.0).abs() < 1e-9, "{point}");
+    }
+    assert!(!survival.as_array().unwrap().is_empty());
+    let pages = summary("E7", "table_pages");
+    assert!(pages["magic-plain"]["small_ns"].is_number(), "{pages}");
+    assert!(pages["magic-plain"]["huge_ns"].is_number(), "{pages}");
+    assert!(summary("E7", "seed_004_verdict").is_string());
+
     // Every linked file exists and is non-empty; plots come in both formats.
     let mut plots = 0;
     for link in markdown.split("](").skip(1) {

@@ -102,6 +102,9 @@ struct Walk<'a> {
     pressure: &'a [u64],
     reads: u32,
     fence: bool,
+    /// Each case's own pressure stream: cases alternate within ~100 µs, and a case that read
+    /// the addresses another case just read would find them cached instead of inserting them.
+    stream: u64,
 }
 
 /// Serialises the pipeline where `lfence` does (Intel; on AMD only with a model-specific bit a
@@ -119,11 +122,11 @@ fn fence(on: bool) {
 
 /// P reads of the pressure buffer for node `node`, their indices salted value-neutrally by
 /// `salt` (the previous chain's result ANDed with zero): the reads cannot start before the
-/// previous node's lookups finish. The same node reads the same addresses in every case.
+/// previous node's lookups finish. Each case reads its own stream of random addresses.
 #[inline(always)]
 fn pressure_sum(walk: &Walk<'_>, node: usize, salt: u64) -> u64 {
     let len = walk.pressure.len();
-    let mut counter = node as u64 * walk.reads as u64;
+    let mut counter = (walk.stream << 40) + node as u64 * walk.reads as u64;
     let mut sum = 0u64;
     for _ in 0..walk.reads {
         sum = sum.wrapping_add(walk.pressure[eval_index(counter ^ salt, len)]);
@@ -209,6 +212,8 @@ struct MakeChain<'a> {
     reads: u32,
     fence: bool,
     masks: Vec<usize>,
+    /// The pressure stream of the first mask's case (the next ones take the next streams).
+    stream: u64,
 }
 
 impl<'a> BackendVisitor for MakeChain<'a> {
@@ -222,7 +227,8 @@ impl<'a> BackendVisitor for MakeChain<'a> {
             .collect();
         self.masks
             .iter()
-            .map(|&mask| ChainCase {
+            .zip(self.stream..)
+            .map(|(&mask, stream)| ChainCase {
                 case: B::info().name.to_string(),
                 mask: mask_label(mask),
                 body: Box::new(chain_body(
@@ -233,6 +239,7 @@ impl<'a> BackendVisitor for MakeChain<'a> {
                         pressure: self.pressure,
                         reads: self.reads,
                         fence: self.fence,
+                        stream,
                     },
                     mask,
                 )),
@@ -458,36 +465,42 @@ fn chain_sweep(
 ) {
     let highest = m.pressure_reads.last().copied().unwrap_or(0);
     for reads in m.pressure_reads.clone() {
-        let walk = || Walk {
+        let walk = |stream| Walk {
             workload,
             pressure,
             reads,
             fence: m.fence,
+            stream,
         };
         let mut cases: Vec<ChainCase<'_>> = Vec::new();
+        let mut stream = 0u64;
         for name in &m.backends {
             let table_bytes = attack_table_bytes(name);
             let mut masks = vec![usize::MAX, HOT_MASK];
             if reads == highest {
                 masks.extend(DOSE_MASKS.iter().filter(|&&mask| mask + 1 < table_bytes));
             }
+            let count = masks.len() as u64;
             let made = MakeChain {
                 workload,
                 pressure,
                 reads,
                 fence: m.fence,
                 masks,
+                stream,
             };
             if let Ok(made) = registry::visit(name, made) {
                 cases.extend(made);
             }
+            stream += count;
         }
         for mask in [usize::MAX, HOT_MASK] {
             cases.push(ChainCase {
                 case: super::SYNTHETIC.to_string(),
                 mask: mask_label(mask),
-                body: Box::new(synthetic_body(synthetic, walk(), mask)),
+                body: Box::new(synthetic_body(synthetic, walk(stream), mask)),
             });
+            stream += 1;
         }
         let message = format!("{reads} pressure reads per node");
         let results = time_chains(workload, &mut cases, &m.sampling, &mut |f| {
@@ -592,11 +605,12 @@ impl BackendVisitor for Probe<'_> {
         let ns_per_tick = tick_ns();
         let zero = black_box(0u64);
         let (offset, _) = invocations::invocation();
-        let walk = Walk {
+        let walk = |stream| Walk {
             workload: self.workload,
             pressure: self.pressure,
             reads: self.reads,
             fence: true,
+            stream,
         };
         let all = self.workload.nodes();
         let mut real = Vec::new();
@@ -604,12 +618,15 @@ impl BackendVisitor for Probe<'_> {
         for k in 0..self.nodes {
             let node = (offset * 7919 + k * 131) % all;
             let occupancy = backend.occupancy(self.workload.occupancies[node]);
-            for (mask, out) in [(usize::MAX, &mut real), (HOT_MASK, &mut twin)] {
+            for (stream, (mask, out)) in [(usize::MAX, &mut real), (HOT_MASK, &mut twin)]
+                .into_iter()
+                .enumerate()
+            {
                 let mut warm = 0u64;
                 for &(slider, square) in self.workload.node(node) {
                     warm ^= fold(backend.slider_attacks_masked(slider, &occupancy, square, mask));
                 }
-                let sum = pressure_sum(&walk, node, warm & zero);
+                let sum = pressure_sum(&walk(stream as u64), node, warm & zero);
                 let mut link = sum & zero;
                 for &(slider, square) in self.workload.node(node) {
                     // SAFETY: `link` is ANDed with zero: the square is unchanged.
@@ -824,13 +841,14 @@ fn table_pages(
         }
         for (pressure_pages, buffer) in [("4k", &small_pressure), ("huge", pressure_huge)] {
             let mut cases: Vec<ChainCase<'_>> = Vec::new();
-            for &name in &big {
+            for (&name, stream) in big.iter().zip((0u64..).step_by(2)) {
                 let made = MakeChain {
                     workload,
                     pressure: buffer.as_slice(),
                     reads,
                     fence: m.fence,
                     masks: vec![usize::MAX, HOT_MASK],
+                    stream,
                 };
                 if let Ok(made) = registry::visit(name, made) {
                     cases.extend(made);
@@ -871,11 +889,15 @@ fn collapse_tables(name: &str) -> (Option<usize>, Option<usize>, Result<(), Stri
                     .try_fold(0usize, |total, b| b.map(|b| total + b))
             };
             let before = huge(&memory);
-            let collapse = memory
-                .iter()
-                .map(|t| collapse_to_huge_pages(t))
-                .collect::<Result<Vec<()>, String>>()
-                .map(|_| ());
+            // Tables smaller than one aligned huge page stay as they are; the collapse fails
+            // only when no table could be collapsed.
+            let outcomes: Vec<Result<(), String>> =
+                memory.iter().map(|t| collapse_to_huge_pages(t)).collect();
+            let collapse = if outcomes.iter().any(Result::is_ok) {
+                Ok(())
+            } else {
+                outcomes.into_iter().find_map(Result::err).map_or(Ok(()), Err)
+            };
             (before, huge(&memory), collapse)
         }
     }
