@@ -49,6 +49,9 @@ pub struct Config {
     /// The practical threshold of a claim (0.03: an order is stated only when the interval
     /// lies wholly beyond ±3 %).
     pub threshold: f64,
+    /// The cache levels as the report measured them (E6's curve, or a short pointer chase),
+    /// which E7 and E8 size themselves from; `None` = measure them where needed.
+    pub cache_levels: Option<crate::harness::cache_levels::CacheLevels>,
 }
 
 /// The default practical threshold of a claim: ±3 %.
@@ -65,6 +68,7 @@ impl Default for Config {
             pin_cpu: None,
             counter_events: Event::DEFAULT.to_vec(),
             threshold: DEFAULT_THRESHOLD,
+            cache_levels: None,
         }
     }
 }
