@@ -24,7 +24,11 @@ struct Prepared<B: Backend> {
 
 fn prepare<B: Backend>() -> Option<Prepared<B>> {
     let backend = B::new().ok()?;
-    let (canonical, packed) = e8::inputs(LOOKUPS, e8::WORKLOAD_SEED);
+    let e8::Inputs {
+        occupancies: canonical,
+        packed,
+        ..
+    } = e8::inputs(LOOKUPS, e8::WORKLOAD_SEED);
     let occupancies = canonical
         .iter()
         .map(|&bits| backend.occupancy(bits))

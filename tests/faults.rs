@@ -230,6 +230,12 @@ fn e8_workload_bounds_its_inputs() {
             &["--eval-bytes", "18446744073709551615"][..],
             "--eval-bytes wants at most",
         ),
+        (
+            &["--lookups", "1000", "--inputs", "999"][..],
+            "--inputs wants 1000 (--lookups) to",
+        ),
+        (&["--inputs", "2000000000"][..], "--inputs wants"),
+        (&["--inputs", "-1"][..], "unexpected argument"),
     ] {
         let mut full = vec!["e8-workload", "--backend", "qugiy"];
         full.extend_from_slice(args);
@@ -237,6 +243,19 @@ fn e8_workload_bounds_its_inputs() {
     }
     let output = kiki(&["e8-workload", "--backend", "qugiy", "--lookups", "1000"]);
     assert!(output.status.success(), "{}", stderr(&output));
+    let output = kiki(&[
+        "e8-workload",
+        "--backend",
+        "qugiy",
+        "--lookups",
+        "01000",
+        "--inputs",
+        "02000",
+        "--eval-bytes",
+        "65536",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("1000 of 2000 lookups"));
 }
 
 #[cfg(unix)]

@@ -306,11 +306,13 @@ fn quick_e8_report_runs_end_to_end() {
     let e8 = &results.experiments[0];
     let available = e8.summary_value("available") == Some(&Json::Bool(true));
     if available {
-        // One geometry in quick mode: every available backend simulated alone (four units
-        // each) and beside the evaluation (two marginal units each, the baseline subtracted).
+        // One geometry in quick mode: every available backend simulated alone (five units
+        // each) and beside the evaluation (three marginal units each, the baseline subtracted).
         let series = &e8.series;
         let backends = kiki::registry::resolve("all").unwrap();
-        assert_eq!(series.len(), backends.len() * (4 + 2));
+        assert_eq!(series.len(), backends.len() * (5 + 3));
+        assert_eq!(e8.summary_value("consistent"), Some(&Json::Bool(true)));
+        assert!(markdown.contains("mispredicts/lookup"));
         for name in ["e8-estimated-cycles", "e8-ll-misses", "e8-pressure-cycles"] {
             let png = std::fs::read(folder.join(format!("{name}.png"))).unwrap();
             assert_eq!(&png[..4], b"\x89PNG");
@@ -324,6 +326,63 @@ fn quick_e8_report_runs_end_to_end() {
             "{markdown}"
         );
     }
+}
+
+/// E8's differencing is one stream's steady state: the two runs of a pair generate the same
+/// inputs and the shorter measures their prefix, so no difference can show more LL than L1
+/// misses beyond the function exit's few (`EDGE_MISSES`) — even where the doubled inputs (160 KB here) outgrow a 128 KiB LL, the case where
+/// runs with inputs of their own length once gave twice as many LL as L1 misses per lookup.
+#[test]
+fn quick_e8_difference_is_one_stream() {
+    use kiki::harness::e8::{
+        simulate, simulate_once, valgrind_version, CacheGeometry, CacheSpec, EVAL_ALONE,
+    };
+    if valgrind_version().is_none() {
+        eprintln!("skipped: valgrind is not installed");
+        return;
+    }
+    let l1 = CacheSpec {
+        bytes: 32 << 10,
+        ways: 8,
+        line: 64,
+    };
+    let geometry = CacheGeometry {
+        name: "small LL".into(),
+        i1: l1,
+        d1: l1,
+        ll: CacheSpec {
+            bytes: 128 << 10,
+            ways: 8,
+            line: 64,
+        },
+        origin: "test".into(),
+        own: false,
+    };
+    let temp = TempDir::new("e8-stream");
+    let exe = Path::new(env!("CARGO_BIN_EXE_kiki"));
+    let lookups = 20_000;
+    for (backend, eval_bytes) in [
+        ("qugiy", 0),
+        ("bonanza", 0),
+        ("qugiy", 256 << 10),
+        (EVAL_ALONE, 256 << 10),
+    ] {
+        let counts = simulate(exe, backend, lookups, eval_bytes, &geometry, &temp.0).unwrap();
+        let per = |n: u64| n as f64 / lookups as f64;
+        let (l1, ll) = (per(counts.l1_misses()), per(counts.ll_misses()));
+        assert!(
+            counts.consistent(),
+            "{backend}, evaluation {eval_bytes}: {ll} LL against {l1} L1 misses per lookup ({counts:?})"
+        );
+        // The packed inputs alone miss D1 once a line (4 bytes a lookup, 64-byte lines).
+        assert!(l1 >= 1.0 / 16.0 - 1e-3, "{backend}: {l1}");
+        assert!(counts.bc > 0, "branch simulation is on");
+    }
+    // The old pairing, each run with inputs of its own length, is not one stream: the longer
+    // run's inputs no longer fit the LL its generation left them in.
+    let once = |n: usize| simulate_once(exe, "qugiy", n, n, 0, &geometry, &temp.0).unwrap();
+    let apart = once(2 * lookups).minus(&once(lookups));
+    assert!(!apart.consistent(), "{apart:?}");
 }
 
 #[test]

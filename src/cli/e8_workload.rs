@@ -16,16 +16,28 @@ pub fn run(args: super::E8WorkloadArgs) -> Result<(), CliError> {
             args.lookups
         )));
     }
+    let inputs = args.inputs.unwrap_or(args.lookups);
+    if !(args.lookups..=MAX_LOOKUPS).contains(&inputs) {
+        return Err(CliError::usage(format!(
+            "kiki e8-workload: --inputs wants {} (--lookups) to {MAX_LOOKUPS}, got {inputs}",
+            args.lookups
+        )));
+    }
     if args.eval_bytes > MAX_EVAL_BYTES {
         return Err(CliError::usage(format!(
             "kiki e8-workload: --eval-bytes wants at most {MAX_EVAL_BYTES} (1 TiB), got {}",
             args.eval_bytes
         )));
     }
-    let (lookups, eval_bytes) = (args.lookups as usize, args.eval_bytes as usize);
-    // The inputs (4 B per lookup) and the evaluation buffer, asked for up front: an allocation
-    // the system refuses is an error here rather than an abort in the middle.
-    let needed = lookups * 4 + eval_bytes;
+    let (lookups, inputs, eval_bytes) = (
+        args.lookups as usize,
+        inputs as usize,
+        args.eval_bytes as usize,
+    );
+    // The inputs (4 B each) and the evaluation buffer with its alignment slack, asked for up
+    // front: an allocation the system refuses is an error here rather than an abort in the
+    // middle.
+    let needed = inputs * 4 + e8::eval_allocation(eval_bytes);
     let mut probe: Vec<u8> = Vec::new();
     probe.try_reserve_exact(needed).map_err(|_| {
         CliError::failed(format!(
@@ -33,10 +45,10 @@ pub fn run(args: super::E8WorkloadArgs) -> Result<(), CliError> {
         ))
     })?;
     drop(probe);
-    let folded = e8::run_workload(&args.backend, lookups, args.seed, eval_bytes)
+    let folded = e8::run_workload(&args.backend, lookups, inputs, args.seed, eval_bytes)
         .map_err(|e| CliError::registry("e8-workload", e))?;
     out.line(format_args!(
-        "{} {lookups} lookups (evaluation {eval_bytes} B), folded {folded:#x}",
+        "{} {lookups} of {inputs} lookups (evaluation {eval_bytes} B), folded {folded:#x}",
         args.backend
     ))?;
     out.flush()

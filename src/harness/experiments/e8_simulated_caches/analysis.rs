@@ -1,6 +1,6 @@
 //! E8's analysis: tables, plots and findings from the simulated counts.
 
-use super::simulate::{CacheGeometry, SimResult};
+use super::simulate::{CacheGeometry, SimResult, EDGE_MISSES};
 use super::workload::*;
 use crate::harness::results::{ExperimentResult, Plot, PlotKind, PlotLine, Point, Series, Table};
 use crate::units::compact_bytes;
@@ -12,36 +12,52 @@ pub fn method(lookups: usize, geometries: &[CacheGeometry]) -> String {
         .iter()
         .map(|g| {
             format!(
-                "{} (I1 {}, D1 {}, LL {})",
+                "“{}” simulates I1 {}, D1 {} and LL {}, from {}.",
                 g.name,
                 g.i1.describe(),
                 g.d1.describe(),
-                g.ll.describe()
+                g.ll.describe(),
+                g.origin
             )
         })
         .collect::<Vec<_>>()
-        .join("; ");
+        .join(" ");
     let double = 2 * lookups;
+    let stream = inputs(16, WORKLOAD_SEED).description;
     format!(
-        "Each backend runs the same fixed workload — {lookups} lookups over {OCCUPANCIES} random \
-         occupancies (p = {DENSITY}), uniform random squares and all six slider kinds, seed \
-         {WORKLOAD_SEED:#x} — under `valgrind --tool=callgrind --cache-sim=yes` on this kiki \
-         binary, collecting only inside `{MEASURED_FUNCTION}` (`--collect-atstart=no \
-         --toggle-collect`), so table building and input generation are not counted; each cell is the difference of \
-         a run of {lookups} and one of {double} lookups (the shorter run is the longer one's first \
-         half), so cold misses cancel and the counts are steady-state. The packed inputs, 4 bytes \
-         a lookup, stream through D1 at 1/16 miss per lookup for every backend alike. Geometries \
-         are given explicitly ({list}; valgrind needs a power-of-two set count, so associativity \
-         is adjusted where needed). Simulation is deterministic: one run per cell. Estimated \
-         cycles per lookup = (Ir + {L1_MISS_CYCLES}·(I1mr + D1mr + D1mw) + \
-         {LL_MISS_CYCLES}·(ILmr + DLmr + DLmw)) / lookups — a rough in-order model with no \
-         overlap of misses, for ranking, not for predicting wall time. Seed 004's scenario, \
-         deterministically: every geometry again with {EVAL_READS} random 8-byte reads of an \
-         evaluation buffer twice the LL's size after each lookup, and a run doing those reads \
-         alone over the same inputs; a backend's marginal cost under pressure is its run minus \
-         that one, per lookup. With only {OCCUPANCIES} occupancies the lookups alone touch a \
-         small part of any table (at most {OCCUPANCIES} × 81 × 6 slider entries), so the \
-         lookups-alone cells measure warm tables; the evaluation is what evicts them."
+        "Each backend runs the same fixed workload — {lookups} {stream}, seed \
+         {WORKLOAD_SEED:#x} — under `valgrind --tool=callgrind --cache-sim=yes --branch-sim=yes` \
+         on this kiki binary, collecting only inside `{MEASURED_FUNCTION}` \
+         (`--collect-atstart=no --toggle-collect`), so table building and input generation are \
+         not counted. Each cell is the difference of two runs that generate the same {double} \
+         inputs (same seed, same allocation, so the same cache state when measuring starts), one \
+         measuring the first {lookups} of them and the other all {double}: the cost of the \
+         stream's second half after its first, with cold misses cancelled — one stream's steady \
+         state, so no cell can show more LL than L1 misses beyond the {EDGE_MISSES} or so that \
+         the measured function's exit, run once per run, may miss in one run and not the other \
+         (checked; a cell that did would be named in the findings). The packed inputs, 4 bytes a lookup, stream through D1 at 1/16 \
+         miss per lookup for every backend alike, and through the LL too where the {double} \
+         inputs outgrow it. Geometries are given explicitly. {list} Simulation is \
+         deterministic: one run per cell. Estimated cycles per lookup = (Ir + \
+         {L1_MISS_CYCLES}·(I1mr + D1mr + D1mw) + {LL_MISS_CYCLES}·(ILmr + DLmr + DLmw)) / \
+         lookups — a rough in-order model with no overlap of misses, for ranking, not for \
+         predicting wall time; L1 and LL misses are instruction and data together. Branch \
+         mispredicts per lookup (Bcm + Bim) come from valgrind's branch simulator, a model of a \
+         mid-2000s predictor (16 Ki 2-bit counters indexed by address and recent history for \
+         conditional branches, a 512-entry target table for indirect ones); they are reported \
+         beside the cycle estimate, not in it. Seed 004's scenario, deterministically: every \
+         geometry again with {EVAL_READS} random 8-byte reads of an evaluation buffer twice the \
+         LL's size after each lookup, and an evaluation-alone run doing the identical reads — \
+         the same number, at the same indices (one hash of the read count), from a buffer \
+         aligned to a power of two at least its size so that they fall in the same cache sets \
+         whatever the backend's tables did to the heap — over the same input stream, with no \
+         lookup. The pressure table isolates the tables' share: each column is the backend's \
+         run minus the evaluation-alone run, per lookup (L1 misses, LL misses, estimated \
+         cycles), which is what the lookups add, their own misses and the evaluation lines \
+         their tables evict; the evaluation's own misses are in the findings. With only \
+         {OCCUPANCIES} occupancies the lookups alone touch a small part of any table (at most \
+         {OCCUPANCIES} × 81 × 6 slider entries), so the lookups-alone cells measure warm tables; \
+         the evaluation is what evicts them."
     )
 }
 
@@ -95,8 +111,9 @@ pub fn experiment(
         ];
         for (unit, value) in [
             ("Ir/lookup", r.counts.ir as f64),
-            ("D1 misses/lookup", (r.counts.d1mr + r.counts.d1mw) as f64),
+            ("L1 misses/lookup", r.counts.l1_misses() as f64),
             ("LL misses/lookup", r.counts.ll_misses() as f64),
+            ("branch mispredicts/lookup", r.counts.mispredicts() as f64),
             ("estimated cycles/lookup", r.counts.estimated_cycles()),
         ] {
             series.push(Series {
@@ -111,8 +128,9 @@ pub fn experiment(
             "backend",
             "geometry",
             "Ir/lookup",
-            "D1 misses/lookup",
+            "L1 misses/lookup",
             "LL misses/lookup",
+            "mispredicts/lookup",
             "est. cycles/lookup",
         ]
         .map(String::from)
@@ -126,11 +144,9 @@ pub fn experiment(
                     b.clone(),
                     g.clone(),
                     format!("{:.1}", r.per_lookup(r.counts.ir as f64)),
-                    format!(
-                        "{:.3}",
-                        r.per_lookup((r.counts.d1mr + r.counts.d1mw) as f64)
-                    ),
+                    format!("{:.3}", r.per_lookup(r.counts.l1_misses() as f64)),
                     format!("{:.3}", r.per_lookup(r.counts.ll_misses() as f64)),
+                    format!("{:.3}", r.per_lookup(r.counts.mispredicts() as f64)),
                     format!("{:.1}", r.per_lookup(r.counts.estimated_cycles())),
                 ]);
             }
@@ -193,6 +209,7 @@ pub fn experiment(
         ("valgrind".to_string(), Json::from(valgrind)),
     ];
     let mut best_per_geometry = Vec::new();
+    let mut mispredicts_per_geometry = Vec::new();
     for g in &geometry_names {
         let mut ranked: Vec<&SimResult> = results.iter().filter(|r| &r.geometry == g).collect();
         ranked.sort_by(|a, b| {
@@ -221,9 +238,34 @@ pub fn experiment(
             .iter()
             .map(|r| (r.backend.as_str(), cycles(r)))
             .collect();
+        let mispredicts = |r: &SimResult| r.per_lookup(r.counts.mispredicts() as f64);
+        let fewest = ranked
+            .iter()
+            .min_by(|a, b| mispredicts(a).total_cmp(&mispredicts(b)))
+            .expect("ranked is not empty");
+        let most = ranked
+            .iter()
+            .max_by(|a, b| mispredicts(a).total_cmp(&mispredicts(b)))
+            .expect("ranked is not empty");
+        let branch_sentence = format!(
+            "simulated branch mispredicts run from {:.3} per lookup ({}) to {:.3} ({})",
+            mispredicts(fewest),
+            fewest.backend,
+            mispredicts(most),
+            most.backend
+        );
+        mispredicts_per_geometry.push((
+            g.clone(),
+            Json::Object(
+                ranked
+                    .iter()
+                    .map(|r| (r.backend.clone(), Json::from(mispredicts(r))))
+                    .collect(),
+            ),
+        ));
         findings.push(format!(
             "With {g}, {} is cheapest at {:.1} estimated cycles per lookup{} and {} dearest at \
-             {:.1} ({:.1}×); {ll_sentence}.",
+             {:.1} ({:.1}×); {ll_sentence}; {branch_sentence}.",
             best.backend,
             cycles(best),
             near(&best.backend, cycles(best), &all),
@@ -247,6 +289,30 @@ pub fn experiment(
             "best_backend_per_geometry_under_pressure".into(),
             Json::Object(under.best.into_iter().collect()),
         ));
+        summary.push((
+            "evaluation_alone_per_lookup".into(),
+            Json::Object(under.evaluation_alone.into_iter().collect()),
+        ));
+    }
+    // One stream's steady state has no more LL than L1 misses; a cell with more is not one.
+    let inconsistent: Vec<String> = results
+        .iter()
+        .filter(|r| !r.counts.consistent())
+        .map(|r| {
+            format!(
+                "{} with {} ({:.3} LL against {:.3} L1 misses per lookup)",
+                r.backend,
+                r.geometry,
+                r.per_lookup(r.counts.ll_misses() as f64),
+                r.per_lookup(r.counts.l1_misses() as f64)
+            )
+        })
+        .collect();
+    if !inconsistent.is_empty() {
+        findings.push(format!(
+            "Inconsistent cells, more LL than L1 misses, which one stream cannot give: {}.",
+            inconsistent.join("; ")
+        ));
     }
     if !failures.is_empty() {
         findings.push(format!("Not simulated: {}.", failures.join("; ")));
@@ -255,6 +321,11 @@ pub fn experiment(
         "best_backend_per_geometry".into(),
         Json::Object(best_per_geometry.into_iter().collect()),
     ));
+    summary.push((
+        "mispredicts_per_lookup".into(),
+        Json::Object(mispredicts_per_geometry.into_iter().collect()),
+    ));
+    summary.push(("consistent".into(), Json::Bool(inconsistent.is_empty())));
     summary.push(("lookups".into(), Json::from(lookups as u64)));
     ExperimentResult {
         wall_seconds: None,
@@ -278,6 +349,27 @@ struct Pressure {
     plot: Plot,
     findings: Vec<String>,
     best: Vec<(String, Json)>,
+    /// Per geometry: the evaluation-alone run's own misses and cycles per lookup.
+    evaluation_alone: Vec<(String, Json)>,
+}
+
+/// One backend under pressure: its run minus the evaluation-alone run, per lookup.
+struct Marginal {
+    geometry: String,
+    backend: String,
+    eval_bytes: usize,
+    l1: f64,
+    ll: f64,
+    cycles: f64,
+    /// The same lookups' estimated cycles without the evaluation.
+    without: Option<f64>,
+}
+
+impl Marginal {
+    /// How much the evaluation multiplies the lookups' own cost.
+    fn growth(&self) -> Option<f64> {
+        self.without.map(|w| self.cycles / w.max(1e-9))
+    }
 }
 
 fn pressure(results: &[SimResult], geometries: &[String]) -> Option<Pressure> {
@@ -292,27 +384,39 @@ fn pressure(results: &[SimResult], geometries: &[String]) -> Option<Pressure> {
             .iter()
             .find(|r| r.eval_bytes == 0 && r.backend == b && r.geometry == g)
     };
-    // (geometry, backend, eval bytes, marginal LL misses, marginal cycles, cycles alone)
-    let mut rows: Vec<(String, String, usize, f64, f64, Option<f64>)> = Vec::new();
+    let mut rows: Vec<Marginal> = Vec::new();
+    let mut evaluation_alone = Vec::new();
+    let mut alone_sentences = Vec::new();
     for g in geometries {
         let Some(base) = alone(g) else { continue };
+        let base_l1 = base.per_lookup(base.counts.l1_misses() as f64);
+        let base_ll = base.per_lookup(base.counts.ll_misses() as f64);
+        let base_cycles = base.per_lookup(base.counts.estimated_cycles());
+        evaluation_alone.push((
+            g.clone(),
+            serde_json::json!({
+                "eval_bytes": base.eval_bytes,
+                "l1_misses": base_l1,
+                "ll_misses": base_ll,
+                "estimated_cycles": base_cycles,
+            }),
+        ));
+        alone_sentences.push(format!(
+            "{g}: {base_l1:.3} L1 and {base_ll:.3} LL misses, {base_cycles:.1} estimated cycles"
+        ));
         for r in under
             .iter()
             .filter(|r| &r.geometry == g && r.backend != EVAL_ALONE)
         {
-            let ll = r.per_lookup(r.counts.ll_misses() as f64)
-                - base.per_lookup(base.counts.ll_misses() as f64);
-            let cycles = r.per_lookup(r.counts.estimated_cycles())
-                - base.per_lookup(base.counts.estimated_cycles());
-            let without = plain(&r.backend, g).map(|p| p.per_lookup(p.counts.estimated_cycles()));
-            rows.push((
-                g.clone(),
-                r.backend.clone(),
-                r.eval_bytes,
-                ll,
-                cycles,
-                without,
-            ));
+            rows.push(Marginal {
+                geometry: g.clone(),
+                backend: r.backend.clone(),
+                eval_bytes: r.eval_bytes,
+                l1: r.per_lookup(r.counts.l1_misses() as f64) - base_l1,
+                ll: r.per_lookup(r.counts.ll_misses() as f64) - base_ll,
+                cycles: r.per_lookup(r.counts.estimated_cycles()) - base_cycles,
+                without: plain(&r.backend, g).map(|p| p.per_lookup(p.counts.estimated_cycles())),
+            });
         }
     }
     if rows.is_empty() {
@@ -324,6 +428,7 @@ fn pressure(results: &[SimResult], geometries: &[String]) -> Option<Pressure> {
             "backend",
             "geometry",
             "evaluation",
+            "marginal L1 misses/lookup",
             "marginal LL misses/lookup",
             "marginal est. cycles/lookup",
             "× without evaluation",
@@ -332,15 +437,16 @@ fn pressure(results: &[SimResult], geometries: &[String]) -> Option<Pressure> {
         .to_vec(),
         rows: Vec::new(),
     };
-    for (g, b, bytes, ll, cycles, without) in &rows {
+    for r in &rows {
         let labels = vec![
-            ("backend".to_string(), b.clone()),
-            ("geometry".to_string(), g.clone()),
-            ("eval_bytes".to_string(), bytes.to_string()),
+            ("backend".to_string(), r.backend.clone()),
+            ("geometry".to_string(), r.geometry.clone()),
+            ("eval_bytes".to_string(), r.eval_bytes.to_string()),
         ];
         for (unit, value) in [
-            ("marginal LL misses/lookup", *ll),
-            ("marginal estimated cycles/lookup", *cycles),
+            ("marginal L1 misses/lookup", r.l1),
+            ("marginal LL misses/lookup", r.ll),
+            ("marginal estimated cycles/lookup", r.cycles),
         ] {
             series.push(Series {
                 labels: labels.clone(),
@@ -349,18 +455,19 @@ fn pressure(results: &[SimResult], geometries: &[String]) -> Option<Pressure> {
             });
         }
         table.rows.push(vec![
-            b.clone(),
-            g.clone(),
-            compact_bytes(*bytes as f64),
-            format!("{ll:.3}"),
-            format!("{cycles:.1}"),
-            without.map_or("–".into(), |w| format!("{:.2}", cycles / w.max(1e-9))),
+            r.backend.clone(),
+            r.geometry.clone(),
+            compact_bytes(r.eval_bytes as f64),
+            format!("{:.3}", r.l1),
+            format!("{:.3}", r.ll),
+            format!("{:.1}", r.cycles),
+            r.growth().map_or("–".into(), |g| format!("{g:.2}")),
         ]);
     }
-    let backends = dedup(rows.iter().map(|r| r.1.clone()));
+    let backends = dedup(rows.iter().map(|r| r.backend.clone()));
     let shown: Vec<&String> = geometries
         .iter()
-        .filter(|g| rows.iter().any(|r| &r.0 == *g))
+        .filter(|g| rows.iter().any(|r| &r.geometry == *g))
         .collect();
     let plot = Plot {
         file_stem: "e8-pressure-cycles".into(),
@@ -381,48 +488,54 @@ fn pressure(results: &[SimResult], geometries: &[String]) -> Option<Pressure> {
                     .enumerate()
                     .filter_map(|(i, g)| {
                         rows.iter()
-                            .find(|r| &r.0 == *g && &r.1 == b)
+                            .find(|r| &r.geometry == *g && &r.backend == b)
                             .map(|r| Point {
                                 x: i as f64,
-                                y: r.4,
-                                y_low: r.4,
-                                y_high: r.4,
+                                y: r.cycles,
+                                y_low: r.cycles,
+                                y_high: r.cycles,
                             })
                     })
                     .collect(),
             })
             .collect(),
     };
-    let mut findings = Vec::new();
+    let mut findings = vec![format!(
+        "The evaluation alone ({EVAL_READS} reads per lookup, no lookup), which every pressure \
+         row subtracts, costs per lookup — {}.",
+        alone_sentences.join("; ")
+    )];
     let mut best = Vec::new();
     for g in &shown {
-        let mut ranked: Vec<_> = rows.iter().filter(|r| &r.0 == *g).collect();
-        ranked.sort_by(|a, b| a.4.total_cmp(&b.4));
+        let mut ranked: Vec<&Marginal> = rows.iter().filter(|r| &r.geometry == *g).collect();
+        ranked.sort_by(|a, b| a.cycles.total_cmp(&b.cycles));
         let (Some(first), Some(last)) = (ranked.first(), ranked.last()) else {
             continue;
         };
-        let grew = |r: &(String, String, usize, f64, f64, Option<f64>)| {
-            r.5.map_or(String::new(), |w| {
-                format!(", ×{:.2} its cost alone", r.4 / w.max(1e-9))
-            })
+        let grew = |r: &Marginal| {
+            r.growth()
+                .map_or(String::new(), |g| format!(", ×{g:.2} its cost alone"))
         };
-        let added: Vec<(&str, f64)> = ranked.iter().map(|r| (r.1.as_str(), r.4)).collect();
+        let added: Vec<(&str, f64)> = ranked
+            .iter()
+            .map(|r| (r.backend.as_str(), r.cycles))
+            .collect();
         let mut sentence = format!(
             "Beside an evaluation of {} ({EVAL_READS} random reads per lookup) with {g}, {} adds \
              the least, {:.1} estimated cycles per lookup{}{}, and {} the most, {:.1}{}",
-            compact_bytes(first.2 as f64),
-            first.1,
-            first.4,
+            compact_bytes(first.eval_bytes as f64),
+            first.backend,
+            first.cycles,
             grew(first),
-            near(&first.1, first.4, &added),
-            last.1,
-            last.4,
+            near(&first.backend, first.cycles, &added),
+            last.backend,
+            last.cycles,
             grew(last),
         );
         // Who the pressure hurts most and least, relative to the same lookups without it.
         let mut growth: Vec<(&str, f64)> = ranked
             .iter()
-            .filter_map(|r| r.5.map(|w| (r.1.as_str(), r.4 / w.max(1e-9))))
+            .filter_map(|r| r.growth().map(|g| (r.backend.as_str(), g)))
             .collect();
         growth.sort_by(|a, b| a.1.total_cmp(&b.1));
         if let (Some(least), Some(most)) = (growth.first(), growth.last()) {
@@ -437,18 +550,18 @@ fn pressure(results: &[SimResult], geometries: &[String]) -> Option<Pressure> {
                 near(least.0, least.1, &growth)
             ));
         }
-        let find = |b: &str| ranked.iter().find(|r| r.1 == b);
+        let find = |b: &str| ranked.iter().find(|r| r.backend == b);
         if let (Some(plain_magic), Some(dbb)) = (find("magic-plain"), find("dbb")) {
             sentence.push_str(&format!(
                 "; magic-plain adds {:.3} LL misses per lookup to the evaluation's, dbb {:.3}",
-                plain_magic.3, dbb.3
+                plain_magic.ll, dbb.ll
             ));
         }
         sentence.push('.');
         findings.push(sentence);
         best.push((
-            format!("{g}, evaluation {}", compact_bytes(first.2 as f64)),
-            Json::from(first.1.clone()),
+            format!("{g}, evaluation {}", compact_bytes(first.eval_bytes as f64)),
+            Json::from(first.backend.clone()),
         ));
     }
     Some(Pressure {
@@ -457,6 +570,7 @@ fn pressure(results: &[SimResult], geometries: &[String]) -> Option<Pressure> {
         plot,
         findings,
         best,
+        evaluation_alone,
     })
 }
 

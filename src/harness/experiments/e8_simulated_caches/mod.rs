@@ -16,12 +16,14 @@ mod workload;
 
 pub use analysis::{experiment, method, unavailable, TITLE};
 pub use simulate::{
-    geometries, parse_callgrind_out, simulate, simulate_once, valgrind_version, CacheGeometry,
-    CacheSpec, DetectedCache, SimCounts, SimResult,
+    geometries, measured_levels, parse_callgrind_out, simulate, simulate_once, sysfs_levels,
+    valgrind_version, CacheGeometry, CacheSpec, DetectedCache, OwnLevel, SimCounts, SimResult,
+    EDGE_MISSES,
 };
 pub use workload::*;
 
 use super::{Context, Experiment, Progress};
+use crate::harness::cache_levels::CacheLevels;
 use crate::harness::machine::Machine;
 use crate::harness::results::ExperimentResult;
 use std::path::Path;
@@ -49,6 +51,7 @@ impl Experiment for SimulatedCaches {
     fn run(&self, context: &Context<'_>, progress: Progress<'_>) -> ExperimentResult {
         run(
             context.machine,
+            context.config.cache_levels.as_ref(),
             context.config.quick,
             &std::env::temp_dir(),
             progress,
@@ -65,14 +68,45 @@ fn detected_cache(machine: &Machine, level: u8) -> Option<DetectedCache> {
         .map(|c| (c.bytes, c.ways, c.line_bytes))
 }
 
+/// This CPU's levels for the geometries, and where they came from: the measured effective
+/// sizes where the report measured them (rounded down for valgrind), else sysfs.
+pub fn own_levels(machine: &Machine, measured: Option<&CacheLevels>) -> (Vec<OwnLevel>, String) {
+    let sysfs = || {
+        sysfs_levels(
+            detected_cache(machine, 1),
+            detected_cache(machine, 2),
+            detected_cache(machine, 3),
+        )
+    };
+    match measured {
+        Some(levels) => match measured_levels(levels, |level| detected_cache(machine, level)) {
+            Ok(own) => (
+                own,
+                format!(
+                    "effective sizes measured by {}, each rounded down to the nearest size \
+                     valgrind accepts at sysfs' associativity (a power-of-two number of sets)",
+                    levels.source
+                ),
+            ),
+            Err(reason) => (sysfs(), format!("sysfs/CPUID sizes, as {reason}")),
+        },
+        None => (
+            sysfs(),
+            "sysfs/CPUID sizes, as E8 was given no measured cache levels".to_string(),
+        ),
+    }
+}
+
 /// Runs every simulation under valgrind on this very binary; where valgrind is missing, says so.
-fn run(machine: &Machine, quick: bool, scratch: &Path, progress: Progress<'_>) -> ExperimentResult {
-    let geometries = geometries(
-        detected_cache(machine, 1),
-        detected_cache(machine, 2),
-        detected_cache(machine, 3),
-        quick,
-    );
+fn run(
+    machine: &Machine,
+    measured: Option<&CacheLevels>,
+    quick: bool,
+    scratch: &Path,
+    progress: Progress<'_>,
+) -> ExperimentResult {
+    let (own, origin) = own_levels(machine, measured);
+    let geometries = geometries(&own, &origin, quick);
     let lookups = if quick { LOOKUPS_QUICK } else { LOOKUPS_FULL };
     let Some(valgrind) = valgrind_version() else {
         return unavailable(
@@ -148,7 +182,10 @@ fn run(machine: &Machine, quick: bool, scratch: &Path, progress: Progress<'_>) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::cache_levels::EffectiveLevel;
     use crate::registry;
+    use crate::types::Slider;
+    use serde_json::Value as Json;
 
     #[test]
     fn valgrind_specs_have_power_of_two_sets() {
@@ -166,21 +203,175 @@ mod tests {
     }
 
     #[test]
+    fn measured_sizes_round_down_to_valgrind_geometries() {
+        let accepted = |spec: CacheSpec, measured: usize| {
+            let sets = spec.bytes / (spec.ways * spec.line);
+            assert_eq!(spec.bytes, sets * spec.ways * spec.line);
+            assert!(sets.is_power_of_two() && spec.bytes <= measured, "{spec:?}");
+            // The next valid size up (twice the sets) would exceed the measurement.
+            assert!(2 * spec.bytes > measured, "{spec:?} from {measured}");
+        };
+        let mib = 1usize << 20;
+        for (measured, ways, expected) in [
+            (8 * mib, 16, 8 * mib),
+            (5_934_940, 16, 4 * mib), // 5.66 MiB
+            (48 << 10, 12, 48 << 10),
+            (40 << 10, 12, 24 << 10),
+            (1_887_437, 16, mib), // 1.8 MiB
+            (105 * mib, 15, 60 * mib),
+            (12 * mib, 16, 8 * mib),
+        ] {
+            let spec = CacheSpec::round_down(measured, ways, 64).unwrap();
+            assert_eq!((spec.bytes, spec.ways, spec.line), (expected, ways, 64));
+            accepted(spec, measured);
+        }
+        assert_eq!(CacheSpec::round_down(1000, 16, 64), None);
+        assert_eq!(CacheSpec::round_down(64, 1, 64), None);
+        assert_eq!(CacheSpec::round_down(1 << 20, 8, 8), None);
+        assert_eq!(CacheSpec::round_down(1 << 20, 8, 48), None);
+    }
+
+    fn level(name: &str, bytes: usize) -> EffectiveLevel {
+        EffectiveLevel {
+            level: name.into(),
+            bytes,
+            ns: 1.0,
+            sysfs_bytes: None,
+        }
+    }
+
+    #[test]
+    fn measured_levels_keep_sysfs_associativity() {
+        let measured = CacheLevels {
+            levels: vec![
+                level("L1", 48 << 10),
+                level("L2", 1_887_437),
+                level("L3", 5_934_940),
+            ],
+            memory_ns: 80.0,
+            curve: Vec::new(),
+            source: "E6's latency curve".into(),
+        };
+        let detected = |level: u8| match level {
+            1 => Some((48 << 10, 12, 64)),
+            3 => Some((32 << 20, 16, 64)),
+            _ => None,
+        };
+        let own = measured_levels(&measured, detected).unwrap();
+        assert_eq!(own.len(), 3);
+        assert_eq!(
+            own[0].spec,
+            CacheSpec::round_down(48 << 10, 12, 64).unwrap()
+        );
+        assert_eq!((own[1].spec.bytes, own[1].spec.ways), (1 << 20, 16));
+        assert!(own[1].origin.contains("assumed"), "{}", own[1].origin);
+        assert_eq!((own[2].spec.bytes, own[2].spec.ways), (4 << 20, 16));
+        assert!(
+            own[2].origin.contains("measured effective 5.66 MiB")
+                && own[2].origin.contains("rounded down to 4 MiB 16-way"),
+            "{}",
+            own[2].origin
+        );
+        let full = geometries(&own, "measured", false);
+        assert_eq!(full.len(), 4);
+        assert!(full[1].name.contains("LL = L3 4 MiB"), "{}", full[1].name);
+        assert!(full[1].origin.starts_with("measured — L1 measured"));
+        let quick = geometries(&own, "measured", true);
+        assert_eq!(quick.len(), 1);
+        assert_eq!(quick[0].ll.bytes, 4 << 20);
+        let one = CacheLevels {
+            levels: vec![level("L1", 32 << 10)],
+            ..measured
+        };
+        assert!(measured_levels(&one, detected)
+            .unwrap_err()
+            .contains("too few"));
+    }
+
+    #[test]
     fn geometries_full_and_quick() {
         let l1 = Some((48 << 10, 12, 64));
         let l2 = Some((2 << 20, 16, 64));
         let l3 = Some((105 << 20, 15, 64));
-        let full = geometries(l1, l2, l3, false);
+        let own = sysfs_levels(l1, l2, l3);
+        assert_eq!(own.len(), 3);
+        let full = geometries(&own, "sysfs", false);
         assert_eq!(full.len(), 4);
         assert!(full[0].name.contains("LL = L2"));
+        assert!(full[0].own && !full[3].own);
         assert!(full[3].name.contains("12 MiB"));
         assert_eq!(full[3].ll.ways, 24);
-        let quick = geometries(l1, l2, l3, true);
+        assert!(full[3].origin.contains("simulated 24-way"));
+        let quick = geometries(&own, "sysfs", true);
         assert_eq!(quick.len(), 1);
         assert!(quick[0].name.contains("L3"));
-        let unknown = geometries(None, None, None, true);
+        let unknown = geometries(&sysfs_levels(None, l2, l3), "sysfs", true);
         assert_eq!(unknown.len(), 1);
         assert!(unknown[0].name.starts_with("2008"));
+    }
+
+    #[test]
+    fn inputs_of_a_shorter_run_are_a_prefix_of_a_longer_one() {
+        let short = inputs(1000, WORKLOAD_SEED);
+        let long = inputs(2000, WORKLOAD_SEED);
+        assert_eq!(short.occupancies, long.occupancies);
+        assert_eq!(short.packed[..], long.packed[..1000]);
+        assert_ne!(inputs(1000, WORKLOAD_SEED + 1).packed, short.packed);
+        assert!(short.description.contains("64 random occupancies"));
+    }
+
+    #[test]
+    fn packed_inputs_round_trip() {
+        for (occupancy, square, slider) in [
+            (0, 0u8, Slider::Rook),
+            (63, 80, Slider::Horse),
+            (
+                MAX_OCCUPANCIES - 1,
+                40,
+                Slider::Lance(crate::types::Color::White),
+            ),
+        ] {
+            let square = crate::types::Square::new(square).unwrap();
+            assert_eq!(
+                workload::unpack(workload::pack(occupancy, square, slider)),
+                (occupancy, square, slider)
+            );
+        }
+    }
+
+    #[test]
+    fn node_ordered_inputs_follow_the_nodes() {
+        let a = crate::types::Square::new(3).unwrap();
+        let b = crate::types::Square::new(70).unwrap();
+        let lookups = [(Slider::Rook, a), (Slider::Bishop, b), (Slider::Dragon, a)];
+        let made = from_nodes(&[1, 2, 3], &[0, 2, 2, 3], &lookups, 5, "three nodes");
+        let unpacked: Vec<_> = made.packed.iter().map(|&p| workload::unpack(p)).collect();
+        assert_eq!(
+            unpacked,
+            [
+                (0, a, Slider::Rook),
+                (0, b, Slider::Bishop),
+                (2, a, Slider::Dragon),
+                (0, a, Slider::Rook),
+                (0, b, Slider::Bishop),
+            ]
+        );
+        assert_eq!(made.occupancies, [1, 2, 3]);
+        assert!(from_nodes(&[], &[0], &[], 5, "none").packed.is_empty());
+    }
+
+    #[test]
+    fn evaluation_buffers_are_aligned_alike() {
+        for bytes in [8, 4096, 3 << 16, 1 << 20] {
+            let buffer = EvalBuffer::new(bytes);
+            let slice = buffer.as_slice();
+            assert_eq!(slice.len(), bytes / 8);
+            assert_eq!(slice.as_ptr() as usize % eval_alignment(bytes), 0);
+            assert_eq!(slice.last().copied(), Some((bytes / 8 - 1) as u64));
+            assert!(eval_allocation(bytes) >= bytes + eval_alignment(bytes));
+        }
+        assert!(EvalBuffer::new(0).as_slice().is_empty());
+        assert_eq!(eval_alignment(3 << 20), 4 << 20);
     }
 
     #[test]
@@ -215,18 +406,18 @@ mod tests {
     #[test]
     fn workload_agrees_across_backends() {
         for eval_bytes in [0, 1 << 16] {
-            let expected = run_workload("mailbox", 3000, WORKLOAD_SEED, eval_bytes).unwrap();
+            let expected = run_workload("mailbox", 3000, 6000, WORKLOAD_SEED, eval_bytes).unwrap();
             assert_ne!(expected, 0);
             for name in registry::resolve("all").unwrap() {
                 assert_eq!(
-                    run_workload(name, 3000, WORKLOAD_SEED, eval_bytes).unwrap(),
+                    run_workload(name, 3000, 6000, WORKLOAD_SEED, eval_bytes).unwrap(),
                     expected,
                     "{name}"
                 );
             }
         }
         assert_ne!(
-            run_workload(EVAL_ALONE, 3000, WORKLOAD_SEED, 1 << 16).unwrap(),
+            run_workload(EVAL_ALONE, 3000, 3000, WORKLOAD_SEED, 1 << 16).unwrap(),
             0
         );
     }
@@ -238,9 +429,10 @@ mod tests {
             dr: ir / 3,
             d1mr: ll * 2,
             dlmr: ll,
+            bcm: ir / 100,
             ..SimCounts::default()
         };
-        let geometries = geometries(None, None, None, false);
+        let geometries = geometries(&[], "sysfs", false);
         let mut results = Vec::new();
         for g in &geometries {
             results.push(SimResult {
@@ -261,7 +453,17 @@ mod tests {
         let e = experiment(&results, &[], 1000, &geometries, "valgrind-3.19.0");
         assert_eq!(e.tables[0].rows.len(), 4);
         assert_eq!(e.plots.len(), 2);
-        assert_eq!(e.series.len(), 16);
+        assert_eq!(e.series.len(), 20);
+        assert!(
+            e.findings
+                .contains("mispredicts run from 0.150 per lookup (magic-plain) to 0.400 (qugiy)"),
+            "{}",
+            e.findings
+        );
+        assert!(e
+            .summary
+            .iter()
+            .any(|(k, v)| k == "consistent" && v == &Json::Bool(true)));
         assert!(
             e.findings.contains("qugiy is cheapest at 40.0"),
             "{}",
@@ -300,6 +502,16 @@ mod tests {
         let e = experiment(&results, &[], 1000, &geometries, "valgrind-3.19.0");
         assert_eq!(e.tables.len(), 2);
         assert_eq!(e.tables[1].rows.len(), 3);
+        assert_eq!(
+            e.tables[1].rows[1][3], "3.000",
+            "magic-plain's marginal L1 misses"
+        );
+        assert_eq!(e.series.len(), 20 + 3 * 3);
+        assert!(
+            e.findings.contains("4.000 L1 and 2.000 LL misses"),
+            "{}",
+            e.findings
+        );
         assert_eq!(e.plots.len(), 3);
         assert!(
             e.findings.contains("Beside an evaluation of 8 MiB"),
@@ -319,5 +531,8 @@ mod tests {
             .any(|(k, _)| k == "best_backend_per_geometry_under_pressure"));
         // The lookups-alone table is unchanged by the pressure runs.
         assert_eq!(e.tables[0].rows.len(), 4);
+        results[0].counts.dlmr = 5000;
+        let e = experiment(&results, &[], 1000, &geometries, "valgrind-3.19.0");
+        assert!(e.findings.contains("Inconsistent cells"), "{}", e.findings);
     }
 }

@@ -1,6 +1,7 @@
 //! E8's measuring: cache geometries, valgrind callgrind runs of the workload, and their counts.
 
 use super::workload::{L1_MISS_CYCLES, LL_MISS_CYCLES, MEASURED_FUNCTION};
+use crate::harness::cache_levels::CacheLevels;
 use crate::units::compact_bytes;
 use std::path::Path;
 use std::process::Command;
@@ -36,6 +37,28 @@ impl CacheSpec {
             .map(|ways| CacheSpec { bytes, ways, line })
     }
 
+    /// The largest spec valgrind accepts at or below a measured size: the associativity kept,
+    /// the set count the largest power of two with `ways · line · sets ≤ bytes` (a measured
+    /// 5.66 MiB at 16 ways and 64-byte lines becomes 4 MiB). Valgrind 3.19 takes any
+    /// associativity up to `size / line` (checked to 2048 ways), so none is capped. `None`
+    /// where not even two lines fit or the line is not a power of two of at least 16 bytes.
+    pub fn round_down(bytes: usize, ways: usize, line: usize) -> Option<CacheSpec> {
+        if line < 16 || !line.is_power_of_two() {
+            return None;
+        }
+        let ways = ways.max(1);
+        let whole_sets = bytes / ways.checked_mul(line)?;
+        if whole_sets == 0 {
+            return None;
+        }
+        let sets = 1usize << whole_sets.ilog2();
+        (ways * sets > 1).then_some(CacheSpec {
+            bytes: ways * line * sets,
+            ways,
+            line,
+        })
+    }
+
     pub fn valgrind_arg(&self) -> String {
         format!("{},{},{}", self.bytes, self.ways, self.line)
     }
@@ -52,43 +75,134 @@ pub struct CacheGeometry {
     pub i1: CacheSpec,
     pub d1: CacheSpec,
     pub ll: CacheSpec,
+    /// Where the sizes come from, for the method (measured and rounded, sysfs, or fixed).
+    pub origin: String,
+    /// This CPU's geometry (not the 2008-class one).
+    pub own: bool,
 }
 
 /// A cache level as detected on this machine: bytes, ways, line.
 pub type DetectedCache = (usize, usize, usize);
 
-/// The geometries to simulate: this CPU's L1d with LL = its L2, then LL = its L3 (each where
-/// detected), and the 2008-class 32 KiB L1d with a 4 MiB and a 12 MiB LL. Quick mode keeps one:
-/// this CPU's L1d and L3 where known, else the 2008-class 12 MiB.
-pub fn geometries(
+/// One of this CPU's data-cache levels as simulated, and where its size came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnLevel {
+    /// `L1`, `L2`, `L3`, …
+    pub level: String,
+    pub spec: CacheSpec,
+    /// For the method: "measured effective 5.66 MiB, rounded down to 4 MiB 16-way" or
+    /// "sysfs 32 MiB 16-way".
+    pub origin: String,
+}
+
+/// This CPU's levels from sysfs/CPUID: the L1d, L2 and L3 where detected, each as valgrind
+/// accepts it (the associativity adjusted to a power-of-two set count where needed).
+pub fn sysfs_levels(
     l1d: Option<DetectedCache>,
     l2: Option<DetectedCache>,
     l3: Option<DetectedCache>,
-    quick: bool,
-) -> Vec<CacheGeometry> {
+) -> Vec<OwnLevel> {
+    let mut levels = Vec::new();
+    for (level, cache) in [("L1", l1d), ("L2", l2), ("L3", l3)] {
+        let Some((bytes, ways, line)) = cache else {
+            continue;
+        };
+        let Some(spec) = CacheSpec::for_valgrind(bytes, ways, line) else {
+            continue;
+        };
+        let adjusted = if spec.ways == ways {
+            String::new()
+        } else {
+            format!(", simulated {}-way for a power-of-two set count", spec.ways)
+        };
+        levels.push(OwnLevel {
+            level: level.to_string(),
+            spec,
+            origin: format!(
+                "{level} sysfs {} {ways}-way{adjusted}",
+                compact_bytes(bytes as f64)
+            ),
+        });
+    }
+    // Without an L1d there is no geometry of this CPU to build.
+    if levels.first().is_none_or(|l| l.level != "L1") {
+        levels.clear();
+    }
+    levels
+}
+
+/// This CPU's levels from the measured effective sizes: each level's measured size rounded
+/// down to what valgrind accepts ([`CacheSpec::round_down`]) with sysfs' associativity and line
+/// for that level (8-way for L1 and 16-way beyond, 64-byte lines, where sysfs does not say).
+/// An error says why the measured levels cannot be used (then sysfs is).
+pub fn measured_levels(
+    measured: &CacheLevels,
+    detected: impl Fn(u8) -> Option<DetectedCache>,
+) -> Result<Vec<OwnLevel>, String> {
+    if measured.levels.len() < 2 {
+        return Err(format!(
+            "{} measured {} level(s), too few for an L1 and a last level",
+            measured.source,
+            measured.levels.len()
+        ));
+    }
+    let mut levels = Vec::new();
+    for (i, level) in measured.levels.iter().enumerate() {
+        let number = level.level.trim_start_matches('L').parse::<u8>().ok();
+        let known = number.and_then(&detected);
+        let (ways, line, assumed) = match known {
+            Some((_, ways, line)) => (ways, line, ""),
+            None if i == 0 => (8, 64, " (associativity assumed)"),
+            None => (16, 64, " (associativity assumed)"),
+        };
+        let spec = CacheSpec::round_down(level.bytes, ways, line).ok_or_else(|| {
+            format!(
+                "the measured {} of {} has no valgrind geometry at {ways} ways",
+                level.level,
+                compact_bytes(level.bytes as f64)
+            )
+        })?;
+        levels.push(OwnLevel {
+            level: level.level.clone(),
+            spec,
+            origin: format!(
+                "{} measured effective {}, rounded down to {}{assumed}",
+                level.level,
+                compact_bytes(level.bytes as f64),
+                spec.describe()
+            ),
+        });
+    }
+    Ok(levels)
+}
+
+/// The geometries to simulate: this CPU's L1d with LL = each of its further levels (from
+/// `own`, smallest first), and the 2008-class 32 KiB L1d with a 4 MiB and a 12 MiB LL. Quick
+/// mode keeps one: this CPU's last level where known, else the 2008-class 12 MiB. `own_origin`
+/// says where `own` came from (measured or sysfs, and why).
+pub fn geometries(own: &[OwnLevel], own_origin: &str, quick: bool) -> Vec<CacheGeometry> {
     let classic_l1 = CacheSpec {
         bytes: 32 << 10,
         ways: 8,
         line: 64,
     };
     let i1 = classic_l1;
-    let spec = |c: DetectedCache| CacheSpec::for_valgrind(c.0, c.1, c.2);
-    let own_l1 = l1d.and_then(spec);
     let mut list = Vec::new();
-    if let Some(d1) = own_l1 {
-        for (level, cache) in [("L2", l2), ("L3", l3)] {
-            if let Some(ll) = cache.and_then(spec) {
-                list.push(CacheGeometry {
-                    name: format!(
-                        "this CPU: L1d {}, LL = {level} {}",
-                        compact_bytes(d1.bytes as f64),
-                        compact_bytes(ll.bytes as f64)
-                    ),
-                    i1,
-                    d1,
-                    ll,
-                });
-            }
+    if let Some((d1, beyond)) = own.split_first() {
+        for ll in beyond {
+            list.push(CacheGeometry {
+                name: format!(
+                    "this CPU: L1d {}, LL = {} {}",
+                    compact_bytes(d1.spec.bytes as f64),
+                    ll.level,
+                    compact_bytes(ll.spec.bytes as f64)
+                ),
+                i1,
+                d1: d1.spec,
+                ll: ll.spec,
+                origin: format!("{own_origin} — {}; {}", d1.origin, ll.origin),
+                own: true,
+            });
         }
     }
     for (ll_bytes, ways) in [(4usize << 20, 16), (12 << 20, 16)] {
@@ -101,18 +215,32 @@ pub fn geometries(
                 i1,
                 d1: classic_l1,
                 ll,
+                origin: format!(
+                    "fixed sizes — a 2008-class 32 KiB 8-way L1d and a {} {ways}-way LL{}",
+                    compact_bytes(ll_bytes as f64),
+                    if ll.ways == ways {
+                        String::new()
+                    } else {
+                        format!(", simulated {}-way for a power-of-two set count", ll.ways)
+                    }
+                ),
+                own: false,
             });
         }
     }
     if quick {
-        let own_l3 = list
-            .iter()
-            .position(|g| g.name.starts_with("this CPU") && g.name.contains("L3"));
-        let keep = own_l3.unwrap_or(list.len() - 1);
+        let keep = list.iter().rposition(|g| g.own).unwrap_or(list.len() - 1);
         list = vec![list.swap_remove(keep)];
     }
     list
 }
+
+/// The misses by which a pair's difference may stray from one stream's: the measured
+/// function's exit (the returned value's stores, the saved registers' reloads) touches a few
+/// stack lines once per run, and the longer run may have evicted them from the LL where the
+/// shorter had not (2 LL store misses against 0 L1 ones in the difference, seen with a 128 KiB
+/// LL) — a constant, not a per-lookup cost.
+pub const EDGE_MISSES: u64 = 16;
 
 /// Callgrind's event totals for the collected region.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -126,6 +254,12 @@ pub struct SimCounts {
     pub ilmr: u64,
     pub dlmr: u64,
     pub dlmw: u64,
+    /// Conditional branches executed and mispredicted (`--branch-sim=yes`).
+    pub bc: u64,
+    pub bcm: u64,
+    /// Indirect branches executed and mispredicted.
+    pub bi: u64,
+    pub bim: u64,
 }
 
 impl SimCounts {
@@ -142,7 +276,24 @@ impl SimCounts {
             ilmr: self.ilmr.saturating_sub(earlier.ilmr),
             dlmr: self.dlmr.saturating_sub(earlier.dlmr),
             dlmw: self.dlmw.saturating_sub(earlier.dlmw),
+            bc: self.bc.saturating_sub(earlier.bc),
+            bcm: self.bcm.saturating_sub(earlier.bcm),
+            bi: self.bi.saturating_sub(earlier.bi),
+            bim: self.bim.saturating_sub(earlier.bim),
         }
+    }
+
+    /// Mispredicted conditional and indirect branches.
+    pub fn mispredicts(&self) -> u64 {
+        self.bcm + self.bim
+    }
+
+    /// Whether every LL count is at most its L1 count (instruction and data), up to
+    /// [`EDGE_MISSES`]: each LL access is an L1 miss, so a run — or the difference of two runs
+    /// of one stream — that breaks this by more is not one stream's steady state.
+    pub fn consistent(&self) -> bool {
+        self.ilmr <= self.i1mr + EDGE_MISSES
+            && self.dlmr + self.dlmw <= self.d1mr + self.d1mw + EDGE_MISSES
     }
 
     pub fn l1_misses(&self) -> u64 {
@@ -181,6 +332,13 @@ pub fn parse_callgrind_out(text: &str) -> Result<SimCounts, String> {
                 .map_err(|_| format!("callgrind totals: bad number '{v}'"))
         })
         .collect::<Result<_, _>>()?;
+    let optional = |name: &str| -> u64 {
+        events
+            .iter()
+            .position(|e| *e == name)
+            .and_then(|i| values.get(i).copied())
+            .unwrap_or(0)
+    };
     let get = |name: &str| -> Result<u64, String> {
         match events.iter().position(|e| *e == name) {
             // Callgrind leaves out trailing zero counts.
@@ -200,6 +358,11 @@ pub fn parse_callgrind_out(text: &str) -> Result<SimCounts, String> {
         ilmr: get("ILmr")?,
         dlmr: get("DLmr")?,
         dlmw: get("DLmw")?,
+        // The branch events, present with --branch-sim=yes.
+        bc: optional("Bc"),
+        bcm: optional("Bcm"),
+        bi: optional("Bi"),
+        bim: optional("Bim"),
     })
 }
 
@@ -212,10 +375,11 @@ pub fn valgrind_version() -> Option<String> {
         .then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
 }
 
-/// The steady-state counts of `lookups` lookups: the workload is simulated with `lookups` and
-/// with `2 · lookups` (the first half of the longer run is the shorter run, input for input),
-/// and the difference is returned, so cold misses — the first touch of code, tables and inputs —
-/// cancel out.
+/// The steady-state counts of `lookups` lookups: both runs generate the same `2 · lookups`
+/// inputs (same seed, same allocation, same cache state when measuring starts); one measures
+/// the first `lookups` of them, the other all, and the difference is returned — the cost of
+/// the stream's second half after its first, with cold misses (the first touch of code, tables
+/// and inputs) cancelled.
 pub fn simulate(
     exe: &Path,
     backend: &str,
@@ -224,25 +388,32 @@ pub fn simulate(
     geometry: &CacheGeometry,
     scratch: &Path,
 ) -> Result<SimCounts, String> {
-    let short = simulate_once(exe, backend, lookups, eval_bytes, geometry, scratch)?;
-    let long = simulate_once(exe, backend, 2 * lookups, eval_bytes, geometry, scratch)?;
+    let inputs = 2 * lookups;
+    let short = simulate_once(exe, backend, lookups, inputs, eval_bytes, geometry, scratch)?;
+    let long = simulate_once(exe, backend, inputs, inputs, eval_bytes, geometry, scratch)?;
     Ok(long.minus(&short))
 }
 
-/// Runs `exe e8-workload` for `backend` under callgrind with `geometry` once; `scratch` is a
-/// folder for callgrind's out file.
+/// Runs `exe e8-workload` for `backend` under callgrind with `geometry` once, generating
+/// `inputs` lookup inputs and measuring the first `lookups`; `scratch` is a folder for
+/// callgrind's out file. The counts are passed zero-padded to one width, so that the runs of a
+/// pair differ in no byte of their command line's length (and so of their stack).
+#[allow(clippy::too_many_arguments)]
 pub fn simulate_once(
     exe: &Path,
     backend: &str,
     lookups: usize,
+    inputs: usize,
     eval_bytes: usize,
     geometry: &CacheGeometry,
     scratch: &Path,
 ) -> Result<SimCounts, String> {
     let out_file = scratch.join(format!("callgrind.{backend}.{}.out", std::process::id()));
+    let width = inputs.max(lookups).to_string().len();
     let output = Command::new("valgrind")
         .arg("--tool=callgrind")
         .arg("--cache-sim=yes")
+        .arg("--branch-sim=yes")
         .arg("--collect-atstart=no")
         .arg(format!("--toggle-collect=*{MEASURED_FUNCTION}*"))
         .arg(format!("--I1={}", geometry.i1.valgrind_arg()))
@@ -255,7 +426,9 @@ pub fn simulate_once(
             "--backend",
             backend,
             "--lookups",
-            &lookups.to_string(),
+            &format!("{lookups:0width$}"),
+            "--inputs",
+            &format!("{inputs:0width$}"),
             "--eval-bytes",
             &eval_bytes.to_string(),
         ])

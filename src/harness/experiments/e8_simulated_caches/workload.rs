@@ -30,13 +30,60 @@ pub const EVAL_READS: usize = 4;
 /// are subtracted from each backend's, leaving what the lookups add under pressure.
 pub const EVAL_ALONE: &str = "evaluation-alone";
 
-/// One lookup input packed in a `u32`: occupancy index (bits 0–7), square (8–14), slider (16–18).
-pub(super) fn pack(occupancy: usize, square: u8, slider: usize) -> u32 {
-    occupancy as u32 | (square as u32) << 8 | (slider as u32) << 16
+/// Packed input layout: occupancy index in bits 0–21, square in 22–28, slider in 29–31.
+const OCCUPANCY_BITS: u32 = 22;
+/// The most distinct occupancies a packed input can name.
+pub const MAX_OCCUPANCIES: usize = 1 << OCCUPANCY_BITS;
+const OCCUPANCY_MASK: u32 = (1 << OCCUPANCY_BITS) - 1;
+const SQUARE_SHIFT: u32 = OCCUPANCY_BITS;
+const SLIDER_SHIFT: u32 = OCCUPANCY_BITS + 7;
+/// Square 0, where a field out of range would otherwise have nowhere to go.
+const FIRST_SQUARE: Square = match Square::new(0) {
+    Some(square) => square,
+    None => panic!("square 0 exists"),
+};
+
+/// One lookup input packed in a `u32` (see [`OCCUPANCY_BITS`]); `occupancy` is taken modulo
+/// [`MAX_OCCUPANCIES`].
+pub(super) fn pack(occupancy: usize, square: Square, slider: Slider) -> u32 {
+    let slider = Slider::ALL.iter().position(|&s| s == slider).unwrap_or(0);
+    (occupancy as u32 & OCCUPANCY_MASK)
+        | (square.index() as u32) << SQUARE_SHIFT
+        | (slider as u32) << SLIDER_SHIFT
 }
 
-/// The lookup inputs: `lookups` packed inputs and `OCCUPANCIES` canonical occupancies.
-pub fn inputs(lookups: usize, seed: u64) -> (Vec<u128>, Vec<u32>) {
+/// `(occupancy index, square, slider)` of a packed input (out-of-range fields wrap).
+#[inline(always)]
+pub(super) fn unpack(input: u32) -> (usize, Square, Slider) {
+    let square = Square::new((input >> SQUARE_SHIFT & 0x7f) as u8 % 81).unwrap_or(FIRST_SQUARE);
+    let slider = Slider::ALL[(input >> SLIDER_SHIFT) as usize % Slider::ALL.len()];
+    ((input & OCCUPANCY_MASK) as usize, square, slider)
+}
+
+/// E8's lookup inputs: the canonical occupancies, the packed lookups over them, and what they
+/// are (for the method).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inputs {
+    pub occupancies: Vec<u128>,
+    pub packed: Vec<u32>,
+    pub description: String,
+}
+
+/// The workload's `count` lookup inputs. Every run generates the same count (the longest one
+/// measured) and measures a prefix of it, so that a shorter run's inputs are the longer run's
+/// first part, byte for byte and address for address.
+///
+/// This is the one place the input stream is chosen. To run E8 over distinct positions in
+/// depth-first search order instead, replace the body with
+/// `let w = crate::harness::workloads::search_order(seed, count.min(MAX_OCCUPANCIES)); from_nodes(&w.occupancies, &w.starts, &w.lookups, count, &w.description)`.
+pub fn inputs(count: usize, seed: u64) -> Inputs {
+    uniform_inputs(count, seed)
+}
+
+/// `count` lookups over [`OCCUPANCIES`] random occupancies (p = [`DENSITY`]) with uniform random
+/// squares and slider kinds. The occupancies are drawn first, so the lookups of a shorter
+/// stream are a prefix of a longer one's with the same seed.
+pub fn uniform_inputs(count: usize, seed: u64) -> Inputs {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let occupancies = (0..OCCUPANCIES)
         .map(|_| {
@@ -49,16 +96,55 @@ pub fn inputs(lookups: usize, seed: u64) -> (Vec<u128>, Vec<u32>) {
             })
         })
         .collect();
-    let packed = (0..lookups)
+    let packed = (0..count)
         .map(|_| {
-            pack(
-                rng.random_range(0..OCCUPANCIES),
-                rng.random_range(0..81u8),
-                rng.random_range(0..Slider::ALL.len()),
-            )
+            let occupancy = rng.random_range(0..OCCUPANCIES);
+            let square = Square::new(rng.random_range(0..81u8)).unwrap_or(FIRST_SQUARE);
+            let slider = Slider::ALL[rng.random_range(0..Slider::ALL.len())];
+            pack(occupancy, square, slider)
         })
         .collect();
-    (occupancies, packed)
+    Inputs {
+        occupancies,
+        packed,
+        description: format!(
+            "lookups over {OCCUPANCIES} random occupancies (p = {DENSITY}), uniform random \
+             squares and all six slider kinds"
+        ),
+    }
+}
+
+/// Inputs from a node-ordered workload (node `i`'s lookups are
+/// `lookups[starts[i]..starts[i + 1]]`, all on `occupancies[i]`): the lookups in node order,
+/// cycled or cut to `count`. Nodes beyond [`MAX_OCCUPANCIES`] are left out.
+pub fn from_nodes(
+    occupancies: &[u128],
+    starts: &[u32],
+    lookups: &[(Slider, Square)],
+    count: usize,
+    description: &str,
+) -> Inputs {
+    let nodes = occupancies
+        .len()
+        .min(starts.len().saturating_sub(1))
+        .min(MAX_OCCUPANCIES);
+    let mut stream = Vec::new();
+    for node in 0..nodes {
+        let (from, to) = (starts[node] as usize, starts[node + 1] as usize);
+        for &(slider, square) in lookups.get(from..to).unwrap_or(&[]) {
+            stream.push(pack(node, square, slider));
+        }
+    }
+    let packed = if stream.is_empty() {
+        Vec::new()
+    } else {
+        stream.iter().copied().cycle().take(count).collect()
+    };
+    Inputs {
+        occupancies: occupancies[..nodes].to_vec(),
+        packed,
+        description: description.to_string(),
+    }
 }
 
 /// The measured region: every lookup's attacks folded into one bitboard, and (with a non-empty
@@ -75,9 +161,8 @@ pub fn e8_measured_lookups<B: Backend>(
     let mut sum = 0u64;
     let mut reads = 0u64;
     for &input in packed {
-        let occupancy = &occupancies[(input & 0xff) as usize % occupancies.len()];
-        let square = Square::new((input >> 8 & 0x7f) as u8 % 81).unwrap_or(Square::new(0).unwrap());
-        let slider = Slider::ALL[(input >> 16 & 7) as usize % Slider::ALL.len()];
+        let (occupancy, square, slider) = unpack(input);
+        let occupancy = &occupancies[occupancy % occupancies.len()];
         folded ^= backend.slider_attacks(slider, occupancy, square);
         if !eval.is_empty() {
             for _ in 0..EVAL_READS {
@@ -89,7 +174,8 @@ pub fn e8_measured_lookups<B: Backend>(
     (folded, sum)
 }
 
-/// The pressure variant's baseline: the same input stream and evaluation reads, no lookup.
+/// The pressure variant's baseline: the same input stream and the identical evaluation reads
+/// (same count, same indices, same buffer alignment), no lookup.
 #[inline(never)]
 pub fn e8_measured_lookups_evaluation_alone(packed: &[u32], eval: &[u64]) -> u64 {
     let mut sum = 0u64;
@@ -104,15 +190,66 @@ pub fn e8_measured_lookups_evaluation_alone(packed: &[u32], eval: &[u64]) -> u64
     sum
 }
 
-/// The evaluation buffer of the pressure variant, every page touched before measuring.
-fn eval_buffer(bytes: usize) -> Vec<u64> {
-    (0..bytes / 8).map(|i| i as u64).collect()
+/// The alignment of an evaluation buffer of `bytes`: the next power of two at or above it. A
+/// simulated cache's set index repeats every `bytes / ways` ≤ LL bytes, and the buffer is twice
+/// the LL, so every run's buffer maps its reads to the same sets whatever the heap looked like.
+pub fn eval_alignment(bytes: usize) -> usize {
+    bytes.max(8).next_power_of_two()
+}
+
+/// Bytes allocated for an evaluation buffer of `bytes` (the buffer and its alignment slack).
+pub fn eval_allocation(bytes: usize) -> usize {
+    if bytes == 0 {
+        0
+    } else {
+        bytes + eval_alignment(bytes)
+    }
+}
+
+/// The evaluation buffer of the pressure variant: `bytes / 8` words starting at a multiple of
+/// [`eval_alignment`], every page of it touched before measuring (the slack stays untouched).
+pub struct EvalBuffer {
+    storage: Vec<u64>,
+    start: usize,
+    len: usize,
+}
+
+impl EvalBuffer {
+    pub fn new(bytes: usize) -> EvalBuffer {
+        let len = bytes / 8;
+        if len == 0 {
+            return EvalBuffer {
+                storage: Vec::new(),
+                start: 0,
+                len: 0,
+            };
+        }
+        let align = eval_alignment(bytes);
+        let mut storage = vec![0u64; len + align / 8];
+        let address = storage.as_ptr() as usize;
+        let start = (align - address % align) % align / 8;
+        for (i, word) in storage[start..start + len].iter_mut().enumerate() {
+            *word = i as u64;
+        }
+        EvalBuffer {
+            storage,
+            start,
+            len,
+        }
+    }
+
+    pub fn as_slice(&self) -> &[u64] {
+        &self.storage[self.start..self.start + self.len]
+    }
 }
 
 /// Runs the workload on one backend (tables built and inputs converted first), returning the
 /// folded result as a canonical board so that the work cannot be optimised away.
 pub struct WorkloadVisitor {
+    /// Lookups measured: the first `lookups` of the `inputs` generated.
     pub lookups: usize,
+    /// Inputs generated (at least `lookups`).
+    pub inputs: usize,
     pub seed: u64,
     /// Bytes of evaluation buffer read after every lookup (0: none).
     pub eval_bytes: usize,
@@ -121,36 +258,39 @@ pub struct WorkloadVisitor {
 impl BackendVisitor for WorkloadVisitor {
     type Output = u128;
     fn visit<B: Backend>(self, backend: B) -> u128 {
-        let (canonical, packed) = inputs(self.lookups, self.seed);
-        let occupancies: Vec<B::Occupancy> = canonical
+        let generated = inputs(self.inputs.max(self.lookups), self.seed);
+        let occupancies: Vec<B::Occupancy> = generated
+            .occupancies
             .iter()
             .map(|&bits| backend.occupancy(bits))
             .collect();
-        let eval = eval_buffer(self.eval_bytes);
+        let eval = EvalBuffer::new(self.eval_bytes);
         let (folded, sum) = e8_measured_lookups(
             backend,
             &occupancies,
-            std::hint::black_box(&packed),
-            std::hint::black_box(&eval),
+            std::hint::black_box(&generated.packed[..self.lookups]),
+            std::hint::black_box(eval.as_slice()),
         );
         std::hint::black_box(folded).to_canonical() ^ std::hint::black_box(sum) as u128
     }
 }
 
 /// Runs the workload on the backend called `name` (or `EVAL_ALONE`: the evaluation reads of
-/// `eval_bytes` alone, over the same inputs).
+/// `eval_bytes` alone, over the same inputs): `inputs` lookup inputs generated, the first
+/// `lookups` of them measured.
 pub fn run_workload(
     name: &str,
     lookups: usize,
+    inputs: usize,
     seed: u64,
     eval_bytes: usize,
 ) -> Result<u128, RegistryError> {
     if name == EVAL_ALONE {
-        let (_, packed) = inputs(lookups, seed);
-        let eval = eval_buffer(eval_bytes.max(8));
+        let generated = self::inputs(inputs.max(lookups), seed);
+        let eval = EvalBuffer::new(eval_bytes.max(8));
         let sum = e8_measured_lookups_evaluation_alone(
-            std::hint::black_box(&packed),
-            std::hint::black_box(&eval),
+            std::hint::black_box(&generated.packed[..lookups]),
+            std::hint::black_box(eval.as_slice()),
         );
         return Ok(std::hint::black_box(sum) as u128);
     }
@@ -158,6 +298,7 @@ pub fn run_workload(
         name,
         WorkloadVisitor {
             lookups,
+            inputs,
             seed,
             eval_bytes,
         },
