@@ -2,7 +2,7 @@
 //! the survival fractions, the table-page split, the bracket and the seed-004 verdict, as
 //! series, plots, tables, summary values and the numbers the findings quote.
 
-use super::measure::{attack_table_bytes, mask_label, Chain, Measurement, DOSE_MASKS};
+use super::measure::{attack_table_bytes, dose_case, mask_label, Chain, Measurement, DOSE_MASKS};
 use super::{
     EVAL_ALONE, HOT_MASK, NEGATIVE_BOUND_NS, NEGATIVE_CONTROLS, POSITIVE_TOLERANCE, SYNTHETIC,
 };
@@ -156,7 +156,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
                         &m.chains,
                         "chain",
                         top_reads,
-                        name,
+                        &dose_case(name, mask),
                         &mask_label(mask),
                         "as built",
                         "huge",

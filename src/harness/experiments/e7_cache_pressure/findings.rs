@@ -25,25 +25,23 @@ pub(super) fn method(m: &Measurement) -> String {
         Some(bytes) => format!("{} of it on huge pages", rounded_bytes(bytes as f64)),
         None => "huge pages unknown".to_string(),
     };
-    let fence = if m.fence {
-        "An `lfence` separates the phases (this is an Intel CPU, where it serialises)."
-    } else {
-        "No `lfence` separates the phases (on AMD it serialises only with a model-specific bit \
-         a guest cannot confirm); the value-neutral dependencies alone order them."
-    };
     let bounds = survival_bounds(m);
     let mut text = format!(
         "Sizes come from the measured cache levels ({}; from {}), not from sysfs. Workload: {}. \
          Per node: P random reads of a {} pressure buffer ({huge}; 4× the effective last level \
-         or more), then every slider lookup of the node as one dependent chain. The phases \
-         cannot overlap in either direction: the pressure sum feeds the chain's first square \
-         and the chain's result feeds the next node's pressure indices, both ANDed with a zero \
-         the compiler cannot see. {fence} Every backend runs beside its hot twin — the same \
-         monomorphised lookup with each attack-table index ANDed with a run-time mask that \
-         keeps the reads within the first {} of each table (per-square metadata stays real) — \
-         and the table-miss cost is T(backend) − T(hot twin), paired per round, in ns per \
-         lookup. Every case of a point walks the same window of nodes in a round, the next \
-         window in the next round. P sweeps {} reads per node. Controls: mailbox and sqww \
+         or more), each backend reading its own random stream, then every slider lookup of the \
+         node as one dependent chain, timed alone between serialising time stamps \
+         (`lfence; rdtscp; lfence`, ticks converted at {} ns each as measured against the \
+         monotonic clock), so the pressure phase is outside every timing; the pressure sum \
+         also feeds the chain's first square and the chain's result the next node's pressure \
+         indices, both ANDed with a zero the compiler cannot see. Each backend's node runs its \
+         chain once with the real tables and once as its hot twin — the same monomorphised \
+         lookup with each attack-table index ANDed with a run-time mask that keeps the reads \
+         within the first {} of each table (per-square metadata stays real) — the two taking \
+         turns at going first; the table-miss cost is T(backend) − T(hot twin) in ns per \
+         lookup, paired per round. A round walks a window of nodes in slices of 32, the \
+         backends taking turns slice by slice, and keeps each case's median slice; the next \
+         round walks the next window. P sweeps {} reads per node. Controls: mailbox and sqww \
          (tables within one page) must show a cost within ±{NEGATIVE_BOUND_NS} ns; a synthetic \
          table of {} read at random in the same chain must cost E6's latency at its size \
          minus the latency at 4 KiB within ±{:.0} % at P = 0. Dose–response: at the top P, \
@@ -61,6 +59,7 @@ pub(super) fn method(m: &Measurement) -> String {
         m.levels.source,
         m.workload,
         rounded_bytes(m.pressure_bytes as f64),
+        format_sig(m.ns_per_tick),
         rounded_bytes((HOT_MASK + 1) as f64),
         m.pressure_reads
             .iter()

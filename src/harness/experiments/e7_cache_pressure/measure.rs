@@ -7,7 +7,6 @@ use crate::backend::{Backend, Bitboard};
 use crate::harness::cache_levels::CacheLevels;
 use crate::harness::experiments::{convert, fold, lookup, Config, Input, Progress, MIXED};
 use crate::harness::invocations;
-use crate::harness::machine::Machine;
 use crate::harness::measure::{
     collapse_to_huge_pages, huge_page_bytes_of, interleaved, time_ns, Case, PageBuffer, Pages,
     SampleConfig,
@@ -32,8 +31,8 @@ pub(super) struct Measurement {
     pub pressure_huge: Option<usize>,
     /// Pressure reads per node of the chain sweep, 0 first.
     pub pressure_reads: Vec<u32>,
-    /// Whether an `lfence` separates the phases (Intel only: there it serialises).
-    pub fence: bool,
+    /// Nanoseconds per time-stamp tick (measured against the monotonic clock).
+    pub ns_per_tick: f64,
     pub sampling: SampleConfig,
     /// The positive control's synthetic table bytes.
     pub synthetic_bytes: usize,
@@ -101,23 +100,9 @@ struct Walk<'a> {
     workload: &'a SearchWorkload,
     pressure: &'a [u64],
     reads: u32,
-    fence: bool,
     /// Each case's own pressure stream: cases alternate within ~100 µs, and a case that read
     /// the addresses another case just read would find them cached instead of inserting them.
     stream: u64,
-}
-
-/// Serialises the pipeline where `lfence` does (Intel; on AMD only with a model-specific bit a
-/// guest cannot confirm, so E7 does not fence there).
-#[inline(always)]
-fn fence(on: bool) {
-    #[cfg(target_arch = "x86_64")]
-    if on {
-        // SAFETY: `lfence` has no operands and no effect on memory.
-        unsafe { std::arch::x86_64::_mm_lfence() };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = on;
 }
 
 /// P reads of the pressure buffer for node `node`, their indices salted value-neutrally by
@@ -135,116 +120,136 @@ fn pressure_sum(walk: &Walk<'_>, node: usize, salt: u64) -> u64 {
     sum
 }
 
-/// A chain body: nodes `start..start + count` (wrapping), each P pressure reads then its
-/// lookups as one dependent chain, the phases joined value-neutrally both ways (`& zero`).
+/// A chain body over nodes `start..start + count` (wrapping): per node, P pressure reads, then
+/// the node's lookups as one dependent chain once per mask, each chain timed alone between
+/// serialising time stamps (so the pressure phase is outside every timing) and the masks taking
+/// turns at going first (whichever runs first finds the per-square metadata colder). Adds each
+/// mask's ticks to `ticks`.
 fn chain_body<'a, B: Backend>(
     backend: B,
     occupancies: Vec<B::Occupancy>,
     walk: Walk<'a>,
-    table_mask: usize,
-) -> impl FnMut(usize, usize) -> u64 + 'a {
+    masks: Vec<usize>,
+) -> impl FnMut(usize, usize, &mut [u64]) -> u64 + 'a {
     let zero = black_box(0u64);
-    move |start, count| {
+    move |start, count, ticks_out| {
         let nodes = occupancies.len();
         let mut link = 0u64;
         let mut checksum = 0u64;
         for k in 0..count {
             let node = (start + k) % nodes;
             let sum = pressure_sum(&walk, node, link & zero);
-            fence(walk.fence);
             link = sum & zero;
             let occupancy = &occupancies[node];
+            // An untimed settling pass as the hot twin (the last mask): the per-square metadata,
+            // the code and the branch history are then warm for every timed chain alike, and
+            // no timed chain starts while the pressure phase's traffic is still draining.
+            let settle = masks[masks.len() - 1];
             for &(slider, square) in walk.workload.node(node) {
-                // SAFETY: `link` is a value ANDed with zero, so the index is the square's own.
+                // SAFETY: as below.
                 let square = unsafe { Square::new_unchecked(square.index() as u8 ^ link as u8) };
-                let attacks = backend.slider_attacks_masked(slider, occupancy, square, table_mask);
-                let folded = fold(attacks);
-                checksum = checksum.wrapping_add(folded);
-                link = folded & zero;
+                link = fold(backend.slider_attacks_masked(slider, occupancy, square, settle)) & zero;
             }
-            fence(walk.fence);
+            for turn in 0..masks.len() {
+                let which = (turn + node) % masks.len();
+                let table_mask = masks[which];
+                let before = ticks();
+                for &(slider, square) in walk.workload.node(node) {
+                    // SAFETY: `link` is a value ANDed with zero: the index is the square's own.
+                    let square =
+                        unsafe { Square::new_unchecked(square.index() as u8 ^ link as u8) };
+                    let attacks =
+                        backend.slider_attacks_masked(slider, occupancy, square, table_mask);
+                    let folded = fold(attacks);
+                    checksum = checksum.wrapping_add(folded);
+                    link = folded & zero;
+                }
+                ticks_out[which] += ticks().wrapping_sub(before);
+            }
         }
         checksum
     }
 }
 
-/// The positive control's body: a table of known size read at random in the same chain shape,
-/// one read per lookup of the node, each index salted by the previous read.
+/// The positive control's body, shaped like [`chain_body`]: a table of known size read at
+/// random, one read per lookup of the node, each index salted by the previous read.
 fn synthetic_body<'a>(
     table: &'a [u64],
     walk: Walk<'a>,
-    table_mask: usize,
-) -> impl FnMut(usize, usize) -> u64 + 'a {
+    masks: Vec<usize>,
+) -> impl FnMut(usize, usize, &mut [u64]) -> u64 + 'a {
     let zero = black_box(0u64);
-    let element_mask = table_mask >> 3;
-    move |start, count| {
+    move |start, count, ticks_out| {
         let nodes = walk.workload.nodes();
         let mut link = 0u64;
         let mut checksum = 0u64;
         for k in 0..count {
             let node = (start + k) % nodes;
             let sum = pressure_sum(&walk, node, link & zero);
-            fence(walk.fence);
             link = sum & zero;
             let first = walk.workload.starts[node] as u64;
+            let settle = masks[masks.len() - 1] >> 3;
             for j in 0..walk.workload.node(node).len() as u64 {
-                let index = eval_index((first + j) ^ link, table.len()) & element_mask;
-                let value = table[index];
-                checksum = checksum.wrapping_add(value);
-                link = value & zero;
+                link = table[eval_index((first + j) ^ link, table.len()) & settle] & zero;
             }
-            fence(walk.fence);
+            for turn in 0..masks.len() {
+                let which = (turn + node) % masks.len();
+                let element_mask = masks[which] >> 3;
+                let before = ticks();
+                for j in 0..walk.workload.node(node).len() as u64 {
+                    let index = eval_index((first + j) ^ link, table.len()) & element_mask;
+                    let value = table[index];
+                    checksum = checksum.wrapping_add(value);
+                    link = value & zero;
+                }
+                ticks_out[which] += ticks().wrapping_sub(before);
+            }
         }
         checksum
     }
 }
 
-/// One chain case: its name and mask label, and its body over a window of nodes.
+/// One chain case: a backend (or the synthetic table) with its masks, and its body over a
+/// window of nodes.
 struct ChainCase<'a> {
     case: String,
-    mask: String,
-    body: Box<dyn FnMut(usize, usize) -> u64 + 'a>,
+    masks: Vec<String>,
+    body: Box<dyn FnMut(usize, usize, &mut [u64]) -> u64 + 'a>,
 }
 
 struct MakeChain<'a> {
     workload: &'a SearchWorkload,
     pressure: &'a [u64],
     reads: u32,
-    fence: bool,
     masks: Vec<usize>,
-    /// The pressure stream of the first mask's case (the next ones take the next streams).
+    /// The case's own pressure stream.
     stream: u64,
 }
 
 impl<'a> BackendVisitor for MakeChain<'a> {
-    type Output = Vec<ChainCase<'a>>;
-    fn visit<B: Backend>(self, backend: B) -> Vec<ChainCase<'a>> {
+    type Output = ChainCase<'a>;
+    fn visit<B: Backend>(self, backend: B) -> ChainCase<'a> {
         let occupancies: Vec<B::Occupancy> = self
             .workload
             .occupancies
             .iter()
             .map(|&o| backend.occupancy(o))
             .collect();
-        self.masks
-            .iter()
-            .zip(self.stream..)
-            .map(|(&mask, stream)| ChainCase {
-                case: B::info().name.to_string(),
-                mask: mask_label(mask),
-                body: Box::new(chain_body(
-                    backend,
-                    occupancies.clone(),
-                    Walk {
-                        workload: self.workload,
-                        pressure: self.pressure,
-                        reads: self.reads,
-                        fence: self.fence,
-                        stream,
-                    },
-                    mask,
-                )),
-            })
-            .collect()
+        ChainCase {
+            case: B::info().name.to_string(),
+            masks: self.masks.iter().map(|&m| mask_label(m)).collect(),
+            body: Box::new(chain_body(
+                backend,
+                occupancies,
+                Walk {
+                    workload: self.workload,
+                    pressure: self.pressure,
+                    reads: self.reads,
+                    stream: self.stream,
+                },
+                self.masks,
+            )),
+        }
     }
 }
 
@@ -261,18 +266,19 @@ const SLICE_NODES: usize = 32;
 
 /// Times chain cases: in each round every case walks the same window of nodes (the next window
 /// in the next round, so no sample repeats a node until the workload wraps), slice by slice,
-/// the cases alternating within each slice. Returns per case and round the median over the
-/// round's slices of ns per lookup. Recorded and replayed across invocations
-/// like every timing primitive.
+/// the cases taking turns within each slice. Inside a case every node's chain is timed per mask
+/// (see [`chain_body`]). Returns per case and mask, per round, the median over the round's slices
+/// of ns per lookup. Recorded and replayed across invocations like every timing primitive.
 fn time_chains(
     workload: &SearchWorkload,
     cases: &mut [ChainCase<'_>],
     sampling: &SampleConfig,
+    ns_per_tick: f64,
     progress: &mut dyn FnMut(f64),
 ) -> Vec<(String, Vec<f64>, Vec<f64>)> {
     let names: Vec<String> = cases
         .iter()
-        .map(|c| format!("{} [{}]", c.case, c.mask))
+        .flat_map(|c| c.masks.iter().map(move |mask| format!("{} [{mask}]", c.case)))
         .collect();
     let live = || {
         let nodes = workload.nodes();
@@ -283,7 +289,10 @@ fn time_chains(
         loop {
             let slowest = cases
                 .iter_mut()
-                .map(|c| time_ns(&mut |_| (c.body)(0, window), 1))
+                .map(|c| {
+                    let mut ticks = vec![0u64; c.masks.len()];
+                    time_ns(&mut |_| (c.body)(0, window, &mut ticks), 1)
+                })
                 .fold(0.0, f64::max);
             if slowest >= sampling.min_sample.as_nanos() as f64 || window >= nodes {
                 if Instant::now() >= warm_until {
@@ -295,30 +304,32 @@ fn time_chains(
         }
         let (offset, _) = invocations::invocation();
         let rounds = invocations::rounds(sampling.samples);
-        let mut ns = vec![Vec::new(); cases.len()];
+        let n = cases.len();
+        let mut ns: Vec<Vec<Vec<f64>>> = cases.iter().map(|c| vec![Vec::new(); c.masks.len()]).collect();
         // Invocations start at different nodes: together they cover more of the workload.
         let mut start = (offset * rounds * window) % nodes;
-        let n = cases.len();
         for round in 0..rounds {
-            let mut per_slice = vec![Vec::new(); n];
+            let mut per_slice: Vec<Vec<Vec<f64>>> =
+                cases.iter().map(|c| vec![Vec::new(); c.masks.len()]).collect();
             for (s, first) in (0..window).step_by(slice).enumerate() {
                 let count = slice.min(window - first);
                 let at = (start + first) % nodes;
                 let lookups = lookups_in(workload, at, count).max(1) as f64;
                 for k in 0..n {
-                    // Forward on even slices, backward on odd ones: a case follows its twin as
-                    // often as the twin follows it (the one that runs second would otherwise
-                    // always find the branch predictor trained on the same nodes).
-                    let step = if s % 2 == 0 { k } else { n - 1 - k };
-                    let i = (round + step + offset) % n;
-                    let body = &mut cases[i].body;
-                    per_slice[i].push(time_ns(&mut |_| body(at, count), 1) / lookups);
+                    let i = (round + s + k + offset) % n;
+                    let mut ticks = vec![0u64; cases[i].masks.len()];
+                    black_box((cases[i].body)(at, count, &mut ticks));
+                    for (mask, t) in ticks.iter().enumerate() {
+                        per_slice[i][mask].push(*t as f64 * ns_per_tick / lookups);
+                    }
                 }
             }
             // The median slice: a slice that an interrupt or another process hit is dropped.
-            for (i, times) in per_slice.iter_mut().enumerate() {
-                times.sort_by(f64::total_cmp);
-                ns[i].push(times[times.len() / 2]);
+            for (case, masks) in per_slice.iter_mut().enumerate() {
+                for (mask, times) in masks.iter_mut().enumerate() {
+                    times.sort_by(f64::total_cmp);
+                    ns[case][mask].push(times[times.len() / 2]);
+                }
             }
             start = (start + window) % nodes;
             progress((round + 1) as f64 / rounds as f64);
@@ -326,13 +337,14 @@ fn time_chains(
         names
             .iter()
             .cloned()
-            .zip(ns)
+            .zip(ns.into_iter().flatten())
             .map(|(name, ns)| (name, ns, Vec::new()))
             .collect::<Vec<_>>()
     };
     match invocations::timed(live) {
         Ok(result)
-            if result.len() == names.len() && result.iter().zip(&names).all(|(r, n)| &r.0 == n) =>
+            if result.len() == names.len()
+                && result.iter().zip(&names).all(|(r, n)| &r.0 == n) =>
         {
             result
         }
@@ -344,6 +356,31 @@ fn time_chains(
             invocations::replay_failed(error);
             Vec::new()
         }
+    }
+}
+
+/// Stores `results` (per case and mask, in `cases`' order) as chain points.
+fn push_chains(
+    m: &mut Measurement,
+    cases: &[ChainCase<'_>],
+    results: Vec<(String, Vec<f64>, Vec<f64>)>,
+    part: &'static str,
+    reads: u32,
+    (tables, pressure): (&'static str, &'static str),
+) {
+    let labels = cases
+        .iter()
+        .flat_map(|c| c.masks.iter().map(move |mask| (c.case.clone(), mask.clone())));
+    for ((case, mask), (_, ns, _)) in labels.zip(results) {
+        m.chains.push(Chain {
+            part,
+            reads,
+            case,
+            mask,
+            tables,
+            pressure,
+            ns,
+        });
     }
 }
 
@@ -385,7 +422,6 @@ impl Steps<'_> {
 /// the dose–response at the highest pressure), the survival probe, the free-running bracket and,
 /// last because it cannot be undone in this process, the table-page split.
 pub(super) fn measure(config: &Config, levels: CacheLevels, progress: Progress<'_>) -> Measurement {
-    let machine = Machine::detect();
     let (backends, skipped) = config.backend_names();
     progress("generating the search-order workload", 0.0);
     let nodes = config.pick(600, 20_000, 100_000);
@@ -402,7 +438,7 @@ pub(super) fn measure(config: &Config, levels: CacheLevels, progress: Progress<'
         * (2 << 20);
     let pressure_reads: Vec<u32> =
         config.pick(vec![0, 16], vec![0, 32, 256], vec![0, 8, 32, 128, 512]);
-    let fence = machine.vendor.contains("Intel");
+    let ns_per_tick = tick_ns();
     let mut m = Measurement {
         workload: workload.description.clone(),
         backends,
@@ -411,7 +447,7 @@ pub(super) fn measure(config: &Config, levels: CacheLevels, progress: Progress<'
         pressure_bytes,
         pressure_huge: None,
         pressure_reads,
-        fence,
+        ns_per_tick,
         sampling: sampling(config),
         synthetic_bytes: pressure_bytes,
         chains: Vec::new(),
@@ -465,60 +501,57 @@ fn chain_sweep(
 ) {
     let highest = m.pressure_reads.last().copied().unwrap_or(0);
     for reads in m.pressure_reads.clone() {
-        let walk = |stream| Walk {
-            workload,
-            pressure,
-            reads,
-            fence: m.fence,
-            stream,
-        };
         let mut cases: Vec<ChainCase<'_>> = Vec::new();
-        let mut stream = 0u64;
         for name in &m.backends {
+            // The dose footprints at the top pressure, each a case of its own beside its own
+            // twin: two masked chains in one node would share the lines they both read.
+            let doses: &[usize] = if reads == highest { &DOSE_MASKS } else { &[] };
             let table_bytes = attack_table_bytes(name);
-            let mut masks = vec![usize::MAX, HOT_MASK];
-            if reads == highest {
-                masks.extend(DOSE_MASKS.iter().filter(|&&mask| mask + 1 < table_bytes));
+            for &mask in std::iter::once(&usize::MAX)
+                .chain(doses.iter().filter(|&&mask| mask + 1 < table_bytes))
+            {
+                let made = MakeChain {
+                    workload,
+                    pressure,
+                    reads,
+                    masks: vec![mask, HOT_MASK],
+                    stream: cases.len() as u64,
+                };
+                if let Ok(mut made) = registry::visit(name, made) {
+                    if mask != usize::MAX {
+                        made.case = dose_case(name, mask);
+                    }
+                    cases.push(made);
+                }
             }
-            let count = masks.len() as u64;
-            let made = MakeChain {
-                workload,
-                pressure,
-                reads,
-                fence: m.fence,
+        }
+        let masks = vec![usize::MAX, HOT_MASK];
+        cases.push(ChainCase {
+            case: super::SYNTHETIC.to_string(),
+            masks: masks.iter().map(|&mask| mask_label(mask)).collect(),
+            body: Box::new(synthetic_body(
+                synthetic,
+                Walk {
+                    workload,
+                    pressure,
+                    reads,
+                    stream: cases.len() as u64,
+                },
                 masks,
-                stream,
-            };
-            if let Ok(made) = registry::visit(name, made) {
-                cases.extend(made);
-            }
-            stream += count;
-        }
-        for mask in [usize::MAX, HOT_MASK] {
-            cases.push(ChainCase {
-                case: super::SYNTHETIC.to_string(),
-                mask: mask_label(mask),
-                body: Box::new(synthetic_body(synthetic, walk(stream), mask)),
-            });
-            stream += 1;
-        }
+            )),
+        });
         let message = format!("{reads} pressure reads per node");
-        let results = time_chains(workload, &mut cases, &m.sampling, &mut |f| {
+        let results = time_chains(workload, &mut cases, &m.sampling, m.ns_per_tick, &mut |f| {
             steps.report(&message, f)
         });
-        for (case, (_, ns, _)) in cases.iter().zip(results) {
-            m.chains.push(Chain {
-                part: "chain",
-                reads,
-                case: case.case.clone(),
-                mask: case.mask.clone(),
-                tables: "as built",
-                pressure: "huge",
-                ns,
-            });
-        }
+        push_chains(m, &cases, results, "chain", reads, ("as built", "huge"));
         steps.done += 1;
     }
+}
+
+/// The case name of `backend`'s dose–response point at `mask`.
+pub(super) fn dose_case(backend: &str, mask: usize) -> String {
+    format!("{backend} @ {}", mask_label(mask))
 }
 
 /// A backend's attack-table bytes (what the mask applies to); 0 where it has none.
@@ -609,7 +642,6 @@ impl BackendVisitor for Probe<'_> {
             workload: self.workload,
             pressure: self.pressure,
             reads: self.reads,
-            fence: true,
             stream,
         };
         let all = self.workload.nodes();
@@ -841,34 +873,23 @@ fn table_pages(
         }
         for (pressure_pages, buffer) in [("4k", &small_pressure), ("huge", pressure_huge)] {
             let mut cases: Vec<ChainCase<'_>> = Vec::new();
-            for (&name, stream) in big.iter().zip((0u64..).step_by(2)) {
+            for (&name, stream) in big.iter().zip(0u64..) {
                 let made = MakeChain {
                     workload,
                     pressure: buffer.as_slice(),
                     reads,
-                    fence: m.fence,
                     masks: vec![usize::MAX, HOT_MASK],
                     stream,
                 };
                 if let Ok(made) = registry::visit(name, made) {
-                    cases.extend(made);
+                    cases.push(made);
                 }
             }
             let message = format!("tables on {tables} pages, pressure on {pressure_pages} pages");
-            let results = time_chains(workload, &mut cases, &m.sampling, &mut |f| {
+            let results = time_chains(workload, &mut cases, &m.sampling, m.ns_per_tick, &mut |f| {
                 steps.report(&message, f)
             });
-            for (case, (_, ns, _)) in cases.iter().zip(results) {
-                m.chains.push(Chain {
-                    part: "pages",
-                    reads,
-                    case: case.case.clone(),
-                    mask: case.mask.clone(),
-                    tables,
-                    pressure: pressure_pages,
-                    ns,
-                });
-            }
+            push_chains(m, &cases, results, "pages", reads, (tables, pressure_pages));
         }
     }
     steps.done += 1;
