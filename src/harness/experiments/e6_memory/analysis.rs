@@ -1,10 +1,11 @@
 //! E6's analysis: series, the table, the plot and the latencies the findings quote.
 
 use super::measure::Measurement;
+use crate::harness::cache_levels::CacheLevels;
 use crate::harness::experiments::{interval, interval_point, series, Claims};
 use crate::harness::measure::Pages;
 use crate::harness::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
-use crate::harness::stats::{format_interval, Comparison, Estimate};
+use crate::harness::stats::{format_interval, median, Comparison, Estimate};
 use crate::units::rounded_bytes;
 use serde_json::Value as Json;
 
@@ -21,7 +22,16 @@ pub(super) struct Analysis {
 
 /// What the findings paragraph quotes.
 pub(super) struct Numbers {
-    /// Per detected cache level, the latency inside it (4 KiB pages).
+    /// The cache levels the curve shows.
+    pub measured: CacheLevels,
+    /// Whether the curve took 4 KiB pages at some size (the kernel granted the huge-page ring
+    /// none there).
+    pub fallback: bool,
+    /// Where the machine's cache list comes from (`sysfs`, `cpuid`, `unknown`).
+    pub cache_source: String,
+    /// The data caches the machine lists that the curve shows no level for: (level, bytes).
+    pub unseen: Vec<(u8, usize)>,
+    /// Per measured level, the latency inside it (on the curve's pages).
     pub levels: Vec<InsideLevel>,
     /// At the largest size, the latency on both page sizes.
     pub far: Option<FarMemory>,
@@ -32,12 +42,13 @@ pub(super) struct Numbers {
     pub threshold: f64,
 }
 
-/// The latency of a buffer that fits a cache level comfortably.
+/// The latency of a buffer that fits a measured cache level comfortably.
 pub(super) struct InsideLevel {
-    pub level: u8,
-    /// The level's size, as detected.
-    pub cache_bytes: usize,
-    /// The buffer measured inside it, and its median ns per load.
+    /// `L1`, `L2`, …
+    pub level: String,
+    /// The level's effective size, as measured.
+    pub effective_bytes: usize,
+    /// The buffer measured inside it, and its ns per load.
     pub bytes: usize,
     pub ns: Estimate,
 }
@@ -53,6 +64,9 @@ pub(super) struct FarMemory {
     pub huge_granted: Option<usize>,
 }
 
+/// Where E6's cache levels come from (`CacheLevels::source`).
+pub(super) const SOURCE: &str = "E6's latency curve";
+
 fn pages_name(pages: Pages) -> &'static str {
     match pages {
         Pages::Small => "4 KiB pages (MADV_NOHUGEPAGE)",
@@ -62,7 +76,7 @@ fn pages_name(pages: Pages) -> &'static str {
 
 /// Turns E6's measurement into series, tables, plots and numbers.
 pub(super) fn analyse(m: &Measurement) -> Analysis {
-    let series = m
+    let series: Vec<Series> = m
         .measured
         .iter()
         .map(|p| {
@@ -81,24 +95,47 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             )
         })
         .collect();
+    let measured = CacheLevels::from_curve(&curve(&series), &m.machine, SOURCE);
     let mut claims = Claims::new(m.threshold);
-    let levels = levels(m);
+    let levels = levels(m, &measured);
     let far = far(m, &mut claims);
     let steps = steps(m, &mut claims);
     let mut summary: Vec<(String, Json)> = levels
         .iter()
-        .map(|l| (format!("l{}_ns", l.level), Json::from(l.ns.value)))
+        .map(|l| {
+            (
+                format!("{}_ns", l.level.to_lowercase()),
+                Json::from(l.ns.value),
+            )
+        })
         .collect();
+    summary.push((
+        "effective_levels".to_string(),
+        serde_json::to_value(&measured.levels).unwrap_or(Json::Null),
+    ));
+    summary.push(("memory_ns".to_string(), Json::from(measured.memory_ns)));
     if let Some(far) = &far {
         summary.push(("far_ns_4k".to_string(), Json::from(far.small)));
         summary.push(("far_ns_huge".to_string(), Json::from(far.huge)));
     }
+    let unseen = m
+        .machine
+        .caches
+        .iter()
+        .filter(|c| c.kind != "Instruction")
+        .filter(|c| measured.level(&format!("L{}", c.level)).is_none())
+        .map(|c| (c.level, c.bytes))
+        .collect();
     Analysis {
         series,
         tables: vec![table(m)],
-        plots: vec![plot(m)],
+        plots: vec![plot(m, &measured)],
         summary,
         numbers: Numbers {
+            fallback: m.sizes.iter().any(|&b| curve_pages(m, b) == Pages::Small),
+            cache_source: m.machine.cache_source.clone(),
+            unseen,
+            measured,
             levels,
             far,
             steps,
@@ -106,6 +143,54 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         },
         comparisons: claims.records,
     }
+}
+
+/// The pages the levels are found on at `bytes`: huge, unless the kernel granted the huge-page
+/// ring none there.
+fn curve_pages(m: &Measurement, bytes: usize) -> Pages {
+    match m.at(Pages::Huge, bytes).and_then(|p| p.huge_page_bytes) {
+        Some(0) => Pages::Small,
+        _ => Pages::Huge,
+    }
+}
+
+/// The curve the levels are found on, from E6's series: per size, the median ns per load on
+/// huge pages, or on 4 KiB pages where the kernel granted the huge-page ring none (its
+/// `huge_page_bytes` label is 0); smallest first.
+pub(super) fn curve(series: &[Series]) -> Vec<(usize, f64)> {
+    let median_of = |s: &Series| {
+        let finite: Vec<f64> = s
+            .samples
+            .iter()
+            .copied()
+            .filter(|x| x.is_finite())
+            .collect();
+        median(&finite)
+    };
+    let of = |pages: Pages, bytes: &str| {
+        series.iter().find(|s| {
+            s.label("pages") == Some(pages_name(pages)) && s.label("bytes") == Some(bytes)
+        })
+    };
+    let mut sizes: Vec<usize> = series
+        .iter()
+        .filter_map(|s| s.label("bytes")?.parse().ok())
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes
+        .into_iter()
+        .filter_map(|bytes| {
+            let key = bytes.to_string();
+            let huge = of(Pages::Huge, &key);
+            let granted_none = huge.is_some_and(|s| s.label("huge_page_bytes") == Some("0"));
+            let chosen = match huge {
+                Some(s) if !granted_none => Some(s),
+                _ => of(Pages::Small, &key).or(huge),
+            };
+            Some((bytes, chosen.and_then(median_of)?))
+        })
+        .collect()
 }
 
 fn summary_at(m: &Measurement, pages: Pages, bytes: usize) -> Option<Estimate> {
@@ -120,8 +205,9 @@ fn huge_granted(m: &Measurement, pages: Pages, bytes: usize) -> Option<usize> {
     m.at(pages, bytes).and_then(|p| p.huge_page_bytes)
 }
 
-/// Both curves over size, with a marker at each detected cache level.
-fn plot(m: &Measurement) -> Plot {
+/// Both curves over size, with a marker at each measured cache level and at each level the
+/// machine lists (one marker where the two agree).
+fn plot(m: &Measurement, measured: &CacheLevels) -> Plot {
     let lines = [Pages::Small, Pages::Huge]
         .into_iter()
         .map(|pages| PlotLine {
@@ -133,15 +219,29 @@ fn plot(m: &Measurement) -> Plot {
                 .collect(),
         })
         .collect();
-    let mut markers = Vec::new();
-    for level in 1..=3u8 {
-        if let Some(bytes) = m.machine.cache_bytes(level) {
+    let source = &m.machine.cache_source;
+    let mut markers: Vec<(f64, String)> = Vec::new();
+    for level in &measured.levels {
+        let size = rounded_bytes(level.bytes as f64);
+        markers.push((
+            level.bytes as f64,
+            if level.sysfs_bytes == Some(level.bytes) {
+                format!("{} {size} measured = {source}", level.level)
+            } else {
+                format!("{} {size} measured", level.level)
+            },
+        ));
+    }
+    for cache in m.machine.caches.iter().filter(|c| c.kind != "Instruction") {
+        let name = format!("L{}", cache.level);
+        if measured.level(&name).map(|l| l.bytes) != Some(cache.bytes) {
             markers.push((
-                bytes as f64,
-                format!("L{level} {}", rounded_bytes(bytes as f64)),
+                cache.bytes as f64,
+                format!("{name} {} {source}", rounded_bytes(cache.bytes as f64)),
             ));
         }
     }
+    markers.sort_by(|a, b| a.0.total_cmp(&b.0));
     Plot {
         file_stem: "e6-memory-latency".to_string(),
         title: "E6 memory latency: pointer chase over a shuffled ring".to_string(),
@@ -183,28 +283,28 @@ fn table(m: &Measurement) -> Table {
     }
 }
 
-/// The latency inside each detected cache level: at the largest size that fits half the level
-/// comfortably (and misses the level below).
-fn levels(m: &Measurement) -> Vec<InsideLevel> {
-    let largest_below = |limit: f64| m.sizes.iter().copied().rfind(|&b| (b as f64) <= limit);
+/// The latency inside each measured cache level: at the largest size that fits half its
+/// effective size and misses the level below (at its effective size, if none does), on the
+/// pages the curve took there.
+fn levels(m: &Measurement, measured: &CacheLevels) -> Vec<InsideLevel> {
     let mut levels = Vec::new();
-    let mut previous_level_bytes = 0usize;
-    for level in 1..=3u8 {
-        let Some(cache) = m.machine.cache_bytes(level) else {
-            continue;
-        };
-        if let Some(bytes) = largest_below(cache as f64 / 2.0).filter(|&b| b > previous_level_bytes)
-        {
-            if let Some(ns) = summary_at(m, Pages::Small, bytes) {
-                levels.push(InsideLevel {
-                    level,
-                    cache_bytes: cache,
-                    bytes,
-                    ns,
-                });
-            }
+    let mut below = 0usize;
+    for level in &measured.levels {
+        let bytes = m
+            .sizes
+            .iter()
+            .copied()
+            .rfind(|&b| b <= level.bytes / 2 && b > below)
+            .unwrap_or(level.bytes);
+        if let Some(ns) = summary_at(m, curve_pages(m, bytes), bytes) {
+            levels.push(InsideLevel {
+                level: level.level.clone(),
+                effective_bytes: level.bytes,
+                bytes,
+                ns,
+            });
         }
-        previous_level_bytes = cache;
+        below = level.bytes;
     }
     levels
 }

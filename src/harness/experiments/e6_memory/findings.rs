@@ -1,21 +1,26 @@
 //! E6's prose: the method and findings paragraphs, from the settings and the numbers.
 
 use super::analysis::Numbers;
-use super::measure::Measurement;
+use super::measure::{Measurement, MAX_LOADS_PER_REPETITION, MIN_LOADS_PER_REPETITION};
+use crate::harness::cache_levels::KNEE_RULE;
 use crate::harness::experiments::percent;
-use crate::harness::stats::{format_interval, Claim};
+use crate::harness::stats::{format_interval, format_sig, Claim};
 use crate::units::rounded_bytes;
 
-/// The findings paragraph: the latency inside each cache level, far memory on both page sizes,
-/// and the steps of the curve.
+/// The findings paragraph: the cache levels the curve shows beside those the machine lists,
+/// the latency inside each, far memory on both page sizes, and the steps of the curve.
 pub(super) fn paragraph(n: &Numbers) -> String {
-    let mut findings = Vec::new();
+    let mut findings = vec![measured_levels(n)];
     for l in &n.levels {
         findings.push(format!(
-            "At {}, half or less of the L{} size detected ({}), a load takes {} ns.",
+            "At {}, {} the measured {}, a load takes {} ns.",
             rounded_bytes(l.bytes as f64),
+            if l.bytes <= l.effective_bytes / 2 {
+                "half or less of"
+            } else {
+                "the whole of"
+            },
             l.level,
-            rounded_bytes(l.cache_bytes as f64),
             format_interval(&l.ns),
         ));
     }
@@ -89,25 +94,84 @@ pub(super) fn paragraph(n: &Numbers) -> String {
     findings.join(" ")
 }
 
-/// The method paragraph: the ring, the sizes, the page sizes, the sampling and the caches.
+/// The sentence on the levels the curve shows: each one's effective size beside the size the
+/// machine lists, the listed levels it does not show, and memory beyond them.
+fn measured_levels(n: &Numbers) -> String {
+    let curve = if n.fallback {
+        "The huge-page curve (4 KiB pages where the kernel granted no huge pages)"
+    } else {
+        "The huge-page curve"
+    };
+    let source = &n.cache_source;
+    let levels = &n.measured.levels;
+    let mut text = if levels.is_empty() {
+        format!("{curve} shows no cache level: it has no step between two plateaus.")
+    } else {
+        let each: Vec<String> = levels
+            .iter()
+            .map(|l| {
+                format!(
+                    "{} serves up to {} at {} ns ({})",
+                    l.level,
+                    rounded_bytes(l.bytes as f64),
+                    format_sig(l.ns),
+                    match l.sysfs_bytes {
+                        Some(listed) => format!("{source}: {}", rounded_bytes(listed as f64)),
+                        None => format!("{source} lists no L{}", &l.level[1..]),
+                    }
+                )
+            })
+            .collect();
+        format!(
+            "{curve} shows {} cache level{}: {}; beyond {}, a load takes {:.1} ns.",
+            levels.len(),
+            if levels.len() == 1 { "" } else { "s" },
+            each.join(", "),
+            if levels.len() == 1 { "it" } else { "them" },
+            n.measured.memory_ns
+        )
+    };
+    if !n.unseen.is_empty() {
+        let unseen: Vec<String> = n
+            .unseen
+            .iter()
+            .map(|(level, bytes)| format!("L{level} ({})", rounded_bytes(*bytes as f64)))
+            .collect();
+        text.push_str(&format!(
+            " {source} also lists {}, which the curve shows no level for.",
+            unseen.join(", ")
+        ));
+    }
+    text
+}
+
+/// The method paragraph: the ring, the sizes, the page sizes, the sampling, the knee rule and
+/// the caches.
 pub(super) fn method(m: &Measurement) -> String {
     let machine = &m.machine;
     let mut method = format!(
         "A ring of 64-byte lines shuffled into one cycle (Sattolo, seed {:#x} ^ size), each \
          line holding the next line's index: every load depends on the last, and the order \
-         defeats prefetchers. Sizes 4 KiB to {}, {} per doubling; each size once with \
+         defeats prefetchers. Sizes from 4 KiB, {} per doubling. {} Each size once with \
          4 KiB pages (MADV_NOHUGEPAGE) and once with transparent huge pages (MADV_HUGEPAGE; \
-         system setting `{}`), the two interleaved. Each repetition follows at least the \
-         whole ring; {} samples; values with 95 % intervals. Cache markers from {} ({}).",
+         system setting `{}`), the two interleaved. Each repetition carries on round the ring \
+         from where the last stopped, for as many loads as the ring has lines but at least {} \
+         and at most {}, so the footprint is always the whole ring; {} samples; values with 95 % intervals. \
+         Cache levels are found on the huge-page curve (4 KiB pages at sizes where the kernel \
+         granted the huge-page ring none). {} Cache markers: the measured levels, and the \
+         sizes {} lists ({}).",
         m.seed,
-        rounded_bytes(*m.sizes.last().unwrap_or(&0) as f64),
         if m.per_octave == 1 {
             "one point"
         } else {
             "two points"
         },
+        m.sweep,
         machine.transparent_huge_pages,
+        MIN_LOADS_PER_REPETITION,
+        MAX_LOADS_PER_REPETITION,
         m.sampling.samples,
+        KNEE_RULE,
         machine.cache_source,
         machine
             .caches

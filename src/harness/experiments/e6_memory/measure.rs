@@ -1,11 +1,12 @@
 //! E6's measuring: the shuffled rings and the pointer chase over them on both page sizes.
 
+use crate::harness::cache_levels::{chase, ring, sizes, sweep_max, LINE};
 use crate::harness::experiments::{Config, Progress};
+use crate::harness::invocations::{self, Mergeable};
 use crate::harness::machine::Machine;
 use crate::harness::measure::{interleaved, Case, PageBuffer, Pages, SampleConfig};
 use crate::units::rounded_bytes;
-use rand::{RngExt, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// One size on one page size: ns per load samples, and the huge-page bytes the kernel granted
@@ -27,6 +28,8 @@ pub(super) struct Measurement {
     pub per_octave: u32,
     /// Buffer sizes, smallest first.
     pub sizes: Vec<usize>,
+    /// Why the sizes stop where they do (a sentence for the method).
+    pub sweep: String,
     pub measured: Vec<Measured>,
     /// Per failed `madvise`, the page size, buffer size and error.
     pub advice_errors: Vec<String>,
@@ -43,80 +46,108 @@ impl Measurement {
     }
 }
 
-/// A cache line: each ring element fills one, its first word the next element's index.
-const LINE: usize = 64;
-const WORDS_PER_LINE: usize = LINE / 8;
+/// The most loads one repetition makes: a repetition carries on round the ring from where the
+/// last stopped, so a ring of gigabytes keeps its whole footprint without a repetition taking
+/// a whole trip round it (a tenth of a second and more in memory).
+pub(super) const MAX_LOADS_PER_REPETITION: u64 = 1 << 16;
 
-/// A ring over `bytes / 64` cache lines: word 0 of each line holds the index of the next
-/// line, in one cycle through every line (Sattolo's shuffle), so hardware prefetchers cannot
-/// guess the next address.
-pub fn ring(bytes: usize, pages: Pages, seed: u64) -> PageBuffer {
-    let lines = (bytes / LINE).max(2);
-    let mut order: Vec<u32> = (0..lines as u32).collect();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    for i in (1..lines).rev() {
-        let j = rng.random_range(0..i);
-        order.swap(i, j);
-    }
-    let mut buffer = PageBuffer::new(lines * LINE, pages, |_| 0);
-    let words = buffer.as_mut_slice();
-    for (line, &next) in order.iter().enumerate() {
-        // Sattolo's permutation is one cycle: following `order` visits every line once.
-        words[line * WORDS_PER_LINE] = next as u64;
-    }
-    buffer
+/// The fewest loads one repetition makes (small rings go round several times).
+pub(super) const MIN_LOADS_PER_REPETITION: u64 = 4096;
+
+/// How far the sizes go, as the invocations agree on it: every invocation plans its sweep
+/// (free memory may differ between them), and the replay takes theirs, so that all time the
+/// same sizes.
+#[derive(Serialize, Deserialize)]
+struct Plan {
+    max: usize,
+    why: String,
 }
 
-/// Follows the ring `loads` times from line 0; returns where it stopped.
-fn chase(words: &[u64], loads: u64) -> u64 {
-    let mut at = 0usize;
-    for _ in 0..loads {
-        at = words[at * WORDS_PER_LINE] as usize;
-    }
-    at as u64
-}
-
-/// Buffer sizes: from 4 KiB up to `max`, `per_octave` points per doubling.
-pub fn sizes(max: usize, per_octave: u32) -> Vec<usize> {
-    let mut out = Vec::new();
-    let mut exponent = 12.0f64;
-    while 2f64.powf(exponent) <= max as f64 + 0.5 {
-        let bytes = (2f64.powf(exponent) as usize) / LINE * LINE;
-        if out.last() != Some(&bytes) {
-            out.push(bytes);
+impl Mergeable for Plan {
+    fn merge(parts: Vec<Plan>) -> Result<Plan, String> {
+        let mut parts = parts.into_iter();
+        let first = parts.next().ok_or("no invocation planned E6's sizes")?;
+        for other in parts {
+            if other.max != first.max {
+                return Err(format!(
+                    "invocations swept E6 to {} and to {}",
+                    rounded_bytes(first.max as f64),
+                    rounded_bytes(other.max as f64)
+                ));
+            }
         }
-        exponent += 1.0 / per_octave as f64;
+        Ok(first)
     }
-    out
+}
+
+/// The huge-page bytes the kernel granted each ring of one size, as the invocations saw them
+/// (merged: the least any invocation was granted; unknown if any could not tell).
+#[derive(Serialize, Deserialize)]
+struct Grants(Vec<Option<usize>>);
+
+impl Mergeable for Grants {
+    fn merge(parts: Vec<Grants>) -> Result<Grants, String> {
+        let mut parts = parts.into_iter();
+        let mut merged = parts.next().ok_or("no invocation read huge pages")?;
+        for other in parts {
+            if other.0.len() != merged.0.len() {
+                return Err("invocations read huge pages of different rings".into());
+            }
+            for (into, from) in merged.0.iter_mut().zip(other.0) {
+                *into = match (*into, from) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    _ => None,
+                };
+            }
+        }
+        Ok(merged)
+    }
+}
+
+fn plan(config: &Config, machine: &Machine) -> Plan {
+    if config.smoke {
+        return Plan {
+            max: 1 << 20,
+            why: "Sizes reach 1 MiB (a smoke test).".into(),
+        };
+    }
+    let (max, why) = sweep_max(machine);
+    Plan { max, why }
 }
 
 /// Chases the ring at every size, both page sizes side by side and interleaved.
 pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
     let machine = Machine::detect();
-    let max = config.pick(1 << 20, 64 << 20, 256 << 20);
-    let per_octave = config.pick(1, 1, 2);
-    let sizes = sizes(max, per_octave);
+    let plan = invocations::timed(|| plan(config, &machine)).unwrap_or_else(|error| {
+        invocations::replay_failed(error);
+        plan(config, &machine)
+    });
+    let per_octave = config.pick(1, 2, 2);
+    let sizes = sizes(plan.max, per_octave);
     let sampling = SampleConfig {
         warmup: config.pick(
             Duration::from_micros(200),
             Duration::from_millis(2),
             Duration::from_millis(10),
         ),
-        samples: config.pick(3, 5, 9),
+        samples: config.pick(3, 7, 9),
         min_sample: config.pick(
             Duration::from_micros(200),
             Duration::from_millis(3),
             Duration::from_millis(20),
         ),
     };
+    // A replay times nothing: it needs no rings of the full size.
+    let replaying = invocations::replaying();
     let mut measured = Vec::new();
     let mut advice_errors = Vec::new();
     for (i, &bytes) in sizes.iter().enumerate() {
         let message = format!("pointer chase {}", rounded_bytes(bytes as f64));
         // Both page sizes live side by side and are interleaved round-robin.
+        let ring_bytes = if replaying { 2 * LINE } else { bytes };
         let rings: Vec<(Pages, PageBuffer)> = [Pages::Small, Pages::Huge]
             .into_iter()
-            .map(|pages| (pages, ring(bytes, pages, config.seed ^ bytes as u64)))
+            .map(|pages| (pages, ring(ring_bytes, pages, config.seed ^ bytes as u64)))
             .collect();
         for (pages, buffer) in &rings {
             if let Err(error) = &buffer.advice {
@@ -126,15 +157,18 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
                 ));
             }
         }
-        let huge: Vec<Option<usize>> = rings.iter().map(|(_, b)| b.huge_page_bytes()).collect();
-        // Enough loads per repetition to go round the ring at least once.
-        let loads = (bytes / LINE).max(4096) as u64;
+        // Once round the ring per repetition, within bounds; each carries on where the last
+        // stopped.
+        let lines = (bytes / LINE).max(2) as u64;
+        let loads = lines.clamp(MIN_LOADS_PER_REPETITION, MAX_LOADS_PER_REPETITION);
         let mut cases: Vec<Case<'_>> = rings
             .iter()
             .map(|(pages, buffer)| {
                 let words = buffer.as_slice();
+                let mut at = 0u64;
                 Case::new(format!("{pages:?}"), loads, move |reps| {
-                    chase(words, reps * loads)
+                    at = chase(words, reps * loads, at);
+                    at
                 })
             })
             .collect();
@@ -142,7 +176,14 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
         let results = interleaved(&mut cases, &sampling, None, &mut |f| {
             progress(&message, base + f / sizes.len() as f64)
         });
-        for ((result, (pages, _)), huge_bytes) in results.into_iter().zip(&rings).zip(huge) {
+        drop(cases);
+        let grants =
+            invocations::timed(|| Grants(rings.iter().map(|(_, b)| b.huge_page_bytes()).collect()))
+                .unwrap_or_else(|error| {
+                    invocations::replay_failed(error);
+                    Grants(vec![None; rings.len()])
+                });
+        for ((result, (pages, _)), huge_bytes) in results.into_iter().zip(&rings).zip(grants.0) {
             measured.push(Measured {
                 pages: *pages,
                 bytes,
@@ -158,38 +199,9 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
         sampling,
         per_octave,
         sizes,
+        sweep: plan.why,
         measured,
         advice_errors,
         threshold: config.threshold,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ring_is_one_cycle_through_every_line() {
-        let buffer = ring(64 * 1000, Pages::Small, 5);
-        let words = buffer.as_slice();
-        let mut seen = vec![false; 1000];
-        let mut at = 0usize;
-        for _ in 0..1000 {
-            assert!(!seen[at], "line {at} visited twice");
-            seen[at] = true;
-            at = words[at * WORDS_PER_LINE] as usize;
-        }
-        assert_eq!(at, 0);
-        assert!(seen.iter().all(|&s| s));
-        assert_eq!(chase(words, 1000), 0);
-    }
-
-    #[test]
-    fn sizes_are_log_spaced_and_line_aligned() {
-        assert_eq!(sizes(32 << 10, 1), vec![4096, 8192, 16384, 32768]);
-        let two = sizes(16 << 10, 2);
-        assert_eq!(two.len(), 5);
-        assert!(two.iter().all(|b| b % 64 == 0));
-        assert_eq!(two[1], 5760); // 4096 × √2 rounded down to a whole line
     }
 }

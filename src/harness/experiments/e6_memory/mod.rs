@@ -9,10 +9,11 @@ mod analysis;
 mod findings;
 mod measure;
 
-pub use measure::{ring, sizes};
+pub use crate::harness::cache_levels::{ring, sizes};
 
 use super::{claims_method, Config, Progress};
-use crate::harness::results::ExperimentResult;
+use crate::harness::cache_levels::{CacheLevels, EffectiveLevel};
+use crate::harness::results::{ExperimentResult, Series};
 use measure::Measurement;
 
 pub const TITLE: &str = "Memory latency curve";
@@ -40,6 +41,31 @@ fn result(m: &Measurement) -> ExperimentResult {
     }
 }
 
+/// The curve E6's cache levels are found on, from its series: per size, the median ns per
+/// load on huge pages (on 4 KiB pages where the kernel granted the huge-page ring none),
+/// smallest first. It reads any report's E6 series, old ones included.
+pub fn curve(series: &[Series]) -> Vec<(usize, f64)> {
+    analysis::curve(series)
+}
+
+/// The cache levels E6 measured, read back from its result (its summary's `effective_levels`
+/// and `memory_ns`, and the curve from its series); `None` for a result without them (reports
+/// made before E6 measured levels).
+pub fn levels_from_result(result: &ExperimentResult) -> Option<CacheLevels> {
+    let levels: Vec<EffectiveLevel> =
+        serde_json::from_value(result.summary_value("effective_levels")?.clone()).ok()?;
+    let memory_ns = result
+        .summary_value("memory_ns")
+        .and_then(|v| v.as_f64())
+        .unwrap_or(f64::NAN);
+    Some(CacheLevels {
+        levels,
+        memory_ns,
+        curve: curve(&result.series),
+        source: analysis::SOURCE.to_string(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,6 +76,36 @@ mod tests {
         let experiment = run(&Config::smoke(), &mut |_, _| {});
         assert_well_formed(&experiment);
         assert_eq!(experiment.series.len(), 2 * sizes(1 << 20, 1).len());
+        let levels = experiment
+            .summary_value("effective_levels")
+            .expect("effective_levels in the summary");
+        assert!(levels.is_array(), "{levels}");
+        let read = levels_from_result(&experiment).expect("levels read back");
+        assert_eq!(read.curve.len(), sizes(1 << 20, 1).len());
+        assert_eq!(
+            serde_json::to_value(&read.levels).unwrap(),
+            levels.clone(),
+            "the levels read back as written"
+        );
+        assert!(experiment.method.contains("knee") || experiment.method.contains("plateau"));
+        assert!(
+            experiment.findings.contains("curve shows"),
+            "{}",
+            experiment.findings
+        );
+    }
+
+    #[test]
+    fn old_results_have_no_levels_but_a_curve() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("reports/amd-epyc-f25-m17-2026-11-22-2/results.json");
+        let report = crate::harness::report::read_report(&path).unwrap();
+        let e6 = report.experiment("E6").unwrap();
+        assert!(levels_from_result(e6).is_none());
+        let curve = curve(&e6.series);
+        assert_eq!(curve.len(), 33);
+        assert_eq!(curve[0].0, 4096);
+        assert!(curve.windows(2).all(|w| w[0].0 < w[1].0));
     }
 }
 // TEMPORARY
