@@ -540,14 +540,20 @@ fn quick_report_of_every_experiment_is_complete() {
     for backend in ["magic-plain", "dbb", "mailbox", "sqww"] {
         let cost = &costs[backend];
         assert!(cost["ns"].is_number(), "{backend}: {cost}");
-        assert!(cost["low"].as_f64() <= cost["high"].as_f64(), "{backend}: {cost}");
+        assert!(
+            cost["low"].as_f64() <= cost["high"].as_f64(),
+            "{backend}: {cost}"
+        );
     }
     let negative = summary("E7", "negative_controls");
     for backend in ["mailbox", "sqww"] {
         assert!(negative[backend]["pass"].is_boolean(), "{negative}");
     }
     let positive = summary("E7", "positive_control");
-    assert!(positive["expected_ns"].as_f64().unwrap() > 0.0, "{positive}");
+    assert!(
+        positive["expected_ns"].as_f64().unwrap() > 0.0,
+        "{positive}"
+    );
     assert!(positive["pass"].is_boolean(), "{positive}");
     let survival = summary("E7", "survival");
     for point in survival.as_array().unwrap() {

@@ -1,7 +1,7 @@
 //! `kiki report`: runs the experiments with progress bars and writes a report folder.
 
 use super::{CliError, Output};
-use crate::harness::cache_levels::{self, CacheLevels};
+use crate::harness::cache_levels::CacheLevels;
 use crate::harness::conditions::Recorder;
 use crate::harness::experiments::{
     self, e6_memory, run_experiments, Config, Context, Experiment, EXPERIMENTS,
@@ -233,7 +233,7 @@ pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
         }
         if config.cache_levels.is_none() {
             progress.update("cache levels: a short pointer chase", 0.0);
-            config.cache_levels = Some(cache_levels::probe(&machine, config.quick));
+            config.cache_levels = Some(CacheLevels::probe(&machine, config.quick));
         }
     }
     if let Some(levels) = &config.cache_levels {

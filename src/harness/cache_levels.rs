@@ -772,36 +772,3 @@ mod tests {
         }
     }
 }
-// TEMPORARY (replaced by the levels branch)
-pub fn probe(_machine: &crate::harness::machine::Machine, _quick: bool) -> CacheLevels {
-    CacheLevels {
-        levels: vec![
-            EffectiveLevel {
-                level: "L1".into(),
-                bytes: 32 << 10,
-                ns: 1.0,
-                sysfs_bytes: None,
-            },
-            EffectiveLevel {
-                level: "L2".into(),
-                bytes: 1 << 20,
-                ns: 4.0,
-                sysfs_bytes: None,
-            },
-            EffectiveLevel {
-                level: "L3".into(),
-                bytes: 8 << 20,
-                ns: 15.0,
-                sysfs_bytes: None,
-            },
-        ],
-        memory_ns: 100.0,
-        curve: vec![
-            (4096, 1.0),
-            (1 << 20, 4.0),
-            (8 << 20, 15.0),
-            (64 << 20, 100.0),
-        ],
-        source: "temp".into(),
-    }
-}

@@ -108,9 +108,3 @@ mod tests {
         assert!(curve.windows(2).all(|w| w[0].0 < w[1].0));
     }
 }
-// TEMPORARY
-pub fn levels_from_result(
-    _r: &ExperimentResult,
-) -> Option<crate::harness::cache_levels::CacheLevels> {
-    None
-}

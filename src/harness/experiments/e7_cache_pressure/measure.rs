@@ -148,10 +148,11 @@ fn chain_body<'a, B: Backend>(
             for &(slider, square) in walk.workload.node(node) {
                 // SAFETY: as below.
                 let square = unsafe { Square::new_unchecked(square.index() as u8 ^ link as u8) };
-                link = fold(backend.slider_attacks_masked(slider, occupancy, square, settle)) & zero;
+                link =
+                    fold(backend.slider_attacks_masked(slider, occupancy, square, settle)) & zero;
             }
             for turn in 0..masks.len() {
-                let which = (turn + node) % masks.len();
+                let which = (turn + first_turn(node)) % masks.len();
                 let table_mask = masks[which];
                 let before = ticks();
                 for &(slider, square) in walk.workload.node(node) {
@@ -169,6 +170,16 @@ fn chain_body<'a, B: Backend>(
         }
         checksum
     }
+}
+
+/// Which mask a node times first: a hash of the node, not its parity, because the chain that
+/// runs first after the pressure phase pays a little more as P grows, and node parity in the
+/// depth-first order correlates with what a node costs (measured: alternating by parity gave
+/// the identical-code negative controls ±1 ns at 256 pressure reads, its sign flipping with the
+/// parity rule).
+#[inline(always)]
+fn first_turn(node: usize) -> usize {
+    (eval_index(node as u64, 1 << 16) >> 7) & 0xFF
 }
 
 /// The positive control's body, shaped like [`chain_body`]: a table of known size read at
@@ -193,7 +204,7 @@ fn synthetic_body<'a>(
                 link = table[eval_index((first + j) ^ link, table.len()) & settle] & zero;
             }
             for turn in 0..masks.len() {
-                let which = (turn + node) % masks.len();
+                let which = (turn + first_turn(node)) % masks.len();
                 let element_mask = masks[which] >> 3;
                 let before = ticks();
                 for j in 0..walk.workload.node(node).len() as u64 {
@@ -278,7 +289,11 @@ fn time_chains(
 ) -> Vec<(String, Vec<f64>, Vec<f64>)> {
     let names: Vec<String> = cases
         .iter()
-        .flat_map(|c| c.masks.iter().map(move |mask| format!("{} [{mask}]", c.case)))
+        .flat_map(|c| {
+            c.masks
+                .iter()
+                .map(move |mask| format!("{} [{mask}]", c.case))
+        })
         .collect();
     let live = || {
         let nodes = workload.nodes();
@@ -305,12 +320,17 @@ fn time_chains(
         let (offset, _) = invocations::invocation();
         let rounds = invocations::rounds(sampling.samples);
         let n = cases.len();
-        let mut ns: Vec<Vec<Vec<f64>>> = cases.iter().map(|c| vec![Vec::new(); c.masks.len()]).collect();
+        let mut ns: Vec<Vec<Vec<f64>>> = cases
+            .iter()
+            .map(|c| vec![Vec::new(); c.masks.len()])
+            .collect();
         // Invocations start at different nodes: together they cover more of the workload.
         let mut start = (offset * rounds * window) % nodes;
         for round in 0..rounds {
-            let mut per_slice: Vec<Vec<Vec<f64>>> =
-                cases.iter().map(|c| vec![Vec::new(); c.masks.len()]).collect();
+            let mut per_slice: Vec<Vec<Vec<f64>>> = cases
+                .iter()
+                .map(|c| vec![Vec::new(); c.masks.len()])
+                .collect();
             for (s, first) in (0..window).step_by(slice).enumerate() {
                 let count = slice.min(window - first);
                 let at = (start + first) % nodes;
@@ -343,8 +363,7 @@ fn time_chains(
     };
     match invocations::timed(live) {
         Ok(result)
-            if result.len() == names.len()
-                && result.iter().zip(&names).all(|(r, n)| &r.0 == n) =>
+            if result.len() == names.len() && result.iter().zip(&names).all(|(r, n)| &r.0 == n) =>
         {
             result
         }
@@ -368,9 +387,11 @@ fn push_chains(
     reads: u32,
     (tables, pressure): (&'static str, &'static str),
 ) {
-    let labels = cases
-        .iter()
-        .flat_map(|c| c.masks.iter().map(move |mask| (c.case.clone(), mask.clone())));
+    let labels = cases.iter().flat_map(|c| {
+        c.masks
+            .iter()
+            .map(move |mask| (c.case.clone(), mask.clone()))
+    });
     for ((case, mask), (_, ns, _)) in labels.zip(results) {
         m.chains.push(Chain {
             part,
@@ -394,12 +415,12 @@ fn sampling(config: &Config) -> SampleConfig {
         SampleConfig {
             warmup: Duration::from_millis(5),
             samples: 8,
-            min_sample: Duration::from_millis(2),
+            min_sample: Duration::from_millis(3),
         },
         SampleConfig {
             warmup: Duration::from_millis(20),
-            samples: 20,
-            min_sample: Duration::from_millis(4),
+            samples: 30,
+            min_sample: Duration::from_millis(10),
         },
     )
 }
@@ -467,7 +488,22 @@ pub(super) fn measure(config: &Config, levels: CacheLevels, progress: Progress<'
         m.notes
             .push(format!("madvise for the pressure buffer failed: {error}"));
     }
-    m.pressure_huge = pressure.huge_page_bytes();
+    // What the kernel granted, as the measuring processes saw it (the smallest grant of any).
+    let granted = invocations::timed(|| {
+        let bytes = pressure.huge_page_bytes().map_or(-1.0, |b| b as f64);
+        vec![("pressure huge pages".to_string(), vec![bytes], Vec::new())]
+    });
+    m.pressure_huge = match granted {
+        Ok(points) => points
+            .first()
+            .and_then(|(_, bytes, _)| bytes.iter().copied().reduce(f64::min))
+            .filter(|b| *b >= 0.0)
+            .map(|b| b as usize),
+        Err(error) => {
+            invocations::replay_failed(error);
+            None
+        }
+    };
     let synthetic = PageBuffer::new(buffer_bytes, Pages::Huge, |i| i as u64 * 0x9E37);
     let total = m.pressure_reads.len() + 3;
     let mut steps = Steps {
@@ -857,11 +893,7 @@ fn table_pages(
     for (phase, tables) in [(0, "4k"), (1, "huge")] {
         if phase == 1 {
             for &name in &big {
-                let (before, after, collapse) = if replaying {
-                    (None, None, Ok(()))
-                } else {
-                    collapse_tables(name)
-                };
+                let (before, after, collapse) = recorded_collapse(name);
                 m.table_pages.push(TablePages {
                     backend: name,
                     table_bytes: attack_table_bytes(name),
@@ -895,6 +927,42 @@ fn table_pages(
     steps.done += 1;
 }
 
+/// [`collapse_tables`] done live and recorded, or replayed from the invocations (the first
+/// one's bytes; refused if any invocation's kernel refused).
+fn recorded_collapse(name: &str) -> (Option<usize>, Option<usize>, Result<(), String>) {
+    let encode = |bytes: Option<usize>| bytes.map_or(-1.0, |b| b as f64);
+    let timed = invocations::timed(|| {
+        let (before, after, outcome) = collapse_tables(name);
+        // The name must be the same in every invocation (the merge checks it): the reason a
+        // kernel refused goes to this process's standard error only.
+        if let Err(why) = &outcome {
+            eprintln!("kiki: E7: {name}'s tables not collapsed to huge pages: {why}");
+        }
+        vec![(
+            format!("collapse {name}"),
+            vec![encode(before), encode(after)],
+            vec![if outcome.is_ok() { 1.0 } else { 0.0 }],
+        )]
+    });
+    match timed {
+        Ok(points) if points.len() == 1 => {
+            let (_, bytes, ok) = &points[0];
+            let decode = |x: Option<&f64>| x.filter(|b| **b >= 0.0).map(|b| *b as usize);
+            let outcome = if ok.iter().all(|x| *x > 0.5) {
+                Ok(())
+            } else {
+                Err("the kernel refused MADV_COLLAPSE (or the tables are smaller than one aligned 2 MiB page)".to_string())
+            };
+            (decode(bytes.first()), decode(bytes.get(1)), outcome)
+        }
+        Ok(_) => (None, None, Err("not recorded".into())),
+        Err(error) => {
+            invocations::replay_failed(error);
+            (None, None, Err("not recorded".into()))
+        }
+    }
+}
+
 /// Collapses `name`'s attack tables into huge pages: the huge-page bytes before and after, and
 /// whether the kernel agreed.
 fn collapse_tables(name: &str) -> (Option<usize>, Option<usize>, Result<(), String>) {
@@ -917,7 +985,10 @@ fn collapse_tables(name: &str) -> (Option<usize>, Option<usize>, Result<(), Stri
             let collapse = if outcomes.iter().any(Result::is_ok) {
                 Ok(())
             } else {
-                outcomes.into_iter().find_map(Result::err).map_or(Ok(()), Err)
+                outcomes
+                    .into_iter()
+                    .find_map(Result::err)
+                    .map_or(Ok(()), Err)
             };
             (before, huge(&memory), collapse)
         }

@@ -11,7 +11,7 @@ mod findings;
 mod measure;
 
 use super::{Config, Progress};
-use crate::harness::cache_levels::{self, CacheLevels};
+use crate::harness::cache_levels::CacheLevels;
 use crate::harness::machine::Machine;
 use crate::harness::results::ExperimentResult;
 use measure::Measurement;
@@ -41,7 +41,7 @@ pub fn levels(config: &Config) -> CacheLevels {
     config
         .cache_levels
         .clone()
-        .unwrap_or_else(|| cache_levels::probe(&Machine::detect(), config.quick || config.smoke))
+        .unwrap_or_else(|| CacheLevels::probe(&Machine::detect(), config.quick || config.smoke))
 }
 
 /// Measures, then analyses and writes up.
