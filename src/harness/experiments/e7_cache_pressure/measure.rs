@@ -278,8 +278,8 @@ const SLICE_NODES: usize = 32;
 /// Times chain cases: in each round every case walks the same window of nodes (the next window
 /// in the next round, so no sample repeats a node until the workload wraps), slice by slice,
 /// the cases taking turns within each slice. Inside a case every node's chain is timed per mask
-/// (see [`chain_body`]). Returns per case and mask, per round, the median over the round's slices
-/// of ns per lookup. Recorded and replayed across invocations like every timing primitive.
+/// (see [`chain_body`]). Returns per case and mask, per round, the trimmed mean over the round's
+/// slices of ns per lookup. Recorded and replayed across invocations like every timing primitive.
 fn time_chains(
     workload: &SearchWorkload,
     cases: &mut [ChainCase<'_>],
@@ -344,11 +344,11 @@ fn time_chains(
                     }
                 }
             }
-            // The median slice: a slice that an interrupt or another process hit is dropped.
+            // The slices' mean with the fastest and slowest tenth left out: a slice that an
+            // interrupt or another process hit is dropped, and the rest are all used.
             for (case, masks) in per_slice.iter_mut().enumerate() {
                 for (mask, times) in masks.iter_mut().enumerate() {
-                    times.sort_by(f64::total_cmp);
-                    ns[case][mask].push(times[times.len() / 2]);
+                    ns[case][mask].push(trimmed_mean(times));
                 }
             }
             start = (start + window) % nodes;
@@ -376,6 +376,14 @@ fn time_chains(
             Vec::new()
         }
     }
+}
+
+/// The mean of `values` without their lowest and highest tenth (sorts `values`).
+fn trimmed_mean(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let cut = values.len() / 10;
+    let kept = &values[cut..values.len() - cut];
+    kept.iter().sum::<f64>() / kept.len().max(1) as f64
 }
 
 /// Stores `results` (per case and mask, in `cases`' order) as chain points.
@@ -419,8 +427,8 @@ fn sampling(config: &Config) -> SampleConfig {
         },
         SampleConfig {
             warmup: Duration::from_millis(20),
-            samples: 30,
-            min_sample: Duration::from_millis(10),
+            samples: 60,
+            min_sample: Duration::from_millis(20),
         },
     )
 }
@@ -539,26 +547,15 @@ fn chain_sweep(
     for reads in m.pressure_reads.clone() {
         let mut cases: Vec<ChainCase<'_>> = Vec::new();
         for name in &m.backends {
-            // The dose footprints at the top pressure, each a case of its own beside its own
-            // twin: two masked chains in one node would share the lines they both read.
-            let doses: &[usize] = if reads == highest { &DOSE_MASKS } else { &[] };
-            let table_bytes = attack_table_bytes(name);
-            for &mask in std::iter::once(&usize::MAX)
-                .chain(doses.iter().filter(|&&mask| mask + 1 < table_bytes))
-            {
-                let made = MakeChain {
-                    workload,
-                    pressure,
-                    reads,
-                    masks: vec![mask, HOT_MASK],
-                    stream: cases.len() as u64,
-                };
-                if let Ok(mut made) = registry::visit(name, made) {
-                    if mask != usize::MAX {
-                        made.case = dose_case(name, mask);
-                    }
-                    cases.push(made);
-                }
+            let made = MakeChain {
+                workload,
+                pressure,
+                reads,
+                masks: vec![usize::MAX, HOT_MASK],
+                stream: cases.len() as u64,
+            };
+            if let Ok(made) = registry::visit(name, made) {
+                cases.push(made);
             }
         }
         let masks = vec![usize::MAX, HOT_MASK];
@@ -582,6 +579,36 @@ fn chain_sweep(
         });
         push_chains(m, &cases, results, "chain", reads, ("as built", "huge"));
         steps.done += 1;
+    }
+    // The dose–response at the top pressure: one point per footprint, so that no two cases of a
+    // point share a backend's tables (a case walking the same nodes right after another of the
+    // same backend would find that one's table lines cached).
+    for mask in DOSE_MASKS {
+        let mut cases: Vec<ChainCase<'_>> = Vec::new();
+        for name in &m.backends {
+            if mask + 1 >= attack_table_bytes(name) {
+                continue;
+            }
+            let made = MakeChain {
+                workload,
+                pressure,
+                reads: highest,
+                masks: vec![mask, HOT_MASK],
+                stream: cases.len() as u64,
+            };
+            if let Ok(mut made) = registry::visit(name, made) {
+                made.case = dose_case(name, mask);
+                cases.push(made);
+            }
+        }
+        if cases.is_empty() {
+            continue;
+        }
+        let message = format!("dose–response, {}", mask_label(mask));
+        let results = time_chains(workload, &mut cases, &m.sampling, m.ns_per_tick, &mut |f| {
+            steps.report(&message, f)
+        });
+        push_chains(m, &cases, results, "chain", highest, ("as built", "huge"));
     }
 }
 
