@@ -27,7 +27,7 @@ pub(super) struct Numbers {
     /// Pressure reads per node at the top of the sweep, and the bytes that inserts.
     pub top_reads: u32,
     /// Per backend: its attack-table bytes and its table-miss cost at each pressure.
-    pub costs: Vec<(String, usize, Vec<(u32, Estimate)>)>,
+    pub costs: Vec<BackendCosts>,
     /// Negative controls at the top pressure: backend, cost, pass.
     pub negative: Vec<(String, Estimate, bool)>,
     /// The positive control at no pressure: cost, expected, pass.
@@ -36,22 +36,30 @@ pub(super) struct Numbers {
     pub dose: Vec<(String, Vec<(usize, Estimate)>)>,
     /// Survival fractions per pressure count: (P, [L1, L2, LL, memory]).
     pub survival: Vec<(u32, [f64; 4])>,
-    /// The table-page split per backend: (cost with 4 KiB tables, with huge tables, huge bytes
-    /// granted after the collapse, table bytes, the collapse's error).
-    pub pages: Vec<(
-        String,
-        Estimate,
-        Estimate,
-        Option<usize>,
-        usize,
-        Option<String>,
-        Option<usize>,
-    )>,
+    /// The table-page split per backend.
+    pub pages: Vec<PageSplit>,
     /// The bracket per backend: marginal cost at E = 0 and at E = the pressure buffer.
     pub bracket: Vec<(String, Estimate, Estimate)>,
     /// magic-plain − dbb table-miss cost at the top pressure, and magic-plain's time against
     /// dbb's there and with no pressure.
     pub verdict: Verdict,
+}
+
+/// One backend's attack-table bytes and its table-miss cost at each pressure count.
+pub(super) type BackendCosts = (String, usize, Vec<(u32, Estimate)>);
+
+/// One backend's table-miss cost with its tables on 4 KiB and on 2 MiB pages (pressure on huge
+/// pages), and what the collapse did.
+pub(super) struct PageSplit {
+    pub backend: String,
+    pub small: Estimate,
+    pub huge: Estimate,
+    /// Huge-page bytes of the tables before and after the collapse, where smaps says.
+    pub before: Option<usize>,
+    pub after: Option<usize>,
+    pub table_bytes: usize,
+    /// Why the collapse failed, if it did.
+    pub error: Option<String>,
 }
 
 pub(super) struct Verdict {
@@ -116,7 +124,7 @@ fn pressure_x(reads: u32) -> f64 {
 pub(super) fn analyse(m: &Measurement) -> Analysis {
     let top_reads = m.pressure_reads.last().copied().unwrap_or(0);
     let mut claims = Claims::new(m.threshold);
-    let costs: Vec<(String, usize, Vec<(u32, Estimate)>)> = m
+    let costs: Vec<BackendCosts> = m
         .backends
         .iter()
         .map(|&name| {
@@ -187,15 +195,15 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
                     "huge",
                 )
             };
-            Some((
-                t.backend.to_string(),
-                at("4k")?,
-                at("huge")?,
-                t.huge_after,
-                t.table_bytes,
-                t.collapse.clone().err(),
-                t.huge_before,
-            ))
+            Some(PageSplit {
+                backend: t.backend.to_string(),
+                small: at("4k")?,
+                huge: at("huge")?,
+                before: t.huge_before,
+                after: t.huge_after,
+                table_bytes: t.table_bytes,
+                error: t.collapse.clone().err(),
+            })
         })
         .collect();
     let bracket = bracket_costs(m);
@@ -698,18 +706,20 @@ fn tables(m: &Measurement, n: &Numbers) -> Vec<Table> {
             ],
             rows: Vec::new(),
         };
-        for (name, small, huge, granted, bytes, error, before) in &n.pages {
+        for split in &n.pages {
             pages.rows.push(vec![
-                name.clone(),
-                format_interval(small),
-                format_interval(huge),
-                match (granted, error) {
+                split.backend.clone(),
+                format_interval(&split.small),
+                format_interval(&split.huge),
+                match (split.after, &split.error) {
                     (_, Some(e)) => format!("not collapsed: {e}"),
-                    (Some(g), None) => format!(
+                    (Some(granted), None) => format!(
                         "{} of {} (before: {})",
-                        rounded_bytes(*g as f64),
-                        rounded_bytes(*bytes as f64),
-                        before.map_or("unknown".into(), |b| rounded_bytes(b as f64))
+                        rounded_bytes(granted as f64),
+                        rounded_bytes(split.table_bytes as f64),
+                        split
+                            .before
+                            .map_or("unknown".into(), |b| rounded_bytes(b as f64))
                     ),
                     (None, None) => "unknown".into(),
                 },
@@ -772,10 +782,10 @@ fn summary(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
         })
         .collect();
     let mut pages = Map::new();
-    for (name, small, huge, ..) in &n.pages {
+    for split in &n.pages {
         pages.insert(
-            name.clone(),
-            json!({"small_ns": small.value, "huge_ns": huge.value}),
+            split.backend.clone(),
+            json!({"small_ns": split.small.value, "huge_ns": split.huge.value}),
         );
     }
     vec![

@@ -207,14 +207,19 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
             last.1[3] * 100.0
         ));
     }
-    for (name, small, huge, _, _, error, _) in &n.pages {
-        out.push(match error {
+    for split in &n.pages {
+        let name = &split.backend;
+        out.push(match &split.error {
             Some(e) => format!("{name}'s tables could not be collapsed to huge pages ({e})."),
             None => format!(
                 "{name}'s table misses cost {} ns with its tables on 4 KiB pages and {} ns on \
-                 2 MiB pages.",
-                format_interval(small),
-                format_interval(huge)
+                 2 MiB pages ({} of its tables collapsed; measured one after the other, so \
+                 these are values, not a paired claim).",
+                format_interval(&split.small),
+                format_interval(&split.huge),
+                split
+                    .after
+                    .map_or("an unknown share".into(), |b| rounded_bytes(b as f64))
             ),
         });
     }

@@ -111,11 +111,10 @@ struct Walk<'a> {
 #[inline(always)]
 fn pressure_sum(walk: &Walk<'_>, node: usize, salt: u64) -> u64 {
     let len = walk.pressure.len();
-    let mut counter = (walk.stream << 40) + node as u64 * walk.reads as u64;
+    let first = (walk.stream << 40) + node as u64 * walk.reads as u64;
     let mut sum = 0u64;
-    for _ in 0..walk.reads {
-        sum = sum.wrapping_add(walk.pressure[eval_index(counter ^ salt, len)]);
-        counter += 1;
+    for read in 0..walk.reads as u64 {
+        sum = sum.wrapping_add(walk.pressure[eval_index((first + read) ^ salt, len)]);
     }
     sum
 }
@@ -225,8 +224,11 @@ fn synthetic_body<'a>(
 struct ChainCase<'a> {
     case: String,
     masks: Vec<String>,
-    body: Box<dyn FnMut(usize, usize, &mut [u64]) -> u64 + 'a>,
+    body: ChainBody<'a>,
 }
+
+/// A chain case's body: `(first node, nodes, ticks per mask) -> checksum`.
+type ChainBody<'a> = Box<dyn FnMut(usize, usize, &mut [u64]) -> u64 + 'a>;
 
 struct MakeChain<'a> {
     workload: &'a SearchWorkload,
