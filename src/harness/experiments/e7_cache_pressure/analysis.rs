@@ -430,6 +430,17 @@ fn raw_series(m: &Measurement) -> Vec<Series> {
             ));
         }
     }
+    for r in &m.reuse {
+        // Not timed: the stack-distance histogram (bucket k: distances below 2^k lines), then
+        // the cold reads.
+        let mut counts: Vec<f64> = r.buckets.iter().map(|&c| c as f64).collect();
+        counts.push(r.cold as f64);
+        out.push(series(
+            &[("part", "reuse"), ("case", r.backend)],
+            "table reads per stack-distance bucket",
+            counts,
+        ));
+    }
     for b in &m.bracket {
         let bytes = b.bytes.to_string();
         out.push(series(
@@ -513,6 +524,45 @@ fn plots(m: &Measurement, n: &Numbers) -> Vec<Plot> {
                 .collect(),
         });
     }
+    if !m.reuse.is_empty() {
+        let sizes: Vec<usize> = (9..=26).map(|j| 64usize << j).collect();
+        plots.push(Plot {
+            file_stem: "e7_reuse".into(),
+            title: "Table lines' reuse along the search-order walk: miss ratio of an LRU cache"
+                .into(),
+            x_label: "fully associative LRU cache size".into(),
+            y_label: "miss ratio of the table reads".into(),
+            log_x: true,
+            log_y: false,
+            kind: PlotKind::Line,
+            categories: Vec::new(),
+            markers: m
+                .levels
+                .levels
+                .iter()
+                .map(|l| (l.bytes as f64, format!("{} (measured)", l.level)))
+                .collect(),
+            lines: m
+                .reuse
+                .iter()
+                .map(|r| PlotLine {
+                    name: r.backend.to_string(),
+                    points: sizes
+                        .iter()
+                        .map(|&bytes| {
+                            let y = r.miss_ratio(bytes);
+                            crate::harness::results::Point {
+                                x: bytes as f64,
+                                y,
+                                y_low: y,
+                                y_high: y,
+                            }
+                        })
+                        .collect(),
+                })
+                .collect(),
+        });
+    }
     if !n.survival.is_empty() {
         let names = ["L1", "L2", "LL", "memory"];
         plots.push(Plot {
@@ -578,6 +628,25 @@ fn plots(m: &Measurement, n: &Numbers) -> Vec<Plot> {
         });
     }
     plots
+}
+
+/// The cache sizes the reuse table reads the miss ratio at: each measured level, and the
+/// 2008-class caches seed 004 had in mind (E8's: 4 and 12 MiB).
+pub(super) fn reuse_sizes(m: &Measurement) -> Vec<(String, usize)> {
+    let mut sizes: Vec<(String, usize)> = m
+        .levels
+        .levels
+        .iter()
+        .map(|l| {
+            (
+                format!("{} {}", l.level, rounded_bytes(l.bytes as f64)),
+                l.bytes,
+            )
+        })
+        .collect();
+    sizes.push(("2008 LL 4 MiB".into(), 4 << 20));
+    sizes.push(("2008 LL 12 MiB".into(), 12 << 20));
+    sizes
 }
 
 fn tables(m: &Measurement, n: &Numbers) -> Vec<Table> {
@@ -677,6 +746,40 @@ fn tables(m: &Measurement, n: &Numbers) -> Vec<Table> {
             dose.rows.push(row);
         }
         out.push(dose);
+    }
+    if !m.reuse.is_empty() {
+        let sizes = reuse_sizes(m);
+        let mut reuse = Table {
+            headers: vec![
+                "backend".into(),
+                "table reads".into(),
+                "distinct lines".into(),
+            ],
+            rows: Vec::new(),
+        };
+        reuse.headers.extend(
+            sizes
+                .iter()
+                .map(|(label, _)| format!("miss ratio, {label}")),
+        );
+        for r in &m.reuse {
+            let mut row = vec![
+                r.backend.to_string(),
+                r.reads.to_string(),
+                format!(
+                    "{} ({})",
+                    r.distinct_lines,
+                    rounded_bytes(r.distinct_lines as f64 * 64.0)
+                ),
+            ];
+            row.extend(
+                sizes
+                    .iter()
+                    .map(|(_, bytes)| format!("{:.3}", r.miss_ratio(*bytes))),
+            );
+            reuse.rows.push(row);
+        }
+        out.push(reuse);
     }
     if !n.survival.is_empty() {
         let mut survival = Table {
@@ -788,6 +891,17 @@ fn summary(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
             json!({"small_ns": split.small.value, "huge_ns": split.huge.value}),
         );
     }
+    let mut reuse = Map::new();
+    for r in &m.reuse {
+        let ratios: Map<String, Json> = reuse_sizes(m)
+            .iter()
+            .map(|(_, bytes)| (bytes.to_string(), json!(r.miss_ratio(*bytes))))
+            .collect();
+        reuse.insert(
+            r.backend.to_string(),
+            json!({"reads": r.reads, "distinct_lines": r.distinct_lines, "miss_ratio_by_bytes": ratios}),
+        );
+    }
     vec![
         ("pressure_max_bytes".into(), json!(m.pressure_bytes)),
         ("pressure_reads_max".into(), json!(n.top_reads)),
@@ -800,6 +914,7 @@ fn summary(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
         ("positive_control".into(), positive),
         ("survival".into(), Json::Array(survival)),
         ("table_pages".into(), Json::Object(pages)),
+        ("reuse".into(), Json::Object(reuse)),
         (
             "magic_plain_minus_dbb".into(),
             n.verdict

@@ -53,7 +53,11 @@ pub(super) fn method(m: &Measurement) -> String {
          Table pages: the backends with ≥ 4 MiB of attack tables on the 4 KiB pages the \
          allocator gave them, then collapsed to 2 MiB pages (`MADV_COLLAPSE`, checked in \
          /proc/self/smaps; measured last since it cannot be undone in the process), each \
-         against pressure on 4 KiB and on huge pages, at the top P. Bracket: the former \
+         against pressure on 4 KiB and on huge pages, at the top P. Reuse: each backend's own \
+         attack-table reads along the whole walk (`attack_table_offsets`, no pressure), their \
+         LRU stack distances (Bennett–Kruskal with a Fenwick tree) bucketed by powers of two, \
+         giving the miss ratio of a fully associative LRU cache of any size (rounded down to \
+         64 × 2^j bytes). Bracket: the former \
          free-running design ({} lookups, {} evaluation reads per lookup with nothing ordering \
          them, at E = 0 and E = {}), marginal cost = T(backend) − T(reads alone).",
         and_list(&levels),
@@ -192,6 +196,31 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
                     .collect::<Vec<_>>()
             )
         ));
+    }
+    if let Some(last_level) = m.levels.levels.last() {
+        let described: Vec<String> = m
+            .reuse
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {} ({}; {:.1} % missed)",
+                    r.backend,
+                    r.distinct_lines,
+                    rounded_bytes(r.distinct_lines as f64 * 64.0),
+                    100.0 * r.miss_ratio(last_level.bytes)
+                )
+            })
+            .collect();
+        if !described.is_empty() {
+            out.push(format!(
+                "Along the walk, with no pressure at all, the tables' distinct lines and the \
+                 share of table reads a fully associative LRU cache the size of the measured {} \
+                 ({}) would miss: {}.",
+                last_level.level,
+                rounded_bytes(last_level.bytes as f64),
+                and_list(&described)
+            ));
+        }
     }
     if let (Some(first), Some(last)) = (n.survival.first(), n.survival.last()) {
         out.push(format!(

@@ -45,6 +45,8 @@ pub(super) struct Measurement {
     /// The table-page split: per backend, huge-page bytes of its attack tables before and
     /// after collapsing them (and the attack-table bytes).
     pub table_pages: Vec<TablePages>,
+    /// Per backend with attack tables: the reuse of its table lines along the workload.
+    pub reuse: Vec<Reuse>,
     /// The free-running bracket: ns per iteration at E = 0 and E = pressure bytes.
     pub bracket: Vec<Bracket>,
     pub bracket_lookups: usize,
@@ -74,6 +76,104 @@ pub(super) struct TablePages {
     pub huge_before: Option<usize>,
     pub huge_after: Option<usize>,
     pub collapse: Result<(), String>,
+}
+
+/// The reuse of one backend's attack-table lines along the search-order walk (its own table
+/// reads only, in order): how many distinct lines it touches and the LRU stack distance of every
+/// read, bucketed by powers of two, from which the miss ratio of any fully associative LRU cache
+/// of 64 × 2^j bytes follows.
+#[derive(Clone, Debug)]
+pub(super) struct Reuse {
+    pub backend: &'static str,
+    pub reads: u64,
+    /// First reads of a line (misses in any cache).
+    pub cold: u64,
+    pub distinct_lines: usize,
+    /// `buckets[0]`: distance 0 (the line read last); `buckets[k]`: distances in
+    /// [2^(k-1), 2^k) distinct lines.
+    pub buckets: Vec<u64>,
+}
+
+impl Reuse {
+    /// The miss ratio of a fully associative LRU cache of `bytes` (rounded down to 64 × 2^j).
+    pub fn miss_ratio(&self, bytes: usize) -> f64 {
+        let lines = (bytes / 64).max(1);
+        let j = usize::BITS - 1 - lines.leading_zeros();
+        let far: u64 = self.buckets.iter().skip(j as usize + 1).sum();
+        (self.cold + far) as f64 / self.reads.max(1) as f64
+    }
+}
+
+/// The reuse of `name`'s attack-table lines along `workload` (nothing timed: the same in every
+/// process).
+fn reuse_of(name: &'static str, workload: &SearchWorkload) -> Option<Reuse> {
+    struct Lines<'w>(&'w SearchWorkload);
+    impl BackendVisitor for Lines<'_> {
+        type Output = Vec<u64>;
+        fn visit<B: Backend>(self, backend: B) -> Vec<u64> {
+            let mut lines = Vec::new();
+            let mut offsets = Vec::new();
+            for node in 0..self.0.nodes() {
+                let occupancy = backend.occupancy(self.0.occupancies[node]);
+                for &(slider, square) in self.0.node(node) {
+                    offsets.clear();
+                    backend.attack_table_offsets(slider, &occupancy, square, &mut offsets);
+                    lines.extend(offsets.iter().map(|&o| (o / 64) as u64));
+                }
+            }
+            lines
+        }
+    }
+    let lines = registry::visit(name, Lines(workload)).ok()?;
+    if lines.is_empty() {
+        return None;
+    }
+    Some(stack_distances(name, &lines))
+}
+
+/// LRU stack distances of `lines` (Bennett and Kruskal's method: a Fenwick tree over access
+/// times marks each line's latest access; a reuse's distance is the marks since its last one).
+fn stack_distances(backend: &'static str, lines: &[u64]) -> Reuse {
+    let n = lines.len();
+    let mut tree = vec![0u32; n + 1];
+    let add = |tree: &mut Vec<u32>, at: usize, delta: i32| {
+        let mut i = at + 1;
+        while i <= n {
+            tree[i] = (tree[i] as i64 + delta as i64) as u32;
+            i += i & i.wrapping_neg();
+        }
+    };
+    let prefix = |tree: &Vec<u32>, at: usize| {
+        // Marks at times 0..at.
+        let (mut i, mut total) = (at, 0u64);
+        while i > 0 {
+            total += tree[i] as u64;
+            i -= i & i.wrapping_neg();
+        }
+        total
+    };
+    let mut last: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
+    let mut buckets = vec![0u64; 40];
+    let mut cold = 0u64;
+    for (time, &line) in lines.iter().enumerate() {
+        match last.insert(line, time) {
+            Some(before) => {
+                let distance = prefix(&tree, time) - prefix(&tree, before + 1);
+                let bucket = (u64::BITS - distance.leading_zeros()) as usize;
+                buckets[bucket.min(39)] += 1;
+                add(&mut tree, before, -1);
+            }
+            None => cold += 1,
+        }
+        add(&mut tree, time, 1);
+    }
+    Reuse {
+        backend,
+        reads: n as u64,
+        cold,
+        distinct_lines: last.len(),
+        buckets,
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -485,6 +585,7 @@ pub(super) fn measure(config: &Config, levels: CacheLevels, progress: Progress<'
         survival_backend: None,
         survival: Vec::new(),
         table_pages: Vec::new(),
+        reuse: Vec::new(),
         bracket: Vec::new(),
         bracket_lookups: 0,
         notes: Vec::new(),
@@ -529,6 +630,11 @@ pub(super) fn measure(config: &Config, levels: CacheLevels, progress: Progress<'
         &mut steps,
     );
     survival(&mut m, &workload, pressure.as_slice(), &mut steps);
+    m.reuse = m
+        .backends
+        .iter()
+        .filter_map(|&name| reuse_of(name, &workload))
+        .collect();
     bracket(&mut m, &workload, &mut steps);
     drop(synthetic);
     table_pages(&mut m, &workload, &pressure, replaying, &mut steps);
@@ -1023,4 +1129,32 @@ fn collapse_tables(name: &str) -> (Option<usize>, Option<usize>, Result<(), Stri
         }
     }
     registry::visit(name, Collapse).unwrap_or((None, None, Err("unavailable".into())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines 1 2 1 3 2 1: three first reads, then distances 1, 2, 2 (LRU by hand).
+    #[test]
+    fn stack_distances_count_distinct_lines_between_reuses() {
+        let reuse = stack_distances("test", &[1, 2, 1, 3, 2, 1]);
+        assert_eq!((reuse.reads, reuse.cold, reuse.distinct_lines), (6, 3, 3));
+        assert_eq!(&reuse.buckets[..4], [0, 1, 2, 0]);
+        assert_eq!(reuse.miss_ratio(64), 1.0);
+        assert_eq!(reuse.miss_ratio(128), 5.0 / 6.0);
+        assert_eq!(reuse.miss_ratio(256), 0.5);
+        assert_eq!(reuse.miss_ratio(200), 5.0 / 6.0); // rounded down to 128 bytes
+    }
+
+    #[test]
+    fn trimmed_mean_drops_the_outer_tenths() {
+        let mut values: Vec<f64> = (1..=20).map(f64::from).collect();
+        values[0] = 1000.0;
+        // Sorted: 2..=20, 1000; the lowest (2) and highest (1000) tenth go.
+        assert_eq!(
+            trimmed_mean(&mut values),
+            (3..=20).sum::<i32>() as f64 / 18.0
+        );
+    }
 }
