@@ -54,6 +54,9 @@ pub(super) struct PageSplit {
     pub backend: String,
     pub small: Estimate,
     pub huge: Estimate,
+    /// The same two with the pressure buffer on 4 KiB pages.
+    pub small_small_pressure: Option<Estimate>,
+    pub huge_small_pressure: Option<Estimate>,
     /// Huge-page bytes of the tables before and after the collapse, where smaps says.
     pub before: Option<usize>,
     pub after: Option<usize>,
@@ -184,7 +187,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         .table_pages
         .iter()
         .filter_map(|t| {
-            let at = |tables: &str| {
+            let at = |tables: &str, pressure: &str| {
                 paired(
                     &m.chains,
                     "pages",
@@ -192,13 +195,15 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
                     t.backend,
                     &full(),
                     tables,
-                    "huge",
+                    pressure,
                 )
             };
             Some(PageSplit {
                 backend: t.backend.to_string(),
-                small: at("4k")?,
-                huge: at("huge")?,
+                small: at("4k", "huge")?,
+                huge: at("huge", "huge")?,
+                small_small_pressure: at("4k", "4k"),
+                huge_small_pressure: at("huge", "4k"),
                 before: t.huge_before,
                 after: t.huge_after,
                 table_bytes: t.table_bytes,
@@ -805,6 +810,7 @@ fn tables(m: &Measurement, n: &Numbers) -> Vec<Table> {
                 "backend".into(),
                 "tables on 4 KiB pages".into(),
                 "tables on 2 MiB pages".into(),
+                "the same, pressure on 4 KiB pages".into(),
                 "huge-page bytes after the collapse".into(),
             ],
             rows: Vec::new(),
@@ -814,6 +820,17 @@ fn tables(m: &Measurement, n: &Numbers) -> Vec<Table> {
                 split.backend.clone(),
                 format_interval(&split.small),
                 format_interval(&split.huge),
+                format!(
+                    "{} / {}",
+                    split
+                        .small_small_pressure
+                        .as_ref()
+                        .map_or("—".into(), format_interval),
+                    split
+                        .huge_small_pressure
+                        .as_ref()
+                        .map_or("—".into(), format_interval)
+                ),
                 match (split.after, &split.error) {
                     (_, Some(e)) => format!("not collapsed: {e}"),
                     (Some(granted), None) => format!(
