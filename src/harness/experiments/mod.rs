@@ -266,14 +266,14 @@ pub static EXPERIMENTS: [&dyn Experiment; 9] = [
     &InProcess {
         id: "E6",
         title: e6_memory::TITLE,
-        about: "this machine's memory hierarchy: dependent-load latency over buffer sizes",
+        about: "the memory hierarchy: dependent-load latency over sizes, and each cache level's effective size",
         replayable: true,
         run: e6_memory::run,
     },
     &InProcess {
         id: "E7",
         title: e7_cache_pressure::TITLE,
-        about: "lookups beside an evaluation buffer that fills the caches (seed 004)",
+        about: "what table misses cost after pressure reads, each backend against its hot twin (seed 004)",
         replayable: true,
         run: e7_cache_pressure::run,
     },
