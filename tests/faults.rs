@@ -258,6 +258,28 @@ fn e8_workload_bounds_its_inputs() {
     assert!(String::from_utf8_lossy(&output.stdout).contains("1000 of 2000 lookups"));
 }
 
+#[test]
+fn e8_workload_rejects_a_missing_or_malformed_workload_file() {
+    let dir = std::env::temp_dir().join(format!("kiki-faults-e8w-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.bin");
+    std::fs::write(&bad, b"KIKIE8W1\x05\x00").unwrap();
+    let missing = dir.join("missing.bin");
+    for (file, expected) in [(&missing, "cannot read the workload"), (&bad, "malformed")] {
+        let output = kiki(&[
+            "e8-workload",
+            "--backend",
+            "qugiy",
+            "--lookups",
+            "100",
+            "--workload",
+            file.to_str().unwrap(),
+        ]);
+        assert_one_line_error(&output, 2, expected, &file.display().to_string());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[cfg(unix)]
 #[test]
 fn ctrl_c_stops_a_long_perft_with_130() {

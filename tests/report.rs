@@ -367,7 +367,7 @@ fn quick_e8_difference_is_one_stream() {
         ("qugiy", 256 << 10),
         (EVAL_ALONE, 256 << 10),
     ] {
-        let counts = simulate(exe, backend, lookups, eval_bytes, &geometry, &temp.0).unwrap();
+        let counts = simulate(exe, backend, lookups, eval_bytes, &geometry, &temp.0, None).unwrap();
         let per = |n: u64| n as f64 / lookups as f64;
         let (l1, ll) = (per(counts.l1_misses()), per(counts.ll_misses()));
         assert!(
@@ -378,9 +378,28 @@ fn quick_e8_difference_is_one_stream() {
         assert!(l1 >= 1.0 / 16.0 - 1e-3, "{backend}: {l1}");
         assert!(counts.bc > 0, "branch simulation is on");
     }
+    // The search-order workload from a file: the same array for both runs of the pair.
+    let workload = temp.0.join("workload.bin");
+    kiki::harness::e8::write_search_workload(
+        &workload,
+        2 * lookups,
+        kiki::harness::e8::WORKLOAD_SEED,
+    )
+    .unwrap();
+    let counts = simulate(
+        exe,
+        "qugiy",
+        lookups,
+        0,
+        &geometry,
+        &temp.0,
+        Some(&workload),
+    )
+    .unwrap();
+    assert!(counts.consistent(), "search order: {counts:?}");
     // The old pairing, each run with inputs of its own length, is not one stream: the longer
     // run's inputs no longer fit the LL its generation left them in.
-    let once = |n: usize| simulate_once(exe, "qugiy", n, n, 0, &geometry, &temp.0).unwrap();
+    let once = |n: usize| simulate_once(exe, "qugiy", n, n, 0, &geometry, &temp.0, None).unwrap();
     let apart = once(2 * lookups).minus(&once(lookups));
     assert!(!apart.consistent(), "{apart:?}");
 }

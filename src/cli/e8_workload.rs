@@ -45,7 +45,14 @@ pub fn run(args: super::E8WorkloadArgs) -> Result<(), CliError> {
         ))
     })?;
     drop(probe);
-    let folded = e8::run_workload(&args.backend, lookups, inputs, args.seed, eval_bytes)
+    // The inputs: the workload file's (E8's search-order walk) or the uniform ones; read and
+    // built here, outside the collected function.
+    let generated = match &args.workload {
+        Some(path) => e8::read_workload(path, inputs)
+            .map_err(|e| CliError::usage(format!("kiki e8-workload: {e}")))?,
+        None => e8::inputs(inputs, args.seed),
+    };
+    let folded = e8::run_workload(&args.backend, lookups, &generated, eval_bytes)
         .map_err(|e| CliError::registry("e8-workload", e))?;
     out.line(format_args!(
         "{} {lookups} of {inputs} lookups (evaluation {eval_bytes} B), folded {folded:#x}",

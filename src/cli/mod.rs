@@ -288,6 +288,9 @@ struct E8WorkloadArgs {
     seed: u64,
     #[arg(long, default_value = "0", value_parser = decimal)]
     eval_bytes: u64,
+    /// A workload file written by E8 (its search-order walk); without it, uniform random inputs.
+    #[arg(long)]
+    workload: Option<std::path::PathBuf>,
 }
 
 /// A command-line error: one line for the user, and the exit code.

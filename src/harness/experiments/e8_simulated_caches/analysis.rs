@@ -6,8 +6,9 @@ use crate::harness::results::{ExperimentResult, Plot, PlotKind, PlotLine, Point,
 use crate::units::compact_bytes;
 use serde_json::Value as Json;
 
-/// E8's method paragraph (also used where valgrind is missing).
-pub fn method(lookups: usize, geometries: &[CacheGeometry]) -> String {
+/// E8's method paragraph (also used where valgrind is missing); `stream` is the search-order
+/// workload's description.
+pub fn method(lookups: usize, geometries: &[CacheGeometry], stream: &str) -> String {
     let list = geometries
         .iter()
         .map(|g| {
@@ -23,10 +24,10 @@ pub fn method(lookups: usize, geometries: &[CacheGeometry]) -> String {
         .collect::<Vec<_>>()
         .join(" ");
     let double = 2 * lookups;
-    let stream = inputs(16, WORKLOAD_SEED).description;
     format!(
-        "Each backend runs the same fixed workload — {lookups} {stream}, seed \
-         {WORKLOAD_SEED:#x} — under `valgrind --tool=callgrind --cache-sim=yes --branch-sim=yes` \
+        "Each backend runs the same fixed workload — lookups in the search-order walk \
+         ({stream}), each node's lookups on that node's occupancy, in node order — generated \
+         once per E8 run natively and read from a file by every simulated run, under `valgrind --tool=callgrind --cache-sim=yes --branch-sim=yes` \
          on this kiki binary, collecting only inside `{MEASURED_FUNCTION}` \
          (`--collect-atstart=no --toggle-collect`), so table building and input generation are \
          not counted. Each cell is the difference of two runs that generate the same {double} \
@@ -35,9 +36,11 @@ pub fn method(lookups: usize, geometries: &[CacheGeometry]) -> String {
          stream's second half after its first, with cold misses cancelled — one stream's steady \
          state, so no cell can show more LL than L1 misses beyond the {EDGE_MISSES} or so that \
          the measured function's exit, run once per run, may miss in one run and not the other \
-         (checked; a cell that did would be named in the findings). The packed inputs, 4 bytes a lookup, stream through D1 at 1/16 \
-         miss per lookup for every backend alike, and through the LL too where the {double} \
-         inputs outgrow it. Geometries are given explicitly. {list} Simulation is \
+         (checked; a cell that did would be named in the findings). The inputs stream through the simulated caches for every backend alike: the packed \
+         lookups, 4 bytes each (1/16 D1 miss per lookup), and the occupancy array, one \
+         occupancy per node read by that node's lookups and by no later node's (in each \
+         backend's own occupancy layout, converted before measuring), through the LL too where \
+         the {double} lookups' inputs outgrow it. Geometries are given explicitly. {list} Simulation is \
          deterministic: one run per cell. Estimated cycles per lookup = (Ir + \
          {L1_MISS_CYCLES}·(I1mr + D1mr + D1mw) + {LL_MISS_CYCLES}·(ILmr + DLmr + DLmw)) / \
          lookups — a rough in-order model with no overlap of misses, for ranking, not for \
@@ -54,21 +57,26 @@ pub fn method(lookups: usize, geometries: &[CacheGeometry]) -> String {
          lookup. The pressure table isolates the tables' share: each column is the backend's \
          run minus the evaluation-alone run, per lookup (L1 misses, LL misses, estimated \
          cycles), which is what the lookups add, their own misses and the evaluation lines \
-         their tables evict; the evaluation's own misses are in the findings. With only \
-         {OCCUPANCIES} occupancies the lookups alone touch a small part of any table (at most \
-         {OCCUPANCIES} × 81 × 6 slider entries), so the lookups-alone cells measure warm tables; \
-         the evaluation is what evicts them."
+         their tables evict; the evaluation's own misses are in the findings. Consecutive nodes \
+         differ by a move or an unmake-and-make, so the lookups reuse table lines as a search \
+         does, and the lookups-alone cells measure the tables as that walk keeps them; the \
+         evaluation is what evicts them."
     )
 }
 
 /// The E8 section when valgrind cannot run here.
-pub fn unavailable(reason: &str, lookups: usize, geometries: &[CacheGeometry]) -> ExperimentResult {
+pub fn unavailable(
+    reason: &str,
+    lookups: usize,
+    geometries: &[CacheGeometry],
+    stream: &str,
+) -> ExperimentResult {
     ExperimentResult {
         wall_seconds: None,
         comparisons: Vec::new(),
         id: "E8".into(),
         title: TITLE.into(),
-        method: method(lookups, geometries),
+        method: method(lookups, geometries, stream),
         series: Vec::new(),
         tables: Vec::new(),
         plots: Vec::new(),
@@ -85,13 +93,14 @@ pub fn unavailable(reason: &str, lookups: usize, geometries: &[CacheGeometry]) -
 pub const TITLE: &str = "simulated caches (valgrind callgrind)";
 
 /// Builds the E8 experiment from simulated results (`failures`: backend/geometry pairs that
-/// valgrind could not run, with why).
+/// valgrind could not run, with why; `stream`: the workload's description).
 pub fn experiment(
     all_results: &[SimResult],
     failures: &[String],
     lookups: usize,
     geometries: &[CacheGeometry],
     valgrind: &str,
+    stream: &str,
 ) -> ExperimentResult {
     // Lookups alone here; the pressure variant is summarised by `pressure` below.
     let plain: Vec<SimResult> = all_results
@@ -332,7 +341,7 @@ pub fn experiment(
         comparisons: Vec::new(),
         id: "E8".into(),
         title: TITLE.into(),
-        method: method(lookups, geometries),
+        method: method(lookups, geometries, stream),
         series,
         tables,
         plots,

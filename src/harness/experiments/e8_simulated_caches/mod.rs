@@ -28,6 +28,10 @@ use crate::harness::machine::Machine;
 use crate::harness::results::ExperimentResult;
 use std::path::Path;
 
+/// What the method names as the stream where the search-order workload was never generated.
+const UNRUN_STREAM: &str = "search-order lookups (distinct positions in depth-first order; \
+     not generated, as E8 did not run)";
+
 /// Lookups per simulation (valgrind runs the workload some 50–100× slower than native).
 const LOOKUPS_QUICK: usize = 20_000;
 const LOOKUPS_FULL: usize = 200_000;
@@ -113,6 +117,7 @@ fn run(
             "valgrind is not installed (or does not start)",
             lookups,
             &geometries,
+            UNRUN_STREAM,
         );
     };
     let exe = match std::env::current_exe() {
@@ -122,8 +127,17 @@ fn run(
                 &format!("cannot locate the kiki binary: {e}"),
                 lookups,
                 &geometries,
+                UNRUN_STREAM,
             )
         }
+    };
+    // The search-order workload, generated once here natively (under valgrind it would take
+    // 50–100× as long in every child) and read by every child.
+    progress("generating the search-order workload", 0.0);
+    let workload = scratch.join(format!("kiki-e8-workload.{}.bin", std::process::id()));
+    let stream = match write_search_workload(&workload, 2 * lookups, WORKLOAD_SEED) {
+        Ok(description) => description,
+        Err(reason) => return unavailable(&reason, lookups, &geometries, UNRUN_STREAM),
     };
     let backends = crate::registry::resolve("all").unwrap_or_default();
     // Per geometry: every backend alone, then under pressure from an evaluation twice the last
@@ -154,7 +168,15 @@ fn run(
             &format!("valgrind {backend}, {}{pressure}", geometry.name),
             i as f64 / total as f64,
         );
-        match simulate(&exe, backend, lookups, eval_bytes, geometry, scratch) {
+        match simulate(
+            &exe,
+            backend,
+            lookups,
+            eval_bytes,
+            geometry,
+            scratch,
+            Some(&workload),
+        ) {
             Ok(counts) => results.push(SimResult {
                 backend: backend.to_string(),
                 geometry: geometry.name.clone(),
@@ -169,14 +191,22 @@ fn run(
         }
     }
     progress("done", 1.0);
+    let _ = std::fs::remove_file(&workload);
     if results.is_empty() {
         let reason = failures
             .first()
             .cloned()
             .unwrap_or_else(|| "no backend is available".into());
-        return unavailable(&reason, lookups, &geometries);
+        return unavailable(&reason, lookups, &geometries, &stream);
     }
-    experiment(&results, &failures, lookups, &geometries, &valgrind)
+    experiment(
+        &results,
+        &failures,
+        lookups,
+        &geometries,
+        &valgrind,
+        &stream,
+    )
 }
 
 #[cfg(test)]
@@ -321,6 +351,40 @@ mod tests {
     }
 
     #[test]
+    fn search_workload_file_round_trips_and_rejects_damage() {
+        let dir = std::env::temp_dir().join(format!("kiki-e8-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.bin");
+        let description = write_search_workload(&path, 2000, WORKLOAD_SEED).unwrap();
+        assert!(description.contains("depth-first"), "{description}");
+        let w = crate::harness::workloads::search_order(WORKLOAD_SEED, 2000usize.div_ceil(7) + 16);
+        let expected = from_nodes(&w.occupancies, &w.starts, &w.lookups, 2000, &w.description);
+        let long = read_workload(&path, 2000).unwrap();
+        assert_eq!(long, expected);
+        assert_eq!(long.packed.len(), 2000);
+        assert!(long.occupancies.len() > 64);
+        let short = read_workload(&path, 1000).unwrap();
+        assert_eq!(short.packed[..], long.packed[..1000]);
+        let bytes = std::fs::read(&path).unwrap();
+        for (damaged, expected) in [
+            (b"nonsense".to_vec(), "header"),
+            (bytes[..bytes.len() - 1].to_vec(), "truncated"),
+            ([&bytes[..], &[0]].concat(), "trailing"),
+        ] {
+            std::fs::write(&path, damaged).unwrap();
+            let error = read_workload(&path, 1000).unwrap_err();
+            assert!(error.contains(expected), "{error}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(read_workload(&path, 10)
+            .unwrap_err()
+            .contains("cannot read"));
+        let method = method(1000, &geometries(&[], "sysfs", true), &description);
+        assert!(method.contains(&description) && method.contains("occupancy array"));
+        assert!(!method.contains("64 occupancies"));
+    }
+
+    #[test]
     fn packed_inputs_round_trip() {
         for (occupancy, square, slider) in [
             (0, 0u8, Slider::Rook),
@@ -405,21 +469,25 @@ mod tests {
 
     #[test]
     fn workload_agrees_across_backends() {
-        for eval_bytes in [0, 1 << 16] {
-            let expected = run_workload("mailbox", 3000, 6000, WORKLOAD_SEED, eval_bytes).unwrap();
-            assert_ne!(expected, 0);
-            for name in registry::resolve("all").unwrap() {
-                assert_eq!(
-                    run_workload(name, 3000, 6000, WORKLOAD_SEED, eval_bytes).unwrap(),
-                    expected,
-                    "{name}"
-                );
+        let w = crate::harness::workloads::search_order(WORKLOAD_SEED, 800);
+        let search = from_nodes(&w.occupancies, &w.starts, &w.lookups, 6000, &w.description);
+        for generated in [inputs(6000, WORKLOAD_SEED), search] {
+            for eval_bytes in [0, 1 << 16] {
+                let expected = run_workload("mailbox", 3000, &generated, eval_bytes).unwrap();
+                assert_ne!(expected, 0);
+                for name in registry::resolve("all").unwrap() {
+                    assert_eq!(
+                        run_workload(name, 3000, &generated, eval_bytes).unwrap(),
+                        expected,
+                        "{name}"
+                    );
+                }
             }
+            assert_ne!(
+                run_workload(EVAL_ALONE, 3000, &generated, 1 << 16).unwrap(),
+                0
+            );
         }
-        assert_ne!(
-            run_workload(EVAL_ALONE, 3000, 3000, WORKLOAD_SEED, 1 << 16).unwrap(),
-            0
-        );
     }
 
     #[test]
@@ -450,7 +518,14 @@ mod tests {
                 eval_bytes: 0,
             });
         }
-        let e = experiment(&results, &[], 1000, &geometries, "valgrind-3.19.0");
+        let e = experiment(
+            &results,
+            &[],
+            1000,
+            &geometries,
+            "valgrind-3.19.0",
+            "a walk",
+        );
         assert_eq!(e.tables[0].rows.len(), 4);
         assert_eq!(e.plots.len(), 2);
         assert_eq!(e.series.len(), 20);
@@ -499,7 +574,14 @@ mod tests {
                 eval_bytes: eval,
             });
         }
-        let e = experiment(&results, &[], 1000, &geometries, "valgrind-3.19.0");
+        let e = experiment(
+            &results,
+            &[],
+            1000,
+            &geometries,
+            "valgrind-3.19.0",
+            "a walk",
+        );
         assert_eq!(e.tables.len(), 2);
         assert_eq!(e.tables[1].rows.len(), 3);
         assert_eq!(
@@ -532,7 +614,14 @@ mod tests {
         // The lookups-alone table is unchanged by the pressure runs.
         assert_eq!(e.tables[0].rows.len(), 4);
         results[0].counts.dlmr = 5000;
-        let e = experiment(&results, &[], 1000, &geometries, "valgrind-3.19.0");
+        let e = experiment(
+            &results,
+            &[],
+            1000,
+            &geometries,
+            "valgrind-3.19.0",
+            "a walk",
+        );
         assert!(e.findings.contains("Inconsistent cells"), "{}", e.findings);
     }
 }

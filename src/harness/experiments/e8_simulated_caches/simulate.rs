@@ -379,7 +379,10 @@ pub fn valgrind_version() -> Option<String> {
 /// inputs (same seed, same allocation, same cache state when measuring starts); one measures
 /// the first `lookups` of them, the other all, and the difference is returned — the cost of
 /// the stream's second half after its first, with cold misses (the first touch of code, tables
-/// and inputs) cancelled.
+/// and inputs) cancelled. `workload`: a file from
+/// [`write_search_workload`](super::workload::write_search_workload) the inputs come from (the
+/// same array for both runs), else the uniform inputs.
+#[allow(clippy::too_many_arguments)]
 pub fn simulate(
     exe: &Path,
     backend: &str,
@@ -387,17 +390,24 @@ pub fn simulate(
     eval_bytes: usize,
     geometry: &CacheGeometry,
     scratch: &Path,
+    workload: Option<&Path>,
 ) -> Result<SimCounts, String> {
     let inputs = 2 * lookups;
-    let short = simulate_once(exe, backend, lookups, inputs, eval_bytes, geometry, scratch)?;
-    let long = simulate_once(exe, backend, inputs, inputs, eval_bytes, geometry, scratch)?;
+    let once = |measured| {
+        simulate_once(
+            exe, backend, measured, inputs, eval_bytes, geometry, scratch, workload,
+        )
+    };
+    let short = once(lookups)?;
+    let long = once(inputs)?;
     Ok(long.minus(&short))
 }
 
 /// Runs `exe e8-workload` for `backend` under callgrind with `geometry` once, generating
 /// `inputs` lookup inputs and measuring the first `lookups`; `scratch` is a folder for
 /// callgrind's out file. The counts are passed zero-padded to one width, so that the runs of a
-/// pair differ in no byte of their command line's length (and so of their stack).
+/// pair differ in no byte of their command line's length (and so of their stack). `workload`
+/// is passed on as `--workload` where given.
 #[allow(clippy::too_many_arguments)]
 pub fn simulate_once(
     exe: &Path,
@@ -407,6 +417,7 @@ pub fn simulate_once(
     eval_bytes: usize,
     geometry: &CacheGeometry,
     scratch: &Path,
+    workload: Option<&Path>,
 ) -> Result<SimCounts, String> {
     let out_file = scratch.join(format!("callgrind.{backend}.{}.out", std::process::id()));
     let width = inputs.max(lookups).to_string().len();
@@ -432,6 +443,12 @@ pub fn simulate_once(
             "--eval-bytes",
             &eval_bytes.to_string(),
         ])
+        .args(
+            workload
+                .map(|path| [Path::new("--workload"), path])
+                .into_iter()
+                .flatten(),
+        )
         .output()
         .map_err(|e| format!("cannot start valgrind: {e}"))?;
     let text = std::fs::read_to_string(&out_file);

@@ -69,15 +69,141 @@ pub struct Inputs {
     pub description: String,
 }
 
-/// The workload's `count` lookup inputs. Every run generates the same count (the longest one
-/// measured) and measures a prefix of it, so that a shorter run's inputs are the longer run's
-/// first part, byte for byte and address for address.
-///
-/// This is the one place the input stream is chosen. To run E8 over distinct positions in
-/// depth-first search order instead, replace the body with
-/// `let w = crate::harness::workloads::search_order(seed, count.min(MAX_OCCUPANCIES)); from_nodes(&w.occupancies, &w.starts, &w.lookups, count, &w.description)`.
+/// The workload's `count` lookup inputs without a workload file (the gungraun bench's): the
+/// uniform ones. Every run generates the same count (the longest one measured) and measures a
+/// prefix of it, so that a shorter run's inputs are the longer run's first part, byte for byte
+/// and address for address. `kiki report` runs E8 over the search-order workload instead,
+/// generated once natively and handed to every child as a file ([`write_search_workload`]).
 pub fn inputs(count: usize, seed: u64) -> Inputs {
     uniform_inputs(count, seed)
+}
+
+/// Lookups per node of the search-order workload, rounded down (it averages about 7.9), so
+/// that the nodes generated cover the lookups asked for.
+const LOOKUPS_PER_NODE: usize = 7;
+/// The workload file's first bytes.
+const WORKLOAD_MAGIC: &[u8; 8] = b"KIKIE8W1";
+
+/// Generates the search-order workload ([`search_order`](crate::harness::workloads::search_order))
+/// with enough nodes for `count` lookups (at most [`MAX_OCCUPANCIES`] nodes) and writes it to
+/// `path` for the `e8-workload` children; returns its description.
+///
+/// The format, little-endian: the magic `KIKIE8W1`; nodes, lookups and description bytes as
+/// `u32`; the description (UTF-8); per node its occupancy (`u128`); the `nodes + 1` starts
+/// (`u32`); per lookup the slider's index in [`Slider::ALL`] and the square (one byte each).
+pub fn write_search_workload(
+    path: &std::path::Path,
+    count: usize,
+    seed: u64,
+) -> Result<String, String> {
+    let mut nodes = (count.div_ceil(LOOKUPS_PER_NODE) + 16).min(MAX_OCCUPANCIES);
+    let workload = loop {
+        let workload = crate::harness::workloads::search_order(seed, nodes);
+        if workload.lookups.len() >= count || nodes >= MAX_OCCUPANCIES {
+            break workload;
+        }
+        nodes = (2 * nodes).min(MAX_OCCUPANCIES);
+    };
+    let description = workload.description.as_bytes();
+    let mut bytes = Vec::with_capacity(
+        20 + description.len()
+            + 16 * workload.occupancies.len()
+            + 4 * workload.starts.len()
+            + 2 * workload.lookups.len(),
+    );
+    bytes.extend_from_slice(WORKLOAD_MAGIC);
+    for n in [
+        workload.occupancies.len(),
+        workload.lookups.len(),
+        description.len(),
+    ] {
+        bytes.extend_from_slice(&(n as u32).to_le_bytes());
+    }
+    bytes.extend_from_slice(description);
+    for occupancy in &workload.occupancies {
+        bytes.extend_from_slice(&occupancy.to_le_bytes());
+    }
+    for start in &workload.starts {
+        bytes.extend_from_slice(&start.to_le_bytes());
+    }
+    for &(slider, square) in &workload.lookups {
+        let kind = Slider::ALL.iter().position(|&s| s == slider).unwrap_or(0);
+        bytes.extend_from_slice(&[kind as u8, square.index() as u8]);
+    }
+    std::fs::write(path, bytes)
+        .map_err(|e| format!("cannot write the E8 workload {}: {e}", path.display()))?;
+    Ok(workload.description)
+}
+
+/// The inputs of a workload file written by [`write_search_workload`]: its lookups in node
+/// order, cut (or cycled) to `count`, built with [`from_nodes`]. An error says what is wrong
+/// with the file.
+pub fn read_workload(path: &std::path::Path, count: usize) -> Result<Inputs, String> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| format!("cannot read the workload {}: {e}", path.display()))?;
+    let bad = |what: &str| format!("the workload {} is malformed: {what}", path.display());
+    let mut rest = bytes
+        .strip_prefix(&WORKLOAD_MAGIC[..])
+        .ok_or_else(|| bad("no KIKIE8W1 header"))?;
+    let mut take = |n: usize| -> Result<&[u8], String> {
+        if rest.len() < n {
+            return Err(bad("truncated"));
+        }
+        let (head, tail) = rest.split_at(n);
+        rest = tail;
+        Ok(head)
+    };
+    let mut header = [0usize; 3];
+    for field in &mut header {
+        *field = u32::from_le_bytes(take(4)?.try_into().unwrap_or_default()) as usize;
+    }
+    let [nodes, lookups, description_len] = header;
+    if nodes > MAX_OCCUPANCIES {
+        return Err(bad("more nodes than a packed input can name"));
+    }
+    let description = String::from_utf8(take(description_len)?.to_vec())
+        .map_err(|_| bad("the description is not UTF-8"))?;
+    let occupancies: Vec<u128> = take(16 * nodes)?
+        .chunks_exact(16)
+        .map(|c| u128::from_le_bytes(c.try_into().unwrap_or_default()))
+        .collect();
+    let starts: Vec<u32> = take(4 * (nodes + 1))?
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap_or_default()))
+        .collect();
+    let pairs = take(2 * lookups)?;
+    if !rest.is_empty() {
+        return Err(bad("trailing bytes"));
+    }
+    if occupancies.iter().any(|&o| o >> 81 != 0) {
+        return Err(bad("an occupancy beyond square 81"));
+    }
+    if starts.first() != Some(&0)
+        || starts.last().map(|&s| s as usize) != Some(lookups)
+        || starts.windows(2).any(|w| w[0] > w[1])
+    {
+        return Err(bad("node starts out of order"));
+    }
+    let lookups = pairs
+        .chunks_exact(2)
+        .map(|p| {
+            let slider = Slider::ALL.get(p[0] as usize).copied();
+            match (slider, Square::new(p[1]).filter(|_| p[1] < 81)) {
+                (Some(slider), Some(square)) => Ok((slider, square)),
+                _ => Err(bad("a lookup's slider or square out of range")),
+            }
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    if lookups.is_empty() {
+        return Err(bad("no lookups"));
+    }
+    Ok(from_nodes(
+        &occupancies,
+        &starts,
+        &lookups,
+        count,
+        &description,
+    ))
 }
 
 /// `count` lookups over [`OCCUPANCIES`] random occupancies (p = [`DENSITY`]) with uniform random
@@ -245,21 +371,19 @@ impl EvalBuffer {
 
 /// Runs the workload on one backend (tables built and inputs converted first), returning the
 /// folded result as a canonical board so that the work cannot be optimised away.
-pub struct WorkloadVisitor {
-    /// Lookups measured: the first `lookups` of the `inputs` generated.
+pub struct WorkloadVisitor<'a> {
+    /// Lookups measured: the first `lookups` of `generated`.
     pub lookups: usize,
-    /// Inputs generated (at least `lookups`).
-    pub inputs: usize,
-    pub seed: u64,
+    pub generated: &'a Inputs,
     /// Bytes of evaluation buffer read after every lookup (0: none).
     pub eval_bytes: usize,
 }
 
-impl BackendVisitor for WorkloadVisitor {
+impl BackendVisitor for WorkloadVisitor<'_> {
     type Output = u128;
     fn visit<B: Backend>(self, backend: B) -> u128 {
-        let generated = inputs(self.inputs.max(self.lookups), self.seed);
-        let occupancies: Vec<B::Occupancy> = generated
+        let occupancies: Vec<B::Occupancy> = self
+            .generated
             .occupancies
             .iter()
             .map(|&bits| backend.occupancy(bits))
@@ -268,7 +392,7 @@ impl BackendVisitor for WorkloadVisitor {
         let (folded, sum) = e8_measured_lookups(
             backend,
             &occupancies,
-            std::hint::black_box(&generated.packed[..self.lookups]),
+            std::hint::black_box(&self.generated.packed[..self.lookups]),
             std::hint::black_box(eval.as_slice()),
         );
         std::hint::black_box(folded).to_canonical() ^ std::hint::black_box(sum) as u128
@@ -276,17 +400,16 @@ impl BackendVisitor for WorkloadVisitor {
 }
 
 /// Runs the workload on the backend called `name` (or `EVAL_ALONE`: the evaluation reads of
-/// `eval_bytes` alone, over the same inputs): `inputs` lookup inputs generated, the first
-/// `lookups` of them measured.
+/// `eval_bytes` alone, over the same inputs): the first `lookups` of `generated` measured
+/// (at most all of them).
 pub fn run_workload(
     name: &str,
     lookups: usize,
-    inputs: usize,
-    seed: u64,
+    generated: &Inputs,
     eval_bytes: usize,
 ) -> Result<u128, RegistryError> {
+    let lookups = lookups.min(generated.packed.len());
     if name == EVAL_ALONE {
-        let generated = self::inputs(inputs.max(lookups), seed);
         let eval = EvalBuffer::new(eval_bytes.max(8));
         let sum = e8_measured_lookups_evaluation_alone(
             std::hint::black_box(&generated.packed[..lookups]),
@@ -298,8 +421,7 @@ pub fn run_workload(
         name,
         WorkloadVisitor {
             lookups,
-            inputs,
-            seed,
+            generated,
             eval_bytes,
         },
     )
