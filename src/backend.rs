@@ -169,6 +169,25 @@ pub trait Backend: Copy + Send + Sync + 'static {
         Vec::new()
     }
 
+    /// The byte offsets of the attack-table elements a sliding lookup reads, into the
+    /// concatenation of [`Backend::attack_table_memory`] in its order (for reuse-distance
+    /// analysis: offset / 64 names the cache line, per backend); appended to `out`. Empty for
+    /// backends without attack tables. Per-square metadata is not included.
+    ///
+    /// The elements are those [`Backend::slider_attacks`] (and [`Backend::slider_attacks_masked`]
+    /// with `usize::MAX`) reads, in the order it reads them, each as
+    /// `table_base + index * size_of::<Element>()`, where `table_base` is the sum of the byte
+    /// lengths of the tables before it in `attack_table_memory`.
+    fn attack_table_offsets(
+        &self,
+        slider: Slider,
+        occupancy: &Self::Occupancy,
+        sq: Square,
+        out: &mut Vec<usize>,
+    ) {
+        let _ = (slider, occupancy, sq, out);
+    }
+
     /// Sliding attacks by kind (for harness code that loops over kinds).
     #[inline(always)]
     fn slider_attacks(
