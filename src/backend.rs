@@ -173,6 +173,11 @@ pub trait Backend: Copy + Send + Sync + 'static {
     /// concatenation of [`Backend::attack_table_memory`] in its order (for reuse-distance
     /// analysis: offset / 64 names the cache line, per backend); appended to `out`. Empty for
     /// backends without attack tables. Per-square metadata is not included.
+    ///
+    /// The elements are those [`Backend::slider_attacks`] (and [`Backend::slider_attacks_masked`]
+    /// with `usize::MAX`) reads, in the order it reads them, each as
+    /// `table_base + index * size_of::<Element>()`, where `table_base` is the sum of the byte
+    /// lengths of the tables before it in `attack_table_memory`.
     fn attack_table_offsets(
         &self,
         slider: Slider,

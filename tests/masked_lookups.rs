@@ -5,10 +5,12 @@
 //! and a few thousand random occupancies; with 4 KiB and 64 KiB masks it runs on every square and
 //! kind and returns bitboards of real squares, and it differs from the real lookup somewhere
 //! exactly when the backend has attack tables; `attack_table_memory` is, table by table, the
-//! attack tables of `tables()`.
+//! attack tables of `tables()`; `attack_table_offsets` names, per lookup, the expected number of
+//! elements in the expected tables (see `table_reads`), all inside `attack_table_memory`, and
+//! moves with the occupancy.
 
 use kiki::types::ALL_SQUARES;
-use kiki::{Backend, Bitboard, Slider, Square};
+use kiki::{Backend, Bitboard, Color, Slider, Square};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -44,6 +46,35 @@ fn masked_tables(backend: &str) -> &'static [&'static str] {
         // Table-free sliders (per-square masks only): the negative controls.
         "qugiy" | "mailbox" | "sqww" => &[],
         other => panic!("no masked-table list for backend '{other}': add one"),
+    }
+}
+
+/// The tables (names of `masked_tables`, in read order) whose elements one sliding lookup reads:
+/// one element per name, so the length is the number of offsets `attack_table_offsets` gives.
+/// Magic, pext and magic-plain read 1 element for every kind; bonanza 2 (rook, dragon: file +
+/// rank; bishop, horse: rl45 + rr45) and 1 for the lance (file); dbb 2 (rook: file + rank,
+/// dragon: file-king + rank, bishop: diag1 + diag2, horse: diag1-king + diag2) and 1 for the
+/// lance (its colour's table); the table-free backends none.
+fn table_reads(backend: &str, slider: Slider) -> &'static [&'static str] {
+    use Slider::*;
+    match (backend, slider) {
+        ("bonanza", Rook | Dragon) => &["abb_file_attacks", "ai_rook_attacks_r0"],
+        ("bonanza", Bishop | Horse) => &["abb_bishop_attacks_rl45", "abb_bishop_attacks_rr45"],
+        ("bonanza", Lance(_)) => &["abb_file_attacks"],
+        ("dbb", Rook) => &["adbb_file_attacks", "adbb_rank_attacks"],
+        ("dbb", Bishop) => &["adbb_diag1_attacks", "adbb_diag2_attacks"],
+        ("dbb", Lance(Color::Black)) => &["adbb_file_minus_attacks (black lance)"],
+        ("dbb", Lance(Color::White)) => &["adbb_file_plus_attacks (white lance)"],
+        ("dbb", Dragon) => &["adbb_file_king_attacks (dragon)", "adbb_rank_attacks"],
+        ("dbb", Horse) => &["adbb_diag1_king_attacks (horse)", "adbb_diag2_attacks"],
+        ("magic" | "pext", Rook | Lance(_) | Dragon) => &["rook_attacks"],
+        ("magic" | "pext", Bishop | Horse) => &["bishop_attacks"],
+        ("magic-plain", Rook | Lance(_)) => &["rook_attacks"],
+        ("magic-plain", Dragon) => &["dragon_attacks"],
+        ("magic-plain", Bishop) => &["bishop_attacks"],
+        ("magic-plain", Horse) => &["horse_attacks"],
+        ("qugiy" | "mailbox" | "sqww", _) => &[],
+        (other, _) => panic!("no table-read list for backend '{other}': add one"),
     }
 }
 
@@ -157,6 +188,59 @@ fn memory_is_the_attack_tables<B: Backend>() {
     );
 }
 
+fn offsets_read_the_expected_tables<B: Backend>() {
+    let Some(backend) = backend::<B>() else {
+        return;
+    };
+    let name = B::info().name;
+    let tables = masked_tables(name);
+    let lengths: Vec<usize> = backend
+        .attack_table_memory()
+        .iter()
+        .map(|bytes| bytes.len())
+        .collect();
+    // The byte range of each table in the concatenation.
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    for length in &lengths {
+        ranges.push(start..start + length);
+        start += length;
+    }
+    let total = start;
+    let table_of = |offset: usize| {
+        let t = ranges.iter().position(|r| r.contains(&offset));
+        tables[t.unwrap_or_else(|| panic!("{name}: offset {offset} past {total} bytes"))]
+    };
+    let mut out = Vec::new();
+    let mut counts = Vec::new();
+    for slider in Slider::ALL {
+        let expected = table_reads(name, slider);
+        let mut distinct = std::collections::HashSet::new();
+        for canonical in occupancies(0x4F46_4653).into_iter().take(500) {
+            let occupancy = backend.occupancy(canonical);
+            for sq in Square::all() {
+                out.clear();
+                out.push(usize::MAX); // appended, not replaced
+                backend.attack_table_offsets(slider, &occupancy, sq, &mut out);
+                assert_eq!(out[0], usize::MAX, "{name}");
+                let offsets = &out[1..];
+                let read: Vec<&str> = offsets.iter().map(|&o| table_of(o)).collect();
+                assert_eq!(read, expected, "{name}: {slider} on {sq}, {canonical:#x}");
+                for &offset in offsets {
+                    assert!(offset + 4 <= total && offset % 4 == 0, "{name}: {offset}");
+                    distinct.insert(offset);
+                }
+            }
+        }
+        // The offsets depend on the square and occupancy: more than one element per square.
+        if !expected.is_empty() {
+            assert!(distinct.len() > 81 * expected.len(), "{name}: {slider}");
+        }
+        counts.push(format!("{slider} {}", expected.len()));
+    }
+    eprintln!("{name}: offsets per lookup: {}", counts.join(", "));
+}
+
 macro_rules! masked_tests {
     ($($name:literal $test:ident => $backend:ty),* $(,)?) => {
         $(
@@ -174,6 +258,11 @@ macro_rules! masked_tests {
                 #[test]
                 fn memory_is_the_attack_tables() {
                     super::memory_is_the_attack_tables::<$backend>();
+                }
+
+                #[test]
+                fn offsets_read_the_expected_tables() {
+                    super::offsets_read_the_expected_tables::<$backend>();
                 }
             }
         )*

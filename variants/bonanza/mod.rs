@@ -179,24 +179,54 @@ impl Bonanza {
     }
 }
 
-/// A `[81][128]` table's hot-twin lookup: the table seen flat, its index `sq × 128 + pattern`
+/// The flat index `sq × 128 + pattern` of a `[81][128]` table's entry.
+#[inline(always)]
+fn flat_index(sq: Square, pattern: usize) -> usize {
+    sq.index() * PATTERNS + pattern
+}
+
+/// A `[81][128]` table's hot-twin lookup (of the flat index `flat_index(sq, pattern)`): the table seen flat, its index `sq × 128 + pattern`
 /// ANDed with `table_mask >> s` (`2^s` = `T`'s size rounded up: 16 for bitboards, 4 for `u32`).
 #[inline(always)]
-fn masked_entry<T: Copy>(
-    table: &[[T; PATTERNS]; 81],
-    sq: Square,
-    pattern: usize,
-    table_mask: usize,
-) -> T {
-    let index = masked_index::<T>(sq.index() * PATTERNS + pattern, table_mask);
+fn masked_entry<T: Copy>(table: &[[T; PATTERNS]; 81], index: usize, table_mask: usize) -> T {
+    let index = masked_index::<T>(index, table_mask);
     // SAFETY: `sq.index() < 81` and `pattern < 128` (masked to 7 bits), so the unmasked index is
     // < 81 × 128, the flat length; the masked one is at most the unmasked one.
     unsafe { *table.as_flattened().get_unchecked(index) }
 }
 
-/// The hot twin of the sliding lookups: every line table's index masked, `aslide` and the
-/// occupancy read as in the real lookups.
+/// The flat indices the line lookups read (shared by the hot twin and the offsets), and the hot
+/// twin of the sliding lookups: every line table's index masked, `aslide` and the occupancy
+/// read as in the real lookups.
 impl Bonanza {
+    #[inline(always)]
+    fn file_index(occupancy: &RotatedBoards, sq: Square) -> usize {
+        let slide = Self::slide(sq);
+        let pattern = inner_pattern(&occupancy.occupied_rl90, slide.file_word, slide.file_shift);
+        flat_index(sq, pattern)
+    }
+
+    #[inline(always)]
+    fn rank_index(occupancy: &RotatedBoards, sq: Square) -> usize {
+        let slide = Self::slide(sq);
+        let pattern = inner_pattern(&occupancy.occupied, slide.rank_word, slide.rank_shift);
+        flat_index(sq, pattern)
+    }
+
+    #[inline(always)]
+    fn rl45_index(occupancy: &RotatedBoards, sq: Square) -> usize {
+        let slide = Self::slide(sq);
+        let pattern = inner_pattern(&occupancy.occupied_rl45, slide.rl45_word, slide.rl45_shift);
+        flat_index(sq, pattern)
+    }
+
+    #[inline(always)]
+    fn rr45_index(occupancy: &RotatedBoards, sq: Square) -> usize {
+        let slide = Self::slide(sq);
+        let pattern = inner_pattern(&occupancy.occupied_rr45, slide.rr45_word, slide.rr45_shift);
+        flat_index(sq, pattern)
+    }
+
     #[inline(always)]
     fn file_attacks_masked(
         &self,
@@ -204,9 +234,7 @@ impl Bonanza {
         sq: Square,
         table_mask: usize,
     ) -> BonanzaBitboard {
-        let slide = Self::slide(sq);
-        let pattern = inner_pattern(&occupancy.occupied_rl90, slide.file_word, slide.file_shift);
-        masked_entry(self.file, sq, pattern, table_mask)
+        masked_entry(self.file, Self::file_index(occupancy, sq), table_mask)
     }
 
     #[inline(always)]
@@ -217,8 +245,7 @@ impl Bonanza {
         table_mask: usize,
     ) -> BonanzaBitboard {
         let slide = Self::slide(sq);
-        let pattern = inner_pattern(&occupancy.occupied, slide.rank_word, slide.rank_shift);
-        let rank = masked_entry(self.rank, sq, pattern, table_mask);
+        let rank = masked_entry(self.rank, Self::rank_index(occupancy, sq), table_mask);
         let keep = |word: u8| rank & 0u32.wrapping_sub((slide.rank_word == word) as u32);
         BonanzaBitboard::new([keep(0), keep(1), keep(2)])
     }
@@ -230,11 +257,8 @@ impl Bonanza {
         sq: Square,
         table_mask: usize,
     ) -> BonanzaBitboard {
-        let slide = Self::slide(sq);
-        let rl45 = inner_pattern(&occupancy.occupied_rl45, slide.rl45_word, slide.rl45_shift);
-        let rr45 = inner_pattern(&occupancy.occupied_rr45, slide.rr45_word, slide.rr45_shift);
-        masked_entry(self.rl45, sq, rl45, table_mask)
-            | masked_entry(self.rr45, sq, rr45, table_mask)
+        masked_entry(self.rl45, Self::rl45_index(occupancy, sq), table_mask)
+            | masked_entry(self.rr45, Self::rr45_index(occupancy, sq), table_mask)
     }
 
     #[inline(always)]
@@ -471,6 +495,29 @@ impl Backend for Bonanza {
             table_bytes(self.rl45.as_flattened()),
             table_bytes(self.rr45.as_flattened()),
         ]
+    }
+
+    /// Two elements for the rook and dragon (file, then rank), two for the bishop and horse
+    /// (rl45, then rr45), one for the lance (file); the tables in `attack_table_memory` order.
+    fn attack_table_offsets(
+        &self,
+        slider: Slider,
+        occupancy: &RotatedBoards,
+        sq: Square,
+        out: &mut Vec<usize>,
+    ) {
+        const LINE: usize = size_of::<LineTable>();
+        const RANK: usize = size_of::<RankTable>();
+        const ELEMENT: usize = size_of::<BonanzaBitboard>();
+        let file = || Self::file_index(occupancy, sq) * ELEMENT;
+        let rank = || LINE + Self::rank_index(occupancy, sq) * size_of::<u32>();
+        let rl45 = || LINE + RANK + Self::rl45_index(occupancy, sq) * ELEMENT;
+        let rr45 = || 2 * LINE + RANK + Self::rr45_index(occupancy, sq) * ELEMENT;
+        match slider {
+            Slider::Rook | Slider::Dragon => out.extend([file(), rank()]),
+            Slider::Bishop | Slider::Horse => out.extend([rl45(), rr45()]),
+            Slider::Lance(_) => out.push(file()),
+        }
     }
 
     #[inline(always)]

@@ -53,11 +53,18 @@ fn line_lookup(table: &LineTable, sq: Square, byte: u8) -> DbbBitboard {
     at(table, sq)[byte as usize]
 }
 
+/// The flat index `sq × 256 + byte` of a line table's entry (shared by the hot twin and the
+/// offsets).
+#[inline(always)]
+fn line_index(sq: Square, byte: u8) -> usize {
+    sq.index() * 256 + byte as usize
+}
+
 /// `line_lookup`'s hot twin: the table seen flat (`[81 × 256]`), its index `sq × 256 + byte`
 /// ANDed with `table_mask >> 4` (16-byte entries).
 #[inline(always)]
 fn line_lookup_masked(table: &LineTable, sq: Square, byte: u8, table_mask: usize) -> DbbBitboard {
-    let index = masked_index::<DbbBitboard>(sq.index() * 256 + byte as usize, table_mask);
+    let index = masked_index::<DbbBitboard>(line_index(sq, byte), table_mask);
     // SAFETY: `sq.index() < 81` and `byte < 256`, so the unmasked index is < 81 × 256, the flat
     // length; the masked one is at most the unmasked one.
     unsafe { *table.as_flattened().get_unchecked(index) }
@@ -104,6 +111,20 @@ impl Dbb {
         line_lookup(&self.tables.diag2_attacks, sq, byte)
     }
 
+    /// The rank byte `rank_attacks` reads (shared by the hot twin and the offsets).
+    #[inline(always)]
+    fn rank_byte(&self, occupancy: &DbbOccupancy, sq: Square) -> u8 {
+        let slide = self.slide(sq);
+        let word = occupancy.occupied.0[(slide.rank_word & 1) as usize];
+        line_byte(word, slide.rank_shift)
+    }
+
+    /// The diag2 byte `diag2_attacks` reads (shared by the hot twin and the offsets).
+    #[inline(always)]
+    fn diag2_byte(&self, occupancy: &DbbOccupancy, sq: Square) -> u8 {
+        line_byte(occupancy.occupied_rl45, self.slide(sq).diag2_shift)
+    }
+
     /// `rank_attacks`'s hot twin.
     #[inline(always)]
     fn rank_attacks_masked(
@@ -112,14 +133,8 @@ impl Dbb {
         sq: Square,
         table_mask: usize,
     ) -> DbbBitboard {
-        let slide = self.slide(sq);
-        let word = occupancy.occupied.0[(slide.rank_word & 1) as usize];
-        line_lookup_masked(
-            &self.tables.rank_attacks,
-            sq,
-            line_byte(word, slide.rank_shift),
-            table_mask,
-        )
+        let byte = self.rank_byte(occupancy, sq);
+        line_lookup_masked(&self.tables.rank_attacks, sq, byte, table_mask)
     }
 
     /// `diag2_attacks`'s hot twin.
@@ -130,7 +145,7 @@ impl Dbb {
         sq: Square,
         table_mask: usize,
     ) -> DbbBitboard {
-        let byte = line_byte(occupancy.occupied_rl45, self.slide(sq).diag2_shift);
+        let byte = self.diag2_byte(occupancy, sq);
         line_lookup_masked(&self.tables.diag2_attacks, sq, byte, table_mask)
     }
 
@@ -362,6 +377,45 @@ impl Backend for Dbb {
         .into_iter()
         .map(|table| table_bytes(table.as_flattened()))
         .collect()
+    }
+
+    /// Two elements for the rook (file, rank), bishop (diag1, diag2), dragon (file-king, rank)
+    /// and horse (diag1-king, diag2), one for the lance (its colour's table); table `t` of
+    /// `attack_table_memory` starts at `t × size_of::<LineTable>()`.
+    fn attack_table_offsets(
+        &self,
+        slider: Slider,
+        occupancy: &DbbOccupancy,
+        sq: Square,
+        out: &mut Vec<usize>,
+    ) {
+        // Positions in `attack_table_memory`.
+        const RANK: usize = 0;
+        const FILE: usize = 1;
+        const LANCE: usize = 2;
+        const FILE_KING: usize = 4;
+        const DIAG1: usize = 5;
+        const DIAG1_KING: usize = 6;
+        const DIAG2: usize = 7;
+        let at = |table: usize, byte: u8| {
+            table * size_of::<LineTable>() + line_index(sq, byte) * size_of::<DbbBitboard>()
+        };
+        let rank = || at(RANK, self.rank_byte(occupancy, sq));
+        let diag2 = || at(DIAG2, self.diag2_byte(occupancy, sq));
+        match slider {
+            Slider::Rook => out.extend([at(FILE, self.file_byte(occupancy, sq)), rank()]),
+            Slider::Bishop => out.extend([at(DIAG1, self.diag1_byte(occupancy, sq)), diag2()]),
+            Slider::Lance(color) => {
+                out.push(at(
+                    LANCE + (color.index() & 1),
+                    self.file_byte(occupancy, sq),
+                ));
+            }
+            Slider::Dragon => out.extend([at(FILE_KING, self.file_byte(occupancy, sq)), rank()]),
+            Slider::Horse => {
+                out.extend([at(DIAG1_KING, self.diag1_byte(occupancy, sq)), diag2()]);
+            }
+        }
     }
 
     #[inline(always)]

@@ -175,6 +175,15 @@ impl Magic {
         unsafe { *table.get_unchecked(index) }
     }
 
+    /// The element index `lookup` reads (shared by the hot twin and the offsets).
+    #[inline(always)]
+    fn index(squares: &[SquareMagic; 81], occupancy: &SplitBitboard, sq: Square) -> usize {
+        // SAFETY: `Square` is always < 81.
+        let entry = unsafe { squares.get_unchecked(sq.index()) };
+        let folded = (*occupancy & entry.mask).merged();
+        entry.offset as usize + (folded.wrapping_mul(entry.magic) >> entry.shift) as usize
+    }
+
     /// `lookup`'s hot twin: the same index, ANDed with `table_mask >> 4` (16-byte entries).
     #[inline(always)]
     fn lookup_masked<const N: usize>(
@@ -184,12 +193,7 @@ impl Magic {
         sq: Square,
         table_mask: usize,
     ) -> SplitBitboard {
-        // SAFETY: `Square` is always < 81.
-        let entry = unsafe { squares.get_unchecked(sq.index()) };
-        let folded = (*occupancy & entry.mask).merged();
-        let index =
-            entry.offset as usize + (folded.wrapping_mul(entry.magic) >> entry.shift) as usize;
-        let index = masked_index::<SplitBitboard>(index, table_mask);
+        let index = masked_index::<SplitBitboard>(Self::index(squares, occupancy, sq), table_mask);
         // SAFETY: the masked index is at most the unmasked one (the AND only clears bits), which
         // is < N as in `lookup`.
         unsafe { *table.get_unchecked(index) }
@@ -383,6 +387,26 @@ impl Backend for Magic {
     /// `rook_attacks` and `bishop_attacks`.
     fn attack_table_memory(&self) -> Vec<&'static [u8]> {
         vec![table_bytes(self.rook_table), table_bytes(self.bishop_table)]
+    }
+
+    /// One element a lookup: the rook table for the rook, lance and dragon, the bishop table
+    /// (after the rook table) for the bishop and horse.
+    fn attack_table_offsets(
+        &self,
+        slider: Slider,
+        occupancy: &SplitBitboard,
+        sq: Square,
+        out: &mut Vec<usize>,
+    ) {
+        const ELEMENT: usize = size_of::<SplitBitboard>();
+        out.push(match slider {
+            Slider::Rook | Slider::Lance(_) | Slider::Dragon => {
+                Self::index(&ROOK_SQUARES, occupancy, sq) * ELEMENT
+            }
+            Slider::Bishop | Slider::Horse => {
+                size_of::<RookTable>() + Self::index(&BISHOP_SQUARES, occupancy, sq) * ELEMENT
+            }
+        });
     }
 
     #[inline(always)]

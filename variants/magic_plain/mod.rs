@@ -173,6 +173,26 @@ fn lookup(
     unsafe { row.get_unchecked(index) }.widen()
 }
 
+/// The index `lookup` reads in the table seen flat (`[81 × 16384]`): `sq × 16384 + index`
+/// (shared by the hot twin and the offsets).
+#[inline(always)]
+fn flat_index(
+    masks: &[SplitBitboard; 81],
+    magics: &[u64; 81],
+    occupancy: &SplitBitboard,
+    sq: Square,
+) -> usize {
+    // SAFETY: `Square` is always < 81.
+    let (mask, magic) = unsafe {
+        (
+            *masks.get_unchecked(sq.index()),
+            *magics.get_unchecked(sq.index()),
+        )
+    };
+    let index = ((*occupancy & mask).merged().wrapping_mul(magic) >> SHIFT) as usize;
+    sq.index() * ENTRIES_PER_SQUARE + index
+}
+
 /// `lookup`'s hot twin: the table seen flat (`[81 × 16384]`), its index `sq × 16384 + index`
 /// ANDed with `table_mask >> 4` (12-byte entries, rounded up to 16).
 #[inline(always)]
@@ -184,15 +204,7 @@ fn lookup_masked(
     sq: Square,
     table_mask: usize,
 ) -> SplitBitboard {
-    // SAFETY: `Square` is always < 81.
-    let (mask, magic) = unsafe {
-        (
-            *masks.get_unchecked(sq.index()),
-            *magics.get_unchecked(sq.index()),
-        )
-    };
-    let index = ((*occupancy & mask).merged().wrapping_mul(magic) >> SHIFT) as usize;
-    let flat = masked_index::<PackedBitboard>(sq.index() * ENTRIES_PER_SQUARE + index, table_mask);
+    let flat = masked_index::<PackedBitboard>(flat_index(masks, magics, occupancy, sq), table_mask);
     // SAFETY: `sq.index() < 81` and `index < 2^14` (a u64 shifted right by 50), so the unmasked
     // flat index is < 81 × 2^14, the flat length; the masked one is at most the unmasked one.
     unsafe { table.as_flattened().get_unchecked(flat) }.widen()
@@ -395,6 +407,25 @@ impl Backend for MagicPlain {
             .into_iter()
             .map(|table| table_bytes(table.as_flattened()))
             .collect()
+    }
+
+    /// One element a lookup, in the rook table (the rook and lance), the dragon table, the
+    /// bishop table or the horse table, each `[81 × 16384]` of 12-byte entries.
+    fn attack_table_offsets(
+        &self,
+        slider: Slider,
+        occupancy: &SplitBitboard,
+        sq: Square,
+        out: &mut Vec<usize>,
+    ) {
+        const TABLE: usize = size_of::<PlainTable>();
+        let (base, masks, magics) = match slider {
+            Slider::Rook | Slider::Lance(_) => (0, &ROOK_MASKS, &ROOK_MAGICS),
+            Slider::Dragon => (TABLE, &ROOK_MASKS, &ROOK_MAGICS),
+            Slider::Bishop => (2 * TABLE, &BISHOP_MASKS, &BISHOP_MAGICS),
+            Slider::Horse => (3 * TABLE, &BISHOP_MASKS, &BISHOP_MAGICS),
+        };
+        out.push(base + flat_index(masks, magics, occupancy, sq) * size_of::<PackedBitboard>());
     }
 
     #[inline(always)]
