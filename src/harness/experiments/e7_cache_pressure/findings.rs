@@ -49,7 +49,8 @@ pub(super) fn method(m: &Measurement) -> String {
          pressure reads, then each lookup timed alone (`lfence; rdtscp; lfence`); its extra \
          time over the hot twin's median classifies the line as L1 / L2 / LL / memory at \
          {} / {} / {} ns (midpoints between the measured levels' latencies above L1); these are latency \
-         classes, so a line still in L2 whose 4 KiB page misses the TLB counts as farther. \
+         classes against the twin at the same P, whose own lines that pressure also evicts, \
+         so they are uncalibrated (no line known to sit in L2 was timed). \
          Table pages: the backends with ≥ 4 MiB of attack tables on the 4 KiB pages the \
          allocator gave them, then collapsed to 2 MiB pages (`MADV_COLLAPSE`, checked in \
          /proc/self/smaps; measured last since it cannot be undone in the process), each \
@@ -184,7 +185,8 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     }
     for (name, points) in &n.dose {
         out.push(format!(
-            "{name}'s cost grows with the footprint it reads: {}.",
+            "{name}'s cost by the footprint it reads (the full table from the main sweep, \
+             the masked ones from sweeps of their own with fewer cases): {}.",
             and_list(
                 &points
                     .iter()
