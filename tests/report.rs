@@ -574,6 +574,32 @@ fn quick_report_of_every_experiment_is_complete() {
         "{positive}"
     );
     assert!(positive["pass"].is_boolean(), "{positive}");
+    // A positive control per synthetic size (half L2, half the last level, memory), each with
+    // its cost at every pressure.
+    let positives = summary("E7", "positive_controls");
+    let positives = positives.as_array().expect("a list of positive controls");
+    assert!(positives.len() >= 2, "{positives:?}");
+    for p in positives {
+        assert!(
+            p["expected_ns"].is_number() && p["pass"].is_boolean(),
+            "{p}"
+        );
+        assert!(!p["by_pressure"].as_array().unwrap().is_empty(), "{p}");
+    }
+    let aa = summary("E7", "aa_control");
+    assert_eq!(aa["backend"], "magic-plain", "{aa}");
+    for point in aa["points"].as_array().unwrap() {
+        assert!(
+            point["ns"].is_number() && point["pass"].is_boolean(),
+            "{point}"
+        );
+    }
+    let pairs = summary("E7", "against_dbb");
+    assert!(
+        pairs["magic-plain_vs_dbb"]["ratio_change"]["ratio"].is_number(),
+        "{pairs}"
+    );
+    assert!(costs["magic-plain"]["pressure_reads"].as_u64().is_some());
     let survival = summary("E7", "survival");
     for point in survival.as_array().unwrap() {
         let total: f64 = ["l1", "l2", "ll", "memory"]
@@ -586,6 +612,10 @@ fn quick_report_of_every_experiment_is_complete() {
     let pages = summary("E7", "table_pages");
     assert!(pages["magic-plain"]["small_ns"].is_number(), "{pages}");
     assert!(pages["magic-plain"]["huge_ns"].is_number(), "{pages}");
+    assert!(
+        pages["magic-plain"]["huge_low"].as_f64() <= pages["magic-plain"]["huge_high"].as_f64(),
+        "{pages}"
+    );
     assert!(summary("E7", "seed_004_verdict").is_string());
 
     // Every linked file exists and is non-empty; plots come in both formats.

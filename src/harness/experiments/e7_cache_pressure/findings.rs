@@ -39,13 +39,23 @@ pub(super) fn method(m: &Measurement) -> String {
          lookup with each attack-table index ANDed with a run-time mask that keeps the reads \
          within the first {} of each table (per-square metadata stays real) — the two taking \
          turns at going first; the table-miss cost is T(backend) − T(hot twin) in ns per \
-         lookup, paired per round. A round walks a window of nodes in slices of 32, the \
-         backends taking turns slice by slice, and keeps each case's median slice; the next \
-         round walks the next window. P sweeps {} reads per node. Controls: mailbox and sqww \
-         (tables within one page) must show a cost within ±{NEGATIVE_BOUND_NS} ns; a synthetic \
-         table of {} read at random in the same chain must cost E6's latency at its size \
-         minus the latency at 4 KiB within ±{:.0} % at P = 0. Dose–response: at the top P, \
-         masks of {} and the full table. Survival probe ({}): per node the lookups once, P \
+         lookup, paired per round. Each case runs in a block of its own, so that no case is \
+         timed among another case's tables or pressure lines: an untimed warm-in walk first \
+         ({} lookups per line of the table footprint it reads, up to twice the last level, or \
+         {} × the minimum sample time, whichever ends first), then all its rounds back to back, \
+         each round the next window of nodes in slices of 32, keeping the slices' trimmed \
+         mean; every case walks the same windows, and the case order rotates between \
+         invocations. P sweeps {} \
+         reads per node (fixed counts: what a node's reads insert, P × 64 B, is set against \
+         a table line's reuse distance in nodes, not against a cache size). Controls: mailbox \
+         and sqww (tables within one page) must show a cost within ±{NEGATIVE_BOUND_NS} ns; \
+         an A/A control times {}'s full-table chain twice per node, as if it were its own \
+         twin (the same turn-taking), and must resolve no difference (its interval includes \
+         0); \
+         synthetic tables of {} read at random in the same chain must each cost E6's latency \
+         at their size minus the latency at 4 KiB within ±{:.0} % at P = 0. Dose–response: \
+         at the top P, masks of {} (half the measured L2, half and twice the last level, \
+         rounded down to powers of two) and the full table, all in one sweep. Survival probe ({}): per node the lookups once, P \
          pressure reads, then each lookup timed alone (`lfence; rdtscp; lfence`); its extra \
          time over the hot twin's median classifies the line as L1 / L2 / LL / memory at \
          {} / {} / {} ns (midpoints between the measured levels' latencies above L1); these are latency \
@@ -67,15 +77,23 @@ pub(super) fn method(m: &Measurement) -> String {
         rounded_bytes(m.pressure_bytes as f64),
         format_sig(m.ns_per_tick),
         rounded_bytes((HOT_MASK + 1) as f64),
+        super::measure::WARM_IN_READS_PER_LINE,
+        super::measure::WARM_IN_SAMPLES,
         m.pressure_reads
             .iter()
             .map(|r| r.to_string())
             .collect::<Vec<_>>()
             .join(", "),
-        rounded_bytes(m.synthetic_bytes as f64),
+        m.aa_backend.unwrap_or("no backend"),
+        and_list(
+            &m.synthetic
+                .iter()
+                .map(|(label, bytes)| format!("{} ({label})", rounded_bytes(*bytes as f64)))
+                .collect::<Vec<_>>()
+        ),
         POSITIVE_TOLERANCE * 100.0,
         and_list(
-            &super::measure::DOSE_MASKS
+            &m.dose_masks
                 .iter()
                 .map(|mask| rounded_bytes((mask + 1) as f64))
                 .collect::<Vec<_>>()
@@ -134,11 +152,28 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
         ));
     }
     out.push(format!("Seed 004's argument {}.", n.verdict.text));
-    if let Some(c) = &n.verdict.unpressed {
-        out.push(format!(
-            "Without pressure magic-plain takes ×{:.2} [{:.2}–{:.2}] dbb's time.",
-            c.ratio, c.low, c.high
-        ));
+    if let Some(p) = n.verdict.pairs.iter().find(|p| p.backend == "magic") {
+        if let (Some(zero), Some(top_c), Some(change)) = (&p.unpressed, &p.at_top, &p.ratio_change)
+        {
+            out.push(format!(
+                "Fancy magic against dbb: ×{:.2} [{:.2}–{:.2}] their time without pressure, \
+                 ×{:.2} [{:.2}–{:.2}] after {top} reads per node, a change of ×{:.2} \
+                 [{:.2}–{:.2}] paired per round{}.",
+                zero.ratio,
+                zero.low,
+                zero.high,
+                top_c.ratio,
+                top_c.low,
+                top_c.high,
+                change.value,
+                change.low,
+                change.high,
+                p.difference.as_ref().map_or(String::new(), |d| format!(
+                    "; its table misses cost {} ns more per lookup than dbb's",
+                    format_interval(d)
+                ))
+            ));
+        }
     }
     let failed: Vec<String> = n
         .negative
@@ -165,28 +200,76 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
             and_list(&failed)
         ));
     }
-    match &n.positive {
-        Some((e, expected, true)) => out.push(format!(
-            "The positive control passes: the synthetic {} table costs {} ns per read, E6's curve \
-             says {} ns.",
-            rounded_bytes(m.synthetic_bytes as f64),
-            format_interval(e),
-            format_sig(*expected)
-        )),
-        Some((e, expected, false)) => out.push(format!(
-            "**THE POSITIVE CONTROL FAILS: the synthetic {} table costs {} ns per read where E6's \
-             curve says {} ns (±{:.0} %).**",
-            rounded_bytes(m.synthetic_bytes as f64),
-            format_interval(e),
-            format_sig(*expected),
-            POSITIVE_TOLERANCE * 100.0
-        )),
-        None => {}
+    if let Some((name, points)) = &n.aa {
+        let failed: Vec<String> = points
+            .iter()
+            .filter(|(_, _, pass)| !pass)
+            .map(|(r, e, _)| format!("{} ns at P = {r}", format_interval(e)))
+            .collect();
+        let bound = points
+            .iter()
+            .map(|(_, e, _)| e.low.abs().max(e.high.abs()))
+            .fold(0.0, f64::max);
+        if failed.is_empty() {
+            out.push(format!(
+                "The A/A control passes: {name}'s full chain timed against itself resolves no \
+                 bias at any pressure (every interval includes 0; the widest bounds a bias of \
+                 the turn-taking to ±{} ns per lookup).",
+                format_sig(bound)
+            ));
+        } else {
+            out.push(format!(
+                "**THE A/A CONTROL FAILS: {name}'s full chain against itself gives {}: the \
+                 turn-taking biases the costs above by that much.**",
+                and_list(&failed)
+            ));
+        }
+    }
+    for p in &n.positive {
+        let size = format!("{} ({})", rounded_bytes(p.bytes as f64), p.label);
+        out.push(if p.pass {
+            format!(
+                "The positive control at {size} passes: {} ns per read at P = 0, E6's curve says \
+                 {} ns.",
+                format_interval(&p.at_zero),
+                format_sig(p.expected)
+            )
+        } else {
+            format!(
+                "**THE POSITIVE CONTROL AT {size} FAILS: {} ns per read at P = 0 where E6's curve \
+                 says {} ns (±{:.0} %).**",
+                format_interval(&p.at_zero),
+                format_sig(p.expected),
+                POSITIVE_TOLERANCE * 100.0
+            )
+        });
+    }
+    let growth: Vec<String> = n
+        .positive
+        .iter()
+        .filter_map(|p| {
+            let top_e = p.by_pressure.iter().find(|(r, _)| *r == top)?;
+            Some(format!(
+                "{} ({}) from {} to {} ns",
+                rounded_bytes(p.bytes as f64),
+                p.label,
+                format_sig(p.at_zero.value),
+                format_sig(top_e.1.value)
+            ))
+        })
+        .collect();
+    if !growth.is_empty() && top > 0 {
+        out.push(format!(
+            "Pressure also changes what one miss costs, with no backend involved: the synthetic \
+             tables' cost per read goes {} from P = 0 to P = {top}; a table's cost under pressure \
+             mixes where its lines are with that.",
+            and_list(&growth)
+        ));
     }
     for (name, points) in &n.dose {
         out.push(format!(
-            "{name}'s cost by the footprint it reads (the full table from the main sweep, \
-             the masked ones from sweeps of their own with fewer cases): {}.",
+            "{name}'s cost by the footprint it reads (one sweep at P = {top}, each footprint \
+             a case of its own): {}.",
             and_list(
                 &points
                     .iter()

@@ -34,8 +34,14 @@ pub(super) struct Measurement {
     /// Nanoseconds per time-stamp tick (measured against the monotonic clock).
     pub ns_per_tick: f64,
     pub sampling: SampleConfig,
-    /// The positive control's synthetic table bytes.
-    pub synthetic_bytes: usize,
+    /// The positive controls' synthetic tables: what each is sized after (half the measured
+    /// L2, half the last level, the pressure buffer in memory) and its bytes.
+    pub synthetic: Vec<(String, usize)>,
+    /// The dose–response's byte masks below the full table, sized from the measured levels.
+    pub dose_masks: Vec<usize>,
+    /// The A/A control's backend (the one with the largest attack tables): its full-table chain
+    /// timed twice per node, as if it were its own twin.
+    pub aa_backend: Option<&'static str>,
     /// Every chain point: per round, ns per lookup.
     pub chains: Vec<Chain>,
     /// The survival probe's backend, and per pressure count the timed reloads of real and hot
@@ -192,8 +198,46 @@ pub(super) fn mask_label(mask: usize) -> String {
     }
 }
 
-/// The dose–response footprints below the full table (byte masks).
-pub(super) const DOSE_MASKS: [usize; 3] = [(64 << 10) - 1, (1 << 20) - 1, (8 << 20) - 1];
+/// The dose–response footprints below the full table (byte masks): half the measured L2,
+/// half the last level and twice the last level, each rounded down to a power of two (a mask
+/// keeps whole low bits), above the hot twin's 4 KiB and without repeats.
+pub(super) fn dose_masks(levels: &CacheLevels) -> Vec<usize> {
+    let l2 = levels.level("L2").map_or(256 << 10, |l| l.bytes);
+    let last = levels.last_level_bytes();
+    let mut masks: Vec<usize> = [l2 / 2, last / 2, 2 * last]
+        .iter()
+        .map(|&bytes| (1usize << (usize::BITS - 1 - bytes.max(1).leading_zeros())) - 1)
+        .filter(|&mask| mask > HOT_MASK)
+        .collect();
+    masks.dedup();
+    masks
+}
+
+/// The positive controls' table sizes: half the measured L2, half the last level (where that
+/// differs), and `memory_bytes` (the pressure buffer's size, 4× the last level or more).
+pub(super) fn synthetic_sizes(levels: &CacheLevels, memory_bytes: usize) -> Vec<(String, usize)> {
+    let mut sizes = Vec::new();
+    if let Some(l2) = levels.level("L2") {
+        sizes.push(("½ L2".to_string(), l2.bytes / 2));
+    }
+    let last = levels.levels.last();
+    if let Some(last) = last.filter(|l| l.level != "L2" && l.level != "L1") {
+        sizes.push((format!("½ {}", last.level), last.bytes / 2));
+    }
+    sizes.push(("memory".to_string(), memory_bytes));
+    sizes
+}
+
+/// The case name of a positive control's synthetic table.
+pub(super) fn synthetic_case(label: &str) -> String {
+    format!("{} ({label})", super::SYNTHETIC)
+}
+
+/// The case name of the A/A control on `backend`, and its second mask's label.
+pub(super) fn aa_case(backend: &str) -> String {
+    format!("{backend} A/A")
+}
+pub(super) const AA_SECOND: &str = "full, again";
 
 /// The nodes and lookups a chain case walks, with the pressure buffer it reads.
 struct Walk<'a> {
@@ -230,6 +274,9 @@ fn chain_body<'a, B: Backend>(
     walk: Walk<'a>,
     masks: Vec<usize>,
 ) -> impl FnMut(usize, usize, &mut [u64]) -> u64 + 'a {
+    // The settling pass always runs as the hot twin, also for the A/A control (two full-table
+    // chains): a full-table settle would leave both of its chains' lines cached.
+    let settle = HOT_MASK;
     let zero = black_box(0u64);
     move |start, count, ticks_out| {
         let nodes = occupancies.len();
@@ -240,10 +287,9 @@ fn chain_body<'a, B: Backend>(
             let sum = pressure_sum(&walk, node, link & zero);
             link = sum & zero;
             let occupancy = &occupancies[node];
-            // An untimed settling pass as the hot twin (the last mask): the per-square metadata,
-            // the code and the branch history are then warm for every timed chain alike, and
-            // no timed chain starts while the pressure phase's traffic is still draining.
-            let settle = masks[masks.len() - 1];
+            // An untimed settling pass as the hot twin: the per-square metadata, the code and
+            // the branch history are then warm for every timed chain alike, and no timed chain
+            // starts while the pressure phase's traffic is still draining.
             for &(slider, square) in walk.workload.node(node) {
                 // SAFETY: as below.
                 let square = unsafe { Square::new_unchecked(square.index() as u8 ^ link as u8) };
@@ -298,7 +344,7 @@ fn synthetic_body<'a>(
             let sum = pressure_sum(&walk, node, link & zero);
             link = sum & zero;
             let first = walk.workload.starts[node] as u64;
-            let settle = masks[masks.len() - 1] >> 3;
+            let settle = HOT_MASK >> 3;
             for j in 0..walk.workload.node(node).len() as u64 {
                 link = table[eval_index((first + j) ^ link, table.len()) & settle] & zero;
             }
@@ -324,6 +370,8 @@ fn synthetic_body<'a>(
 struct ChainCase<'a> {
     case: String,
     masks: Vec<String>,
+    /// The table bytes its widest mask reads (what its warm-in must bring into the caches).
+    footprint: usize,
     body: ChainBody<'a>,
 }
 
@@ -337,6 +385,8 @@ struct MakeChain<'a> {
     masks: Vec<usize>,
     /// The case's own pressure stream.
     stream: u64,
+    /// Labels for the masks where they are not the masks' own (the A/A control's).
+    labels: Option<Vec<String>>,
 }
 
 impl<'a> BackendVisitor for MakeChain<'a> {
@@ -348,9 +398,14 @@ impl<'a> BackendVisitor for MakeChain<'a> {
             .iter()
             .map(|&o| backend.occupancy(o))
             .collect();
+        let table: usize = backend.attack_table_memory().iter().map(|t| t.len()).sum();
+        let widest = self.masks.iter().copied().max().unwrap_or(0);
         ChainCase {
+            footprint: table.min(widest.saturating_add(1)),
             case: B::info().name.to_string(),
-            masks: self.masks.iter().map(|&m| mask_label(m)).collect(),
+            masks: self
+                .labels
+                .unwrap_or_else(|| self.masks.iter().map(|&m| mask_label(m)).collect()),
             body: Box::new(chain_body(
                 backend,
                 occupancies,
@@ -373,20 +428,33 @@ fn lookups_in(workload: &SearchWorkload, start: usize, count: usize) -> usize {
         .sum()
 }
 
-/// Nodes per slice: a round alternates the cases slice by slice, so that every case of a point
-/// meets the same machine conditions (another tenant, a DRAM refresh) within ~100 µs.
+/// Nodes per slice: a case's window is timed slice by slice, and the slices' trimmed mean is
+/// the round's value, so that a slice an interrupt hit does not move it.
 const SLICE_NODES: usize = 32;
 
-/// Times chain cases: in each round every case walks the same window of nodes (the next window
-/// in the next round, so no sample repeats a node until the workload wraps), slice by slice,
-/// the cases taking turns within each slice. Inside a case every node's chain is timed per mask
-/// (see [`chain_body`]). Returns per case and mask, per round, the trimmed mean over the round's
-/// slices of ns per lookup. Recorded and replayed across invocations like every timing primitive.
+/// The warm-in before a case's rounds: lookups enough to read this many times the lines of
+/// its footprint (capped at twice the last level: beyond it the lines miss anyway) ...
+pub(super) const WARM_IN_READS_PER_LINE: usize = 4;
+/// ... or this many times `min_sample` of walking, whichever comes first (under pressure the
+/// caches turn over within a few nodes, so the state is steady long before).
+pub(super) const WARM_IN_SAMPLES: u32 = 10;
+
+/// Times chain cases, each in a block of its own: an untimed warm-in walk that brings the
+/// case's own table lines into the caches as far as its reuse keeps them (see the constants
+/// above), then all its rounds back to back. A round walks a window of nodes slice by slice
+/// (the next window in the next round, so no sample repeats a node until the workload wraps),
+/// and every case walks the same windows. No case is timed among another case's tables or
+/// pressure lines: when cases alternated slice by slice, each case's "no pressure" point
+/// carried the other cases' table and pressure traffic, and a short warm-in left a table that
+/// fits the cache half cold. The case order rotates from invocation to invocation. Inside a
+/// case every node's chain is timed per mask (see [`chain_body`]). Returns per case and mask,
+/// per round, the trimmed mean over the window's slices of ns per lookup. Recorded and
+/// replayed across invocations like every timing primitive.
 fn time_chains(
     workload: &SearchWorkload,
     cases: &mut [ChainCase<'_>],
     sampling: &SampleConfig,
-    ns_per_tick: f64,
+    (ns_per_tick, last_level): (f64, usize),
     progress: &mut dyn FnMut(f64),
 ) -> Vec<(String, Vec<f64>, Vec<f64>)> {
     let names: Vec<String> = cases
@@ -400,7 +468,7 @@ fn time_chains(
     let live = || {
         let nodes = workload.nodes();
         let slice = SLICE_NODES.min(nodes);
-        // Window: enough slices that the slowest case's share of a round lasts `min_sample`.
+        // Window: enough slices that the slowest case's window lasts `min_sample`.
         let mut window = slice;
         let warm_until = Instant::now() + sampling.warmup;
         loop {
@@ -422,39 +490,50 @@ fn time_chains(
         let (offset, _) = invocations::invocation();
         let rounds = invocations::rounds(sampling.samples);
         let n = cases.len();
+        let per_node = workload.lookups.len() as f64 / nodes.max(1) as f64;
         let mut ns: Vec<Vec<Vec<f64>>> = cases
             .iter()
             .map(|c| vec![Vec::new(); c.masks.len()])
             .collect();
         // Invocations start at different nodes: together they cover more of the workload.
-        let mut start = (offset * rounds * window) % nodes;
-        for round in 0..rounds {
-            let mut per_slice: Vec<Vec<Vec<f64>>> = cases
-                .iter()
-                .map(|c| vec![Vec::new(); c.masks.len()])
-                .collect();
-            for (s, first) in (0..window).step_by(slice).enumerate() {
-                let count = slice.min(window - first);
-                let at = (start + first) % nodes;
-                let lookups = lookups_in(workload, at, count).max(1) as f64;
-                for k in 0..n {
-                    let i = (round + s + k + offset) % n;
-                    let mut ticks = vec![0u64; cases[i].masks.len()];
-                    black_box((cases[i].body)(at, count, &mut ticks));
+        let first_start = (offset * rounds * window) % nodes;
+        for k in 0..n {
+            let i = (k + offset) % n;
+            let case = &mut cases[i];
+            let lines = case.footprint.min(2 * last_level) / 64;
+            let warm_nodes =
+                ((WARM_IN_READS_PER_LINE * lines) as f64 / per_node.max(1.0)).ceil() as usize;
+            let warm_nodes = warm_nodes.clamp(window, nodes);
+            let deadline = Instant::now() + sampling.min_sample * WARM_IN_SAMPLES;
+            let mut scratch = vec![0u64; case.masks.len()];
+            for first in (0..warm_nodes).step_by(slice) {
+                let at = (first_start + 2 * nodes - warm_nodes + first) % nodes;
+                black_box((case.body)(at, slice.min(warm_nodes - first), &mut scratch));
+                if Instant::now() >= deadline {
+                    break;
+                }
+            }
+            let mut start = first_start;
+            for round in 0..rounds {
+                let mut per_slice: Vec<Vec<f64>> = vec![Vec::new(); case.masks.len()];
+                for first in (0..window).step_by(slice) {
+                    let count = slice.min(window - first);
+                    let at = (start + first) % nodes;
+                    let lookups = lookups_in(workload, at, count).max(1) as f64;
+                    let mut ticks = vec![0u64; case.masks.len()];
+                    black_box((case.body)(at, count, &mut ticks));
                     for (mask, t) in ticks.iter().enumerate() {
-                        per_slice[i][mask].push(*t as f64 * ns_per_tick / lookups);
+                        per_slice[mask].push(*t as f64 * ns_per_tick / lookups);
                     }
                 }
-            }
-            // The slices' mean with the fastest and slowest tenth left out: a slice that an
-            // interrupt or another process hit is dropped, and the rest are all used.
-            for (case, masks) in per_slice.iter_mut().enumerate() {
-                for (mask, times) in masks.iter_mut().enumerate() {
-                    ns[case][mask].push(trimmed_mean(times));
+                // The slices' mean with the fastest and slowest tenth left out: a slice that
+                // an interrupt or another process hit is dropped, and the rest are all used.
+                for (mask, times) in per_slice.iter_mut().enumerate() {
+                    ns[i][mask].push(trimmed_mean(times));
                 }
+                start = (start + window) % nodes;
+                progress((k * rounds + round + 1) as f64 / (n * rounds) as f64);
             }
-            start = (start + window) % nodes;
-            progress((round + 1) as f64 / rounds as f64);
         }
         names
             .iter()
@@ -570,6 +649,8 @@ pub(super) fn measure(config: &Config, levels: CacheLevels, progress: Progress<'
     let pressure_reads: Vec<u32> =
         config.pick(vec![0, 16], vec![0, 32, 256], vec![0, 8, 32, 128, 512]);
     let ns_per_tick = tick_ns();
+    let synthetic = synthetic_sizes(&levels, pressure_bytes);
+    let dose = dose_masks(&levels);
     let mut m = Measurement {
         workload: workload.description.clone(),
         backends,
@@ -580,7 +661,9 @@ pub(super) fn measure(config: &Config, levels: CacheLevels, progress: Progress<'
         pressure_reads,
         ns_per_tick,
         sampling: sampling(config),
-        synthetic_bytes: pressure_bytes,
+        synthetic,
+        dose_masks: dose,
+        aa_backend: None,
         chains: Vec::new(),
         survival_backend: None,
         survival: Vec::new(),
@@ -615,20 +698,23 @@ pub(super) fn measure(config: &Config, levels: CacheLevels, progress: Progress<'
             None
         }
     };
-    let synthetic = PageBuffer::new(buffer_bytes, Pages::Huge, |i| i as u64 * 0x9E37);
-    let total = m.pressure_reads.len() + 3;
+    let synthetic: Vec<PageBuffer> = m
+        .synthetic
+        .iter()
+        .map(|(_, bytes)| {
+            let bytes = if replaying { 4096 } else { *bytes };
+            PageBuffer::new(bytes, Pages::Huge, |i| i as u64 * 0x9E37)
+        })
+        .collect();
+    let total = m.pressure_reads.len() + 4;
     let mut steps = Steps {
         progress,
         done: 0,
         total,
     };
-    chain_sweep(
-        &mut m,
-        &workload,
-        pressure.as_slice(),
-        synthetic.as_slice(),
-        &mut steps,
-    );
+    let tables: Vec<&[u64]> = synthetic.iter().map(PageBuffer::as_slice).collect();
+    chain_sweep(&mut m, &workload, pressure.as_slice(), &tables, &mut steps);
+    drop(tables);
     survival(&mut m, &workload, pressure.as_slice(), &mut steps);
     m.reuse = m
         .backends
@@ -642,16 +728,24 @@ pub(super) fn measure(config: &Config, levels: CacheLevels, progress: Progress<'
     m
 }
 
-/// Every backend (full table and hot twin) and the synthetic table at every pressure; at the
-/// highest pressure also the dose–response footprints of the backends whose tables exceed them.
+/// Every backend (full table and hot twin), the synthetic tables and the A/A control at every
+/// pressure; then, at the highest pressure, the dose–response.
 fn chain_sweep(
     m: &mut Measurement,
     workload: &SearchWorkload,
     pressure: &[u64],
-    synthetic: &[u64],
+    synthetic: &[&[u64]],
     steps: &mut Steps<'_>,
 ) {
     let highest = m.pressure_reads.last().copied().unwrap_or(0);
+    m.aa_backend = m
+        .backends
+        .iter()
+        .copied()
+        .map(|name| (name, attack_table_bytes(name)))
+        .filter(|&(_, bytes)| bytes > HOT_MASK + 1)
+        .max_by_key(|&(_, bytes)| bytes)
+        .map(|(name, _)| name);
     for reads in m.pressure_reads.clone() {
         let mut cases: Vec<ChainCase<'_>> = Vec::new();
         for name in &m.backends {
@@ -661,63 +755,96 @@ fn chain_sweep(
                 reads,
                 masks: vec![usize::MAX, HOT_MASK],
                 stream: cases.len() as u64,
+                labels: None,
             };
             if let Ok(made) = registry::visit(name, made) {
                 cases.push(made);
             }
         }
-        let masks = vec![usize::MAX, HOT_MASK];
-        cases.push(ChainCase {
-            case: super::SYNTHETIC.to_string(),
-            masks: masks.iter().map(|&mask| mask_label(mask)).collect(),
-            body: Box::new(synthetic_body(
-                synthetic,
-                Walk {
-                    workload,
-                    pressure,
-                    reads,
-                    stream: cases.len() as u64,
-                },
-                masks,
-            )),
-        });
+        if let Some(name) = m.aa_backend {
+            let made = MakeChain {
+                workload,
+                pressure,
+                reads,
+                masks: vec![usize::MAX, usize::MAX],
+                stream: cases.len() as u64,
+                labels: Some(vec![mask_label(usize::MAX), AA_SECOND.to_string()]),
+            };
+            if let Ok(mut made) = registry::visit(name, made) {
+                made.case = aa_case(name);
+                cases.push(made);
+            }
+        }
+        for ((label, _), table) in m.synthetic.iter().zip(synthetic) {
+            let masks = vec![usize::MAX, HOT_MASK];
+            cases.push(ChainCase {
+                footprint: table.len() * 8,
+                case: synthetic_case(label),
+                masks: masks.iter().map(|&mask| mask_label(mask)).collect(),
+                body: Box::new(synthetic_body(
+                    table,
+                    Walk {
+                        workload,
+                        pressure,
+                        reads,
+                        stream: cases.len() as u64,
+                    },
+                    masks,
+                )),
+            });
+        }
         let message = format!("{reads} pressure reads per node");
-        let results = time_chains(workload, &mut cases, &m.sampling, m.ns_per_tick, &mut |f| {
-            steps.report(&message, f)
-        });
+        let results = time_chains(
+            workload,
+            &mut cases,
+            &m.sampling,
+            (m.ns_per_tick, m.levels.last_level_bytes()),
+            &mut |f| steps.report(&message, f),
+        );
         push_chains(m, &cases, results, "chain", reads, ("as built", "huge"));
         steps.done += 1;
     }
-    // The dose–response at the top pressure: one point per footprint, so that no two cases of a
-    // point share a backend's tables (a case walking the same nodes right after another of the
-    // same backend would find that one's table lines cached).
-    for mask in DOSE_MASKS {
-        let mut cases: Vec<ChainCase<'_>> = Vec::new();
-        for name in &m.backends {
-            if mask + 1 >= attack_table_bytes(name) {
-                continue;
-            }
+    // The dose–response at the top pressure, full tables included, in one sweep of its own: a
+    // case per backend and footprint (two masks of one backend in one case would share table
+    // lines: an index below the smaller mask reads the same line under both).
+    let mut cases: Vec<ChainCase<'_>> = Vec::new();
+    for name in &m.backends {
+        let table = attack_table_bytes(name);
+        let masks: Vec<usize> = m
+            .dose_masks
+            .iter()
+            .copied()
+            .filter(|&mask| mask + 1 < table)
+            .collect();
+        if masks.is_empty() {
+            continue;
+        }
+        for mask in masks.into_iter().chain([usize::MAX]) {
             let made = MakeChain {
                 workload,
                 pressure,
                 reads: highest,
                 masks: vec![mask, HOT_MASK],
                 stream: cases.len() as u64,
+                labels: None,
             };
             if let Ok(mut made) = registry::visit(name, made) {
                 made.case = dose_case(name, mask);
                 cases.push(made);
             }
         }
-        if cases.is_empty() {
-            continue;
-        }
-        let message = format!("dose–response, {}", mask_label(mask));
-        let results = time_chains(workload, &mut cases, &m.sampling, m.ns_per_tick, &mut |f| {
-            steps.report(&message, f)
-        });
-        push_chains(m, &cases, results, "chain", highest, ("as built", "huge"));
     }
+    if !cases.is_empty() {
+        let results = time_chains(
+            workload,
+            &mut cases,
+            &m.sampling,
+            (m.ns_per_tick, m.levels.last_level_bytes()),
+            &mut |f| steps.report("dose–response", f),
+        );
+        push_chains(m, &cases, results, "dose", highest, ("as built", "huge"));
+    }
+    steps.done += 1;
 }
 
 /// The case name of `backend`'s dose–response point at `mask`.
@@ -1047,15 +1174,20 @@ fn table_pages(
                     reads,
                     masks: vec![usize::MAX, HOT_MASK],
                     stream,
+                    labels: None,
                 };
                 if let Ok(made) = registry::visit(name, made) {
                     cases.push(made);
                 }
             }
             let message = format!("tables on {tables} pages, pressure on {pressure_pages} pages");
-            let results = time_chains(workload, &mut cases, &m.sampling, m.ns_per_tick, &mut |f| {
-                steps.report(&message, f)
-            });
+            let results = time_chains(
+                workload,
+                &mut cases,
+                &m.sampling,
+                (m.ns_per_tick, m.levels.last_level_bytes()),
+                &mut |f| steps.report(&message, f),
+            );
             push_chains(m, &cases, results, "pages", reads, (tables, pressure_pages));
         }
     }

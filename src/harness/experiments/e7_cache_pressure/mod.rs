@@ -96,6 +96,8 @@ mod tests {
         assert!(summary("table_miss_cost")["magic-plain"]["ns"].is_number());
         assert!(summary("negative_controls")["mailbox"]["pass"].is_boolean());
         assert!(summary("positive_control")["expected_ns"].as_f64().unwrap() > 0.0);
+        assert!(!summary("positive_controls").as_array().unwrap().is_empty());
+        assert_eq!(summary("aa_control")["backend"], "magic-plain");
         assert!(!summary("survival").as_array().unwrap().is_empty());
         assert!(summary("table_pages")["magic-plain"].is_object());
         assert!(summary("seed_004_verdict").is_string());
