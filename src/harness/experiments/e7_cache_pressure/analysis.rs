@@ -35,7 +35,7 @@ pub(super) struct Numbers {
     pub positive: Vec<Positive>,
     /// The A/A control (the biggest-table backend's full chain against itself) per pressure:
     /// its backend, and (P, estimate, pass).
-    pub aa: Option<(String, Vec<(u32, Estimate, bool)>)>,
+    pub aa: Option<(String, Vec<ControlPoint>)>,
     /// Per backend with big tables: cost per masked footprint (bytes) at the top pressure.
     pub dose: Vec<(String, Vec<(usize, Estimate)>)>,
     /// Survival fractions per pressure count: (P, [L1, L2, LL, memory]).
@@ -48,6 +48,9 @@ pub(super) struct Numbers {
     /// dbb's there and with no pressure.
     pub verdict: Verdict,
 }
+
+/// A control's estimate at one pressure count, and whether it passes.
+pub(super) type ControlPoint = (u32, Estimate, bool);
 
 /// One backend's attack-table bytes and its table-miss cost at each pressure count.
 pub(super) type BackendCosts = (String, usize, Vec<(u32, Estimate)>);
