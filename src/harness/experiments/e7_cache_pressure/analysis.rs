@@ -115,6 +115,15 @@ fn chain_ns<'a>(m: &'a Measurement, reads: u32, case: &str) -> Option<&'a [f64]>
         .map(|c| c.ns.as_slice())
 }
 
+/// Misses per lookup to three significant digits (`0.0123`, `1.50`, `12.3`).
+pub(super) fn per_lookup(x: f64) -> String {
+    if !x.is_finite() || x <= 0.0 {
+        return format!("{x}");
+    }
+    let decimals = (2 - x.log10().floor() as i32).max(0) as usize;
+    format!("{x:.decimals$}")
+}
+
 /// The x position of a pressure count on the log axis (P = 0 drawn one step left of the first).
 fn pressure_x(reads: u32) -> f64 {
     if reads == 0 {
@@ -534,12 +543,13 @@ fn plots(m: &Measurement, n: &Numbers) -> Vec<Plot> {
         let sizes: Vec<usize> = (9..=26).map(|j| 64usize << j).collect();
         plots.push(Plot {
             file_stem: "e7_reuse".into(),
-            title: "Table lines' reuse along the search-order walk: miss ratio of an LRU cache"
-                .into(),
+            title:
+                "Table lines' reuse along the search-order walk: an LRU cache's misses per lookup"
+                    .into(),
             x_label: "fully associative LRU cache size".into(),
-            y_label: "miss ratio of the table reads".into(),
+            y_label: "table-line misses per lookup".into(),
             log_x: true,
-            log_y: false,
+            log_y: true,
             kind: PlotKind::Line,
             categories: Vec::new(),
             markers: m
@@ -556,7 +566,7 @@ fn plots(m: &Measurement, n: &Numbers) -> Vec<Plot> {
                     points: sizes
                         .iter()
                         .map(|&bytes| {
-                            let y = r.miss_ratio(bytes);
+                            let y = r.misses_per_lookup(bytes);
                             crate::harness::results::Point {
                                 x: bytes as f64,
                                 y,
@@ -636,7 +646,7 @@ fn plots(m: &Measurement, n: &Numbers) -> Vec<Plot> {
     plots
 }
 
-/// The cache sizes the reuse table reads the miss ratio at: each measured level, and the
+/// The cache sizes the reuse table reads the misses per lookup at: each measured level, and the
 /// 2008-class caches seed 004 had in mind (E8's: 4 and 12 MiB).
 pub(super) fn reuse_sizes(m: &Measurement) -> Vec<(String, usize)> {
     let mut sizes: Vec<(String, usize)> = m
@@ -660,8 +670,8 @@ pub(super) fn reuse_sizes(m: &Measurement) -> Vec<(String, usize)> {
     sizes
 }
 
-/// The LRU size a miss ratio is read at: `bytes` rounded down to 64 × 2^j (see `Reuse`).
-fn lru_bytes(bytes: usize) -> usize {
+/// The LRU size misses are read at: `bytes` rounded down to 64 × 2^j (see `Reuse`).
+pub(super) fn lru_bytes(bytes: usize) -> usize {
     let lines = (bytes / 64).max(1);
     64 << (usize::BITS - 1 - lines.leading_zeros())
 }
@@ -769,30 +779,34 @@ fn tables(m: &Measurement, n: &Numbers) -> Vec<Table> {
         let mut reuse = Table {
             headers: vec![
                 "backend".into(),
+                "lookups".into(),
                 "table reads".into(),
                 "distinct lines".into(),
+                "cold misses per lookup".into(),
             ],
             rows: Vec::new(),
         };
         reuse.headers.extend(
             sizes
                 .iter()
-                .map(|(label, _)| format!("miss ratio, {label}")),
+                .map(|(label, _)| format!("misses per lookup, {label}")),
         );
         for r in &m.reuse {
             let mut row = vec![
                 r.backend.to_string(),
+                r.lookups.to_string(),
                 r.reads.to_string(),
                 format!(
                     "{} ({})",
                     r.distinct_lines,
                     rounded_bytes(r.distinct_lines as f64 * 64.0)
                 ),
+                per_lookup(r.cold_per_lookup()),
             ];
             row.extend(
                 sizes
                     .iter()
-                    .map(|(_, bytes)| format!("{:.3}", r.miss_ratio(*bytes))),
+                    .map(|(_, bytes)| per_lookup(r.misses_per_lookup(*bytes))),
             );
             reuse.rows.push(row);
         }
@@ -920,15 +934,28 @@ fn summary(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
             json!({"small_ns": split.small.value, "huge_ns": split.huge.value}),
         );
     }
+    // Misses per lookup keyed by the LRU size they are read at ("4 MiB"); two sizes rounding
+    // down to the same LRU size give the same value.
     let mut reuse = Map::new();
     for r in &m.reuse {
-        let ratios: Map<String, Json> = reuse_sizes(m)
+        let per_size: Map<String, Json> = reuse_sizes(m)
             .iter()
-            .map(|(_, bytes)| (bytes.to_string(), json!(r.miss_ratio(*bytes))))
+            .map(|(_, bytes)| {
+                (
+                    rounded_bytes(lru_bytes(*bytes) as f64),
+                    json!(r.misses_per_lookup(*bytes)),
+                )
+            })
             .collect();
         reuse.insert(
             r.backend.to_string(),
-            json!({"reads": r.reads, "distinct_lines": r.distinct_lines, "miss_ratio_by_bytes": ratios}),
+            json!({
+                "lookups": r.lookups,
+                "reads": r.reads,
+                "distinct_lines": r.distinct_lines,
+                "cold": r.cold,
+                "misses_per_lookup": per_size,
+            }),
         );
     }
     vec![

@@ -1,6 +1,6 @@
 //! E7's method and findings paragraphs, written from the measurement and its analysis.
 
-use super::analysis::{survival_bounds, Numbers};
+use super::analysis::{lru_bytes, per_lookup, survival_bounds, Numbers};
 use super::measure::Measurement;
 use super::{HOT_MASK, NEGATIVE_BOUND_NS, POSITIVE_TOLERANCE};
 use crate::harness::experiments::{and_list, claims_method};
@@ -57,8 +57,9 @@ pub(super) fn method(m: &Measurement) -> String {
          against pressure on 4 KiB and on huge pages, at the top P. Reuse: each backend's own \
          attack-table reads along the whole walk (`attack_table_offsets`, no pressure), their \
          LRU stack distances (Bennett–Kruskal with a Fenwick tree) bucketed by powers of two, \
-         giving the miss ratio of a fully associative LRU cache of any size (rounded down to \
-         64 × 2^j bytes). Bracket: the former \
+         giving the misses of a fully associative LRU cache of any size (rounded down to \
+         64 × 2^j bytes), reported per lookup of the walk (a lookup may read several table \
+         lines). Bracket: the former \
          free-running design ({} lookups, {} evaluation reads per lookup with nothing ordering \
          them, at E = 0 and E = {}), marginal cost = T(backend) − T(reads alone).",
         and_list(&levels),
@@ -205,21 +206,24 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
             .iter()
             .map(|r| {
                 format!(
-                    "{} {} ({}; {:.1} % missed)",
+                    "{} {} ({}; {} misses per lookup, {} of them cold)",
                     r.backend,
                     r.distinct_lines,
                     rounded_bytes(r.distinct_lines as f64 * 64.0),
-                    100.0 * r.miss_ratio(last_level.bytes)
+                    per_lookup(r.misses_per_lookup(last_level.bytes)),
+                    per_lookup(r.cold_per_lookup())
                 )
             })
             .collect();
         if !described.is_empty() {
             out.push(format!(
                 "Along the walk, with no pressure at all, the tables' distinct lines and the \
-                 share of table reads a fully associative LRU cache the size of the measured {} \
-                 ({}) would miss: {}.",
+                 table-line misses per lookup of a fully associative LRU cache the size of the \
+                 measured {} ({}, read as {}): {}; the cold misses are the first reads of each \
+                 line, which no cache size removes.",
                 last_level.level,
                 rounded_bytes(last_level.bytes as f64),
+                rounded_bytes(lru_bytes(last_level.bytes) as f64),
                 and_list(&described)
             ));
         }
