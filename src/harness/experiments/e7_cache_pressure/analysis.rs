@@ -2,7 +2,10 @@
 //! the survival fractions, the table-page split, the bracket and the seed-004 verdict, as
 //! series, plots, tables, summary values and the numbers the findings quote.
 
-use super::measure::{attack_table_bytes, dose_case, mask_label, Chain, Measurement, DOSE_MASKS};
+use super::measure::{
+    attack_table_bytes, dose_case, mask_label, Calibration, Chain, Measurement, DOSE_MASKS,
+    SURVIVAL_LEVELS,
+};
 use super::{
     EVAL_ALONE, HOT_MASK, NEGATIVE_BOUND_NS, NEGATIVE_CONTROLS, POSITIVE_TOLERANCE, SYNTHETIC,
 };
@@ -36,6 +39,8 @@ pub(super) struct Numbers {
     pub dose: Vec<(String, Vec<(usize, Estimate)>)>,
     /// Survival fractions per pressure count: (P, [L1, L2, LL, memory]).
     pub survival: Vec<(u32, [f64; 4])>,
+    /// The base the reloads' extra time is taken over: the hot twin's median at P = 0.
+    pub survival_base: Option<f64>,
     /// The table-page split per backend.
     pub pages: Vec<PageSplit>,
     /// The bracket per backend: marginal cost at E = 0 and at E = the pressure buffer.
@@ -191,7 +196,8 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             Some((name.to_string(), points))
         })
         .collect();
-    let survival = survival_fractions(m);
+    let survival_base = survival_base(m);
+    let survival = survival_fractions(m, survival_base);
     let pages = m
         .table_pages
         .iter()
@@ -229,6 +235,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         positive,
         dose,
         survival,
+        survival_base,
         pages,
         bracket,
         verdict,
@@ -243,15 +250,26 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     }
 }
 
-/// Survival fractions: each real reload's extra time over the hot twin's median at the same
-/// pressure, classified by the midpoints between the measured levels' latencies above L1.
-fn survival_fractions(m: &Measurement) -> Vec<(u32, [f64; 4])> {
-    let bounds = survival_bounds(m);
+/// The hot twin's median reload at P = 0: the probed lookup with all its lines in L1.
+fn survival_base(m: &Measurement) -> Option<f64> {
     m.survival
         .iter()
-        .filter(|(_, real, twin)| !real.is_empty() && !twin.is_empty())
-        .map(|(reads, real, twin)| {
-            let base = typical(twin);
+        .find(|(reads, _, twin)| *reads == 0 && !twin.is_empty())
+        .map(|(_, _, twin)| typical(twin))
+        .filter(|base| base.is_finite())
+}
+
+/// Survival fractions: each real reload's extra time over the hot twin's median at P = 0,
+/// classified by the calibrated bounds (none without a calibration or a base).
+fn survival_fractions(m: &Measurement, base: Option<f64>) -> Vec<(u32, [f64; 4])> {
+    let (Some(calibration), Some(base)) = (&m.calibration, base) else {
+        return Vec::new();
+    };
+    let bounds = survival_bounds(calibration);
+    m.survival
+        .iter()
+        .filter(|(_, real, _)| !real.is_empty())
+        .map(|(reads, real, _)| {
             let mut counts = [0usize; 4];
             for &ns in real {
                 let extra = ns - base;
@@ -264,19 +282,44 @@ fn survival_fractions(m: &Measurement) -> Vec<(u32, [f64; 4])> {
         .collect()
 }
 
-/// The extra-latency bounds between L1 | L2 | LL | memory: midpoints of the levels' latencies
-/// above L1's.
-pub(super) fn survival_bounds(m: &Measurement) -> [f64; 3] {
-    let levels = &m.levels.levels;
-    let l1 = levels.first().map_or(1.0, |l| l.ns);
-    let l2 = levels.get(1).map_or(4.0, |l| l.ns);
-    let ll = levels.last().map_or(20.0, |l| l.ns).max(l2);
-    let memory = m.levels.memory_ns.max(ll);
-    let above = |ns: f64| ns - l1;
+/// The extra-latency bounds between L1 | L2 | LL | memory: the midpoints between neighbouring
+/// levels' calibrated medians, minus the calibrated L1 median (extra latency above an L1 hit).
+pub(super) fn survival_bounds(c: &Calibration) -> [f64; 3] {
+    let [l1, l2, ll, memory] = c.medians;
     [
-        above(l2) / 2.0,
-        (above(l2) + above(ll)) / 2.0,
-        (above(ll) + above(memory)) / 2.0,
+        (l1 + l2) / 2.0 - l1,
+        (l2 + ll) / 2.0 - l1,
+        (ll + memory) / 2.0 - l1,
+    ]
+}
+
+/// The calibration's self-check: it passes when its medians increase strictly L1 < L2 < LL <
+/// memory. The neighbouring levels whose medians do not (empty when it passes).
+pub(super) fn calibration_coincide(c: &Calibration) -> Vec<(&'static str, &'static str)> {
+    (0..3)
+        .filter(|&i| {
+            c.medians[i + 1].partial_cmp(&c.medians[i]) != Some(std::cmp::Ordering::Greater)
+        })
+        .map(|i| (SURVIVAL_LEVELS[i], SURVIVAL_LEVELS[i + 1]))
+        .collect()
+}
+
+/// How the calibration placed a line in each level, as the table and the method say it.
+pub(super) fn calibration_placement(c: &Calibration) -> [String; 4] {
+    [
+        "loaded just before".to_string(),
+        format!(
+            "loaded, then {} read (2× the effective L1)",
+            rounded_bytes(c.l2_evict_bytes as f64)
+        ),
+        format!(
+            "loaded, then {} read (2× the effective L2)",
+            rounded_bytes(c.ll_evict_bytes as f64)
+        ),
+        match c.memory_evict_bytes {
+            None => "flushed (`clflush`, `mfence`)".to_string(),
+            Some(bytes) => format!("{} read (4× the effective LL)", rounded_bytes(bytes as f64)),
+        },
     ]
 }
 
@@ -830,6 +873,9 @@ fn tables(m: &Measurement, n: &Numbers) -> Vec<Table> {
         }
         out.push(survival);
     }
+    if let Some(c) = &m.calibration {
+        out.push(calibration_table(c, n.survival_base));
+    }
     if !n.pages.is_empty() {
         let mut pages = Table {
             headers: vec![
@@ -894,6 +940,72 @@ fn tables(m: &Measurement, n: &Numbers) -> Vec<Table> {
         out.push(bracket);
     }
     out
+}
+
+/// The survival classes' calibration: per level, how its lines were placed, the median timed
+/// load, its extra over L1 and the class bound above it; then the base and the self-check.
+fn calibration_table(c: &Calibration, base: Option<f64>) -> Table {
+    let bounds = survival_bounds(c);
+    let placement = calibration_placement(c);
+    let mut table = Table {
+        headers: vec![
+            "survival calibration: line in".into(),
+            "placed by".into(),
+            "timed loads".into(),
+            "median ns".into(),
+            "extra over L1, ns".into(),
+            "class bound above, ns of extra".into(),
+        ],
+        rows: Vec::new(),
+    };
+    for (i, level) in SURVIVAL_LEVELS.iter().enumerate() {
+        table.rows.push(vec![
+            level.to_string(),
+            placement[i].clone(),
+            c.samples.to_string(),
+            format_sig(c.medians[i]),
+            format_sig(c.medians[i] - c.medians[0]),
+            bounds.get(i).map_or("—".into(), |b| format_sig(*b)),
+        ]);
+    }
+    table.rows.push(vec![
+        "clock step".into(),
+        "the time stamp's step: the greatest common divisor of the timed loads' ticks".into(),
+        "—".into(),
+        format_sig(c.step_ns),
+        "—".into(),
+        "—".into(),
+    ]);
+    table.rows.push(vec![
+        "base".into(),
+        "the hot twin's reload at P = 0 (all lines in L1)".into(),
+        "—".into(),
+        base.map_or("—".into(), format_sig),
+        "—".into(),
+        "—".into(),
+    ]);
+    let coincide = calibration_coincide(c);
+    let check = if coincide.is_empty() {
+        "yes".to_string()
+    } else {
+        format!(
+            "**no** ({})",
+            coincide
+                .iter()
+                .map(|(a, b)| format!("{a} ≥ {b}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    table.rows.push(vec![
+        "self-check".into(),
+        format!("medians increase strictly L1 < L2 < LL < memory: {check}"),
+        "—".into(),
+        "—".into(),
+        "—".into(),
+        "—".into(),
+    ]);
+    table
 }
 
 fn yes_no(pass: bool) -> String {
@@ -969,6 +1081,22 @@ fn summary(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
         ("negative_controls".into(), Json::Object(negative)),
         ("positive_control".into(), positive),
         ("survival".into(), Json::Array(survival)),
+        (
+            "survival_calibration".into(),
+            m.calibration.as_ref().map_or(Json::Null, |c| {
+                json!({
+                    "l1_ns": c.medians[0],
+                    "l2_ns": c.medians[1],
+                    "ll_ns": c.medians[2],
+                    "memory_ns": c.medians[3],
+                    "bounds_ns": survival_bounds(c),
+                    "samples": c.samples,
+                    "clock_step_ns": c.step_ns,
+                    "pass": calibration_coincide(c).is_empty(),
+                    "base_ns": n.survival_base,
+                })
+            }),
+        ),
         ("table_pages".into(), Json::Object(pages)),
         ("reuse".into(), Json::Object(reuse)),
         (
@@ -980,4 +1108,32 @@ fn summary(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
         ),
         ("seed_004_verdict".into(), json!(n.verdict.text)),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn calibration(medians: [f64; 4]) -> Calibration {
+        Calibration {
+            medians,
+            samples: 300,
+            l2_evict_bytes: 96 << 10,
+            ll_evict_bytes: 2 << 20,
+            memory_evict_bytes: None,
+            target_bytes: 8 << 20,
+            step_ns: 0.4,
+        }
+    }
+
+    /// Bounds are the midpoints between neighbouring medians, less the L1 median; the check
+    /// names each neighbouring pair that does not increase.
+    #[test]
+    fn calibration_bounds_and_self_check() {
+        let passing = calibration([20.0, 24.0, 40.0, 120.0]);
+        assert_eq!(survival_bounds(&passing), [2.0, 12.0, 60.0]);
+        assert!(calibration_coincide(&passing).is_empty());
+        let failing = calibration([20.0, 30.0, 30.0, 120.0]);
+        assert_eq!(calibration_coincide(&failing), [("L2", "LL")]);
+    }
 }

@@ -97,6 +97,12 @@ mod tests {
         assert!(summary("negative_controls")["mailbox"]["pass"].is_boolean());
         assert!(summary("positive_control")["expected_ns"].as_f64().unwrap() > 0.0);
         assert!(!summary("survival").as_array().unwrap().is_empty());
+        let calibration = summary("survival_calibration");
+        assert!(
+            calibration["l1_ns"].as_f64().unwrap() > 0.0,
+            "{calibration}"
+        );
+        assert_eq!(calibration["bounds_ns"].as_array().unwrap().len(), 3);
         assert!(summary("table_pages")["magic-plain"].is_object());
         assert!(summary("seed_004_verdict").is_string());
         assert!(experiment.findings.contains("magic-plain"));
