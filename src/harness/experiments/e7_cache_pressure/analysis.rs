@@ -592,7 +592,7 @@ fn plots(m: &Measurement, n: &Numbers) -> Vec<Plot> {
             x_label: "fully associative LRU cache size".into(),
             y_label: "table-line misses per lookup".into(),
             log_x: true,
-            log_y: true,
+            log_y: false,
             kind: PlotKind::Line,
             categories: Vec::new(),
             markers: m
