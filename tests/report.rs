@@ -609,6 +609,32 @@ fn quick_report_of_every_experiment_is_complete() {
         assert!((total - 1.0).abs() < 1e-9, "{point}");
     }
     assert!(!survival.as_array().unwrap().is_empty());
+    // The survival classes' calibration: four positive medians and three bounds.
+    let calibration = summary("E7", "survival_calibration");
+    for key in ["l1_ns", "l2_ns", "ll_ns", "memory_ns"] {
+        assert!(
+            calibration[key].as_f64().unwrap() > 0.0,
+            "{key}: {calibration}"
+        );
+    }
+    let bounds = calibration["bounds_ns"].as_array().expect("bounds");
+    assert_eq!(bounds.len(), 3, "{calibration}");
+    assert!(bounds.iter().all(|b| b.is_number()), "{calibration}");
+    // The reuse per backend with tables: its lookups, and misses per lookup keyed by size.
+    let reuse = summary("E7", "reuse");
+    let reuse = reuse.as_object().expect("reuse per backend");
+    assert!(reuse.contains_key("magic-plain"), "{reuse:?}");
+    for (backend, value) in reuse {
+        assert!(value["lookups"].as_u64().unwrap() > 0, "{backend}: {value}");
+        assert!(value["cold"].as_u64().is_some(), "{backend}: {value}");
+        let per_size = value["misses_per_lookup"].as_object().unwrap();
+        assert!(
+            per_size
+                .keys()
+                .all(|k| k.ends_with("iB") || k.ends_with(" B")),
+            "{backend}: {value}"
+        );
+    }
     let pages = summary("E7", "table_pages");
     assert!(pages["magic-plain"]["small_ns"].is_number(), "{pages}");
     assert!(pages["magic-plain"]["huge_ns"].is_number(), "{pages}");

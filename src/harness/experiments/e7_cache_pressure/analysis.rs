@@ -3,8 +3,8 @@
 //! series, plots, tables, summary values and the numbers the findings quote.
 
 use super::measure::{
-    aa_case, attack_table_bytes, dose_case, mask_label, synthetic_case, Chain, Measurement,
-    AA_SECOND,
+    aa_case, attack_table_bytes, dose_case, mask_label, synthetic_case, Calibration, Chain,
+    Measurement, AA_SECOND, SURVIVAL_LEVELS,
 };
 use super::{EVAL_ALONE, HOT_MASK, NEGATIVE_BOUND_NS, NEGATIVE_CONTROLS, POSITIVE_TOLERANCE};
 use crate::harness::experiments::{interval_linear, interval_point, series, typical, Claims};
@@ -40,6 +40,8 @@ pub(super) struct Numbers {
     pub dose: Vec<(String, Vec<(usize, Estimate)>)>,
     /// Survival fractions per pressure count: (P, [L1, L2, LL, memory]).
     pub survival: Vec<(u32, [f64; 4])>,
+    /// The base the reloads' extra time is taken over: the hot twin's median at P = 0.
+    pub survival_base: Option<f64>,
     /// The table-page split per backend.
     pub pages: Vec<PageSplit>,
     /// The bracket per backend: marginal cost at E = 0 and at E = the pressure buffer.
@@ -185,6 +187,15 @@ fn chain_ns<'a>(m: &'a Measurement, reads: u32, case: &str) -> Option<&'a [f64]>
         .map(|c| c.ns.as_slice())
 }
 
+/// Misses per lookup to three significant digits (`0.0123`, `1.50`, `12.3`).
+pub(super) fn per_lookup(x: f64) -> String {
+    if !x.is_finite() || x <= 0.0 {
+        return format!("{x}");
+    }
+    let decimals = (2 - x.log10().floor() as i32).max(0) as usize;
+    format!("{x:.decimals$}")
+}
+
 /// The x position of a pressure count on the log axis (P = 0 drawn one step left of the first).
 fn pressure_x(reads: u32) -> f64 {
     if reads == 0 {
@@ -288,7 +299,8 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             (points.len() >= 2).then(|| (name.to_string(), points))
         })
         .collect();
-    let survival = survival_fractions(m);
+    let survival_base = survival_base(m);
+    let survival = survival_fractions(m, survival_base);
     let pages = m
         .table_pages
         .iter()
@@ -327,6 +339,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         aa,
         dose,
         survival,
+        survival_base,
         pages,
         bracket,
         verdict,
@@ -341,15 +354,26 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     }
 }
 
-/// Survival fractions: each real reload's extra time over the hot twin's median at the same
-/// pressure, classified by the midpoints between the measured levels' latencies above L1.
-fn survival_fractions(m: &Measurement) -> Vec<(u32, [f64; 4])> {
-    let bounds = survival_bounds(m);
+/// The hot twin's median reload at P = 0: the probed lookup with all its lines in L1.
+fn survival_base(m: &Measurement) -> Option<f64> {
     m.survival
         .iter()
-        .filter(|(_, real, twin)| !real.is_empty() && !twin.is_empty())
-        .map(|(reads, real, twin)| {
-            let base = typical(twin);
+        .find(|(reads, _, twin)| *reads == 0 && !twin.is_empty())
+        .map(|(_, _, twin)| typical(twin))
+        .filter(|base| base.is_finite())
+}
+
+/// Survival fractions: each real reload's extra time over the hot twin's median at P = 0,
+/// classified by the calibrated bounds (none without a calibration or a base).
+fn survival_fractions(m: &Measurement, base: Option<f64>) -> Vec<(u32, [f64; 4])> {
+    let (Some(calibration), Some(base)) = (&m.calibration, base) else {
+        return Vec::new();
+    };
+    let bounds = survival_bounds(calibration);
+    m.survival
+        .iter()
+        .filter(|(_, real, _)| !real.is_empty())
+        .map(|(reads, real, _)| {
             let mut counts = [0usize; 4];
             for &ns in real {
                 let extra = ns - base;
@@ -362,19 +386,44 @@ fn survival_fractions(m: &Measurement) -> Vec<(u32, [f64; 4])> {
         .collect()
 }
 
-/// The extra-latency bounds between L1 | L2 | LL | memory: midpoints of the levels' latencies
-/// above L1's.
-pub(super) fn survival_bounds(m: &Measurement) -> [f64; 3] {
-    let levels = &m.levels.levels;
-    let l1 = levels.first().map_or(1.0, |l| l.ns);
-    let l2 = levels.get(1).map_or(4.0, |l| l.ns);
-    let ll = levels.last().map_or(20.0, |l| l.ns).max(l2);
-    let memory = m.levels.memory_ns.max(ll);
-    let above = |ns: f64| ns - l1;
+/// The extra-latency bounds between L1 | L2 | LL | memory: the midpoints between neighbouring
+/// levels' calibrated medians, minus the calibrated L1 median (extra latency above an L1 hit).
+pub(super) fn survival_bounds(c: &Calibration) -> [f64; 3] {
+    let [l1, l2, ll, memory] = c.medians;
     [
-        above(l2) / 2.0,
-        (above(l2) + above(ll)) / 2.0,
-        (above(ll) + above(memory)) / 2.0,
+        (l1 + l2) / 2.0 - l1,
+        (l2 + ll) / 2.0 - l1,
+        (ll + memory) / 2.0 - l1,
+    ]
+}
+
+/// The calibration's self-check: it passes when its medians increase strictly L1 < L2 < LL <
+/// memory. The neighbouring levels whose medians do not (empty when it passes).
+pub(super) fn calibration_coincide(c: &Calibration) -> Vec<(&'static str, &'static str)> {
+    (0..3)
+        .filter(|&i| {
+            c.medians[i + 1].partial_cmp(&c.medians[i]) != Some(std::cmp::Ordering::Greater)
+        })
+        .map(|i| (SURVIVAL_LEVELS[i], SURVIVAL_LEVELS[i + 1]))
+        .collect()
+}
+
+/// How the calibration placed a line in each level, as the table and the method say it.
+pub(super) fn calibration_placement(c: &Calibration) -> [String; 4] {
+    [
+        "loaded just before".to_string(),
+        format!(
+            "loaded, then {} read (2× the effective L1)",
+            rounded_bytes(c.l2_evict_bytes as f64)
+        ),
+        format!(
+            "loaded, then {} read (2× the effective L2)",
+            rounded_bytes(c.ll_evict_bytes as f64)
+        ),
+        match c.memory_evict_bytes {
+            None => "flushed (`clflush`, `mfence`)".to_string(),
+            Some(bytes) => format!("{} read (4× the effective LL)", rounded_bytes(bytes as f64)),
+        },
     ]
 }
 
@@ -707,10 +756,11 @@ fn plots(m: &Measurement, n: &Numbers) -> Vec<Plot> {
         let sizes: Vec<usize> = (9..=26).map(|j| 64usize << j).collect();
         plots.push(Plot {
             file_stem: "e7_reuse".into(),
-            title: "Table lines' reuse along the search-order walk: miss ratio of an LRU cache"
-                .into(),
+            title:
+                "Table lines' reuse along the search-order walk: an LRU cache's misses per lookup"
+                    .into(),
             x_label: "fully associative LRU cache size".into(),
-            y_label: "miss ratio of the table reads".into(),
+            y_label: "table-line misses per lookup".into(),
             log_x: true,
             log_y: false,
             kind: PlotKind::Line,
@@ -729,7 +779,7 @@ fn plots(m: &Measurement, n: &Numbers) -> Vec<Plot> {
                     points: sizes
                         .iter()
                         .map(|&bytes| {
-                            let y = r.miss_ratio(bytes);
+                            let y = r.misses_per_lookup(bytes);
                             crate::harness::results::Point {
                                 x: bytes as f64,
                                 y,
@@ -809,7 +859,7 @@ fn plots(m: &Measurement, n: &Numbers) -> Vec<Plot> {
     plots
 }
 
-/// The cache sizes the reuse table reads the miss ratio at: each measured level, and the
+/// The cache sizes the reuse table reads the misses per lookup at: each measured level, and the
 /// 2008-class caches seed 004 had in mind (E8's: 4 and 12 MiB).
 pub(super) fn reuse_sizes(m: &Measurement) -> Vec<(String, usize)> {
     let mut sizes: Vec<(String, usize)> = m
@@ -833,8 +883,8 @@ pub(super) fn reuse_sizes(m: &Measurement) -> Vec<(String, usize)> {
     sizes
 }
 
-/// The LRU size a miss ratio is read at: `bytes` rounded down to 64 × 2^j (see `Reuse`).
-fn lru_bytes(bytes: usize) -> usize {
+/// The LRU size misses are read at: `bytes` rounded down to 64 × 2^j (see `Reuse`).
+pub(super) fn lru_bytes(bytes: usize) -> usize {
     let lines = (bytes / 64).max(1);
     64 << (usize::BITS - 1 - lines.leading_zeros())
 }
@@ -978,30 +1028,34 @@ fn tables(m: &Measurement, n: &Numbers) -> Vec<Table> {
         let mut reuse = Table {
             headers: vec![
                 "backend".into(),
+                "lookups".into(),
                 "table reads".into(),
                 "distinct lines".into(),
+                "cold misses per lookup".into(),
             ],
             rows: Vec::new(),
         };
         reuse.headers.extend(
             sizes
                 .iter()
-                .map(|(label, _)| format!("miss ratio, {label}")),
+                .map(|(label, _)| format!("misses per lookup, {label}")),
         );
         for r in &m.reuse {
             let mut row = vec![
                 r.backend.to_string(),
+                r.lookups.to_string(),
                 r.reads.to_string(),
                 format!(
                     "{} ({})",
                     r.distinct_lines,
                     rounded_bytes(r.distinct_lines as f64 * 64.0)
                 ),
+                per_lookup(r.cold_per_lookup()),
             ];
             row.extend(
                 sizes
                     .iter()
-                    .map(|(_, bytes)| format!("{:.3}", r.miss_ratio(*bytes))),
+                    .map(|(_, bytes)| per_lookup(r.misses_per_lookup(*bytes))),
             );
             reuse.rows.push(row);
         }
@@ -1024,6 +1078,9 @@ fn tables(m: &Measurement, n: &Numbers) -> Vec<Table> {
             survival.rows.push(row);
         }
         out.push(survival);
+    }
+    if let Some(c) = &m.calibration {
+        out.push(calibration_table(c, n.survival_base));
     }
     if !n.pages.is_empty() {
         let mut pages = Table {
@@ -1089,6 +1146,72 @@ fn tables(m: &Measurement, n: &Numbers) -> Vec<Table> {
         out.push(bracket);
     }
     out
+}
+
+/// The survival classes' calibration: per level, how its lines were placed, the median timed
+/// load, its extra over L1 and the class bound above it; then the base and the self-check.
+fn calibration_table(c: &Calibration, base: Option<f64>) -> Table {
+    let bounds = survival_bounds(c);
+    let placement = calibration_placement(c);
+    let mut table = Table {
+        headers: vec![
+            "survival calibration: line in".into(),
+            "placed by".into(),
+            "timed loads".into(),
+            "median ns".into(),
+            "extra over L1, ns".into(),
+            "class bound above, ns of extra".into(),
+        ],
+        rows: Vec::new(),
+    };
+    for (i, level) in SURVIVAL_LEVELS.iter().enumerate() {
+        table.rows.push(vec![
+            level.to_string(),
+            placement[i].clone(),
+            c.samples.to_string(),
+            format_sig(c.medians[i]),
+            format_sig(c.medians[i] - c.medians[0]),
+            bounds.get(i).map_or("—".into(), |b| format_sig(*b)),
+        ]);
+    }
+    table.rows.push(vec![
+        "clock step".into(),
+        "the time stamp's step: the greatest common divisor of the timed loads' ticks".into(),
+        "—".into(),
+        format_sig(c.step_ns),
+        "—".into(),
+        "—".into(),
+    ]);
+    table.rows.push(vec![
+        "base".into(),
+        "the hot twin's reload at P = 0 (all lines in L1)".into(),
+        "—".into(),
+        base.map_or("—".into(), format_sig),
+        "—".into(),
+        "—".into(),
+    ]);
+    let coincide = calibration_coincide(c);
+    let check = if coincide.is_empty() {
+        "yes".to_string()
+    } else {
+        format!(
+            "**no** ({})",
+            coincide
+                .iter()
+                .map(|(a, b)| format!("{a} ≥ {b}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    table.rows.push(vec![
+        "self-check".into(),
+        format!("medians increase strictly L1 < L2 < LL < memory: {check}"),
+        "—".into(),
+        "—".into(),
+        "—".into(),
+        "—".into(),
+    ]);
+    table
 }
 
 fn yes_no(pass: bool) -> String {
@@ -1176,15 +1299,28 @@ fn summary(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
                    "pressure_reads": n.top_reads.max(1)}),
         );
     }
+    // Misses per lookup keyed by the LRU size they are read at ("4 MiB"); two sizes rounding
+    // down to the same LRU size give the same value.
     let mut reuse = Map::new();
     for r in &m.reuse {
-        let ratios: Map<String, Json> = reuse_sizes(m)
+        let per_size: Map<String, Json> = reuse_sizes(m)
             .iter()
-            .map(|(_, bytes)| (bytes.to_string(), json!(r.miss_ratio(*bytes))))
+            .map(|(_, bytes)| {
+                (
+                    rounded_bytes(lru_bytes(*bytes) as f64),
+                    json!(r.misses_per_lookup(*bytes)),
+                )
+            })
             .collect();
         reuse.insert(
             r.backend.to_string(),
-            json!({"reads": r.reads, "distinct_lines": r.distinct_lines, "miss_ratio_by_bytes": ratios}),
+            json!({
+                "lookups": r.lookups,
+                "reads": r.reads,
+                "distinct_lines": r.distinct_lines,
+                "cold": r.cold,
+                "misses_per_lookup": per_size,
+            }),
         );
     }
     vec![
@@ -1200,6 +1336,22 @@ fn summary(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
         ("positive_controls".into(), Json::Array(positives)),
         ("aa_control".into(), aa),
         ("survival".into(), Json::Array(survival)),
+        (
+            "survival_calibration".into(),
+            m.calibration.as_ref().map_or(Json::Null, |c| {
+                json!({
+                    "l1_ns": c.medians[0],
+                    "l2_ns": c.medians[1],
+                    "ll_ns": c.medians[2],
+                    "memory_ns": c.medians[3],
+                    "bounds_ns": survival_bounds(c),
+                    "samples": c.samples,
+                    "clock_step_ns": c.step_ns,
+                    "pass": calibration_coincide(c).is_empty(),
+                    "base_ns": n.survival_base,
+                })
+            }),
+        ),
         ("table_pages".into(), Json::Object(pages)),
         ("reuse".into(), Json::Object(reuse)),
         (
@@ -1209,4 +1361,32 @@ fn summary(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
         ("against_dbb".into(), Json::Object(pairs)),
         ("seed_004_verdict".into(), json!(n.verdict.text)),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn calibration(medians: [f64; 4]) -> Calibration {
+        Calibration {
+            medians,
+            samples: 300,
+            l2_evict_bytes: 96 << 10,
+            ll_evict_bytes: 2 << 20,
+            memory_evict_bytes: None,
+            target_bytes: 8 << 20,
+            step_ns: 0.4,
+        }
+    }
+
+    /// Bounds are the midpoints between neighbouring medians, less the L1 median; the check
+    /// names each neighbouring pair that does not increase.
+    #[test]
+    fn calibration_bounds_and_self_check() {
+        let passing = calibration([20.0, 24.0, 40.0, 120.0]);
+        assert_eq!(survival_bounds(&passing), [2.0, 12.0, 60.0]);
+        assert!(calibration_coincide(&passing).is_empty());
+        let failing = calibration([20.0, 30.0, 30.0, 120.0]);
+        assert_eq!(calibration_coincide(&failing), [("L2", "LL")]);
+    }
 }

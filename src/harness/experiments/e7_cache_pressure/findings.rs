@@ -1,7 +1,9 @@
 //! E7's method and findings paragraphs, written from the measurement and its analysis.
 
-use super::analysis::{survival_bounds, Numbers};
-use super::measure::Measurement;
+use super::analysis::{
+    calibration_coincide, calibration_placement, lru_bytes, per_lookup, survival_bounds, Numbers,
+};
+use super::measure::{Measurement, SURVIVAL_LEVELS};
 use super::{HOT_MASK, NEGATIVE_BOUND_NS, POSITIVE_TOLERANCE};
 use crate::harness::experiments::{and_list, claims_method};
 use crate::harness::stats::{format_interval, format_sig};
@@ -25,7 +27,6 @@ pub(super) fn method(m: &Measurement) -> String {
         Some(bytes) => format!("{} of it on huge pages", rounded_bytes(bytes as f64)),
         None => "huge pages unknown".to_string(),
     };
-    let bounds = survival_bounds(m);
     let mut text = format!(
         "Sizes come from the measured cache levels ({}; from {}), not from sysfs. Workload: {}. \
          Per node: P random reads of a {} pressure buffer ({huge}; 4× the effective last level \
@@ -55,20 +56,16 @@ pub(super) fn method(m: &Measurement) -> String {
          synthetic tables of {} read at random in the same chain must each cost E6's latency \
          at their size minus the latency at 4 KiB within ±{:.0} % at P = 0. Dose–response: \
          at the top P, masks of {} (half the measured L2, half and twice the last level, \
-         rounded down to powers of two) and the full table, all in one sweep. Survival probe ({}): per node the lookups once, P \
-         pressure reads, then each lookup timed alone (`lfence; rdtscp; lfence`); its extra \
-         time over the hot twin's median classifies the line as L1 / L2 / LL / memory at \
-         {} / {} / {} ns (midpoints between the measured levels' latencies above L1); these are latency \
-         classes against the twin at the same P, whose own lines that pressure also evicts, \
-         so they are uncalibrated (no line known to sit in L2 was timed). \
+         rounded down to powers of two) and the full table, all in one sweep. {} \
          Table pages: the backends with ≥ 4 MiB of attack tables on the 4 KiB pages the \
          allocator gave them, then collapsed to 2 MiB pages (`MADV_COLLAPSE`, checked in \
          /proc/self/smaps; measured last since it cannot be undone in the process), each \
          against pressure on 4 KiB and on huge pages, at the top P. Reuse: each backend's own \
          attack-table reads along the whole walk (`attack_table_offsets`, no pressure), their \
          LRU stack distances (Bennett–Kruskal with a Fenwick tree) bucketed by powers of two, \
-         giving the miss ratio of a fully associative LRU cache of any size (rounded down to \
-         64 × 2^j bytes). Bracket: the former \
+         giving the misses of a fully associative LRU cache of any size (rounded down to \
+         64 × 2^j bytes), reported per lookup of the walk (a lookup may read several table \
+         lines). Bracket: the former \
          free-running design ({} lookups, {} evaluation reads per lookup with nothing ordering \
          them, at E = 0 and E = {}), marginal cost = T(backend) − T(reads alone).",
         and_list(&levels),
@@ -98,10 +95,7 @@ pub(super) fn method(m: &Measurement) -> String {
                 .map(|mask| rounded_bytes((mask + 1) as f64))
                 .collect::<Vec<_>>()
         ),
-        m.survival_backend.unwrap_or("not run"),
-        format_sig(bounds[0]),
-        format_sig(bounds[1]),
-        format_sig(bounds[2]),
+        survival_method(m),
         m.bracket_lookups,
         super::BRACKET_READS,
         rounded_bytes(m.pressure_bytes as f64),
@@ -113,6 +107,48 @@ pub(super) fn method(m: &Measurement) -> String {
     }
     text.push(' ');
     text.push_str(&claims_method(m.threshold));
+    text
+}
+
+/// The survival probe and its calibration, for the method paragraph.
+fn survival_method(m: &Measurement) -> String {
+    let Some(backend) = m.survival_backend else {
+        return "Survival probe: not run.".to_string();
+    };
+    let mut text = format!(
+        "Survival probe ({backend}): per node the lookups once, P pressure reads, then each \
+         lookup timed alone (`lfence; rdtscp; lfence`); its extra time over the hot twin's \
+         median reload at P = 0 (the same lookup with all its lines in L1) classifies the line \
+         as L1 / L2 / LL / memory."
+    );
+    if let Some(c) = &m.calibration {
+        let bounds = survival_bounds(c);
+        let placement = calibration_placement(c);
+        text.push_str(&format!(
+            " The classes are calibrated with the same wrapper around a single load: {} loads \
+             per level, each of a different random line of a {} buffer, the line placed in L1 \
+             ({}), in L2 ({}), in the LL ({}) or in memory ({}), the levels taking turns; \
+             medians {} / {} / {} / {} ns, and the bounds are the midpoints between \
+             neighbouring medians minus the L1 median: {} / {} / {} ns of extra time. The time \
+             stamp advances in steps of {} ns here (the greatest common divisor of the timed \
+             loads' ticks). The calibration passes its self-check when its medians increase \
+             strictly from L1 to memory.",
+            c.samples,
+            rounded_bytes(c.target_bytes as f64),
+            placement[0],
+            placement[1],
+            placement[2],
+            placement[3],
+            format_sig(c.medians[0]),
+            format_sig(c.medians[1]),
+            format_sig(c.medians[2]),
+            format_sig(c.medians[3]),
+            format_sig(bounds[0]),
+            format_sig(bounds[1]),
+            format_sig(bounds[2]),
+            format_sig(c.step_ns),
+        ));
+    }
     text
 }
 
@@ -288,38 +324,106 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
             .iter()
             .map(|r| {
                 format!(
-                    "{} {} ({}; {:.1} % missed)",
+                    "{} {} ({}; {} misses per lookup, {} of them cold)",
                     r.backend,
                     r.distinct_lines,
                     rounded_bytes(r.distinct_lines as f64 * 64.0),
-                    100.0 * r.miss_ratio(last_level.bytes)
+                    per_lookup(r.misses_per_lookup(last_level.bytes)),
+                    per_lookup(r.cold_per_lookup())
                 )
             })
             .collect();
         if !described.is_empty() {
             out.push(format!(
                 "Along the walk, with no pressure at all, the tables' distinct lines and the \
-                 share of table reads a fully associative LRU cache the size of the measured {} \
-                 ({}) would miss: {}.",
+                 table-line misses per lookup of a fully associative LRU cache the size of the \
+                 measured {} ({}, read as {}): {}; the cold misses are the first reads of each \
+                 line, which no cache size removes.",
                 last_level.level,
                 rounded_bytes(last_level.bytes as f64),
+                rounded_bytes(lru_bytes(last_level.bytes) as f64),
                 and_list(&described)
             ));
         }
     }
-    if let (Some(first), Some(last)) = (n.survival.first(), n.survival.last()) {
-        out.push(format!(
-            "Survival ({}): right after the node's own lookups {:.0} % of its reloads hit L1; \
-             after {} pressure reads {:.0} % hit L1, {:.0} % L2, {:.0} % the last level and \
-             {:.0} % go to memory.",
-            m.survival_backend.unwrap_or("?"),
-            first.1[0] * 100.0,
-            last.0,
-            last.1[0] * 100.0,
-            last.1[1] * 100.0,
-            last.1[2] * 100.0,
-            last.1[3] * 100.0
-        ));
+    if let (Some(first), Some(last), Some(c)) =
+        (n.survival.first(), n.survival.last(), &m.calibration)
+    {
+        let coincide = calibration_coincide(c);
+        if coincide.is_empty() {
+            out.push(format!(
+                "Survival ({}, classes calibrated by single loads at L1 {} / L2 {} / LL {} / \
+                 memory {} ns): right after the node's own lookups {:.0} % of its reloads hit \
+                 L1; after {} pressure reads {:.0} % hit L1, {:.0} % L2, {:.0} % the last level \
+                 and {:.0} % go to memory.",
+                m.survival_backend.unwrap_or("?"),
+                format_sig(c.medians[0]),
+                format_sig(c.medians[1]),
+                format_sig(c.medians[2]),
+                format_sig(c.medians[3]),
+                first.1[0] * 100.0,
+                last.0,
+                last.1[0] * 100.0,
+                last.1[1] * 100.0,
+                last.1[2] * 100.0,
+                last.1[3] * 100.0
+            ));
+        } else {
+            let index = |name: &str| SURVIVAL_LEVELS.iter().position(|l| *l == name);
+            let level = |name: &str| {
+                format!(
+                    "{name} {} ns",
+                    format_sig(c.medians[index(name).unwrap_or(0)])
+                )
+            };
+            // The pointer chase's latency of a level (memory beyond the last).
+            let chased = |name: &str| match index(name) {
+                Some(3) => Some(m.levels.memory_ns),
+                Some(2) => m.levels.levels.last().map(|l| l.ns),
+                Some(i) => m.levels.levels.get(i).map(|l| l.ns),
+                None => None,
+            };
+            let why: Vec<String> = coincide
+                .iter()
+                .filter_map(|(a, b)| {
+                    let (ns_a, ns_b) = (chased(a)?, chased(b)?);
+                    (c.step_ns >= (ns_b - ns_a).abs()).then(|| {
+                        format!(
+                            "{a} and {b} are {} ns apart in the pointer chase",
+                            format_sig((ns_b - ns_a).abs())
+                        )
+                    })
+                })
+                .collect();
+            let clock = if why.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; the time stamp advances in steps of {} ns here, while {}, so one timed \
+                     load cannot tell them apart",
+                    format_sig(c.step_ns),
+                    and_list(&why)
+                )
+            };
+            out.push(format!(
+                "**The survival classes are not resolved on this machine**: the calibration's \
+                 single loads do not grow level by level ({}: {}{clock}), so a reload's time \
+                 cannot say which of those levels served it, and the survival table's \
+                 fractions are not findings.",
+                and_list(
+                    &coincide
+                        .iter()
+                        .map(|(a, b)| format!("{a} and {b} coincide"))
+                        .collect::<Vec<_>>()
+                ),
+                and_list(
+                    &coincide
+                        .iter()
+                        .map(|(a, b)| format!("{} against {}", level(a), level(b)))
+                        .collect::<Vec<_>>()
+                )
+            ));
+        }
     }
     for split in &n.pages {
         let name = &split.backend;

@@ -5,7 +5,7 @@
 use super::{BRACKET_READS, EVAL_ALONE, HOT_MASK};
 use crate::backend::{Backend, Bitboard};
 use crate::harness::cache_levels::CacheLevels;
-use crate::harness::experiments::{convert, fold, lookup, Config, Input, Progress, MIXED};
+use crate::harness::experiments::{convert, fold, lookup, typical, Config, Input, Progress, MIXED};
 use crate::harness::invocations;
 use crate::harness::measure::{
     collapse_to_huge_pages, huge_page_bytes_of, interleaved, time_ns, Case, PageBuffer, Pages,
@@ -15,6 +15,8 @@ use crate::harness::workloads::{self, eval_index, LookupItem, SearchWorkload};
 use crate::registry::{self, BackendVisitor};
 use crate::types::Square;
 use crate::units::rounded_bytes;
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -48,6 +50,8 @@ pub(super) struct Measurement {
     /// twin lookups (ns each).
     pub survival_backend: Option<&'static str>,
     pub survival: Vec<(u32, Vec<f64>, Vec<f64>)>,
+    /// The survival classes' calibration (with the probe).
+    pub calibration: Option<Calibration>,
     /// The table-page split: per backend, huge-page bytes of its attack tables before and
     /// after collapsing them (and the attack-table bytes).
     pub table_pages: Vec<TablePages>,
@@ -85,12 +89,14 @@ pub(super) struct TablePages {
 }
 
 /// The reuse of one backend's attack-table lines along the search-order walk (its own table
-/// reads only, in order): how many distinct lines it touches and the LRU stack distance of every
-/// read, bucketed by powers of two, from which the miss ratio of any fully associative LRU cache
-/// of 64 × 2^j bytes follows.
+/// reads only, in order): how many lookups read them, how many distinct lines it touches and the
+/// LRU stack distance of every read, bucketed by powers of two, from which the misses of any
+/// fully associative LRU cache of 64 × 2^j bytes follow.
 #[derive(Clone, Debug)]
 pub(super) struct Reuse {
     pub backend: &'static str,
+    /// Lookups along the walk (a lookup may read more than one table line, or none).
+    pub lookups: u64,
     pub reads: u64,
     /// First reads of a line (misses in any cache).
     pub cold: u64,
@@ -101,12 +107,23 @@ pub(super) struct Reuse {
 }
 
 impl Reuse {
-    /// The miss ratio of a fully associative LRU cache of `bytes` (rounded down to 64 × 2^j).
-    pub fn miss_ratio(&self, bytes: usize) -> f64 {
+    /// The misses of a fully associative LRU cache of `bytes` (rounded down to 64 × 2^j): the
+    /// cold ones and the reuses at a stack distance of that many lines or more.
+    pub fn misses(&self, bytes: usize) -> u64 {
         let lines = (bytes / 64).max(1);
         let j = usize::BITS - 1 - lines.leading_zeros();
         let far: u64 = self.buckets.iter().skip(j as usize + 1).sum();
-        (self.cold + far) as f64 / self.reads.max(1) as f64
+        self.cold + far
+    }
+
+    /// [`Reuse::misses`] per lookup of the walk.
+    pub fn misses_per_lookup(&self, bytes: usize) -> f64 {
+        self.misses(bytes) as f64 / self.lookups.max(1) as f64
+    }
+
+    /// The cold misses per lookup: what a cache of any size still misses.
+    pub fn cold_per_lookup(&self) -> f64 {
+        self.cold as f64 / self.lookups.max(1) as f64
     }
 }
 
@@ -115,31 +132,34 @@ impl Reuse {
 fn reuse_of(name: &'static str, workload: &SearchWorkload) -> Option<Reuse> {
     struct Lines<'w>(&'w SearchWorkload);
     impl BackendVisitor for Lines<'_> {
-        type Output = Vec<u64>;
-        fn visit<B: Backend>(self, backend: B) -> Vec<u64> {
+        type Output = (Vec<u64>, u64);
+        fn visit<B: Backend>(self, backend: B) -> (Vec<u64>, u64) {
             let mut lines = Vec::new();
             let mut offsets = Vec::new();
+            let mut lookups = 0u64;
             for node in 0..self.0.nodes() {
                 let occupancy = backend.occupancy(self.0.occupancies[node]);
                 for &(slider, square) in self.0.node(node) {
                     offsets.clear();
                     backend.attack_table_offsets(slider, &occupancy, square, &mut offsets);
                     lines.extend(offsets.iter().map(|&o| (o / 64) as u64));
+                    lookups += 1;
                 }
             }
-            lines
+            (lines, lookups)
         }
     }
-    let lines = registry::visit(name, Lines(workload)).ok()?;
+    let (lines, lookups) = registry::visit(name, Lines(workload)).ok()?;
     if lines.is_empty() {
         return None;
     }
-    Some(stack_distances(name, &lines))
+    Some(stack_distances(name, &lines, lookups))
 }
 
 /// LRU stack distances of `lines` (Bennett and Kruskal's method: a Fenwick tree over access
-/// times marks each line's latest access; a reuse's distance is the marks since its last one).
-fn stack_distances(backend: &'static str, lines: &[u64]) -> Reuse {
+/// times marks each line's latest access; a reuse's distance is the marks since its last one),
+/// for a walk of `lookups` lookups.
+fn stack_distances(backend: &'static str, lines: &[u64], lookups: u64) -> Reuse {
     let n = lines.len();
     let mut tree = vec![0u32; n + 1];
     let add = |tree: &mut Vec<u32>, at: usize, delta: i32| {
@@ -175,6 +195,7 @@ fn stack_distances(backend: &'static str, lines: &[u64]) -> Reuse {
     }
     Reuse {
         backend,
+        lookups,
         reads: n as u64,
         cold,
         distinct_lines: last.len(),
@@ -667,6 +688,7 @@ pub(super) fn measure(config: &Config, levels: CacheLevels, progress: Progress<'
         chains: Vec::new(),
         survival_backend: None,
         survival: Vec::new(),
+        calibration: None,
         table_pages: Vec::new(),
         reuse: Vec::new(),
         bracket: Vec::new(),
@@ -873,7 +895,8 @@ pub(super) fn survival_reads(config_smoke: bool) -> Vec<u32> {
     }
 }
 
-/// The survival probe on the backend with the largest attack tables: per node, its lookups once
+/// The survival probe on the backend with the largest attack tables: first its calibration
+/// (single loads of lines placed in each level, timed alike), then per node its lookups once
 /// (to bring their lines in), P pressure reads, then each lookup again timed alone
 /// (`rdtscp` between `lfence`s), for the real tables and the hot twin.
 fn survival(
@@ -896,6 +919,8 @@ fn survival(
     };
     m.survival_backend = Some(name);
     let smoke = m.sampling.samples <= 3;
+    steps.report("survival probe, calibration", 0.0);
+    m.calibration = calibration(&m.levels, if smoke { 50 } else { 300 });
     let per_reads = if smoke { 50 } else { 400 };
     for reads in survival_reads(smoke) {
         steps.report(&format!("survival probe, {reads} pressure reads"), 0.0);
@@ -972,6 +997,182 @@ impl BackendVisitor for Probe<'_> {
             }
         }
         vec![(B::info().name.to_string(), real, twin)]
+    }
+}
+
+/// The classes a survival reload falls into, in order; also the calibration's cases.
+pub(super) const SURVIVAL_LEVELS: [&str; 4] = ["L1", "L2", "LL", "memory"];
+
+/// The buffer the calibration draws its lines from.
+const CALIBRATION_TARGET_BYTES: usize = 8 << 20;
+
+/// Untimed rounds before the calibration keeps samples (code, branches, TLB warm).
+const CALIBRATION_WARMUP: usize = 8;
+
+/// The survival classes' calibration: single loads of lines placed in each level, timed with the
+/// probe's own wrapper ([`ticks`] around the load), and how they were placed.
+#[derive(Clone, Debug)]
+pub(super) struct Calibration {
+    /// The median ns of one timed load per level, in [`SURVIVAL_LEVELS`]' order (over
+    /// invocations, the geometric mean of each one's median).
+    pub medians: [f64; 4],
+    /// Timed loads per level, over all invocations.
+    pub samples: usize,
+    /// Bytes read after loading the line to push it out of L1 into L2 (2× the effective L1).
+    pub l2_evict_bytes: usize,
+    /// Bytes read after loading the line to push it out of L2 into the LL (2× the effective L2).
+    pub ll_evict_bytes: usize,
+    /// Bytes read to push the line out of every level where there is no `clflush` (4× the
+    /// effective LL); `None` on x86-64, where it is flushed.
+    pub memory_evict_bytes: Option<usize>,
+    pub target_bytes: usize,
+    /// The time stamp's step in ns: the greatest common divisor of the timed loads' tick
+    /// counts (the smallest over invocations). A coarse counter (AMD's advances 10 ns at a
+    /// time) cannot tell apart levels closer than one step.
+    pub step_ns: f64,
+}
+
+/// The calibration, its sizes from the measured levels (never sysfs): `per_level` timed loads
+/// per level in this invocation, recorded and replayed like every timing. `None` when a replay
+/// fails.
+fn calibration(levels: &CacheLevels, per_level: usize) -> Option<Calibration> {
+    let l1 = levels.levels.first().map_or(32 << 10, |l| l.bytes);
+    let l2 = levels.levels.get(1).map_or(16 * l1, |l| l.bytes);
+    let ll = levels.last_level_bytes();
+    let mut plan = Calibration {
+        medians: [f64::NAN; 4],
+        samples: 0,
+        l2_evict_bytes: 2 * l1,
+        ll_evict_bytes: 2 * l2,
+        memory_evict_bytes: (!cfg!(target_arch = "x86_64")).then_some(4 * ll),
+        target_bytes: CALIBRATION_TARGET_BYTES,
+        step_ns: f64::NAN,
+    };
+    let timed = invocations::timed(|| calibration_loads(&plan, per_level));
+    match timed {
+        Ok(cases)
+            if cases.len() == SURVIVAL_LEVELS.len() + 1
+                && cases.iter().zip(SURVIVAL_LEVELS).all(|(c, l)| c.0 == l)
+                && cases[SURVIVAL_LEVELS.len()].0 == CLOCK_STEP =>
+        {
+            plan.samples = cases[0].1.len();
+            for (median, (_, ns, _)) in plan.medians.iter_mut().zip(&cases) {
+                *median = typical(ns);
+            }
+            plan.step_ns = cases[SURVIVAL_LEVELS.len()]
+                .1
+                .iter()
+                .copied()
+                .fold(f64::INFINITY, f64::min);
+            Some(plan)
+        }
+        Ok(_) => {
+            invocations::replay_failed("a replayed calibration timed other levels".into());
+            None
+        }
+        Err(error) => {
+            invocations::replay_failed(error);
+            None
+        }
+    }
+}
+
+/// The calibration's case that carries the time stamp's step.
+const CLOCK_STEP: &str = "clock step";
+
+/// The calibration's timed loads: per sample, for each level in turn, a fresh random line of
+/// the target buffer placed there (loaded just before; loaded, then 2× L1 read; loaded, then
+/// 2× L2 read; flushed, or 4× the LL read), then loaded once between two [`ticks`]. Per level
+/// (named as in [`SURVIVAL_LEVELS`]), ns per load; last, [`CLOCK_STEP`] with the greatest common
+/// divisor of the loads' tick counts, in ns.
+fn calibration_loads(plan: &Calibration, per_level: usize) -> Vec<(String, Vec<f64>, Vec<f64>)> {
+    let ns_per_tick = tick_ns();
+    let target = PageBuffer::new(plan.target_bytes, Pages::Huge, |i| i as u64);
+    let evict_bytes = plan
+        .l2_evict_bytes
+        .max(plan.ll_evict_bytes)
+        .max(plan.memory_evict_bytes.unwrap_or(0));
+    let evict = PageBuffer::new(evict_bytes, Pages::Huge, |i| i as u64);
+    let (target, evict) = (target.as_slice(), evict.as_slice());
+    let lines = (target.len() / 8).max(1);
+    let (offset, _) = invocations::invocation();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0xCA1B ^ offset as u64);
+    let mut ns = vec![Vec::with_capacity(per_level); SURVIVAL_LEVELS.len()];
+    let mut step = 0u64;
+    for sample in 0..CALIBRATION_WARMUP + per_level {
+        for (level, out) in ns.iter_mut().enumerate() {
+            let word: &u64 = &target[rng.random_range(0..lines) * 8];
+            let placed = match level {
+                0 => load(word),
+                1 => load(word) ^ read_lines(evict, plan.l2_evict_bytes),
+                2 => load(word) ^ read_lines(evict, plan.ll_evict_bytes),
+                _ => to_memory(word, evict, plan.memory_evict_bytes),
+            };
+            black_box(placed);
+            let before = ticks();
+            let value = black_box(load(word));
+            let after = ticks();
+            black_box(value);
+            if sample >= CALIBRATION_WARMUP {
+                let ticks = after.saturating_sub(before);
+                step = gcd(step, ticks);
+                out.push(ticks as f64 * ns_per_tick);
+            }
+        }
+    }
+    let mut cases: Vec<(String, Vec<f64>, Vec<f64>)> = SURVIVAL_LEVELS
+        .iter()
+        .zip(ns)
+        .map(|(level, ns)| (level.to_string(), ns, Vec::new()))
+        .collect();
+    cases.push((
+        CLOCK_STEP.to_string(),
+        vec![step.max(1) as f64 * ns_per_tick],
+        Vec::new(),
+    ));
+    cases
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// One load the compiler keeps.
+#[inline(always)]
+fn load(word: &u64) -> u64 {
+    // SAFETY: a reference is valid for reads.
+    unsafe { std::ptr::read_volatile(word) }
+}
+
+/// One load per line of the first `bytes` of `buffer`, in order; their sum.
+fn read_lines(buffer: &[u64], bytes: usize) -> u64 {
+    let words = (bytes / 8).min(buffer.len());
+    buffer[..words]
+        .iter()
+        .step_by(8)
+        .fold(0u64, |sum, &w| sum.wrapping_add(w))
+}
+
+/// Pushes the line at `word` out of every cache level: `clflush` and `mfence` on x86-64, a read
+/// of `evict_bytes` of `evict` elsewhere.
+#[allow(unused_variables)]
+fn to_memory(word: &u64, evict: &[u64], evict_bytes: Option<usize>) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: `word` points into a live buffer; SSE2 (clflush, mfence) is part of x86-64.
+        unsafe {
+            std::arch::x86_64::_mm_clflush((word as *const u64).cast::<u8>());
+            std::arch::x86_64::_mm_mfence();
+        }
+        0
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        read_lines(evict, evict_bytes.unwrap_or(0))
     }
 }
 
@@ -1267,16 +1468,20 @@ fn collapse_tables(name: &str) -> (Option<usize>, Option<usize>, Result<(), Stri
 mod tests {
     use super::*;
 
-    /// Lines 1 2 1 3 2 1: three first reads, then distances 1, 2, 2 (LRU by hand).
+    /// Lines 1 2 1 3 2 1 read by 4 lookups: three first reads, then distances 1, 2, 2 (LRU by
+    /// hand).
     #[test]
     fn stack_distances_count_distinct_lines_between_reuses() {
-        let reuse = stack_distances("test", &[1, 2, 1, 3, 2, 1]);
+        let reuse = stack_distances("test", &[1, 2, 1, 3, 2, 1], 4);
         assert_eq!((reuse.reads, reuse.cold, reuse.distinct_lines), (6, 3, 3));
+        assert_eq!(reuse.lookups, 4);
         assert_eq!(&reuse.buckets[..4], [0, 1, 2, 0]);
-        assert_eq!(reuse.miss_ratio(64), 1.0);
-        assert_eq!(reuse.miss_ratio(128), 5.0 / 6.0);
-        assert_eq!(reuse.miss_ratio(256), 0.5);
-        assert_eq!(reuse.miss_ratio(200), 5.0 / 6.0); // rounded down to 128 bytes
+        assert_eq!(reuse.misses(64), 6);
+        assert_eq!(reuse.misses(128), 5);
+        assert_eq!(reuse.misses(256), 3);
+        assert_eq!(reuse.misses(200), 5); // rounded down to 128 bytes
+        assert_eq!(reuse.misses_per_lookup(256), 0.75);
+        assert_eq!(reuse.cold_per_lookup(), 0.75);
     }
 
     #[test]

@@ -99,6 +99,12 @@ mod tests {
         assert!(!summary("positive_controls").as_array().unwrap().is_empty());
         assert_eq!(summary("aa_control")["backend"], "magic-plain");
         assert!(!summary("survival").as_array().unwrap().is_empty());
+        let calibration = summary("survival_calibration");
+        assert!(
+            calibration["l1_ns"].as_f64().unwrap() > 0.0,
+            "{calibration}"
+        );
+        assert_eq!(calibration["bounds_ns"].as_array().unwrap().len(), 3);
         assert!(summary("table_pages")["magic-plain"].is_object());
         assert!(summary("seed_004_verdict").is_string());
         assert!(experiment.findings.contains("magic-plain"));
