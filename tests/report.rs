@@ -546,6 +546,19 @@ fn quick_report_of_every_experiment_is_complete() {
     for level in levels {
         assert!(level["bytes"].as_u64().unwrap() >= 4096, "{level}");
         assert!(level["ns"].as_f64().unwrap() > 0.0, "{level}");
+        // The knee rule ran on each invocation's own curve: one size per invocation (null
+        // where that invocation's curve shows no such level), and the latency's spread.
+        let per = level["bytes_per_invocation"]
+            .as_array()
+            .unwrap_or_else(|| panic!("bytes_per_invocation in {level}"));
+        assert_eq!(per.len(), results.invocations.max(1), "{level}");
+        assert!(
+            per.iter().any(|b| b.as_u64() == level["bytes"].as_u64()),
+            "{level}"
+        );
+        let (low, high) = (level["ns_low"].as_f64(), level["ns_high"].as_f64());
+        let ns = level["ns"].as_f64();
+        assert!(low <= ns && ns <= high && low.is_some(), "{level}");
     }
     let last_level = levels.last().unwrap()["bytes"].as_u64().unwrap();
     let e7 = results.experiments.iter().find(|e| e.id == "E7").unwrap();
