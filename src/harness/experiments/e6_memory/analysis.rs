@@ -107,13 +107,16 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     let levels = levels(m, &measured);
     let far = far(m, &mut claims);
     let steps = steps(m, &mut claims);
+    // Inside each level: the latency at the buffer `levels` picked (at most half the level's
+    // effective size where the sweep has such a size above the level below), and that size.
     let mut summary: Vec<(String, Json)> = levels
         .iter()
-        .map(|l| {
-            (
-                format!("{}_ns", l.level.to_lowercase()),
-                Json::from(l.ns.value),
-            )
+        .flat_map(|l| {
+            let name = l.level.to_lowercase();
+            [
+                (format!("{name}_inside_ns"), Json::from(l.ns.value)),
+                (format!("{name}_inside_bytes"), Json::from(l.bytes)),
+            ]
         })
         .collect();
     summary.push((
