@@ -306,11 +306,38 @@ fn quick_e8_report_runs_end_to_end() {
     let e8 = &results.experiments[0];
     let available = e8.summary_value("available") == Some(&Json::Bool(true));
     if available {
-        // One geometry in quick mode: every available backend simulated alone (five units
-        // each) and beside the evaluation (three marginal units each, the baseline subtracted).
+        // Quick mode keeps this CPU's effective last level and, where sysfs lists a
+        // different one, this CPU's sysfs geometry: per geometry, every available backend
+        // simulated alone (five units each) and beside the evaluation (three marginal units
+        // each, the baseline subtracted).
         let series = &e8.series;
+        let mut geometries: Vec<&str> = series.iter().filter_map(|s| s.label("geometry")).collect();
+        geometries.sort_unstable();
+        geometries.dedup();
+        assert!(
+            geometries.len() == 1 || geometries.len() == 2,
+            "{geometries:?}"
+        );
+        assert!(
+            geometries
+                .iter()
+                .all(|g| g.starts_with("this CPU (effective): ")
+                    || g.starts_with("this CPU (sysfs): ")
+                    || g.starts_with("2008-class")),
+            "{geometries:?}"
+        );
+        if geometries.len() == 2 {
+            assert!(
+                geometries[0].starts_with("this CPU (effective)"),
+                "{geometries:?}"
+            );
+            assert!(
+                geometries[1].starts_with("this CPU (sysfs)"),
+                "{geometries:?}"
+            );
+        }
         let backends = kiki::registry::resolve("all").unwrap();
-        assert_eq!(series.len(), backends.len() * (5 + 3));
+        assert_eq!(series.len(), geometries.len() * backends.len() * (5 + 3));
         assert_eq!(e8.summary_value("consistent"), Some(&Json::Bool(true)));
         assert!(markdown.contains("mispredicts/lookup"));
         for name in ["e8-estimated-cycles", "e8-ll-misses", "e8-pressure-cycles"] {
@@ -546,6 +573,19 @@ fn quick_report_of_every_experiment_is_complete() {
     for level in levels {
         assert!(level["bytes"].as_u64().unwrap() >= 4096, "{level}");
         assert!(level["ns"].as_f64().unwrap() > 0.0, "{level}");
+        // The knee rule ran on each invocation's own curve: one size per invocation (null
+        // where that invocation's curve shows no such level), and the latency's spread.
+        let per = level["bytes_per_invocation"]
+            .as_array()
+            .unwrap_or_else(|| panic!("bytes_per_invocation in {level}"));
+        assert_eq!(per.len(), results.invocations.max(1), "{level}");
+        assert!(
+            per.iter().any(|b| b.as_u64() == level["bytes"].as_u64()),
+            "{level}"
+        );
+        let (low, high) = (level["ns_low"].as_f64(), level["ns_high"].as_f64());
+        let ns = level["ns"].as_f64();
+        assert!(low <= ns && ns <= high && low.is_some(), "{level}");
     }
     let last_level = levels.last().unwrap()["bytes"].as_u64().unwrap();
     let e7 = results.experiments.iter().find(|e| e.id == "E7").unwrap();

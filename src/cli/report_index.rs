@@ -560,7 +560,7 @@ mod tests {
         assert_eq!(best_backend(&per_geometry).unwrap(), "pext (all 2)");
         let e2 = with_summary(r#"{"best perft start d5": "pext"}"#);
         assert_eq!(best_backend(&e2).unwrap(), "pext (perft start d5)");
-        let none = with_summary(r#"{"l1_ns": 1.4}"#);
+        let none = with_summary(r#"{"l1_inside_ns": 1.4}"#);
         assert_eq!(best_backend(&none), None);
     }
 

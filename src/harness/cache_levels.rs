@@ -17,8 +17,9 @@ use std::hint::black_box;
 use std::time::Instant;
 
 /// One data-cache level as measured: the largest footprint it still serves, its load latency,
-/// and what sysfs/CPUID says its size is (if it says).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// and what sysfs/CPUID says its size is (if it says); where the level was found on several
+/// invocations' curves one by one ([`CacheLevels::from_invocations`]), what each one gave.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct EffectiveLevel {
     /// `L1`, `L2`, `L3`, …
     pub level: String,
@@ -28,6 +29,41 @@ pub struct EffectiveLevel {
     pub ns: f64,
     /// The size sysfs or CPUID reports for this level, if any.
     pub sysfs_bytes: Option<usize>,
+    /// The effective size each invocation's own curve gives this level, in invocation order
+    /// (`None` for an invocation whose curve shows fewer levels); empty for levels found on a
+    /// single curve (and in reports made before E6 found them per invocation).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bytes_per_invocation: Vec<Option<usize>>,
+    /// The least and the greatest plateau latency over the invocations that show the level
+    /// (ns); absent for levels found on a single curve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns_low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns_high: Option<f64>,
+}
+
+impl EffectiveLevel {
+    /// Whether every invocation's curve gave this level the same effective size (true for a
+    /// level found on a single curve).
+    pub fn invocations_agree(&self) -> bool {
+        self.bytes_per_invocation
+            .windows(2)
+            .all(|pair| pair[0] == pair[1])
+    }
+
+    /// The spread of the per-invocation sizes, most frequent first (ties: smaller first), as
+    /// `(size, invocations)`, with `None` for invocations that showed no such level.
+    pub fn size_counts(&self) -> Vec<(Option<usize>, usize)> {
+        let mut counts: Vec<(Option<usize>, usize)> = Vec::new();
+        for &bytes in &self.bytes_per_invocation {
+            match counts.iter_mut().find(|(b, _)| *b == bytes) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((bytes, 1)),
+            }
+        }
+        counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        counts
+    }
 }
 
 /// Every data-cache level as measured, and memory beyond them.
@@ -106,6 +142,16 @@ pub const KNEE_RULE: &str = "The curve of median ns per load against size is cut
      median latency. A level's effective size is the \
      largest size before the next plateau whose latency is below both the geometric mean of the \
      two plateaus' medians and twice its own.";
+
+/// How [`CacheLevels::from_invocations`] combines the invocations' levels, as the method
+/// paragraphs quote it.
+pub const PER_INVOCATION_RULE: &str = "The rule runs on each invocation's own curve (per size, \
+     that invocation's median); levels are matched by their order (L1 the first on every \
+     curve). The levels reported are those more than half the invocations show (the lower \
+     median of the per-invocation level counts); a level's effective size is the median of the \
+     sizes the invocations that show it give it (the lower of the two middle ones for an even \
+     number, so it is always a measured size), its latency the median of their plateau \
+     latencies with their least and greatest, and memory's latency the median of their tails.";
 
 /// A plateau of the curve: points `first..=last`, and their median latency.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -279,6 +325,7 @@ impl CacheLevels {
                     bytes,
                     ns: here.ns,
                     sysfs_bytes: machine.cache_bytes(level),
+                    ..EffectiveLevel::default()
                 }
             })
             .collect();
@@ -291,6 +338,60 @@ impl CacheLevels {
             levels,
             memory_ns,
             curve: points,
+            source: source.to_string(),
+        }
+    }
+
+    /// The cache levels of K invocations' curves of the same sizes (`curves`, one per
+    /// invocation, each point that invocation's median), the knee rule applied to each curve
+    /// on its own ([`CacheLevels::from_curve`]): [`PER_INVOCATION_RULE`] says how they are
+    /// combined. `pooled` (all invocations' samples together, per size) is kept as the curve
+    /// that [`CacheLevels::latency_at`] reads. With no curves, the levels of `pooled`.
+    pub fn from_invocations(
+        curves: &[Vec<(usize, f64)>],
+        pooled: &[(usize, f64)],
+        machine: &Machine,
+        source: &str,
+    ) -> CacheLevels {
+        let pooled = CacheLevels::from_curve(pooled, machine, source);
+        if curves.is_empty() {
+            return pooled;
+        }
+        let each: Vec<CacheLevels> = curves
+            .iter()
+            .map(|curve| CacheLevels::from_curve(curve, machine, source))
+            .collect();
+        let mut counts: Vec<usize> = each.iter().map(|c| c.levels.len()).collect();
+        counts.sort_unstable();
+        let shown = counts[(counts.len() - 1) / 2];
+        let levels = (0..shown)
+            .map(|i| {
+                let found: Vec<Option<&EffectiveLevel>> =
+                    each.iter().map(|c| c.levels.get(i)).collect();
+                let mut sizes: Vec<usize> = found.iter().flatten().map(|l| l.bytes).collect();
+                sizes.sort_unstable();
+                let ns: Vec<f64> = found.iter().flatten().map(|l| l.ns).collect();
+                let name = format!("L{}", i + 1);
+                EffectiveLevel {
+                    sysfs_bytes: machine.cache_bytes(i as u8 + 1),
+                    level: name,
+                    bytes: sizes[(sizes.len() - 1) / 2],
+                    ns: median(&ns).unwrap_or(f64::NAN),
+                    bytes_per_invocation: found.iter().map(|l| l.map(|l| l.bytes)).collect(),
+                    ns_low: ns.iter().copied().reduce(f64::min),
+                    ns_high: ns.iter().copied().reduce(f64::max),
+                }
+            })
+            .collect();
+        let memory: Vec<f64> = each
+            .iter()
+            .map(|c| c.memory_ns)
+            .filter(|ns| ns.is_finite())
+            .collect();
+        CacheLevels {
+            levels,
+            memory_ns: median(&memory).unwrap_or(pooled.memory_ns),
+            curve: pooled.curve,
             source: source.to_string(),
         }
     }
@@ -478,6 +579,7 @@ mod tests {
                 bytes: 32 << 10,
                 ns: 1.0,
                 sysfs_bytes: Some(32 << 10),
+                ..EffectiveLevel::default()
             }],
             memory_ns: 100.0,
             curve: vec![(4096, 1.0), (16384, 3.0)],
@@ -559,6 +661,66 @@ mod tests {
         assert_eq!(levels.last_level_bytes(), 8 * MIB);
         assert_eq!(levels.curve.len(), curve.len());
         assert_eq!(levels.source, "test");
+    }
+
+    #[test]
+    fn levels_per_invocation_take_the_median_size_and_the_latency_spread() {
+        let machine = machine_with(&[32 * KIB, MIB, 32 * MIB]);
+        // Five invocations: L3 ends at 4 MiB in three, at 8 MiB in two; one shows no L3
+        // at all in a sixth, which is outvoted.
+        let at =
+            |l3: usize, ns: f64| staircase(&[(32 * KIB, 1.5), (512 * KIB, 4.5), (l3, ns)], 120.0);
+        let curves = vec![
+            at(4 * MIB, 15.0),
+            at(8 * MIB, 16.0),
+            at(4 * MIB, 14.0),
+            at(8 * MIB, 15.5),
+            at(4 * MIB, 15.0),
+            staircase(&[(32 * KIB, 1.5), (512 * KIB, 4.5)], 120.0),
+        ];
+        let pooled = at(4 * MIB, 15.0);
+        let levels = CacheLevels::from_invocations(&curves, &pooled, &machine, "test");
+        assert_eq!(
+            summary(&levels),
+            [
+                ("L1".into(), 32 * KIB),
+                ("L2".into(), 512 * KIB),
+                ("L3".into(), 4 * MIB)
+            ]
+        );
+        let l3 = levels.level("L3").unwrap();
+        assert_eq!(
+            l3.bytes_per_invocation,
+            [4, 8, 4, 8, 4]
+                .map(|m| Some(m * MIB))
+                .into_iter()
+                .chain([None])
+                .collect::<Vec<_>>()
+        );
+        assert!(!l3.invocations_agree() && levels.levels[0].invocations_agree());
+        assert_eq!(
+            l3.size_counts(),
+            [(Some(4 * MIB), 3), (Some(8 * MIB), 2), (None, 1)]
+        );
+        assert_eq!(
+            (l3.ns, l3.ns_low, l3.ns_high),
+            (15.0, Some(14.0), Some(16.0))
+        );
+        assert_eq!(l3.sysfs_bytes, Some(32 * MIB));
+        assert_eq!(levels.memory_ns, 120.0);
+        assert_eq!(levels.curve, pooled);
+        // An even count takes the lower of the two middle sizes.
+        let two = CacheLevels::from_invocations(&curves[..2], &pooled, &machine, "test");
+        assert_eq!(two.level("L3").unwrap().bytes, 4 * MIB);
+        // Read back from JSON without the per-invocation fields (older reports).
+        let old: EffectiveLevel = serde_json::from_str(
+            r#"{"level": "L1", "bytes": 4096, "ns": 1.0, "sysfs_bytes": null}"#,
+        )
+        .unwrap();
+        assert!(old.bytes_per_invocation.is_empty() && old.ns_low.is_none());
+        let single = CacheLevels::from_curve(&pooled, &machine, "test");
+        let json = serde_json::to_value(&single.levels[0]).unwrap();
+        assert!(json.get("bytes_per_invocation").is_none(), "{json}");
     }
 
     #[test]

@@ -2,10 +2,10 @@
 
 use super::measure::Measurement;
 use crate::harness::cache_levels::CacheLevels;
-use crate::harness::experiments::{interval, interval_point, series, Claims};
+use crate::harness::experiments::{blocks, interval, interval_point, series, Claims};
 use crate::harness::measure::Pages;
 use crate::harness::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
-use crate::harness::stats::{format_interval, median, Comparison, Estimate};
+use crate::harness::stats::{format_interval, format_sig, median, Comparison, Estimate};
 use crate::units::rounded_bytes;
 use serde_json::Value as Json;
 
@@ -40,6 +40,8 @@ pub(super) struct Numbers {
     pub steps: Vec<(usize, usize, Comparison)>,
     /// The threshold of the claims.
     pub threshold: f64,
+    /// The invocations whose curves the levels were found on, one by one.
+    pub invocations: usize,
 }
 
 /// The latency of a buffer that fits a measured cache level comfortably.
@@ -95,18 +97,26 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             )
         })
         .collect();
-    let measured = CacheLevels::from_curve(&curve(&series), &m.machine, SOURCE);
+    let measured = CacheLevels::from_invocations(
+        &invocation_curves(&series),
+        &curve(&series),
+        &m.machine,
+        SOURCE,
+    );
     let mut claims = Claims::new(m.threshold);
     let levels = levels(m, &measured);
     let far = far(m, &mut claims);
     let steps = steps(m, &mut claims);
+    // Inside each level: the latency at the buffer `levels` picked (at most half the level's
+    // effective size where the sweep has such a size above the level below), and that size.
     let mut summary: Vec<(String, Json)> = levels
         .iter()
-        .map(|l| {
-            (
-                format!("{}_ns", l.level.to_lowercase()),
-                Json::from(l.ns.value),
-            )
+        .flat_map(|l| {
+            let name = l.level.to_lowercase();
+            [
+                (format!("{name}_inside_ns"), Json::from(l.ns.value)),
+                (format!("{name}_inside_bytes"), Json::from(l.bytes)),
+            ]
         })
         .collect();
     summary.push((
@@ -128,7 +138,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         .collect();
     Analysis {
         series,
-        tables: vec![table(m)],
+        tables: vec![table(m), levels_table(&measured)],
         plots: vec![plot(m, &measured)],
         summary,
         numbers: Numbers {
@@ -140,6 +150,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             far,
             steps,
             threshold: m.threshold,
+            invocations: crate::harness::invocations::replayed_invocations(),
         },
         comparisons: claims.records,
     }
@@ -154,19 +165,9 @@ fn curve_pages(m: &Measurement, bytes: usize) -> Pages {
     }
 }
 
-/// The curve the levels are found on, from E6's series: per size, the median ns per load on
-/// huge pages, or on 4 KiB pages where the kernel granted the huge-page ring none (its
-/// `huge_page_bytes` label is 0); smallest first.
-pub(super) fn curve(series: &[Series]) -> Vec<(usize, f64)> {
-    let median_of = |s: &Series| {
-        let finite: Vec<f64> = s
-            .samples
-            .iter()
-            .copied()
-            .filter(|x| x.is_finite())
-            .collect();
-        median(&finite)
-    };
+/// The series the levels are found on, per size (smallest first): huge pages, or 4 KiB pages
+/// where the kernel granted the huge-page ring none (its `huge_page_bytes` label is 0).
+fn curve_series(series: &[Series]) -> Vec<(usize, &Series)> {
     let of = |pages: Pages, bytes: &str| {
         series.iter().find(|s| {
             s.label("pages") == Some(pages_name(pages)) && s.label("bytes") == Some(bytes)
@@ -188,7 +189,42 @@ pub(super) fn curve(series: &[Series]) -> Vec<(usize, f64)> {
                 Some(s) if !granted_none => Some(s),
                 _ => of(Pages::Small, &key).or(huge),
             };
-            Some((bytes, chosen.and_then(median_of)?))
+            Some((bytes, chosen?))
+        })
+        .collect()
+}
+
+/// The median of the finite values of `samples`.
+fn finite_median(samples: &[f64]) -> Option<f64> {
+    let finite: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
+    median(&finite)
+}
+
+/// The curve the levels are found on, from E6's series: per size, the median ns per load of
+/// all its samples on huge pages, or on 4 KiB pages where the kernel granted the huge-page
+/// ring none (its `huge_page_bytes` label is 0); smallest first.
+pub(super) fn curve(series: &[Series]) -> Vec<(usize, f64)> {
+    curve_series(series)
+        .into_iter()
+        .filter_map(|(bytes, s)| Some((bytes, finite_median(&s.samples)?)))
+        .collect()
+}
+
+/// The same curve once per invocation (per size, the median of that invocation's block of
+/// samples), in invocation order; one curve when E6 ran in this process alone.
+pub(super) fn invocation_curves(series: &[Series]) -> Vec<Vec<(usize, f64)>> {
+    let chosen = curve_series(series);
+    let per_size: Vec<(usize, Vec<Vec<f64>>)> = chosen
+        .iter()
+        .map(|&(bytes, s)| (bytes, blocks(&s.samples)))
+        .collect();
+    let k = per_size.iter().map(|(_, b)| b.len()).max().unwrap_or(0);
+    (0..k)
+        .map(|i| {
+            per_size
+                .iter()
+                .filter_map(|(bytes, blocks)| Some((*bytes, finite_median(blocks.get(i)?)?)))
+                .collect()
         })
         .collect()
 }
@@ -277,6 +313,49 @@ fn table(m: &Measurement) -> Table {
                         .map_or("–".to_string(), |s| format_interval(&s)),
                     huge_granted(m, Pages::Huge, b)
                         .map_or("unknown".to_string(), |h| rounded_bytes(h as f64)),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// A row per measured level: its effective size (the median over invocations), the size each
+/// invocation's own curve gave it, whether they agree, and its plateau latency as the median
+/// over invocations with their least and greatest.
+fn levels_table(measured: &CacheLevels) -> Table {
+    let size = |b: &Option<usize>| b.map_or("–".to_string(), |b| rounded_bytes(b as f64));
+    Table {
+        headers: vec![
+            "level".to_string(),
+            "effective size (median over invocations)".to_string(),
+            "effective size per invocation".to_string(),
+            "invocations agree".to_string(),
+            "plateau ns/load, median [least–greatest] over invocations".to_string(),
+            "sysfs size".to_string(),
+        ],
+        rows: measured
+            .levels
+            .iter()
+            .map(|l| {
+                vec![
+                    l.level.clone(),
+                    rounded_bytes(l.bytes as f64),
+                    l.bytes_per_invocation
+                        .iter()
+                        .map(size)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    if l.invocations_agree() { "yes" } else { "no" }.to_string(),
+                    match (l.ns_low, l.ns_high) {
+                        (Some(low), Some(high)) => format!(
+                            "{} [{}–{}]",
+                            format_sig(l.ns),
+                            format_sig(low),
+                            format_sig(high)
+                        ),
+                        _ => format_sig(l.ns),
+                    },
+                    size(&l.sysfs_bytes),
                 ]
             })
             .collect(),

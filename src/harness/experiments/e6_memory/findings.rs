@@ -2,7 +2,7 @@
 
 use super::analysis::Numbers;
 use super::measure::{Measurement, MAX_LOADS_PER_REPETITION, MIN_LOADS_PER_REPETITION};
-use crate::harness::cache_levels::KNEE_RULE;
+use crate::harness::cache_levels::{KNEE_RULE, PER_INVOCATION_RULE};
 use crate::harness::experiments::percent;
 use crate::harness::stats::{format_interval, format_sig, Claim};
 use crate::units::rounded_bytes;
@@ -111,10 +111,18 @@ fn measured_levels(n: &Numbers) -> String {
             .iter()
             .map(|l| {
                 format!(
-                    "{} serves up to {} at {} ns ({})",
+                    "{} serves up to {} at {} ns{} ({})",
                     l.level,
                     rounded_bytes(l.bytes as f64),
                     format_sig(l.ns),
+                    match (l.ns_low, l.ns_high) {
+                        (Some(low), Some(high)) if n.invocations > 1 => format!(
+                            ", {}–{} over the invocations",
+                            format_sig(low),
+                            format_sig(high)
+                        ),
+                        _ => String::new(),
+                    },
                     match l.sysfs_bytes {
                         Some(listed) => format!("{source}: {}", rounded_bytes(listed as f64)),
                         None => format!("{source} lists no L{}", &l.level[1..]),
@@ -123,7 +131,15 @@ fn measured_levels(n: &Numbers) -> String {
             })
             .collect();
         format!(
-            "{curve} shows {} cache level{}: {}; beyond {}, a load takes {:.1} ns.",
+            "{curve} shows {}{} cache level{}: {}; beyond {}, a load takes {:.1} ns.",
+            if n.invocations > 1 {
+                format!(
+                    "(the median over its {} invocations, each curve taken on its own) ",
+                    n.invocations
+                )
+            } else {
+                String::new()
+            },
             levels.len(),
             if levels.len() == 1 { "" } else { "s" },
             each.join(", "),
@@ -131,6 +147,10 @@ fn measured_levels(n: &Numbers) -> String {
             n.measured.memory_ns
         )
     };
+    if n.invocations > 1 && !levels.is_empty() {
+        text.push(' ');
+        text.push_str(&spread(n));
+    }
     if !n.unseen.is_empty() {
         let unseen: Vec<String> = n
             .unseen
@@ -145,10 +165,62 @@ fn measured_levels(n: &Numbers) -> String {
     text
 }
 
+/// The sentence on how the invocations' own curves spread the levels' effective sizes:
+/// `L3: 4 MiB in 3 of 5 invocations, 8 MiB in 2`, and the levels on which all agree.
+fn spread(n: &Numbers) -> String {
+    let k = n.invocations;
+    let levels = &n.measured.levels;
+    let agreed: Vec<&str> = levels
+        .iter()
+        .filter(|l| l.invocations_agree())
+        .map(|l| l.level.as_str())
+        .collect();
+    let differing: Vec<String> = levels
+        .iter()
+        .filter(|l| !l.invocations_agree())
+        .map(|l| {
+            let counts: Vec<String> = l
+                .size_counts()
+                .into_iter()
+                .enumerate()
+                .map(|(i, (bytes, count))| {
+                    let what =
+                        bytes.map_or("no such level".to_string(), |b| rounded_bytes(b as f64));
+                    if i == 0 {
+                        format!("{what} in {count} of {k} invocations")
+                    } else {
+                        format!("{what} in {count}")
+                    }
+                })
+                .collect();
+            format!("{}: {}", l.level, counts.join(", "))
+        })
+        .collect();
+    if differing.is_empty() {
+        return format!("All {k} invocations' curves give every level the same effective size.");
+    }
+    let mut text = format!(
+        "The invocations' own curves differ on the effective size — {} (the size above is \
+         their median, one of the sizes measured)",
+        differing.join("; ")
+    );
+    if !agreed.is_empty() {
+        let all = if k == 2 {
+            "both".to_string()
+        } else {
+            format!("all {k}")
+        };
+        text.push_str(&format!("; on {} {all} agree", agreed.join(" and ")));
+    }
+    text.push('.');
+    text
+}
+
 /// The method paragraph: the ring, the sizes, the page sizes, the sampling, the knee rule and
 /// the caches.
 pub(super) fn method(m: &Measurement) -> String {
     let machine = &m.machine;
+    let invocations = crate::harness::invocations::replayed_invocations();
     let mut method = format!(
         "A ring of 64-byte lines shuffled into one cycle (Sattolo, seed {:#x} ^ size), each \
          line holding the next line's index: every load depends on the last, and the order \
@@ -158,8 +230,8 @@ pub(super) fn method(m: &Measurement) -> String {
          from where the last stopped, for as many loads as the ring has lines but at least {} \
          and at most {}, so the footprint is always the whole ring; {} samples; values with 95 % intervals. \
          Cache levels are found on the huge-page curve (4 KiB pages at sizes where the kernel \
-         granted the huge-page ring none). {} Cache markers: the measured levels, and the \
-         sizes {} lists ({}).",
+         granted the huge-page ring none). {} {} Here {} invocation{}. Cache markers: the \
+         measured levels, and the sizes {} lists ({}).",
         m.seed,
         if m.per_octave == 1 {
             "one point"
@@ -172,6 +244,9 @@ pub(super) fn method(m: &Measurement) -> String {
         MAX_LOADS_PER_REPETITION,
         m.sampling.samples,
         KNEE_RULE,
+        PER_INVOCATION_RULE,
+        invocations,
+        if invocations == 1 { "" } else { "s" },
         machine.cache_source,
         machine
             .caches

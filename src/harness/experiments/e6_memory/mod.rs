@@ -80,6 +80,15 @@ mod tests {
             .summary_value("effective_levels")
             .expect("effective_levels in the summary");
         assert!(levels.is_array(), "{levels}");
+        for level in levels.as_array().unwrap() {
+            // One invocation here: its own curve is the pooled one.
+            assert_eq!(
+                level["bytes_per_invocation"],
+                serde_json::json!([level["bytes"]])
+            );
+            assert_eq!(level["ns_low"], level["ns"]);
+        }
+        assert!(experiment.tables[1].headers[2].contains("per invocation"));
         let read = levels_from_result(&experiment).expect("levels read back");
         assert_eq!(read.curve.len(), sizes(1 << 20, 1).len());
         assert_eq!(

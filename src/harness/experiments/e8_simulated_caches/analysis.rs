@@ -1,6 +1,6 @@
 //! E8's analysis: tables, plots and findings from the simulated counts.
 
-use super::simulate::{CacheGeometry, SimResult, EDGE_MISSES};
+use super::simulate::{CacheGeometry, SimResult, EDGE_MISSES, OWN_EFFECTIVE, OWN_SYSFS};
 use super::workload::*;
 use crate::harness::results::{ExperimentResult, Plot, PlotKind, PlotLine, Point, Series, Table};
 use crate::units::compact_bytes;
@@ -23,6 +23,22 @@ pub fn method(lookups: usize, geometries: &[CacheGeometry], stream: &str) -> Str
         })
         .collect::<Vec<_>>()
         .join(" ");
+    let has = |label: &str| geometries.iter().any(|g| g.name.starts_with(label));
+    let labels = match (has(OWN_EFFECTIVE), has(OWN_SYSFS)) {
+        (true, true) => format!(
+            " “{OWN_EFFECTIVE}” geometries take the sizes measured as this process's effective \
+             ones (on a virtual machine the last level can be a fraction of the listed one), \
+             “{OWN_SYSFS}” the sizes sysfs/CPUID lists for the part: the same code on the cache \
+             it measurably gets here and on the cache it is listed with."
+        ),
+        (true, false) => format!(
+            " “{OWN_EFFECTIVE}” geometries take the sizes measured as this process's effective \
+             ones."
+        ),
+        (false, true) => format!(" “{OWN_SYSFS}” geometries take the sizes sysfs/CPUID lists."),
+        (false, false) => String::new(),
+    };
+    let list = format!("{list}{labels}");
     let double = 2 * lookups;
     format!(
         "Each backend runs the same fixed workload — lookups in the search-order walk \
@@ -616,7 +632,7 @@ fn seed_prediction(results: &[SimResult], geometries: &[String]) -> Option<Strin
     })
 }
 
-/// A short category label for plots: `this CPU, LL=L3 32 MiB` / `2008, LL 12 MiB`.
+/// A short category label for plots: `this CPU (effective): LL = L3 4 MiB` / `2008: LL 12 MiB`.
 fn short_geometry(name: &str) -> String {
     match name.split_once(": ") {
         Some((who, rest)) => {

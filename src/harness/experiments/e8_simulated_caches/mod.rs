@@ -1,5 +1,6 @@
 //! E8: each backend's fixed lookup workload under valgrind's simulated caches, with explicit
-//! geometries (this CPU's, and a 2008-class machine like the one seed 004 had in mind).
+//! geometries (this CPU's, from its measured effective sizes and from the sizes sysfs lists, and
+//! a 2008-class machine like the one seed 004 had in mind).
 //!
 //! `kiki report` starts `valgrind --tool=callgrind --cache-sim=yes` on its own binary's hidden
 //! `e8-workload` subcommand. Collection is switched on only inside
@@ -18,7 +19,7 @@ pub use analysis::{experiment, method, unavailable, TITLE};
 pub use simulate::{
     geometries, measured_levels, parse_callgrind_out, simulate, simulate_once, sysfs_levels,
     valgrind_version, CacheGeometry, CacheSpec, DetectedCache, OwnLevel, SimCounts, SimResult,
-    EDGE_MISSES,
+    EDGE_MISSES, OWN_EFFECTIVE, OWN_SYSFS,
 };
 pub use workload::*;
 
@@ -73,8 +74,12 @@ fn detected_cache(machine: &Machine, level: u8) -> Option<DetectedCache> {
 }
 
 /// This CPU's levels for the geometries, and where they came from: the measured effective
-/// sizes where the report measured them (rounded down for valgrind), else sysfs.
-pub fn own_levels(machine: &Machine, measured: Option<&CacheLevels>) -> (Vec<OwnLevel>, String) {
+/// sizes where the report measured them (rounded down for valgrind), else sysfs; with the
+/// sysfs/CPUID levels beside measured ones (`None` where `own` is itself sysfs').
+pub fn own_levels(
+    machine: &Machine,
+    measured: Option<&CacheLevels>,
+) -> (Vec<OwnLevel>, String, Option<Vec<OwnLevel>>) {
     let sysfs = || {
         sysfs_levels(
             detected_cache(machine, 1),
@@ -91,12 +96,14 @@ pub fn own_levels(machine: &Machine, measured: Option<&CacheLevels>) -> (Vec<Own
                      valgrind accepts at sysfs' associativity (a power-of-two number of sets)",
                     levels.source
                 ),
+                Some(sysfs()),
             ),
-            Err(reason) => (sysfs(), format!("sysfs/CPUID sizes, as {reason}")),
+            Err(reason) => (sysfs(), format!("sysfs/CPUID sizes, as {reason}"), None),
         },
         None => (
             sysfs(),
             "sysfs/CPUID sizes, as E8 was given no measured cache levels".to_string(),
+            None,
         ),
     }
 }
@@ -109,8 +116,8 @@ fn run(
     scratch: &Path,
     progress: Progress<'_>,
 ) -> ExperimentResult {
-    let (own, origin) = own_levels(machine, measured);
-    let geometries = geometries(&own, &origin, quick);
+    let (own, origin, sysfs) = own_levels(machine, measured);
+    let geometries = geometries(&own, &origin, sysfs.as_deref(), quick);
     let lookups = if quick { LOOKUPS_QUICK } else { LOOKUPS_FULL };
     let Some(valgrind) = valgrind_version() else {
         return unavailable(
@@ -267,6 +274,7 @@ mod tests {
             bytes,
             ns: 1.0,
             sysfs_bytes: None,
+            ..EffectiveLevel::default()
         }
     }
 
@@ -302,13 +310,32 @@ mod tests {
             "{}",
             own[2].origin
         );
-        let full = geometries(&own, "measured", false);
-        assert_eq!(full.len(), 4);
-        assert!(full[1].name.contains("LL = L3 4 MiB"), "{}", full[1].name);
+        // Beside the effective geometries, one from the listed sizes (L1d and last level).
+        let listed = sysfs_levels(detected(1), detected(2), detected(3));
+        let full = geometries(&own, "measured", Some(&listed), false);
+        assert_eq!(full.len(), 5);
+        assert!(
+            full[1].name.starts_with("this CPU (effective): ")
+                && full[1].name.contains("LL = L3 4 MiB"),
+            "{}",
+            full[1].name
+        );
         assert!(full[1].origin.starts_with("measured — L1 measured"));
-        let quick = geometries(&own, "measured", true);
-        assert_eq!(quick.len(), 1);
-        assert_eq!(quick[0].ll.bytes, 4 << 20);
+        assert_eq!(full[2].name, "this CPU (sysfs): L1d 48 KiB, LL = L3 32 MiB");
+        assert!(full[2].own && full[2].origin.contains("L3 sysfs 32 MiB 16-way"));
+        let quick = geometries(&own, "measured", Some(&listed), true);
+        assert_eq!(quick.len(), 2);
+        assert_eq!((quick[0].ll.bytes, quick[1].ll.bytes), (4 << 20, 32 << 20));
+        // Where the listed sizes give the effective geometry again, it is simulated once.
+        let same = sysfs_levels(Some((48 << 10, 12, 64)), None, Some((4 << 20, 16, 64)));
+        let full = geometries(&own, "measured", Some(&same), false);
+        assert_eq!(full.len(), 4);
+        assert!(
+            full[1].origin.contains("not simulated twice"),
+            "{}",
+            full[1].origin
+        );
+        assert_eq!(geometries(&own, "measured", Some(&same), true).len(), 1);
         let one = CacheLevels {
             levels: vec![level("L1", 32 << 10)],
             ..measured
@@ -325,17 +352,22 @@ mod tests {
         let l3 = Some((105 << 20, 15, 64));
         let own = sysfs_levels(l1, l2, l3);
         assert_eq!(own.len(), 3);
-        let full = geometries(&own, "sysfs", false);
+        let full = geometries(&own, "sysfs", None, false);
         assert_eq!(full.len(), 4);
         assert!(full[0].name.contains("LL = L2"));
+        assert!(
+            full[0].name.starts_with("this CPU (sysfs): "),
+            "{}",
+            full[0].name
+        );
         assert!(full[0].own && !full[3].own);
         assert!(full[3].name.contains("12 MiB"));
         assert_eq!(full[3].ll.ways, 24);
         assert!(full[3].origin.contains("simulated 24-way"));
-        let quick = geometries(&own, "sysfs", true);
+        let quick = geometries(&own, "sysfs", None, true);
         assert_eq!(quick.len(), 1);
         assert!(quick[0].name.contains("L3"));
-        let unknown = geometries(&sysfs_levels(None, l2, l3), "sysfs", true);
+        let unknown = geometries(&sysfs_levels(None, l2, l3), "sysfs", None, true);
         assert_eq!(unknown.len(), 1);
         assert!(unknown[0].name.starts_with("2008"));
     }
@@ -379,7 +411,7 @@ mod tests {
         assert!(read_workload(&path, 10)
             .unwrap_err()
             .contains("cannot read"));
-        let method = method(1000, &geometries(&[], "sysfs", true), &description);
+        let method = method(1000, &geometries(&[], "sysfs", None, true), &description);
         assert!(method.contains(&description) && method.contains("occupancy array"));
         assert!(!method.contains("64 occupancies"));
     }
@@ -500,7 +532,7 @@ mod tests {
             bcm: ir / 100,
             ..SimCounts::default()
         };
-        let geometries = geometries(&[], "sysfs", false);
+        let geometries = geometries(&[], "sysfs", None, false);
         let mut results = Vec::new();
         for g in &geometries {
             results.push(SimResult {

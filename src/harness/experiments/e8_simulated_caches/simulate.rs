@@ -176,33 +176,81 @@ pub fn measured_levels(
     Ok(levels)
 }
 
+/// The label of this CPU's geometries built from the measured effective sizes.
+pub const OWN_EFFECTIVE: &str = "this CPU (effective)";
+
+/// The label of this CPU's geometries built from the sizes sysfs/CPUID lists.
+pub const OWN_SYSFS: &str = "this CPU (sysfs)";
+
 /// The geometries to simulate: this CPU's L1d with LL = each of its further levels (from
-/// `own`, smallest first), and the 2008-class 32 KiB L1d with a 4 MiB and a 12 MiB LL. Quick
-/// mode keeps one: this CPU's last level where known, else the 2008-class 12 MiB. `own_origin`
-/// says where `own` came from (measured or sysfs, and why).
-pub fn geometries(own: &[OwnLevel], own_origin: &str, quick: bool) -> Vec<CacheGeometry> {
+/// `own`, smallest first), labelled [`OWN_EFFECTIVE`] where `own` holds the measured effective
+/// sizes (`sysfs` is then `Some`, the levels sysfs/CPUID lists) and [`OWN_SYSFS`] where it
+/// holds the listed ones (`sysfs` is `None`); beside measured levels, one more geometry from
+/// the listed sizes, its L1d and its last level ([`OWN_SYSFS`]), unless that is the effective
+/// last-level geometry again (whose origin then says so); then the 2008-class 32 KiB L1d with
+/// a 4 MiB and a 12 MiB LL. Quick mode keeps this CPU's effective last level and its sysfs
+/// geometry where there is one (else the 2008-class 12 MiB). `own_origin` says where `own`
+/// came from (measured or sysfs, and why).
+pub fn geometries(
+    own: &[OwnLevel],
+    own_origin: &str,
+    sysfs: Option<&[OwnLevel]>,
+    quick: bool,
+) -> Vec<CacheGeometry> {
     let classic_l1 = CacheSpec {
         bytes: 32 << 10,
         ways: 8,
         line: 64,
     };
     let i1 = classic_l1;
+    let label = if sysfs.is_some() {
+        OWN_EFFECTIVE
+    } else {
+        OWN_SYSFS
+    };
+    let own_geometry = |label: &str, d1: &OwnLevel, ll: &OwnLevel, origin: &str| CacheGeometry {
+        name: format!(
+            "{label}: L1d {}, LL = {} {}",
+            compact_bytes(d1.spec.bytes as f64),
+            ll.level,
+            compact_bytes(ll.spec.bytes as f64)
+        ),
+        i1,
+        d1: d1.spec,
+        ll: ll.spec,
+        origin: format!("{origin} — {}; {}", d1.origin, ll.origin),
+        own: true,
+    };
     let mut list = Vec::new();
     if let Some((d1, beyond)) = own.split_first() {
         for ll in beyond {
-            list.push(CacheGeometry {
-                name: format!(
-                    "this CPU: L1d {}, LL = {} {}",
-                    compact_bytes(d1.spec.bytes as f64),
-                    ll.level,
-                    compact_bytes(ll.spec.bytes as f64)
-                ),
-                i1,
-                d1: d1.spec,
-                ll: ll.spec,
-                origin: format!("{own_origin} — {}; {}", d1.origin, ll.origin),
-                own: true,
-            });
+            list.push(own_geometry(label, d1, ll, own_origin));
+        }
+    }
+    let listed = sysfs
+        .and_then(|levels| Some((levels.first()?, levels.get(1..)?.last()?)))
+        .filter(|(d1, _)| d1.level == "L1");
+    if let Some((d1, ll)) = listed {
+        let same = list
+            .last()
+            .filter(|g| g.d1 == d1.spec && g.ll == ll.spec && g.name.contains(&ll.level));
+        match same {
+            Some(_) => {
+                if let Some(last) = list.last_mut() {
+                    last.origin.push_str(&format!(
+                        " (the sizes sysfs/CPUID lists, {} and {}, give this same geometry, so \
+                         it is not simulated twice)",
+                        d1.origin, ll.origin
+                    ));
+                }
+            }
+            None => list.push(own_geometry(
+                OWN_SYSFS,
+                d1,
+                ll,
+                "the sizes sysfs/CPUID lists, L1d and last level, for comparison with the \
+                 effective ones",
+            )),
         }
     }
     for (ll_bytes, ways) in [(4usize << 20, 16), (12 << 20, 16)] {
@@ -229,8 +277,19 @@ pub fn geometries(own: &[OwnLevel], own_origin: &str, quick: bool) -> Vec<CacheG
         }
     }
     if quick {
-        let keep = list.iter().rposition(|g| g.own).unwrap_or(list.len() - 1);
-        list = vec![list.swap_remove(keep)];
+        let last = list
+            .iter()
+            .rposition(|g| g.own && g.name.starts_with(label));
+        let listed = if label == OWN_EFFECTIVE {
+            list.iter().position(|g| g.name.starts_with(OWN_SYSFS))
+        } else {
+            None
+        };
+        let keep: Vec<usize> = match (last, listed) {
+            (None, None) => vec![list.len() - 1],
+            (a, b) => a.into_iter().chain(b).collect(),
+        };
+        list = keep.into_iter().map(|i| list[i].clone()).collect();
     }
     list
 }
