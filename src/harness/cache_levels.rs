@@ -76,6 +76,10 @@ pub struct CacheLevels {
     /// The measured curve the levels come from: `(bytes, ns per load)`, smallest first
     /// (huge pages where the kernel granted them).
     pub curve: Vec<(usize, f64)>,
+    /// Per size of `curve`, the least and the greatest of the invocations' medians (empty for
+    /// a curve from one process): how far the curve itself moves between processes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub curve_spread: Vec<(usize, f64, f64)>,
     /// Where the levels come from, for the methods: "E6's latency curve" or "a short pointer
     /// chase".
     pub source: String,
@@ -95,15 +99,61 @@ impl CacheLevels {
     /// The curve's latency at `bytes`, interpolated linearly in log size between measured
     /// points (and held flat beyond the ends); `memory_ns` when there is no curve.
     pub fn latency_at(&self, bytes: usize) -> f64 {
-        let curve = &self.curve;
+        interpolate(&self.curve, bytes).unwrap_or(self.memory_ns)
+    }
+
+    /// The least and the greatest latency the invocations' curves give at `bytes` (each
+    /// interpolated as [`CacheLevels::latency_at`]); both the pooled curve's where there is no
+    /// spread (a curve from one process).
+    pub fn latency_range_at(&self, bytes: usize) -> (f64, f64) {
+        let pooled = self.latency_at(bytes);
+        let low: Vec<(usize, f64)> = self.curve_spread.iter().map(|p| (p.0, p.1)).collect();
+        let high: Vec<(usize, f64)> = self.curve_spread.iter().map(|p| (p.0, p.2)).collect();
+        match (interpolate(&low, bytes), interpolate(&high, bytes)) {
+            (Some(l), Some(h)) => (l.min(pooled), h.max(pooled)),
+            _ => (pooled, pooled),
+        }
+    }
+}
+
+/// Per size of `pooled`, the least and the greatest of `curves`' values there (sizes no curve
+/// has are left out); empty with fewer than two curves.
+pub fn curve_spread(
+    curves: &[Vec<(usize, f64)>],
+    pooled: &[(usize, f64)],
+) -> Vec<(usize, f64, f64)> {
+    if curves.len() < 2 {
+        return Vec::new();
+    }
+    pooled
+        .iter()
+        .filter_map(|&(bytes, _)| {
+            let at: Vec<f64> = curves
+                .iter()
+                .filter_map(|c| c.iter().find(|p| p.0 == bytes).map(|p| p.1))
+                .filter(|ns| ns.is_finite())
+                .collect();
+            Some((
+                bytes,
+                at.iter().copied().reduce(f64::min)?,
+                at.iter().copied().reduce(f64::max)?,
+            ))
+        })
+        .collect()
+}
+
+/// `curve`'s value at `bytes`, linear in log size between points and flat beyond the ends;
+/// `None` for an empty curve.
+fn interpolate(curve: &[(usize, f64)], bytes: usize) -> Option<f64> {
+    {
         let (Some(first), Some(last)) = (curve.first(), curve.last()) else {
-            return self.memory_ns;
+            return None;
         };
         if bytes <= first.0 {
-            return first.1;
+            return Some(first.1);
         }
         if bytes >= last.0 {
-            return last.1;
+            return Some(last.1);
         }
         let x = (bytes as f64).ln();
         for pair in curve.windows(2) {
@@ -111,10 +161,10 @@ impl CacheLevels {
             if bytes <= b1 {
                 let (x0, x1) = ((b0 as f64).ln(), (b1 as f64).ln());
                 let t = if x1 > x0 { (x - x0) / (x1 - x0) } else { 1.0 };
-                return ns0 + t * (ns1 - ns0);
+                return Some(ns0 + t * (ns1 - ns0));
             }
         }
-        last.1
+        Some(last.1)
     }
 }
 
@@ -338,6 +388,7 @@ impl CacheLevels {
             levels,
             memory_ns,
             curve: points,
+            curve_spread: Vec::new(),
             source: source.to_string(),
         }
     }
@@ -388,10 +439,12 @@ impl CacheLevels {
             .map(|c| c.memory_ns)
             .filter(|ns| ns.is_finite())
             .collect();
+        let curve_spread = curve_spread(curves, &pooled.curve);
         CacheLevels {
             levels,
             memory_ns: median(&memory).unwrap_or(pooled.memory_ns),
             curve: pooled.curve,
+            curve_spread,
             source: source.to_string(),
         }
     }
@@ -583,12 +636,28 @@ mod tests {
             }],
             memory_ns: 100.0,
             curve: vec![(4096, 1.0), (16384, 3.0)],
+            curve_spread: Vec::new(),
             source: "test".into(),
         };
         assert_eq!(levels.latency_at(1), 1.0);
         assert_eq!(levels.latency_at(8192), 2.0);
         assert_eq!(levels.latency_at(1 << 30), 3.0);
         assert_eq!(levels.last_level_bytes(), 32 << 10);
+        // No spread: the range is the pooled curve's value; with one, the invocations' least
+        // and greatest, interpolated the same way.
+        assert_eq!(levels.latency_range_at(8192), (2.0, 2.0));
+        let spread = CacheLevels {
+            curve_spread: vec![(4096, 0.5, 1.5), (16384, 2.0, 5.0)],
+            ..levels.clone()
+        };
+        assert_eq!(spread.latency_range_at(8192), (1.25, 3.25));
+        assert_eq!(
+            curve_spread(
+                &[vec![(4096, 1.0)], vec![(4096, 3.0), (16384, 2.0)]],
+                &[(4096, 2.0), (16384, 2.0)]
+            ),
+            vec![(4096, 1.0, 3.0), (16384, 2.0, 2.0)]
+        );
         assert!(levels.level("L1").is_some() && levels.level("L2").is_none());
     }
 

@@ -58,10 +58,15 @@ pub fn levels_from_result(result: &ExperimentResult) -> Option<CacheLevels> {
         .summary_value("memory_ns")
         .and_then(|v| v.as_f64())
         .unwrap_or(f64::NAN);
+    let pooled = curve(&result.series);
     Some(CacheLevels {
         levels,
         memory_ns,
-        curve: curve(&result.series),
+        curve_spread: crate::harness::cache_levels::curve_spread(
+            &analysis::invocation_curves(&result.series),
+            &pooled,
+        ),
+        curve: pooled,
         source: analysis::SOURCE.to_string(),
     })
 }

@@ -54,7 +54,8 @@ pub(super) fn method(m: &Measurement) -> String {
          twin (the same turn-taking), and must resolve no difference (its interval includes \
          0); \
          synthetic tables of {} read at random in the same chain must each cost E6's latency \
-         at their size minus the latency at 4 KiB within ±{:.0} % at P = 0. Dose–response: \
+         at their size minus the latency at 4 KiB at P = 0, within ±{:.0} % of the range E6's \
+         invocations span there (a probed curve has no range: its own value). Dose–response: \
          at the top P, masks of {} (half the measured L2, half and twice the last level, \
          rounded down to powers of two) and the full table, all in one sweep. {} \
          Table pages: the backends with ≥ 4 MiB of attack tables on the 4 KiB pages the \
@@ -266,16 +267,20 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
         out.push(if p.pass {
             format!(
                 "The positive control at {size} passes: {} ns per read at P = 0, E6's curve says \
-                 {} ns.",
+                 {} ns ({}–{} over its invocations).",
                 format_interval(&p.at_zero),
-                format_sig(p.expected)
+                format_sig(p.expected),
+                format_sig(p.expected_low),
+                format_sig(p.expected_high)
             )
         } else {
             format!(
                 "**THE POSITIVE CONTROL AT {size} FAILS: {} ns per read at P = 0 where E6's curve \
-                 says {} ns (±{:.0} %).**",
+                 says {} ns ({}–{} over its invocations, ±{:.0} %).**",
                 format_interval(&p.at_zero),
                 format_sig(p.expected),
+                format_sig(p.expected_low),
+                format_sig(p.expected_high),
                 POSITIVE_TOLERANCE * 100.0
             )
         });

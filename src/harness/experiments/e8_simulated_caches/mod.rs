@@ -288,6 +288,7 @@ mod tests {
             ],
             memory_ns: 80.0,
             curve: Vec::new(),
+            curve_spread: Vec::new(),
             source: "E6's latency curve".into(),
         };
         let detected = |level: u8| match level {
