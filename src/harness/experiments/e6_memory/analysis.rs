@@ -124,6 +124,12 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         serde_json::to_value(&measured.levels).unwrap_or(Json::Null),
     ));
     summary.push(("memory_ns".to_string(), Json::from(measured.memory_ns)));
+    // Per size, the least and greatest invocation median: E7's positive controls compare with
+    // this range (the parent reads it back, where the invocations are no longer known).
+    summary.push((
+        "curve_spread".to_string(),
+        serde_json::to_value(&measured.curve_spread).unwrap_or(Json::Null),
+    ));
     if let Some(far) = &far {
         summary.push(("far_ns_4k".to_string(), Json::from(far.small)));
         summary.push(("far_ns_huge".to_string(), Json::from(far.huge)));

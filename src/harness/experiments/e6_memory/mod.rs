@@ -62,10 +62,11 @@ pub fn levels_from_result(result: &ExperimentResult) -> Option<CacheLevels> {
     Some(CacheLevels {
         levels,
         memory_ns,
-        curve_spread: crate::harness::cache_levels::curve_spread(
-            &analysis::invocation_curves(&result.series),
-            &pooled,
-        ),
+        // From the summary: E6's analysis knew the invocations; the parent may not.
+        curve_spread: result
+            .summary_value("curve_spread")
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default(),
         curve: pooled,
         source: analysis::SOURCE.to_string(),
     })
