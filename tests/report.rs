@@ -624,6 +624,11 @@ fn quick_report_of_every_experiment_is_complete() {
             p["expected_ns"].is_number() && p["pass"].is_boolean(),
             "{p}"
         );
+        assert!(
+            p["expected_low_ns"].as_f64() <= p["expected_ns"].as_f64()
+                && p["expected_ns"].as_f64() <= p["expected_high_ns"].as_f64(),
+            "{p}"
+        );
         assert!(!p["by_pressure"].as_array().unwrap().is_empty(), "{p}");
     }
     let aa = summary("E7", "aa_control");
