@@ -42,6 +42,8 @@ pub(super) struct Numbers {
     pub survival: Vec<(u32, [f64; 4])>,
     /// The base the reloads' extra time is taken over: the hot twin's median at P = 0.
     pub survival_base: Option<f64>,
+    /// The hot twin's reloads at P = 0 classified like the real ones (L1 by construction).
+    pub survival_null: Option<[f64; 4]>,
     /// The table-page split per backend.
     pub pages: Vec<PageSplit>,
     /// The bracket per backend: marginal cost at E = 0 and at E = the pressure buffer.
@@ -312,6 +314,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         .collect();
     let survival_base = survival_base(m);
     let survival = survival_fractions(m, survival_base);
+    let survival_null = survival_null(m, survival_base);
     let pages = m
         .table_pages
         .iter()
@@ -351,6 +354,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         dose,
         survival,
         survival_base,
+        survival_null,
         pages,
         bracket,
         verdict,
@@ -384,18 +388,35 @@ fn survival_fractions(m: &Measurement, base: Option<f64>) -> Vec<(u32, [f64; 4])
     m.survival
         .iter()
         .filter(|(_, real, _)| !real.is_empty())
-        .map(|(reads, real, _)| {
-            let mut counts = [0usize; 4];
-            for &ns in real {
-                let extra = ns - base;
-                let level = bounds.iter().take_while(|&&b| extra > b).count();
-                counts[level.min(3)] += 1;
-            }
-            let n = real.len() as f64;
-            (*reads, counts.map(|c| c as f64 / n))
-        })
+        .map(|(reads, real, _)| (*reads, classify(real, base, &bounds)))
         .collect()
 }
+
+/// The fractions of `reloads` in each class: extra time over `base` against `bounds`.
+fn classify(reloads: &[f64], base: f64, bounds: &[f64; 3]) -> [f64; 4] {
+    let mut counts = [0usize; 4];
+    for &ns in reloads {
+        let extra = ns - base;
+        let level = bounds.iter().take_while(|&&b| extra > b).count();
+        counts[level.min(3)] += 1;
+    }
+    let n = reloads.len().max(1) as f64;
+    counts.map(|c| c as f64 / n)
+}
+
+/// The null test of the classes: the hot twin's own reloads at P = 0 (their lines are in L1 by
+/// construction) classified the same way. Classes that put much of them beyond L1 overlap.
+fn survival_null(m: &Measurement, base: Option<f64>) -> Option<[f64; 4]> {
+    let (calibration, base) = (m.calibration.as_ref()?, base?);
+    let (_, _, twin) = m
+        .survival
+        .iter()
+        .find(|(reads, _, twin)| *reads == 0 && !twin.is_empty())?;
+    Some(classify(twin, base, &survival_bounds(calibration)))
+}
+
+/// The share of the null test's reloads that must classify as L1 for the classes to count.
+pub(super) const SURVIVAL_NULL_L1: f64 = 0.9;
 
 /// The extra-latency bounds between L1 | L2 | LL | memory: the midpoints between neighbouring
 /// levels' calibrated medians, minus the calibrated L1 median (extra latency above an L1 hit).
@@ -535,18 +556,6 @@ fn ratio_estimate_text(e: &Estimate) -> String {
     format!("×{:.2} [{:.2}–{:.2}]", e.value, e.low, e.high)
 }
 
-/// Whether a ratio's change with pressure is resolved beyond `1 ± threshold`: +1 wider, −1
-/// narrower, 0 neither.
-fn widening(change: &Estimate, threshold: f64) -> i32 {
-    if change.low > 1.0 + threshold {
-        1
-    } else if change.high < 1.0 / (1.0 + threshold) {
-        -1
-    } else {
-        0
-    }
-}
-
 /// Seed 004's verdict: magic-plain against dbb (and fancy magic against dbb beside it), from
 /// the isolated table-miss cost at the top pressure, their chains' times there and without
 /// pressure, and the change between the two paired per round.
@@ -557,76 +566,73 @@ fn verdict(m: &Measurement, top: u32, claims: &mut Claims) -> Verdict {
         .collect();
     let text = match pairs.iter().find(|p| p.backend == "magic-plain") {
         None => "not measured: needs magic-plain and dbb".to_string(),
-        Some(p) => verdict_text(m, p, top),
+        Some(p) => verdict_text(p, top),
     };
     Verdict { pairs, text }
 }
 
-fn verdict_text(m: &Measurement, p: &Pair, top: u32) -> String {
+/// The verdict's text. What decides is named in advance, as the issue asks: the isolated
+/// table-miss cost — magic-plain's minus dbb's at the top pressure, and how much that gap grows
+/// from P = 0, both paired per round. The whole chains' time ratios (at P = 0 and at the top,
+/// with their change) are reported beside it, not used to decide: their change sits near the
+/// threshold and one run's noise can move it across.
+fn verdict_text(p: &Pair, top: u32) -> String {
     let (Some(d), Some(top_c), Some(zero_c), Some(change)) =
         (&p.difference, &p.at_top, &p.unpressed, &p.ratio_change)
     else {
         return "not measured: no paired samples".to_string();
     };
     let inserted = rounded_bytes(top as f64 * 64.0);
-    let percent = crate::harness::experiments::percent(m.threshold);
-    let misses = if d.low > 0.0 {
+    let ratios = format!(
+        "whole chains: magic-plain takes {} dbb's time at P = 0 (first touches included) and \
+         {} after {top} reads per node (≈ {inserted} inserted), a change of {} paired per round",
+        ratio_text(zero_c),
+        ratio_text(top_c),
+        ratio_estimate_text(change)
+    );
+    let unpressed = p.difference_unpressed.as_ref().map_or(String::new(), |u| {
+        format!(" ({} ns at P = 0)", format_interval(u))
+    });
+    let growth = p.difference_growth.as_ref();
+    let grows = growth.is_some_and(|g| g.low > 0.0);
+    let growth_text = growth.map_or("not measured".to_string(), |g| {
+        format!("{} ns", format_interval(g))
+    });
+    if d.low > 0.0 && grows && zero_c.claim == Claim::Slower {
         format!(
-            "its table misses cost {} ns more per lookup than dbb's, so the gap is the tables' \
-             misses",
+            "holds only in part here, judged by the isolated table-miss cost: magic-plain's \
+             table misses cost {} ns more per lookup than dbb's after {top} reads per node{unpressed}, \
+             and pressure widens that gap by {growth_text} (paired per round) — but magic-plain \
+             already loses without pressure, where the seed has it ahead; {ratios}",
             format_interval(d)
+        )
+    } else if d.low > 0.0 && grows {
+        format!(
+            "holds here, judged by the isolated table-miss cost: magic-plain's table misses \
+             cost {} ns more per lookup than dbb's after {top} reads per node{unpressed}, and \
+             pressure widens that gap by {growth_text} (paired per round); {ratios}",
+            format_interval(d)
+        )
+    } else if d.low > 0.0 {
+        format!(
+            "is only half shown here, judged by the isolated table-miss cost: magic-plain's \
+             table misses cost {} ns more per lookup than dbb's after {top} reads per \
+             node{unpressed}, but the growth of that gap with pressure, {growth_text} (paired \
+             per round), is not resolved; {ratios}",
+            format_interval(d)
+        )
+    } else if d.high < 0.0 {
+        format!(
+            "does not hold here: magic-plain's table misses cost {} ns less per lookup than \
+             dbb's after {top} reads per node; {ratios}",
+            format_interval(&d.map(|x| -x))
         )
     } else {
         format!(
-            "the difference of their table-miss costs, {} ns per lookup, is not resolved",
+            "is not shown at this resolution: the difference of their table-miss costs after \
+             {top} reads per node, {} ns per lookup, is not resolved; {ratios}",
             format_interval(d)
         )
-    };
-    let growth = p.difference_growth.as_ref().map_or(String::new(), |g| {
-        format!(
-            " (that difference grows by {} ns from P = 0, paired per round)",
-            format_interval(g)
-        )
-    });
-    let change_text = ratio_estimate_text(change);
-    match (top_c.claim, zero_c.claim, widening(change, m.threshold)) {
-        (Claim::Slower, Claim::Slower, 1) => format!(
-            "holds only in part here, for lookups in a dependent chain: magic-plain is slower \
-             than dbb already without pressure ({}), and pressure widens the gap to {} after \
-             {top} reads per node (≈ {inserted} inserted; the ratio changes {change_text}, \
-             paired per round, beyond ±{percent} %); {misses}{growth}",
-            ratio_text(zero_c),
-            ratio_text(top_c)
-        ),
-        (Claim::Slower, Claim::Slower, widen) => format!(
-            "is only half shown here, for lookups in a dependent chain: magic-plain loses to dbb \
-             at every pressure (without it {}, after {top} reads per node {}), but its ratio \
-             changes {change_text} from P = 0 to there (paired per round), {}; {misses}{growth}",
-            ratio_text(zero_c),
-            ratio_text(top_c),
-            if widen < 0 {
-                format!("so pressure narrows the gap beyond ±{percent} %")
-            } else {
-                format!("so a widening with pressure is not resolved at ±{percent} %")
-            }
-        ),
-        (Claim::Slower, _, _) => format!(
-            "holds here, for lookups in a dependent chain: level or faster without pressure \
-             ({}), magic-plain takes {} dbb's time after {top} reads per node (≈ {inserted} \
-             inserted; the ratio changes {change_text}, paired per round); {misses}{growth}",
-            ratio_text(zero_c),
-            ratio_text(top_c)
-        ),
-        (Claim::Faster, _, _) => format!(
-            "does not hold here: after {top} reads per node magic-plain still takes {} dbb's \
-             time per lookup; {misses}{growth}",
-            ratio_text(top_c)
-        ),
-        (Claim::Level, _, _) => format!(
-            "is not shown at this resolution: after {top} reads per node magic-plain and dbb \
-             are level within ±{percent} % ({}); {misses}{growth}",
-            ratio_text(top_c)
-        ),
     }
 }
 
@@ -1262,7 +1268,7 @@ fn summary(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
                }).collect::<Vec<_>>()})
     };
     // `positive_control` is the memory-sized table (the one the first design had); all of them
-    // are in `positive_controls`.
+    // are in `positive_controls`, and `positive_controls_pass` says whether every one passed.
     let positive = n
         .positive
         .iter()
@@ -1349,6 +1355,10 @@ fn summary(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
         ("negative_controls".into(), Json::Object(negative)),
         ("positive_control".into(), positive),
         ("positive_controls".into(), Json::Array(positives)),
+        (
+            "positive_controls_pass".into(),
+            json!(!n.positive.is_empty() && n.positive.iter().all(|p| p.pass)),
+        ),
         ("aa_control".into(), aa),
         ("survival".into(), Json::Array(survival)),
         (
