@@ -645,26 +645,63 @@ fn quick_report_of_every_experiment_is_complete() {
         "{pairs}"
     );
     assert!(costs["magic-plain"]["pressure_reads"].as_u64().is_some());
+    // The survival fractions: per pressure count, per class (levels merged where a load's time
+    // cannot tell them apart), shares summing to 1 within their intervals; each level's own key
+    // holds its class's share, or null where it is merged.
     let survival = summary("E7", "survival");
+    let calibration = summary("E7", "survival_calibration");
+    let classes = calibration["classes"].as_array().expect("classes");
     for point in survival.as_array().unwrap() {
-        let total: f64 = ["l1", "l2", "ll", "memory"]
+        let fractions = point["classes"].as_array().expect("classes per point");
+        assert_eq!(fractions.len(), classes.len(), "{point}");
+        let total: f64 = fractions
             .iter()
-            .map(|k| point[*k].as_f64().unwrap())
+            .map(|c| c["fraction"].as_f64().unwrap())
             .sum();
-        assert!((total - 1.0).abs() < 1e-9, "{point}");
+        assert!((total - 1.0).abs() < 1e-6, "{point}");
+        for c in fractions {
+            let (f, low, high) = (
+                c["fraction"].as_f64().unwrap(),
+                c["low"].as_f64().unwrap(),
+                c["high"].as_f64().unwrap(),
+            );
+            assert!(low <= f + 1e-9 && f <= high + 1e-9, "{point}");
+        }
+        let levels = ["l1", "l2", "ll", "memory"];
+        assert!(levels
+            .iter()
+            .all(|k| point[*k].is_number() || point[*k].is_null()));
+        assert!(point["loads"].as_u64().unwrap() > 0, "{point}");
     }
     assert!(!survival.as_array().unwrap().is_empty());
-    // The survival classes' calibration: four positive medians and three bounds.
-    let calibration = summary("E7", "survival_calibration");
-    for key in ["l1_ns", "l2_ns", "ll_ns", "memory_ns"] {
+    assert!(summary("E7", "survival_resolved").is_boolean());
+    // The survival classes' calibration: four positive medians, the distances between
+    // neighbouring levels and each class's held-out check.
+    for key in ["l1_ns", "l2_ns", "ll_ns", "memory_ns", "clock_step_ns"] {
         assert!(
             calibration[key].as_f64().unwrap() > 0.0,
             "{key}: {calibration}"
         );
     }
-    let bounds = calibration["bounds_ns"].as_array().expect("bounds");
-    assert_eq!(bounds.len(), 3, "{calibration}");
-    assert!(bounds.iter().all(|b| b.is_number()), "{calibration}");
+    let distances = calibration["neighbour_total_variation"]
+        .as_array()
+        .expect("tv");
+    assert_eq!(distances.len(), 3, "{calibration}");
+    assert_eq!(
+        calibration["held_out"].as_array().unwrap().len(),
+        classes.len(),
+        "{calibration}"
+    );
+    assert!(calibration["held_out_pass"].is_boolean(), "{calibration}");
+    // What the top pressure count inserts per node, beside the buffer it draws from; the
+    // masked negative control beside mailbox and sqww.
+    assert!(
+        summary("E7", "pressure_inserted_bytes_per_node_max")
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    assert!(summary("E7", "negative_controls")["synthetic (one page)"]["pass"].is_boolean());
     // The reuse per backend with tables: its lookups, and misses per lookup keyed by size.
     let reuse = summary("E7", "reuse");
     let reuse = reuse.as_object().expect("reuse per backend");

@@ -280,10 +280,28 @@ fn cache_argument(entries: &[&Entry]) -> (String, Option<Plot>) {
             .and_then(|x| x.summary_value("table_miss_cost"))
             .and_then(|v| v.as_object().cloned())
     };
-    let with: Vec<&Entry> = entries
+    let candidates: Vec<&Entry> = entries
         .iter()
         .copied()
         .filter(|e| levels(e).is_some() || costs(e).is_some())
+        .collect();
+    // One column per CPU: its latest report (entries come in folder order, a CPU's later runs
+    // after its earlier ones); earlier runs measured with earlier E6/E7 designs would set two
+    // designs side by side as if they were two CPUs.
+    let with: Vec<&Entry> = candidates
+        .iter()
+        .enumerate()
+        .filter(|(i, e)| {
+            !candidates[i + 1..]
+                .iter()
+                .any(|later| later.results.cpu_slug == e.results.cpu_slug)
+        })
+        .map(|(_, e)| *e)
+        .collect();
+    let left_out: Vec<String> = candidates
+        .iter()
+        .filter(|e| !with.iter().any(|w| w.folder == e.folder))
+        .map(|e| format!("[{0}]({0}/report.md)", e.folder))
         .collect();
     if with.is_empty() {
         return (String::new(), None);
@@ -302,6 +320,9 @@ fn cache_argument(entries: &[&Entry]) -> (String, Option<Plot>) {
     table
         .rows
         .push(row("CPU", &|e| e.results.machine.cpu_model.clone()));
+    table.rows.push(row("code (commit)", &|e| {
+        e.results.machine.git_commit.chars().take(7).collect()
+    }));
     table.rows.push(row("measured levels (sysfs)", &|e| {
         levels(e).map_or("—".into(), |list| {
             list.iter()
@@ -442,8 +463,16 @@ fn cache_argument(entries: &[&Entry]) -> (String, Option<Plot>) {
     let mut text = String::from(
         "\n## The cache argument per CPU\n\nE6's effective cache levels (knees of its latency \
          curve; sysfs in parentheses) and E7's isolated table-miss cost (each backend against \
-         its hot twin, after the highest pressure; 95 % intervals).\n\n",
+         its hot twin, after the highest pressure; 95 % intervals), one column per CPU: its \
+         latest report, with the commit that measured it (a column measured with older code \
+         can differ in design, not only in CPU).\n\n",
     );
+    if !left_out.is_empty() {
+        text.push_str(&format!(
+            "Earlier reports of the same CPUs, left out here: {}.\n\n",
+            left_out.join(", ")
+        ));
+    }
     if has_plot {
         text.push_str("![table-miss cost per CPU](cache_argument.svg)\n\n");
     }

@@ -46,10 +46,10 @@ pub(super) struct Measurement {
     pub aa_backend: Option<&'static str>,
     /// Every chain point: per round, ns per lookup.
     pub chains: Vec<Chain>,
-    /// The survival probe's backend, and per pressure count the timed reloads of real and hot
-    /// twin lookups (ns each).
+    /// The survival probe's backend, and per pressure count the timed reloads of the node's
+    /// table lines (ns each).
     pub survival_backend: Option<&'static str>,
-    pub survival: Vec<(u32, Vec<f64>, Vec<f64>)>,
+    pub survival: Vec<(u32, Reloads)>,
     /// The survival classes' calibration (with the probe).
     pub calibration: Option<Calibration>,
     /// The table-page split: per backend, huge-page bytes of its attack tables before and
@@ -234,10 +234,17 @@ pub(super) fn dose_masks(levels: &CacheLevels) -> Vec<usize> {
     masks
 }
 
-/// The positive controls' table sizes: half the measured L2, half the last level (where that
+/// The label of the synthetic table of one page: the negative control that runs the masked
+/// path (mailbox and sqww ignore the mask).
+pub(super) const ONE_PAGE: &str = "one page";
+
+/// The synthetic tables' sizes: one page (a negative control), then the positive controls':
+/// half the measured L2, half the last level (where that
 /// differs), and `memory_bytes` (the pressure buffer's size, 4× the last level or more).
 pub(super) fn synthetic_sizes(levels: &CacheLevels, memory_bytes: usize) -> Vec<(String, usize)> {
-    let mut sizes = Vec::new();
+    // First the masked negative control: one page, read whole by the real chain and by its
+    // twin alike, so any cost it shows is the method's, not a miss's.
+    let mut sizes = vec![(ONE_PAGE.to_string(), HOT_MASK + 1)];
     if let Some(l2) = levels.level("L2") {
         sizes.push(("½ L2".to_string(), l2.bytes / 2));
     }
@@ -886,19 +893,35 @@ pub(super) fn attack_table_bytes(name: &str) -> usize {
     registry::visit(name, Bytes).unwrap_or(0)
 }
 
-/// Pressure counts of the survival probe.
-pub(super) fn survival_reads(config_smoke: bool) -> Vec<u32> {
-    if config_smoke {
-        vec![0, 64]
-    } else {
-        vec![0, 16, 64, 256, 1024, 4096, 16384]
+/// Pressure counts of the survival probe: 0, 8, 32, … by fours, up to the first count whose
+/// reads insert at least 4× the effective last level (P × 64 B), so that the last counts leave
+/// the node's lines nowhere but in memory on any CPU.
+pub(super) fn survival_reads(smoke: bool, last_level_bytes: usize) -> Vec<u32> {
+    if smoke {
+        return vec![0, 8, 32];
+    }
+    // 8 × 4^k: the chain sweep's counts (0, 8, 32, 128, 512) and on.
+    let mut reads = vec![0u32, 8];
+    while (*reads.last().unwrap_or(&8) as usize) * 64 < 4 * last_level_bytes {
+        reads.push(reads.last().unwrap_or(&8).saturating_mul(4));
+    }
+    reads
+}
+
+/// Nodes the survival probe reloads per pressure count in one invocation: fewer at the largest
+/// counts, whose pressure phase dominates the time.
+fn survival_nodes(smoke: bool, reads: u32) -> usize {
+    match (smoke, reads) {
+        (true, _) => 50,
+        (false, r) if r > 16_384 => 100,
+        _ => 400,
     }
 }
 
 /// The survival probe on the backend with the largest attack tables: first its calibration
-/// (single loads of lines placed in each level, timed alike), then per node its lookups once
-/// (to bring their lines in), P pressure reads, then each lookup again timed alone
-/// (`rdtscp` between `lfence`s), for the real tables and the hot twin.
+/// (single timed loads of its own table lines placed in each level), then per node its lookups
+/// once (to bring their lines in), P pressure reads, then one timed load of each table line the
+/// lookups read, with the calibration's own wrapper.
 fn survival(
     m: &mut Measurement,
     workload: &SearchWorkload,
@@ -920,31 +943,57 @@ fn survival(
     m.survival_backend = Some(name);
     let smoke = m.sampling.samples <= 3;
     steps.report("survival probe, calibration", 0.0);
-    m.calibration = calibration(&m.levels, if smoke { 50 } else { 300 });
-    let per_reads = if smoke { 50 } else { 400 };
-    for reads in survival_reads(smoke) {
+    m.calibration = calibration(name, &m.levels, if smoke { 50 } else { 300 });
+    for reads in survival_reads(smoke, m.levels.last_level_bytes()) {
         steps.report(&format!("survival probe, {reads} pressure reads"), 0.0);
         let probe = Probe {
             workload,
             pressure,
             reads,
-            nodes: per_reads,
+            nodes: survival_nodes(smoke, reads),
         };
         let timed = invocations::timed(|| registry::visit(name, probe).unwrap_or_default());
-        let (real, twin) = match timed {
+        let reloads = match timed {
             Ok(mut cases) if cases.len() == 1 => {
-                let (_, real, twin) = cases.remove(0);
-                (real, twin)
+                let (_, ns, invocation) = cases.remove(0);
+                Reloads { ns, invocation }
             }
-            Ok(_) => (Vec::new(), Vec::new()),
+            Ok(_) => Reloads::default(),
             Err(error) => {
                 invocations::replay_failed(error);
-                (Vec::new(), Vec::new())
+                Reloads::default()
             }
         };
-        m.survival.push((reads, real, twin));
+        m.survival.push((reads, reloads));
     }
     steps.done += 1;
+}
+
+/// Timed single loads, ns each, and the invocation that timed each one (for resampling).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Reloads {
+    pub ns: Vec<f64>,
+    pub invocation: Vec<f64>,
+}
+
+/// The byte address of every attack-table line `offsets` name, in first-read order, once each:
+/// `offsets` index the concatenation of `memory` (as [`Backend::attack_table_offsets`] says).
+fn table_lines(memory: &[&'static [u8]], offsets: &[usize], out: &mut Vec<*const u8>) {
+    out.clear();
+    for &offset in offsets {
+        let mut rest = offset;
+        for table in memory {
+            if rest < table.len() {
+                let address = table[rest..].as_ptr();
+                let line = address as usize >> 6;
+                if !out.iter().any(|&seen| seen as usize >> 6 == line) {
+                    out.push(address);
+                }
+                break;
+            }
+            rest -= table.len();
+        }
+    }
 }
 
 /// The survival probe's visitor: `nodes` nodes from this invocation's own starting point.
@@ -961,60 +1010,59 @@ impl BackendVisitor for Probe<'_> {
         let ns_per_tick = tick_ns();
         let zero = black_box(0u64);
         let (offset, _) = invocations::invocation();
-        let walk = |stream| Walk {
+        let walk = Walk {
             workload: self.workload,
             pressure: self.pressure,
             reads: self.reads,
-            stream,
+            stream: 0,
         };
+        let memory = backend.attack_table_memory();
         let all = self.workload.nodes();
-        let mut real = Vec::new();
-        let mut twin = Vec::new();
+        let (mut offsets, mut lines) = (Vec::new(), Vec::new());
+        let mut ns = Vec::new();
         for k in 0..self.nodes {
             let node = (offset * 7919 + k * 131) % all;
             let occupancy = backend.occupancy(self.workload.occupancies[node]);
-            for (stream, (mask, out)) in [(usize::MAX, &mut real), (HOT_MASK, &mut twin)]
-                .into_iter()
-                .enumerate()
-            {
-                let mut warm = 0u64;
-                for &(slider, square) in self.workload.node(node) {
-                    warm ^= fold(backend.slider_attacks_masked(slider, &occupancy, square, mask));
-                }
-                let sum = pressure_sum(&walk(stream as u64), node, warm & zero);
-                let mut link = sum & zero;
-                for &(slider, square) in self.workload.node(node) {
-                    // SAFETY: `link` is ANDed with zero: the square is unchanged.
-                    let square =
-                        unsafe { Square::new_unchecked(square.index() as u8 ^ link as u8) };
-                    let before = ticks();
-                    let attacks = backend.slider_attacks_masked(slider, &occupancy, square, mask);
-                    let folded = black_box(fold(attacks));
-                    let after = ticks();
-                    link = folded & zero;
-                    out.push(after.saturating_sub(before) as f64 * ns_per_tick);
-                }
+            offsets.clear();
+            for &(slider, square) in self.workload.node(node) {
+                backend.attack_table_offsets(slider, &occupancy, square, &mut offsets);
+            }
+            table_lines(&memory, &offsets, &mut lines);
+            let mut warm = 0u64;
+            for &(slider, square) in self.workload.node(node) {
+                warm ^= fold(backend.slider_attacks(slider, &occupancy, square));
+            }
+            let mut link = pressure_sum(&walk, node, warm & zero) & zero;
+            for &line in &lines {
+                // `link` is zero: the address is unchanged, but waits for the previous load.
+                let address = line.wrapping_add(link as usize);
+                let before = ticks();
+                // SAFETY: `address` is `line`, a byte of a live attack table.
+                let value = black_box(unsafe { load_byte(address) });
+                let after = ticks();
+                link = value & zero;
+                ns.push(after.saturating_sub(before) as f64 * ns_per_tick);
             }
         }
-        vec![(B::info().name.to_string(), real, twin)]
+        let invocation = vec![offset as f64; ns.len()];
+        vec![(B::info().name.to_string(), ns, invocation)]
     }
 }
 
 /// The classes a survival reload falls into, in order; also the calibration's cases.
 pub(super) const SURVIVAL_LEVELS: [&str; 4] = ["L1", "L2", "LL", "memory"];
 
-/// The buffer the calibration draws its lines from.
-const CALIBRATION_TARGET_BYTES: usize = 8 << 20;
-
 /// Untimed rounds before the calibration keeps samples (code, branches, TLB warm).
 const CALIBRATION_WARMUP: usize = 8;
 
-/// The survival classes' calibration: single loads of lines placed in each level, timed with the
-/// probe's own wrapper ([`ticks`] around the load), and how they were placed.
+/// The survival classes' calibration: single loads of the probed backend's own table lines
+/// placed in each level, timed with the probe's own wrapper ([`ticks`] around one load), and
+/// how they were placed.
 #[derive(Clone, Debug)]
 pub(super) struct Calibration {
-    /// The median ns of one timed load per level, in [`SURVIVAL_LEVELS`]' order (over
-    /// invocations, the geometric mean of each one's median).
+    /// Per level, in [`SURVIVAL_LEVELS`]' order, every timed load (over all invocations).
+    pub loads: [Reloads; 4],
+    /// The median ns of one timed load per level.
     pub medians: [f64; 4],
     /// Timed loads per level, over all invocations.
     pub samples: usize,
@@ -1025,30 +1073,40 @@ pub(super) struct Calibration {
     /// Bytes read to push the line out of every level where there is no `clflush` (4× the
     /// effective LL); `None` on x86-64, where it is flushed.
     pub memory_evict_bytes: Option<usize>,
+    /// The attack-table bytes the calibration's lines are drawn from (the probed backend's).
     pub target_bytes: usize,
     /// The time stamp's step in ns: the greatest common divisor of the timed loads' tick
     /// counts (the smallest over invocations). A coarse counter (AMD's advances 10 ns at a
-    /// time) cannot tell apart levels closer than one step.
+    /// time) blurs levels closer than one step.
     pub step_ns: f64,
 }
 
-/// The calibration, its sizes from the measured levels (never sysfs): `per_level` timed loads
-/// per level in this invocation, recorded and replayed like every timing. `None` when a replay
-/// fails.
-fn calibration(levels: &CacheLevels, per_level: usize) -> Option<Calibration> {
+/// The calibration of `backend`'s table lines, its sizes from the measured levels (never
+/// sysfs): `per_level` timed loads per level in this invocation, recorded and replayed like
+/// every timing. `None` when a replay fails.
+fn calibration(
+    backend: &'static str,
+    levels: &CacheLevels,
+    per_level: usize,
+) -> Option<Calibration> {
     let l1 = levels.levels.first().map_or(32 << 10, |l| l.bytes);
     let l2 = levels.levels.get(1).map_or(16 * l1, |l| l.bytes);
     let ll = levels.last_level_bytes();
     let mut plan = Calibration {
+        loads: Default::default(),
         medians: [f64::NAN; 4],
         samples: 0,
         l2_evict_bytes: 2 * l1,
         ll_evict_bytes: 2 * l2,
         memory_evict_bytes: (!cfg!(target_arch = "x86_64")).then_some(4 * ll),
-        target_bytes: CALIBRATION_TARGET_BYTES,
+        target_bytes: attack_table_bytes(backend),
         step_ns: f64::NAN,
     };
-    let timed = invocations::timed(|| calibration_loads(&plan, per_level));
+    let calibrate = Calibrate {
+        plan: &plan,
+        per_level,
+    };
+    let timed = invocations::timed(|| registry::visit(backend, calibrate).unwrap_or_default());
     match timed {
         Ok(cases)
             if cases.len() == SURVIVAL_LEVELS.len() + 1
@@ -1056,8 +1114,12 @@ fn calibration(levels: &CacheLevels, per_level: usize) -> Option<Calibration> {
                 && cases[SURVIVAL_LEVELS.len()].0 == CLOCK_STEP =>
         {
             plan.samples = cases[0].1.len();
-            for (median, (_, ns, _)) in plan.medians.iter_mut().zip(&cases) {
-                *median = typical(ns);
+            for (i, (_, ns, invocation)) in cases.iter().take(4).enumerate() {
+                plan.medians[i] = typical(ns);
+                plan.loads[i] = Reloads {
+                    ns: ns.clone(),
+                    invocation: invocation.clone(),
+                };
             }
             plan.step_ns = cases[SURVIVAL_LEVELS.len()]
                 .1
@@ -1080,57 +1142,78 @@ fn calibration(levels: &CacheLevels, per_level: usize) -> Option<Calibration> {
 /// The calibration's case that carries the time stamp's step.
 const CLOCK_STEP: &str = "clock step";
 
-/// The calibration's timed loads: per sample, for each level in turn, a fresh random line of
-/// the target buffer placed there (loaded just before; loaded, then 2× L1 read; loaded, then
-/// 2× L2 read; flushed, or 4× the LL read), then loaded once between two [`ticks`]. Per level
-/// (named as in [`SURVIVAL_LEVELS`]), ns per load; last, [`CLOCK_STEP`] with the greatest common
-/// divisor of the loads' tick counts, in ns.
-fn calibration_loads(plan: &Calibration, per_level: usize) -> Vec<(String, Vec<f64>, Vec<f64>)> {
-    let ns_per_tick = tick_ns();
-    let target = PageBuffer::new(plan.target_bytes, Pages::Huge, |i| i as u64);
-    let evict_bytes = plan
-        .l2_evict_bytes
-        .max(plan.ll_evict_bytes)
-        .max(plan.memory_evict_bytes.unwrap_or(0));
-    let evict = PageBuffer::new(evict_bytes, Pages::Huge, |i| i as u64);
-    let (target, evict) = (target.as_slice(), evict.as_slice());
-    let lines = (target.len() / 8).max(1);
-    let (offset, _) = invocations::invocation();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0xCA1B ^ offset as u64);
-    let mut ns = vec![Vec::with_capacity(per_level); SURVIVAL_LEVELS.len()];
-    let mut step = 0u64;
-    for sample in 0..CALIBRATION_WARMUP + per_level {
-        for (level, out) in ns.iter_mut().enumerate() {
-            let word: &u64 = &target[rng.random_range(0..lines) * 8];
-            let placed = match level {
-                0 => load(word),
-                1 => load(word) ^ read_lines(evict, plan.l2_evict_bytes),
-                2 => load(word) ^ read_lines(evict, plan.ll_evict_bytes),
-                _ => to_memory(word, evict, plan.memory_evict_bytes),
-            };
-            black_box(placed);
-            let before = ticks();
-            let value = black_box(load(word));
-            let after = ticks();
-            black_box(value);
-            if sample >= CALIBRATION_WARMUP {
-                let ticks = after.saturating_sub(before);
-                step = gcd(step, ticks);
-                out.push(ticks as f64 * ns_per_tick);
+/// The calibration's visitor: its timed loads on the backend's own attack tables.
+struct Calibrate<'a> {
+    plan: &'a Calibration,
+    per_level: usize,
+}
+
+impl BackendVisitor for Calibrate<'_> {
+    type Output = Vec<(String, Vec<f64>, Vec<f64>)>;
+    /// Per sample, for each level in turn, a fresh random line of the backend's attack tables
+    /// placed there (loaded just before; loaded, then 2× L1 read; loaded, then 2× L2 read;
+    /// flushed, or 4× the LL read), then loaded once between two [`ticks`], as the probe loads
+    /// it. Per level (named as in [`SURVIVAL_LEVELS`]), ns per load and the invocation; last,
+    /// [`CLOCK_STEP`] with the greatest common divisor of the loads' tick counts, in ns.
+    fn visit<B: Backend>(self, backend: B) -> Self::Output {
+        let plan = self.plan;
+        let ns_per_tick = tick_ns();
+        let memory = backend.attack_table_memory();
+        let total: usize = memory.iter().map(|t| t.len()).sum();
+        let evict_bytes = plan
+            .l2_evict_bytes
+            .max(plan.ll_evict_bytes)
+            .max(plan.memory_evict_bytes.unwrap_or(0));
+        let evict = PageBuffer::new(evict_bytes, Pages::Huge, |i| i as u64);
+        let evict = evict.as_slice();
+        let (offset, _) = invocations::invocation();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0xCA1B ^ offset as u64);
+        let mut ns = vec![Vec::with_capacity(self.per_level); SURVIVAL_LEVELS.len()];
+        let mut step = 0u64;
+        let mut lines = Vec::new();
+        for sample in 0..CALIBRATION_WARMUP + self.per_level {
+            for (level, out) in ns.iter_mut().enumerate() {
+                table_lines(&memory, &[rng.random_range(0..total.max(1))], &mut lines);
+                let Some(&line) = lines.first() else {
+                    continue;
+                };
+                // SAFETY (all loads below): `line` is a byte of a live attack table.
+                let placed = unsafe {
+                    match level {
+                        0 => load_byte(line),
+                        1 => load_byte(line) ^ read_lines(evict, plan.l2_evict_bytes),
+                        2 => load_byte(line) ^ read_lines(evict, plan.ll_evict_bytes),
+                        _ => to_memory(line, evict, plan.memory_evict_bytes),
+                    }
+                };
+                let link = black_box(placed) & black_box(0);
+                let address = line.wrapping_add(link as usize);
+                let before = ticks();
+                let value = black_box(unsafe { load_byte(address) });
+                let after = ticks();
+                black_box(value);
+                if sample >= CALIBRATION_WARMUP {
+                    let ticks = after.saturating_sub(before);
+                    step = gcd(step, ticks);
+                    out.push(ticks as f64 * ns_per_tick);
+                }
             }
         }
+        let mut cases: Vec<(String, Vec<f64>, Vec<f64>)> = SURVIVAL_LEVELS
+            .iter()
+            .zip(ns)
+            .map(|(level, ns)| {
+                let invocation = vec![offset as f64; ns.len()];
+                (level.to_string(), ns, invocation)
+            })
+            .collect();
+        cases.push((
+            CLOCK_STEP.to_string(),
+            vec![step.max(1) as f64 * ns_per_tick],
+            Vec::new(),
+        ));
+        cases
     }
-    let mut cases: Vec<(String, Vec<f64>, Vec<f64>)> = SURVIVAL_LEVELS
-        .iter()
-        .zip(ns)
-        .map(|(level, ns)| (level.to_string(), ns, Vec::new()))
-        .collect();
-    cases.push((
-        CLOCK_STEP.to_string(),
-        vec![step.max(1) as f64 * ns_per_tick],
-        Vec::new(),
-    ));
-    cases
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -1141,11 +1224,14 @@ fn gcd(a: u64, b: u64) -> u64 {
     }
 }
 
-/// One load the compiler keeps.
+/// One byte load the compiler keeps: the probe's and the calibration's timed load.
+///
+/// # Safety
+/// `address` must point to a live, readable byte.
 #[inline(always)]
-fn load(word: &u64) -> u64 {
-    // SAFETY: a reference is valid for reads.
-    unsafe { std::ptr::read_volatile(word) }
+unsafe fn load_byte(address: *const u8) -> u64 {
+    // SAFETY: the caller's contract.
+    unsafe { std::ptr::read_volatile(address) as u64 }
 }
 
 /// One load per line of the first `bytes` of `buffer`, in order; their sum.
@@ -1157,15 +1243,15 @@ fn read_lines(buffer: &[u64], bytes: usize) -> u64 {
         .fold(0u64, |sum, &w| sum.wrapping_add(w))
 }
 
-/// Pushes the line at `word` out of every cache level: `clflush` and `mfence` on x86-64, a read
+/// Pushes the line at `line` out of every cache level: `clflush` and `mfence` on x86-64, a read
 /// of `evict_bytes` of `evict` elsewhere.
 #[allow(unused_variables)]
-fn to_memory(word: &u64, evict: &[u64], evict_bytes: Option<usize>) -> u64 {
+fn to_memory(line: *const u8, evict: &[u64], evict_bytes: Option<usize>) -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
-        // SAFETY: `word` points into a live buffer; SSE2 (clflush, mfence) is part of x86-64.
+        // SAFETY: `line` points into a live table; SSE2 (clflush, mfence) is part of x86-64.
         unsafe {
-            std::arch::x86_64::_mm_clflush((word as *const u64).cast::<u8>());
+            std::arch::x86_64::_mm_clflush(line);
             std::arch::x86_64::_mm_mfence();
         }
         0

@@ -3,12 +3,13 @@
 //! each backend's hot twin.
 //!
 //! The files keep the parts apart: `measure` runs the chains, probes and brackets into a
-//! `Measurement`, `analysis` turns it into series, plots, tables, the summary and the numbers
+//! `Measurement`, `survival` estimates where the probed table lines are, `analysis` turns it into series, plots, tables, the summary and the numbers
 //! the findings quote, and `findings` writes the method and findings paragraphs from them.
 
 mod analysis;
 mod findings;
 mod measure;
+mod survival;
 
 use super::{Config, Progress};
 use crate::harness::cache_levels::CacheLevels;
@@ -104,7 +105,13 @@ mod tests {
             calibration["l1_ns"].as_f64().unwrap() > 0.0,
             "{calibration}"
         );
-        assert_eq!(calibration["bounds_ns"].as_array().unwrap().len(), 3);
+        assert_eq!(
+            calibration["neighbour_total_variation"]
+                .as_array()
+                .unwrap()
+                .len(),
+            3
+        );
         assert!(summary("table_pages")["magic-plain"].is_object());
         assert!(summary("seed_004_verdict").is_string());
         assert!(experiment.findings.contains("magic-plain"));

@@ -52,11 +52,13 @@ pub fn method(lookups: usize, geometries: &[CacheGeometry], stream: &str) -> Str
          stream's second half after its first, with cold misses cancelled — one stream's steady \
          state, so no cell can show more LL than L1 misses beyond the {EDGE_MISSES} or so that \
          the measured function's exit, run once per run, may miss in one run and not the other \
-         (checked; a cell that did would be named in the findings). The inputs stream through the simulated caches for every backend alike: the packed \
+         (checked; a cell that did would be named in the findings). The inputs stream through the simulated caches too, and not alike: the packed \
          lookups, 4 bytes each (1/16 D1 miss per lookup), and the occupancy array, one \
          occupancy per node read by that node's lookups and by no later node's (in each \
-         backend's own occupancy layout, converted before measuring), through the LL too where \
-         the {double} lookups' inputs outgrow it. Geometries are given explicitly. {list} Simulation is \
+         backend's own occupancy layout, converted before measuring, whose size differs by \
+         backend: mailbox's padded board is the largest), through the LL too where the \
+         {double} lookups' inputs outgrow it — so part of each backend's LL misses, and all of \
+         a backend's without tables, are its input stream's, not its tables'. Geometries are given explicitly. {list} Simulation is \
          deterministic: one run per cell. Estimated cycles per lookup = (Ir + \
          {L1_MISS_CYCLES}·(I1mr + D1mr + D1mw) + {LL_MISS_CYCLES}·(ILmr + DLmr + DLmw)) / \
          lookups — a rough in-order model with no overlap of misses, for ranking, not for \
