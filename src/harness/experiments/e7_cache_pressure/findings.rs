@@ -44,16 +44,19 @@ pub(super) fn method(m: &Measurement) -> String {
          ({} lookups per line of the table footprint it reads, up to twice the last level, or \
          {} × the minimum sample time, whichever ends first), then all its rounds back to back, \
          each round the next window of nodes in slices of 32, keeping the slices' trimmed \
-         mean; every case walks the same windows, and the case order rotates between \
-         invocations. P sweeps {} \
+         mean; every case and every pressure count walks the same windows (sized at the top \
+         P, measured first, so that its slowest case's window lasts the minimum sample time), \
+         so a round's values pair node for node across cases and counts, and the case order \
+         rotates between invocations. P sweeps {} \
          reads per node (fixed counts: what a node's reads insert, P × 64 B, is set against \
          a table line's reuse distance in nodes, not against a cache size). Controls: mailbox \
          and sqww (tables within one page, which ignore the mask) and a synthetic table of \
          one page (4 KiB, read whole by the real chain and by its twin alike: the masked path \
          with nothing to miss) must show a cost within ±{NEGATIVE_BOUND_NS} ns; \
          an A/A control times {}'s full-table chain twice per node, as if it were its own \
-         twin (the same turn-taking), and must resolve no difference (its interval includes \
-         0); \
+         twin (the same turn-taking: it tests that taking turns biases neither side, not the \
+         misses, since the second chain finds the first one's lines), and must resolve no \
+         difference (its interval includes 0); \
          synthetic tables of {} read at random in the same chain must each cost E6's latency \
          at their size minus the latency at 4 KiB at P = 0, within ±{:.0} % of the range E6's \
          invocations span there (a probed curve has no range: its own value). Dose–response: \
@@ -311,7 +314,7 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     if !at_top.is_empty() {
         out.push(format!(
             "After {top} pressure reads per node (≈ {inserted} inserted), the table misses cost \
-             per lookup: {}.",
+             per lookup (listed by value; an order between two is claimed only below): {}.",
             and_list(
                 &at_top
                     .iter()

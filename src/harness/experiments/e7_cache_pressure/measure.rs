@@ -478,11 +478,17 @@ pub(super) const WARM_IN_SAMPLES: u32 = 10;
 /// case every node's chain is timed per mask (see [`chain_body`]). Returns per case and mask,
 /// per round, the trimmed mean over the window's slices of ns per lookup. Recorded and
 /// replayed across invocations like every timing primitive.
+///
+/// `window` is the window in nodes: when `Some`, it is used as given (so that calls at other
+/// pressure counts walk the very same nodes in each round, and a round's values pair across
+/// them); when `None`, it is sized so that the slowest case's window lasts `min_sample`, and
+/// stored there (when measuring live).
 fn time_chains(
     workload: &SearchWorkload,
     cases: &mut [ChainCase<'_>],
     sampling: &SampleConfig,
     (ns_per_tick, last_level): (f64, usize),
+    window_nodes: &mut Option<usize>,
     progress: &mut dyn FnMut(f64),
 ) -> Vec<(String, Vec<f64>, Vec<f64>)> {
     let names: Vec<String> = cases
@@ -496,8 +502,10 @@ fn time_chains(
     let live = || {
         let nodes = workload.nodes();
         let slice = SLICE_NODES.min(nodes);
-        // Window: enough slices that the slowest case's window lasts `min_sample`.
-        let mut window = slice;
+        // Window: as given, or enough slices that the slowest case's window lasts
+        // `min_sample`.
+        let given = *window_nodes;
+        let mut window = given.unwrap_or(slice).clamp(1, nodes.max(1));
         let warm_until = Instant::now() + sampling.warmup;
         loop {
             let slowest = cases
@@ -507,7 +515,10 @@ fn time_chains(
                     time_ns(&mut |_| (c.body)(0, window, &mut ticks), 1)
                 })
                 .fold(0.0, f64::max);
-            if slowest >= sampling.min_sample.as_nanos() as f64 || window >= nodes {
+            if given.is_some()
+                || slowest >= sampling.min_sample.as_nanos() as f64
+                || window >= nodes
+            {
                 if Instant::now() >= warm_until {
                     break;
                 }
@@ -515,6 +526,7 @@ fn time_chains(
                 window = (window * 2).min(nodes);
             }
         }
+        *window_nodes = Some(window);
         let (offset, _) = invocations::invocation();
         let rounds = invocations::rounds(sampling.samples);
         let n = cases.len();
@@ -775,7 +787,13 @@ fn chain_sweep(
         .filter(|&(_, bytes)| bytes > HOT_MASK + 1)
         .max_by_key(|&(_, bytes)| bytes)
         .map(|(name, _)| name);
-    for reads in m.pressure_reads.clone() {
+    // The top count first: its window (the smallest, since the untimed pressure phase dominates
+    // a node there) is then used at every count, so that round r walks the same nodes at every
+    // P and the changes from P = 0 pair node for node.
+    let mut window = None;
+    let mut order = m.pressure_reads.clone();
+    order.sort_by_key(|&reads| std::cmp::Reverse(reads == highest));
+    for reads in order {
         let mut cases: Vec<ChainCase<'_>> = Vec::new();
         for name in &m.backends {
             let made = MakeChain {
@@ -828,6 +846,7 @@ fn chain_sweep(
             &mut cases,
             &m.sampling,
             (m.ns_per_tick, m.levels.last_level_bytes()),
+            &mut window,
             &mut |f| steps.report(&message, f),
         );
         push_chains(m, &cases, results, "chain", reads, ("as built", "huge"));
@@ -869,6 +888,7 @@ fn chain_sweep(
             &mut cases,
             &m.sampling,
             (m.ns_per_tick, m.levels.last_level_bytes()),
+            &mut window,
             &mut |f| steps.report("dose–response", f),
         );
         push_chains(m, &cases, results, "dose", highest, ("as built", "huge"));
@@ -1439,6 +1459,8 @@ fn table_pages(
         Pages::Small,
         |i| i as u64,
     );
+    // One window for all four variants: round r walks the same nodes in each.
+    let mut window = None;
     for (phase, tables) in [(0, "4k"), (1, "huge")] {
         if phase == 1 {
             for &name in &big {
@@ -1473,6 +1495,7 @@ fn table_pages(
                 &mut cases,
                 &m.sampling,
                 (m.ns_per_tick, m.levels.last_level_bytes()),
+                &mut window,
                 &mut |f| steps.report(&message, f),
             );
             push_chains(m, &cases, results, "pages", reads, (tables, pressure_pages));
