@@ -4,6 +4,10 @@ use super::analysis::{calibration_placement, lru_bytes, per_lookup, survival_res
 use super::measure::Measurement;
 use super::survival::{HELD_OUT_MIN, MERGE_BELOW_TV, NULL_FIRST_CLASS};
 use super::{HOT_MASK, NEGATIVE_BOUND_NS, POSITIVE_TOLERANCE};
+
+/// The share of the memory-sized synthetic table's cost that the half-last-level one must reach
+/// at the top pressure for the top to count as evicting.
+const TOP_EVICTS_SHARE: f64 = 0.8;
 use crate::harness::experiments::{and_list, claims_method};
 use crate::harness::stats::{format_interval, format_sig};
 use crate::units::rounded_bytes;
@@ -448,6 +452,54 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
              mixes where its lines are with that.",
             and_list(&growth)
         ));
+    }
+    // Is the top pressure high on this CPU? A table of half the last level, read at random,
+    // should cost about what a table in memory costs once the top P's reads come between its
+    // reads; where it does not, the last level still holds much of it, and the top P
+    // understates what a search with a bigger evaluation would do.
+    let at_top = |p: &super::analysis::Positive| {
+        p.by_pressure
+            .iter()
+            .find(|(r, _)| *r == top)
+            .map(|(_, e)| e.value)
+    };
+    let last_level = m.levels.levels.last().map(|l| format!("½ {}", l.level));
+    let half_ll = n
+        .positive
+        .iter()
+        .find(|p| Some(&p.label) == last_level.as_ref());
+    let memory = n.positive.iter().find(|p| p.label == "memory");
+    if let (Some(half), Some(memory), true) = (half_ll, memory, top > 0) {
+        if let (Some(h), Some(mem)) = (at_top(half), at_top(memory)) {
+            let share = h / mem;
+            out.push(if share >= TOP_EVICTS_SHARE {
+                format!(
+                    "The top pressure evicts on this CPU: after {top} reads per node the \
+                     synthetic table of {} ({}) costs {} ns per read, {:.0} % of the \
+                     memory-sized one's {} ns (at least {:.0} % is asked).",
+                    rounded_bytes(half.bytes as f64),
+                    half.label,
+                    format_sig(h),
+                    share * 100.0,
+                    format_sig(mem),
+                    TOP_EVICTS_SHARE * 100.0
+                )
+            } else {
+                format!(
+                    "**The top pressure does not evict on this CPU**: after {top} reads per \
+                     node the synthetic table of {} ({}) still costs only {} ns per read, {:.0} \
+                     % of the memory-sized one's {} ns (at least {:.0} % is asked), so much of \
+                     a table that size stays in the last level, and the costs above understate \
+                     what a bigger evaluation would do.",
+                    rounded_bytes(half.bytes as f64),
+                    half.label,
+                    format_sig(h),
+                    share * 100.0,
+                    format_sig(mem),
+                    TOP_EVICTS_SHARE * 100.0
+                )
+            });
+        }
     }
     for (name, points) in &n.dose {
         out.push(format!(
