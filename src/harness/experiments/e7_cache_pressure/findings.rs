@@ -152,9 +152,12 @@ fn survival_method(m: &Measurement) -> String {
              under which the calibrated levels' load-time distributions (binned at the step, \
              everything from the LL–memory midpoint in one bin) best explain the probe's loads \
              (maximum likelihood, by EM), with 95 % intervals from a bootstrap over \
-             invocations, then loads, calibration and probe resampled together. Neighbouring \
-             levels whose distributions lie within a total variation of {MERGE_BELOW_TV} are \
-             merged into one class (a load's time cannot tell them apart). The fractions are \
+             invocations, then loads, calibration and probe resampled together. From L1 up, \
+             each level joins the class before it when its distribution lies within a total \
+             variation of {MERGE_BELOW_TV} of that class's pooled distribution (a load's time \
+             cannot tell them apart); the table gives each level's distance to the next alone. \
+             The probe's lines were read once, one node before: a line the walk reuses often \
+             can fare differently under a replacement policy that is not LRU. The fractions are \
              findings when each class's held-out calibration loads (the odd ones, estimated \
              with distributions from the even ones) come out at least {:.0} % as that class, \
              and when at P = 0, whose lines were read just before (in L1 by construction), at \
