@@ -106,6 +106,36 @@ fn perft_counts_and_json() {
     }
 }
 
+/// `--leaf list` builds every leaf move and counts the same; the JSON says which convention.
+#[test]
+fn perft_leaf_list_counts_the_same() {
+    let output = kiki(&[
+        "perft",
+        "--startpos",
+        "--depth",
+        "3",
+        "--leaf",
+        "list",
+        "--json",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        text.lines().count(),
+        kiki::registry::resolve("all").unwrap().len()
+    );
+    for line in text.lines() {
+        assert!(line.contains("\"nodes\":25470"), "{line}");
+        assert!(line.contains("\"leaf\":\"list\""), "{line}");
+    }
+    let output = kiki(&["perft", "--startpos", "--depth", "2", "--json"]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.lines().all(|l| l.contains("\"leaf\":\"count\"")),
+        "{text}"
+    );
+}
+
 #[test]
 fn perft_divide_lists_root_moves() {
     let output = kiki(&[
@@ -134,7 +164,11 @@ fn perft_bad_input_is_one_line_error() {
     )
     .unwrap();
     let file = file.to_str().unwrap();
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 8] = [
+        (
+            &["perft", "--startpos", "--depth", "2", "--leaf", "tree"],
+            "invalid value 'tree' for '--leaf",
+        ),
         (
             &["perft", "--startpos", "--depth", "11"],
             "--depth must be 1 to 10",

@@ -3,7 +3,7 @@
 //! depth 2; deeper values as ignored tests. Positions and published counts come from
 //! `tests/data/public_perft.sfen`.
 
-use kiki::perft::{divide, perft};
+use kiki::perft::{divide, divide_leaf, perft, perft_leaf, Leaf};
 use kiki::position::Position;
 use kiki::public_positions::{published_counts, SECOND, START, THIRD};
 use kiki::Backend;
@@ -41,6 +41,25 @@ fn divide_sums_to_perft<B: Backend>() {
     assert!(rows.iter().any(|r| r.0 == "7g7f" && r.1 == 30));
 }
 
+/// Perft that builds every leaf move (`Leaf::List`) gives the published counts, and divide
+/// with it the same rows as with bulk counting.
+fn list_leaves_agree<B: Backend>() {
+    let Ok(backend) = B::new() else { return };
+    for (sfen, depth) in [(START, 4), (SECOND, 3), (THIRD, 2)] {
+        let mut pos = Position::from_sfen(backend, sfen).expect("valid SFEN");
+        let want = published_counts(sfen)[depth as usize - 1];
+        assert_eq!(
+            perft_leaf(&mut pos, depth, Leaf::List),
+            want,
+            "{}: list perft depth {depth} of {sfen}",
+            B::info().name
+        );
+        assert_eq!(pos.to_sfen(), sfen);
+    }
+    let mut pos = Position::startpos(backend);
+    assert_eq!(divide_leaf(&mut pos, 3, Leaf::List), divide(&mut pos, 3));
+}
+
 macro_rules! perft_tests {
     ($($name:literal $module:ident => $backend:ty),* $(,)?) => {$(
         mod $module {
@@ -65,6 +84,11 @@ macro_rules! perft_tests {
             #[test]
             fn divide() {
                 divide_sums_to_perft::<B>();
+            }
+
+            #[test]
+            fn list_leaves_count_the_same() {
+                list_leaves_agree::<B>();
             }
 
             #[test]

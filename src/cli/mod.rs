@@ -175,9 +175,29 @@ struct PerftArgs {
     /// Leaf counts per root move, in USI.
     #[arg(long)]
     divide: bool,
-    /// One JSON object per line: backend, sfen, depth, nodes, seconds, nps.
+    /// At the last ply's parents: `count` the legal moves (bulk counting), or build every one
+    /// into a move `list` and count it (YaneuraOu's convention). The counts agree.
+    #[arg(long, value_enum, default_value = "count")]
+    leaf: LeafArg,
+    /// One JSON object per line: backend, sfen, depth, leaf, nodes, seconds, nps.
     #[arg(long)]
     json: bool,
+}
+
+/// `kiki perft --leaf`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum LeafArg {
+    Count,
+    List,
+}
+
+impl From<LeafArg> for crate::perft::Leaf {
+    fn from(leaf: LeafArg) -> Self {
+        match leaf {
+            LeafArg::Count => crate::perft::Leaf::Count,
+            LeafArg::List => crate::perft::Leaf::List,
+        }
+    }
 }
 
 #[derive(Args, Debug)]

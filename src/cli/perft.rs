@@ -73,6 +73,7 @@ struct PerftVisitor<'a> {
     sfen: &'a str,
     depth: u32,
     divide: bool,
+    leaf: crate::perft::Leaf,
 }
 
 /// From this depth on, perft runs root move by root move behind a progress bar with an ETA.
@@ -85,11 +86,14 @@ impl BackendVisitor for PerftVisitor<'_> {
         let mut pos = Position::from_sfen(backend, self.sfen).expect("validated SFEN");
         let started = Instant::now();
         let (nodes, divide) = if self.divide || self.depth >= PROGRESS_DEPTH {
-            let rows = divide_with_progress(&mut pos, self.depth, B::info().name);
+            let rows = divide_with_progress(&mut pos, self.depth, self.leaf, B::info().name);
             let nodes = rows.iter().map(|r| r.1).sum();
             (nodes, if self.divide { rows } else { Vec::new() })
         } else {
-            (crate::perft::perft(&mut pos, self.depth), Vec::new())
+            (
+                crate::perft::perft_leaf(&mut pos, self.depth, self.leaf),
+                Vec::new(),
+            )
         };
         PerftRun {
             nodes,
@@ -103,6 +107,7 @@ impl BackendVisitor for PerftVisitor<'_> {
 fn divide_with_progress<B: Backend>(
     pos: &mut Position<B>,
     depth: u32,
+    leaf: crate::perft::Leaf,
     name: &str,
 ) -> Vec<(String, u64)> {
     let mut list = MoveList::new();
@@ -116,7 +121,7 @@ fn divide_with_progress<B: Backend>(
         .iter()
         .map(|&mv| {
             let undo = pos.do_move(mv);
-            let nodes = crate::perft::perft(pos, depth - 1);
+            let nodes = crate::perft::perft_leaf(pos, depth - 1, leaf);
             pos.undo_move(mv, undo);
             if let Some(bar) = &bar {
                 bar.inc(1);
@@ -152,6 +157,7 @@ pub fn run(args: super::PerftArgs) -> Result<(), CliError> {
                     sfen,
                     depth: depth as u32,
                     divide: args.divide,
+                    leaf: args.leaf.into(),
                 },
             )
             .map_err(|e| CliError::registry("perft", e))?;
@@ -161,6 +167,7 @@ pub fn run(args: super::PerftArgs) -> Result<(), CliError> {
                     "backend": name,
                     "sfen": sfen,
                     "depth": depth,
+                    "leaf": crate::perft::Leaf::from(args.leaf).name(),
                     "nodes": run.nodes,
                     "seconds": run.seconds,
                     "nps": nps.round(),

@@ -23,6 +23,52 @@ pub fn perft<B: Backend>(pos: &mut Position<B>, depth: u32) -> u64 {
     nodes
 }
 
+/// What perft does at the last ply's parent: count the legal moves without building them (the
+/// default, kiki's bulk counting), or build every one into a move list and count the list
+/// (the convention of YaneuraOu's `perft`, which builds `MoveList<LEGAL_ALL>` there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Leaf {
+    Count,
+    List,
+}
+
+impl Leaf {
+    pub fn name(self) -> &'static str {
+        match self {
+            Leaf::Count => "count",
+            Leaf::List => "list",
+        }
+    }
+}
+
+/// Perft with the leaf convention `leaf`: [`perft`] for [`Leaf::Count`]; for [`Leaf::List`] the
+/// same walk, with every move of the last ply's parents built into a list by the same
+/// generator (the push sink) and the list's length counted.
+pub fn perft_leaf<B: Backend>(pos: &mut Position<B>, depth: u32, leaf: Leaf) -> u64 {
+    match leaf {
+        Leaf::Count => perft(pos, depth),
+        Leaf::List => perft_list(pos, depth),
+    }
+}
+
+fn perft_list<B: Backend>(pos: &mut Position<B>, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let mut list = MoveList::new();
+    pos.legal_moves(&mut list);
+    if depth == 1 {
+        return std::hint::black_box(&list).len() as u64;
+    }
+    let mut nodes = 0;
+    for &mv in list.iter() {
+        let undo = pos.do_move(mv);
+        nodes += perft_list(pos, depth - 1);
+        pos.undo_move(mv, undo);
+    }
+    nodes
+}
+
 /// The same count by copy-make (kept to compare the two strategies; see `position`).
 pub fn perft_copy_make<B: Backend>(pos: &Position<B>, depth: u32) -> u64 {
     if depth == 0 {
@@ -44,13 +90,22 @@ pub fn perft_copy_make<B: Backend>(pos: &Position<B>, depth: u32) -> u64 {
 
 /// Perft per root move, as (USI text, leaf count), sorted by the text.
 pub fn divide<B: Backend>(pos: &mut Position<B>, depth: u32) -> Vec<(String, u64)> {
+    divide_leaf(pos, depth, Leaf::Count)
+}
+
+/// [`divide`] with the leaf convention `leaf`.
+pub fn divide_leaf<B: Backend>(
+    pos: &mut Position<B>,
+    depth: u32,
+    leaf: Leaf,
+) -> Vec<(String, u64)> {
     let mut list = MoveList::new();
     pos.legal_moves(&mut list);
     let mut out: Vec<(String, u64)> = list
         .iter()
         .map(|&mv| {
             let undo = pos.do_move(mv);
-            let nodes = perft(pos, depth.saturating_sub(1));
+            let nodes = perft_leaf(pos, depth.saturating_sub(1), leaf);
             pos.undo_move(mv, undo);
             (mv.to_string(), nodes)
         })
