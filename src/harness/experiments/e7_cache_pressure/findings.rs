@@ -475,31 +475,23 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     if let (Some(half), Some(memory), true) = (half_ll, memory, top > 0) {
         if let (Some(h), Some(mem)) = (at_top(half), at_top(memory)) {
             let share = h / mem;
+            let measured = format!(
+                "after {top} reads per node the synthetic table of {} ({}) costs {} ns per read, \
+                 {:.0} % of the memory-sized one's {} ns (at least {:.0} % is asked)",
+                rounded_bytes(half.bytes as f64),
+                half.label,
+                format_sig(h),
+                share * 100.0,
+                format_sig(mem),
+                TOP_EVICTS_SHARE * 100.0
+            );
             out.push(if share >= TOP_EVICTS_SHARE {
-                format!(
-                    "The top pressure evicts on this CPU: after {top} reads per node the \
-                     synthetic table of {} ({}) costs {} ns per read, {:.0} % of the \
-                     memory-sized one's {} ns (at least {:.0} % is asked).",
-                    rounded_bytes(half.bytes as f64),
-                    half.label,
-                    format_sig(h),
-                    share * 100.0,
-                    format_sig(mem),
-                    TOP_EVICTS_SHARE * 100.0
-                )
+                format!("The top pressure evicts on this CPU: {measured}.")
             } else {
                 format!(
-                    "**The top pressure does not evict on this CPU**: after {top} reads per \
-                     node the synthetic table of {} ({}) still costs only {} ns per read, {:.0} \
-                     % of the memory-sized one's {} ns (at least {:.0} % is asked), so much of \
-                     a table that size stays in the last level, and the costs above understate \
-                     what a bigger evaluation would do.",
-                    rounded_bytes(half.bytes as f64),
-                    half.label,
-                    format_sig(h),
-                    share * 100.0,
-                    format_sig(mem),
-                    TOP_EVICTS_SHARE * 100.0
+                    "**The top pressure does not evict on this CPU**: {measured}, so much of a \
+                     table that size stays in the last level, and the costs above understate \
+                     what a bigger evaluation would do."
                 )
             });
         }
