@@ -9,6 +9,7 @@ pub mod input;
 #[cfg(feature = "peers")]
 pub mod peers;
 pub mod public_positions;
+pub mod simd;
 pub mod types;
 pub mod units;
 pub mod verify;
