@@ -119,6 +119,13 @@ fn cpu_has(feature: &str) -> bool {
     }
 }
 
+/// Whether this build and CPU can run `level`, cached: cheap enough for a hot path's dispatch.
+#[inline]
+pub fn can_run(level: SimdLevel) -> bool {
+    static CAN_RUN: std::sync::OnceLock<[bool; 3]> = std::sync::OnceLock::new();
+    CAN_RUN.get_or_init(|| SimdLevel::ALL.map(|l| l.availability().is_ok()))[level as usize]
+}
+
 /// 0: not chosen yet (the best level is used); otherwise 1 + the forced level's index.
 static FORCED: AtomicU8 = AtomicU8::new(0);
 

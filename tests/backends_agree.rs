@@ -1,17 +1,22 @@
 //! Every backend plays the same seeded random games as the reference, in lockstep through
-//! make/unmake, and must produce the same legal moves, checking moves, check state and key at
-//! every position (100,000+ positions; run with `--release`).
+//! make/unmake, and must produce the same legal moves, checking moves, check state, key and
+//! whole-side attack maps (union and counts, by every method at every SIMD level this CPU has,
+//! also seen through the enemy king) at every position (100,000+ positions; run with
+//! `--release`).
 
+use kiki::engine::attack_map::{Method, SideAttacks};
 use kiki::movegen::MoveList;
 use kiki::position::{Move, Position, START_SFEN};
 use kiki::public_positions;
 use kiki::reference::Reference;
 use kiki::registry::{self, BackendVisitor};
-use kiki::Backend;
+use kiki::types::ALL_SQUARES;
+use kiki::{Backend, Bitboard, Color, Square};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 const POSITIONS: usize = 100_000;
+const COLORS: [Color; 2] = [Color::Black, Color::White];
 const STARTS: [&str; 4] = [
     START_SFEN,
     public_positions::SECOND,
@@ -25,6 +30,59 @@ struct Seen {
     checks: Vec<Move>,
     in_check: bool,
     key: u64,
+    /// Per colour: the naive attack counts, under the occupancy and with the enemy king (the
+    /// other colour's) taken off the board.
+    counts: [[u8; 81]; 2],
+    counts_through_king: [[u8; 81]; 2],
+}
+
+/// Attack counts by walking every piece's naive reference attacks, square by square.
+fn naive_counts<B: Backend>(pos: &Position<B>, color: Color, occupancy: u128) -> [u8; 81] {
+    use kiki::position::PieceKind;
+    use kiki::reference as r;
+    let mut counts = [0u8; 81];
+    for sq in Square::all() {
+        let Some(piece) = pos.piece_at(sq) else {
+            continue;
+        };
+        if piece.color != color {
+            continue;
+        }
+        let attacks = match piece.kind {
+            PieceKind::Pawn => r::pawn(color, sq),
+            PieceKind::Lance => r::lance(color, occupancy, sq),
+            PieceKind::Knight => r::knight(color, sq),
+            PieceKind::Silver => r::silver(color, sq),
+            PieceKind::Bishop => r::bishop(occupancy, sq),
+            PieceKind::Rook => r::rook(occupancy, sq),
+            PieceKind::King => r::king(sq),
+            PieceKind::Horse => r::horse(occupancy, sq),
+            PieceKind::Dragon => r::dragon(occupancy, sq),
+            _ => r::gold(color, sq),
+        };
+        for target in Square::all() {
+            counts[target.index()] += (attacks & target.bit() != 0) as u8;
+        }
+    }
+    counts
+}
+
+fn union_of(counts: &[u8; 81]) -> u128 {
+    Square::all()
+        .filter(|sq| counts[sq.index()] > 0)
+        .fold(0, |acc, sq| acc | sq.bit())
+}
+
+/// `attacks` says exactly what `counts` says.
+fn assert_same(attacks: &SideAttacks, counts: &[u8; 81], what: &dyn Fn() -> String) {
+    assert_eq!(attacks.union, union_of(counts), "union, {}", what());
+    assert_eq!(&attacks.counts(), counts, "counts, {}", what());
+    assert_eq!(
+        attacks.union & !ALL_SQUARES,
+        0,
+        "bits off the board, {}",
+        what()
+    );
 }
 
 struct Game {
@@ -42,11 +100,18 @@ fn observe<B: Backend>(pos: &Position<B>) -> Seen {
     pos.check_moves(&mut checks);
     let mut checks = checks.to_vec();
     checks.sort();
+    let occupied = pos.occupied().to_canonical();
+    let through = |color: Color| match pos.king_square(color.flip()) {
+        Some(king) => occupied & !king.bit(),
+        None => occupied,
+    };
     Seen {
         legal,
         checks,
         in_check: pos.in_check(),
         key: pos.key(),
+        counts: COLORS.map(|c| naive_counts(pos, c, occupied)),
+        counts_through_king: COLORS.map(|c| naive_counts(pos, c, through(c))),
     }
 }
 
@@ -93,6 +158,7 @@ impl BackendVisitor for Replay<'_> {
     fn visit<B: Backend>(self, backend: B) -> usize {
         let name = B::info().name;
         let mut compared = 0;
+        let methods = Method::available();
         for game in self.games {
             let mut pos = Position::from_sfen(backend, game.start).expect("valid SFEN");
             for (ply, seen) in game.seen.iter().enumerate() {
@@ -103,6 +169,18 @@ impl BackendVisitor for Replay<'_> {
                 assert_eq!(ours.checks, seen.checks, "checking moves, {}", context());
                 assert_eq!(ours.in_check, seen.in_check, "check state, {}", context());
                 assert_eq!(ours.key, seen.key, "key, {}", context());
+                for color in COLORS {
+                    for &method in &methods {
+                        let what = || format!("{} for {color:?}, {}", method.name(), context());
+                        let attacks = pos.side_attacks(color, method);
+                        assert_same(&attacks, &seen.counts[color.index()], &what);
+                        if let Some(king) = pos.king_square(color.flip()) {
+                            let attacks = pos.side_attacks_through(color, king, method);
+                            let what = || format!("{} through the king", what());
+                            assert_same(&attacks, &seen.counts_through_king[color.index()], &what);
+                        }
+                    }
+                }
                 compared += 1;
                 if let Some(&mv) = game.moves.get(ply) {
                     pos.do_move(mv);
@@ -122,5 +200,13 @@ fn every_backend_agrees_with_the_reference_over_random_games() {
         let compared = registry::visit(name, Replay { games: &games }).expect("available");
         assert!(compared >= POSITIONS, "{name}: {compared}");
         eprintln!("{name}: {compared} positions agree with the reference");
+    }
+    let methods: Vec<String> = Method::available().iter().map(|m| m.name()).collect();
+    eprintln!("attack maps checked by: {}", methods.join(", "));
+    if !cfg!(feature = "portable") {
+        // Every SIMD level this CPU has was among them (the portable build has only the twin).
+        for level in kiki::simd::SimdLevel::available() {
+            assert!(Method::available().contains(&Method::SetWise(level)));
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! The shogi engine over any backend: position, move generation, hands, mate in one, perft and
 //! incremental effects.
 
+pub mod attack_map;
 pub mod effects;
 pub mod hands;
 pub mod mate1;

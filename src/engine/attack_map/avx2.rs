@@ -1,0 +1,133 @@
+//! The AVX2 set-wise direction fills: two directions (two 128-bit boards) per `ymm`.
+
+use super::{
+    Plan, KNIGHT_LEFT, KNIGHT_RIGHT, SLIDE_LEFT, SLIDE_RIGHT, SLOTS, STEP_LEFT, STEP_RIGHT,
+};
+use std::arch::x86_64::*;
+
+/// Two 128-bit boards from `boards[at..at + 2]`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn load(boards: &[u128; SLOTS], at: usize) -> __m256i {
+    let pair = &boards[at..at + 2];
+    // SAFETY: `pair` is two u128s, 32 readable bytes; the load is unaligned.
+    unsafe { _mm256_loadu_si256(pair.as_ptr() as *const __m256i) }
+}
+
+/// The 64-bit shift counts of slots `at` and `at + 1`, scaled by `times`, and 64 minus them.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn counts(plan: &Plan, at: usize, times: u64) -> (__m256i, __m256i) {
+    let s = &plan.lane_shifts[2 * at..2 * at + 4];
+    let (a, b) = (s[0] * times, s[2] * times);
+    // Little-endian lanes: (low word, high word) of slot `at`, then of slot `at + 1`.
+    let count = _mm256_set_epi64x(b as i64, b as i64, a as i64, a as i64);
+    let inverse = _mm256_sub_epi64(_mm256_set1_epi64x(64), count);
+    (count, inverse)
+}
+
+/// Each 128-bit lane shifted up by its count (< 64): the low word's top bits carry into the high.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn shift_left(x: __m256i, (count, inverse): (__m256i, __m256i)) -> __m256i {
+    // [0, low] per 128-bit lane: what carries into each word from the word below.
+    let lower = _mm256_slli_si256::<8>(x);
+    _mm256_or_si256(
+        _mm256_sllv_epi64(x, count),
+        _mm256_srlv_epi64(lower, inverse),
+    )
+}
+
+/// Each 128-bit lane shifted down by its count (< 64).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn shift_right(x: __m256i, (count, inverse): (__m256i, __m256i)) -> __m256i {
+    let upper = _mm256_srli_si256::<8>(x);
+    _mm256_or_si256(
+        _mm256_srlv_epi64(x, count),
+        _mm256_sllv_epi64(upper, inverse),
+    )
+}
+
+/// An occluded fill of two slots at once (see the portable twin).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn slide<const LEFT: bool>(
+    plan: &Plan,
+    generators: &[u128; SLOTS],
+    empty: __m256i,
+    at: usize,
+) -> __m256i {
+    let shift = |x, counts| {
+        if LEFT {
+            shift_left(x, counts)
+        } else {
+            shift_right(x, counts)
+        }
+    };
+    let landing = load(&plan.landings, at);
+    let (one, two, four) = (
+        counts(plan, at, 1),
+        counts(plan, at, 2),
+        counts(plan, at, 4),
+    );
+    let mut reached = load(generators, at);
+    let mut open = _mm256_and_si256(empty, landing);
+    reached = _mm256_or_si256(reached, _mm256_and_si256(open, shift(reached, one)));
+    open = _mm256_and_si256(open, shift(open, one));
+    reached = _mm256_or_si256(reached, _mm256_and_si256(open, shift(reached, two)));
+    open = _mm256_and_si256(open, shift(open, two));
+    reached = _mm256_or_si256(reached, _mm256_and_si256(open, shift(reached, four)));
+    _mm256_and_si256(shift(reached, one), landing)
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn step<const LEFT: bool>(plan: &Plan, generators: &[u128; SLOTS], at: usize) -> __m256i {
+    let moved = if LEFT {
+        shift_left(load(generators, at), counts(plan, at, 1))
+    } else {
+        shift_right(load(generators, at), counts(plan, at, 1))
+    };
+    _mm256_and_si256(moved, load(&plan.landings, at))
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn store(out: &mut [u128; SLOTS], at: usize, value: __m256i) {
+    let pair = &mut out[at..at + 2];
+    // SAFETY: `pair` is two u128s, 32 writable bytes; the store is unaligned.
+    unsafe { _mm256_storeu_si256(pair.as_mut_ptr() as *mut __m256i, value) }
+}
+
+/// The 18 direction bitboards, slot order of `generators`.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn directions(
+    plan: &Plan,
+    generators: &[u128; SLOTS],
+    empty: u128,
+) -> [u128; SLOTS] {
+    let empty = _mm256_broadcastsi128_si256(_mm_set_epi64x((empty >> 64) as i64, empty as i64));
+    let mut out = [0u128; SLOTS];
+    for at in [SLIDE_LEFT, SLIDE_LEFT + 2] {
+        store(&mut out, at, slide::<true>(plan, generators, empty, at));
+    }
+    for at in [SLIDE_RIGHT, SLIDE_RIGHT + 2] {
+        store(&mut out, at, slide::<false>(plan, generators, empty, at));
+    }
+    for at in [STEP_LEFT, STEP_LEFT + 2] {
+        store(&mut out, at, step::<true>(plan, generators, at));
+    }
+    for at in [STEP_RIGHT, STEP_RIGHT + 2] {
+        store(&mut out, at, step::<false>(plan, generators, at));
+    }
+    // The two knight jumps go opposite ways: scalar.
+    out[KNIGHT_LEFT] =
+        (generators[KNIGHT_LEFT] << plan.shifts[KNIGHT_LEFT]) & plan.landings[KNIGHT_LEFT];
+    out[KNIGHT_RIGHT] =
+        (generators[KNIGHT_RIGHT] >> plan.shifts[KNIGHT_RIGHT]) & plan.landings[KNIGHT_RIGHT];
+    out
+}
