@@ -6,7 +6,7 @@
 
 use kiki::engine::attack_map::{Method, SideAttacks};
 use kiki::movegen::MoveList;
-use kiki::position::{Move, Position, START_SFEN};
+use kiki::position::{KingSafety, Move, Position, START_SFEN};
 use kiki::public_positions;
 use kiki::reference::Reference;
 use kiki::registry::{self, BackendVisitor};
@@ -169,6 +169,22 @@ impl BackendVisitor for Replay<'_> {
                 assert_eq!(ours.checks, seen.checks, "checking moves, {}", context());
                 assert_eq!(ours.in_check, seen.in_check, "check state, {}", context());
                 assert_eq!(ours.key, seen.key, "key, {}", context());
+                for &method in &methods {
+                    let mut with_map = pos.clone();
+                    with_map.set_king_safety(KingSafety::AttackMap(method));
+                    let mut list = MoveList::new();
+                    with_map.legal_moves(&mut list);
+                    let mut legal = list.to_vec();
+                    legal.sort();
+                    assert_eq!(
+                        legal,
+                        seen.legal,
+                        "legal moves by {}, {}",
+                        method.name(),
+                        context()
+                    );
+                    assert_eq!(with_map.legal_move_count(), legal.len() as u64);
+                }
                 for color in COLORS {
                     for &method in &methods {
                         let what = || format!("{} for {color:?}, {}", method.name(), context());

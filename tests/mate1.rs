@@ -2,11 +2,12 @@
 //! backend, and hand-made positions for each rule it must get right, on every backend (run
 //! with `--release`).
 
+use kiki::engine::attack_map::Method;
 use kiki::mate1::{
     is_mating_move, mate_in_1, mate_in_1_brute_force, mating_moves, mating_moves_brute_force,
     tactical_positions,
 };
-use kiki::position::Position;
+use kiki::position::{KingSafety, Position};
 use kiki::variants::mailbox::Mailbox;
 use kiki::{Backend, Bitboard};
 use std::sync::OnceLock;
@@ -153,6 +154,26 @@ fn hand_made<B: Backend>() {
     }
 }
 
+/// Flight squares tested with one attack map per move (every method and SIMD level) find the
+/// same mates as the per-square tests.
+fn attack_map_flights_agree<B: Backend>() {
+    let Ok(backend) = B::new() else { return };
+    let name = B::info().name;
+    for sfen in positions().iter().step_by(4) {
+        let pos = Position::from_sfen(backend, sfen).expect("generated SFENs are valid");
+        let mut expected = mating_moves(&pos);
+        expected.sort();
+        for method in Method::available() {
+            let mut with_map = pos.clone();
+            with_map.set_king_safety(KingSafety::AttackMap(method));
+            let mut found = mating_moves(&with_map);
+            found.sort();
+            assert_eq!(found, expected, "{name} with {}: {sfen}", method.name());
+            assert_eq!(mate_in_1(&with_map).is_some(), !expected.is_empty());
+        }
+    }
+}
+
 macro_rules! mate1_tests {
     ($($name:literal $module:ident => $backend:ty),* $(,)?) => {$(
         mod $module {
@@ -167,6 +188,11 @@ macro_rules! mate1_tests {
             #[test]
             fn hand_made_positions() {
                 hand_made::<B>();
+            }
+
+            #[test]
+            fn attack_map_flights_find_the_same_mates() {
+                attack_map_flights_agree::<B>();
             }
         }
     )*};

@@ -3,8 +3,9 @@
 //! depth 2; deeper values as ignored tests. Positions and published counts come from
 //! `tests/data/public_perft.sfen`.
 
+use kiki::engine::attack_map::Method;
 use kiki::perft::{divide, divide_leaf, perft, perft_leaf, Leaf};
-use kiki::position::Position;
+use kiki::position::{KingSafety, Position};
 use kiki::public_positions::{published_counts, SECOND, START, THIRD};
 use kiki::Backend;
 
@@ -60,6 +61,28 @@ fn list_leaves_agree<B: Backend>() {
     assert_eq!(divide_leaf(&mut pos, 3, Leaf::List), divide(&mut pos, 3));
 }
 
+/// Every king-safety method (the other colour's attack map instead of per-square tests, by
+/// every method at every SIMD level) counts the published numbers.
+fn king_safety_agrees<B: Backend>() {
+    let Ok(backend) = B::new() else { return };
+    for method in Method::available() {
+        for (sfen, depth) in [(START, 4), (SECOND, 3), (THIRD, 2)] {
+            let mut pos = Position::from_sfen(backend, sfen).expect("valid SFEN");
+            pos.set_king_safety(KingSafety::AttackMap(method));
+            let want = published_counts(sfen)[depth as usize - 1];
+            for leaf in [Leaf::Count, Leaf::List] {
+                assert_eq!(
+                    perft_leaf(&mut pos, depth, leaf),
+                    want,
+                    "{} with {}: perft depth {depth} of {sfen}",
+                    B::info().name,
+                    method.name()
+                );
+            }
+        }
+    }
+}
+
 macro_rules! perft_tests {
     ($($name:literal $module:ident => $backend:ty),* $(,)?) => {$(
         mod $module {
@@ -89,6 +112,11 @@ macro_rules! perft_tests {
             #[test]
             fn list_leaves_count_the_same() {
                 list_leaves_agree::<B>();
+            }
+
+            #[test]
+            fn attack_map_king_safety_counts_the_same() {
+                king_safety_agrees::<B>();
             }
 
             #[test]

@@ -19,8 +19,9 @@
 //! generating the defender's legal moves. Such positions are rare (the tests build one).
 
 use crate::backend::{Backend, Bitboard};
+use crate::engine::attack_map::{set_wise_union, Method, SidePieces};
 use crate::engine::movegen::MoveList;
-use crate::engine::position::{at, Move, Piece, PieceKind, Position, Tables};
+use crate::engine::position::{at, KingSafety, Move, Piece, PieceKind, Position, Tables};
 use crate::types::{Color, Square};
 
 /// A checkmating move for the side to move, if one exists (any one of them).
@@ -131,6 +132,9 @@ struct Solver<'a, B: Backend> {
     our_pinned: B::Bitboard,
     our_checkers: B::Bitboard,
     evasion_targets: B::Bitboard,
+    /// Our pieces and the occupancy, canonical, for set-wise flight tests (only then).
+    our_pieces: Option<SidePieces>,
+    occupied_canonical: u128,
 }
 
 impl<'a, B: Backend> Solver<'a, B> {
@@ -191,6 +195,11 @@ impl<'a, B: Backend> Solver<'a, B> {
             our_pinned: B::Bitboard::empty(),
             our_checkers: B::Bitboard::empty(),
             evasion_targets: tables.all,
+            our_pieces: match pos.king_safety() {
+                KingSafety::AttackMap(Method::SetWise(_)) => Some(SidePieces::of(pos, us)),
+                _ => None,
+            },
+            occupied_canonical: occupied.to_canonical(),
         };
         solver.discoverers = solver.pinned_to(king, them, ours, occupied) & ours;
         if let Some(our_king) = solver.our_king {
@@ -436,6 +445,40 @@ impl<'a, B: Backend> Solver<'a, B> {
         )
     }
 
+    /// Every square our pieces other than the moved one attack once a piece has moved from
+    /// `from` (or been dropped) to `to`, with the defending king off the board: one whole-side
+    /// map for all flight squares at once.
+    fn attacked_after(
+        &self,
+        method: Method,
+        from: Option<Square>,
+        to: Square,
+        ours_others: B::Bitboard,
+        occ_kingless: &B::Occupancy,
+    ) -> B::Bitboard {
+        match method {
+            Method::PerPiece => {
+                let mut union = B::Bitboard::empty();
+                for sq in ours_others.squares() {
+                    if let Some(piece) = self.pos.piece_at(sq) {
+                        union |= self.pos.attacks_from(piece, sq, occ_kingless);
+                    }
+                }
+                union
+            }
+            Method::SetWise(level) => {
+                let from_bit = from.map_or(0, |f| f.bit());
+                let ours = self
+                    .our_pieces
+                    .unwrap_or_else(|| SidePieces::of(self.pos, self.us));
+                let mut pieces = ours.without(from_bit);
+                pieces.occupied =
+                    ((self.occupied_canonical & !from_bit) | to.bit()) & !self.king.bit();
+                B::Bitboard::from_canonical(set_wise_union(&pieces, level))
+            }
+        }
+    }
+
     /// Judges the (legal for us) move that puts a piece of `kind` on `to`, from `from` or
     /// from hand, without making it.
     fn judge(&self, from: Option<Square>, to: Square, kind: PieceKind) -> Verdict {
@@ -479,8 +522,16 @@ impl<'a, B: Backend> Solver<'a, B> {
             .king_attacks(king)
             .and_not(theirs_after)
             .and_not(moved_attacks);
-        for flight in flights.squares() {
-            if !self.is_attacked(flight, us, ours_others, &occ_kingless) {
+        if flights.is_nonempty() {
+            let escapes = match self.pos.king_safety() {
+                KingSafety::PerSquare => flights
+                    .squares()
+                    .any(|flight| !self.is_attacked(flight, us, ours_others, &occ_kingless)),
+                KingSafety::AttackMap(method) => flights
+                    .and_not(self.attacked_after(method, from, to, ours_others, &occ_kingless))
+                    .is_nonempty(),
+            };
+            if escapes {
                 return Verdict::Escapes;
             }
         }

@@ -4,7 +4,7 @@
 
 use crate::backend::{Backend, Bitboard};
 use crate::engine::hands::HandLayout;
-use crate::engine::position::{at, Move, Piece, PieceKind, Position};
+use crate::engine::position::{at, KingSafety, Move, Piece, PieceKind, Position};
 use crate::types::{Color, Square};
 use std::mem::MaybeUninit;
 
@@ -400,6 +400,25 @@ impl<B: Backend> Position<B> {
         let checkers = self.attackers_to(ksq, them);
         let pinned = self.blockers(ksq, us, them, occupied) & ours;
         let king_targets = self.backend.king_attacks(ksq).and_not(ours);
+        if let KingSafety::AttackMap(method) = self.king_safety {
+            // Seen through our king, the map also covers squares behind it on a checking ray.
+            let attacked = self.attacked_through(them, ksq, method);
+            sink.plain(ksq, king_targets.and_not(attacked));
+            let mut rest = checkers;
+            match rest.pop() {
+                None => {
+                    self.board_moves(sink, t.all.and_not(ours), pinned, ksq);
+                    self.drops(sink, empty);
+                }
+                Some(checker) if rest.is_empty() => {
+                    let block = t.between(ksq, checker);
+                    self.board_moves(sink, block | B::Bitboard::square(checker), pinned, ksq);
+                    self.drops(sink, block);
+                }
+                Some(_) => {} // double check: only the king moves
+            }
+            return;
+        }
         if checkers.is_empty() {
             // Not in check, so no enemy ray ends on our king: taking it off the board would
             // uncover nothing, and the current occupancy serves for king moves.

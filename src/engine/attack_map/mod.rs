@@ -158,6 +158,31 @@ impl SidePieces {
     }
 }
 
+impl SidePieces {
+    /// The same pieces less those on `squares` (e.g. a piece that moved); occupancy unchanged.
+    #[inline(always)]
+    pub fn without(self, squares: u128) -> SidePieces {
+        let keep = !squares;
+        SidePieces {
+            rook_sliders: self.rook_sliders & keep,
+            bishop_sliders: self.bishop_sliders & keep,
+            lances: self.lances & keep,
+            forward_steppers: self.forward_steppers & keep,
+            forward_diagonal_steppers: self.forward_diagonal_steppers & keep,
+            side_and_back_steppers: self.side_and_back_steppers & keep,
+            back_diagonal_steppers: self.back_diagonal_steppers & keep,
+            knights: self.knights & keep,
+            ..self
+        }
+    }
+}
+
+/// The union of the set-wise directions: every square `pieces` attack.
+#[inline]
+pub fn set_wise_union(pieces: &SidePieces, level: SimdLevel) -> u128 {
+    directions(pieces, level).iter().fold(0, |acc, &d| acc | d)
+}
+
 /// A rank mask: the squares whose rank (1–9) satisfies `keep`.
 const fn ranks_where(low: u8, high: u8) -> u128 {
     let mut mask = 0u128;
@@ -425,6 +450,32 @@ impl<B: Backend> Position<B> {
                 let mut pieces = SidePieces::of(self, color);
                 pieces.occupied &= !through.bit();
                 set_wise(&pieces, level)
+            }
+        }
+    }
+
+    /// The squares `color` attacks with `through` taken off the board for the sliders, in the
+    /// backend's layout: the union alone (no counts), for king safety.
+    #[inline]
+    pub fn attacked_through(&self, color: Color, through: Square, method: Method) -> B::Bitboard {
+        match method {
+            Method::PerPiece => {
+                let mut occupancy = self.occupancy.clone();
+                if self.board[through.index()].is_some() {
+                    self.backend.clear_square(&mut occupancy, through);
+                }
+                let mut union = B::Bitboard::empty();
+                for sq in self.color_bb(color).squares() {
+                    if let Some(piece) = self.board[sq.index()] {
+                        union |= self.attacks_from(piece, sq, &occupancy);
+                    }
+                }
+                union
+            }
+            Method::SetWise(level) => {
+                let mut pieces = SidePieces::of(self, color);
+                pieces.occupied &= !through.bit();
+                B::Bitboard::from_canonical(set_wise_union(&pieces, level))
             }
         }
     }

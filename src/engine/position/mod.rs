@@ -46,6 +46,29 @@ pub struct Position<B: Backend> {
     pub(crate) side: Color,
     move_number: u32,
     key: u64,
+    /// How king safety is decided (king moves in `movegen`, flight squares in `mate1`).
+    pub(crate) king_safety: KingSafety,
+}
+
+/// How the engine decides whether a square next to a king is safe.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum KingSafety {
+    /// Each candidate square asks "is it attacked?" with the backend's lookups, cheapest
+    /// kinds first.
+    #[default]
+    PerSquare,
+    /// One whole-side attack map of the other colour (seen through the king), then a mask.
+    AttackMap(crate::engine::attack_map::Method),
+}
+
+impl KingSafety {
+    /// `per-square`, or `attack-map/<method>`.
+    pub fn name(self) -> String {
+        match self {
+            KingSafety::PerSquare => "per-square".to_string(),
+            KingSafety::AttackMap(method) => format!("attack-map/{}", method.name()),
+        }
+    }
 }
 
 impl<B: Backend> fmt::Debug for Position<B> {
@@ -97,10 +120,21 @@ impl<B: Backend> Position<B> {
             side: Color::Black,
             move_number: 1,
             key: 0,
+            king_safety: KingSafety::PerSquare,
         }
     }
 
     // ---- accessors ----
+
+    /// How king moves and flight squares are tested from now on (the position's moves and
+    /// counts do not change; only the speed does).
+    pub fn set_king_safety(&mut self, king_safety: KingSafety) {
+        self.king_safety = king_safety;
+    }
+    #[inline(always)]
+    pub fn king_safety(&self) -> KingSafety {
+        self.king_safety
+    }
 
     #[inline(always)]
     pub fn backend(&self) -> &B {
