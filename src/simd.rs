@@ -138,6 +138,16 @@ pub fn force(level: SimdLevel) -> Result<(), String> {
     Ok(())
 }
 
+/// The level `--simd` (or `KIKI_SIMD`) forced, if any.
+pub fn forced() -> Option<SimdLevel> {
+    match FORCED.load(Ordering::Relaxed) {
+        1 => Some(SimdLevel::Portable),
+        2 => Some(SimdLevel::Avx2),
+        3 => Some(SimdLevel::Avx512),
+        _ => None,
+    }
+}
+
 /// Back to the detected best level.
 pub fn reset() {
     FORCED.store(0, Ordering::Relaxed);

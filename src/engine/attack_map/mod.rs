@@ -454,6 +454,22 @@ impl<B: Backend> Position<B> {
         }
     }
 
+    /// Every square `color` attacks in this position (the union alone), canonical.
+    pub fn side_union(&self, color: Color, method: Method) -> u128 {
+        match method {
+            Method::PerPiece => {
+                let mut union = B::Bitboard::empty();
+                for sq in self.color_bb(color).squares() {
+                    if let Some(piece) = self.board[sq.index()] {
+                        union |= self.attacks_from(piece, sq, &self.occupancy);
+                    }
+                }
+                union.to_canonical()
+            }
+            Method::SetWise(level) => set_wise_union(&SidePieces::of(self, color), level),
+        }
+    }
+
     /// The squares `color` attacks with `through` taken off the board for the sliders, in the
     /// backend's layout: the union alone (no counts), for king safety.
     #[inline]

@@ -6,6 +6,7 @@
 //! under valgrind, E9 builds kiki for other instruction-set levels and runs E1 and E2 with each.
 
 mod counter_log;
+pub mod e10_attack_maps;
 pub mod e1_attacks;
 pub mod e2_movegen;
 pub mod e3_mate1;
@@ -227,7 +228,7 @@ impl Experiment for InProcess {
 
 /// Every experiment, in report order: the one list `kiki report`, its `--help` and its `--only`
 /// read.
-pub static EXPERIMENTS: [&dyn Experiment; 9] = [
+pub static EXPERIMENTS: [&dyn Experiment; 10] = [
     &InProcess {
         id: "E1",
         title: e1_attacks::TITLE,
@@ -279,6 +280,13 @@ pub static EXPERIMENTS: [&dyn Experiment; 9] = [
     },
     &e8_simulated_caches::SimulatedCaches,
     &e9_isa_levels::IsaLevels,
+    &InProcess {
+        id: "E10",
+        title: e10_attack_maps::TITLE,
+        about: "whole-side attack maps and counts: per piece against set-wise SIMD fills, king safety by map, recounts against incremental boards",
+        replayable: true,
+        run: e10_attack_maps::run,
+    },
 ];
 
 /// The experiment with this id (any case).
