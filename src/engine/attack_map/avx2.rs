@@ -14,6 +14,18 @@ fn load(boards: &[u128; SLOTS], at: usize) -> __m256i {
     unsafe { _mm256_loadu_si256(pair.as_ptr() as *const __m256i) }
 }
 
+/// Two 128-bit boards built from 64-bit words, for values just computed: a 32-byte load of
+/// what was just stored as 8-byte words cannot be forwarded from the stores and stalls.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn gather_words(boards: &[u128; SLOTS], at: usize) -> __m256i {
+    let word = |i: usize, high: bool| {
+        let board = boards[at + i];
+        (if high { board >> 64 } else { board }) as u64 as i64
+    };
+    _mm256_set_epi64x(word(1, true), word(1, false), word(0, true), word(0, false))
+}
+
 /// The 64-bit shift counts of slots `at` and `at + 1`, scaled by `times`, and 64 minus them.
 #[target_feature(enable = "avx2")]
 #[inline]
@@ -71,7 +83,7 @@ fn slide<const LEFT: bool>(
         counts(plan, at, 2),
         counts(plan, at, 4),
     );
-    let mut reached = load(generators, at);
+    let mut reached = gather_words(generators, at);
     let mut open = _mm256_and_si256(empty, landing);
     reached = _mm256_or_si256(reached, _mm256_and_si256(open, shift(reached, one)));
     open = _mm256_and_si256(open, shift(open, one));
@@ -85,9 +97,9 @@ fn slide<const LEFT: bool>(
 #[inline]
 fn step<const LEFT: bool>(plan: &Plan, generators: &[u128; SLOTS], at: usize) -> __m256i {
     let moved = if LEFT {
-        shift_left(load(generators, at), counts(plan, at, 1))
+        shift_left(gather_words(generators, at), counts(plan, at, 1))
     } else {
-        shift_right(load(generators, at), counts(plan, at, 1))
+        shift_right(gather_words(generators, at), counts(plan, at, 1))
     };
     _mm256_and_si256(moved, load(&plan.landings, at))
 }

@@ -180,6 +180,12 @@ impl SidePieces {
 /// The union of the set-wise directions: every square `pieces` attack.
 #[inline]
 pub fn set_wise_union(pieces: &SidePieces, level: SimdLevel) -> u128 {
+    #[cfg(target_arch = "x86_64")]
+    if level == SimdLevel::Avx512 && crate::simd::can_run(level) {
+        let plan = &PLANS[pieces.color.index()];
+        // SAFETY: the CPU has AVX-512 F, BW, VL and VBMI2 (checked just above, cached).
+        return unsafe { avx512::union(plan, &generators(pieces), ALL_SQUARES & !pieces.occupied) };
+    }
     directions(pieces, level).iter().fold(0, |acc, &d| acc | d)
 }
 
@@ -293,7 +299,8 @@ const fn plan(forward: i8) -> Plan {
     plan
 }
 
-pub(crate) const PLANS: [Plan; 2] = [plan(-1), plan(1)];
+// A `static`, not a `const`: indexed at run time, a `const` array is copied onto the stack.
+pub(crate) static PLANS: [Plan; 2] = [plan(-1), plan(1)];
 
 /// The generator of every slot of [`PLANS`], in slot order: slides left, slides right, steps
 /// left, steps right, knight left, knight right.
@@ -342,8 +349,15 @@ pub(crate) fn generators(pieces: &SidePieces) -> [u128; SLOTS] {
 /// [`SimdLevel::availability`]; a level it lacks falls back to the portable twin).
 #[inline]
 pub fn set_wise(pieces: &SidePieces, level: SimdLevel) -> SideAttacks {
-    let directions = directions(pieces, level);
-    sum_directions(&directions)
+    #[cfg(target_arch = "x86_64")]
+    if level == SimdLevel::Avx512 && crate::simd::can_run(level) {
+        let plan = &PLANS[pieces.color.index()];
+        // SAFETY: the CPU has AVX-512 F, BW, VL and VBMI2 (checked just above, cached).
+        return unsafe {
+            avx512::side_attacks(plan, &generators(pieces), ALL_SQUARES & !pieces.occupied)
+        };
+    }
+    sum_directions(&directions(pieces, level))
 }
 
 /// The 18 direction bitboards (slot order of [`generators`]), each a 0/1 count per square.
