@@ -1,7 +1,8 @@
 //! The AVX2 set-wise direction fills: two directions (two 128-bit boards) per `ymm`.
 
 use super::{
-    Plan, KNIGHT_LEFT, KNIGHT_RIGHT, SLIDE_LEFT, SLIDE_RIGHT, SLOTS, STEP_LEFT, STEP_RIGHT,
+    Plan, SideAttacks, KNIGHT_LEFT, KNIGHT_RIGHT, SLIDE_LEFT, SLIDE_RIGHT, SLOTS, STEP_LEFT,
+    STEP_RIGHT,
 };
 use std::arch::x86_64::*;
 
@@ -142,4 +143,119 @@ pub(super) unsafe fn directions(
     out[KNIGHT_RIGHT] =
         (generators[KNIGHT_RIGHT] >> plan.shifts[KNIGHT_RIGHT]) & plan.landings[KNIGHT_RIGHT];
     out
+}
+
+/// Full adder on bit planes: (a ^ b ^ c, majority).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn full_add(a: __m256i, b: __m256i, c: __m256i) -> (__m256i, __m256i) {
+    let partial = _mm256_xor_si256(a, b);
+    (
+        _mm256_xor_si256(partial, c),
+        _mm256_or_si256(_mm256_and_si256(a, b), _mm256_and_si256(partial, c)),
+    )
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn full_add_128(a: __m128i, b: __m128i, c: __m128i) -> (__m128i, __m128i) {
+    let partial = _mm_xor_si128(a, b);
+    (
+        _mm_xor_si128(partial, c),
+        _mm_or_si128(_mm_and_si128(a, b), _mm_and_si128(partial, c)),
+    )
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn to_u128(x: __m128i) -> u128 {
+    let low = _mm_cvtsi128_si64(x) as u64 as u128;
+    let high = _mm_extract_epi64::<1>(x) as u64 as u128;
+    low | (high << 64)
+}
+
+/// The eight direction pairs and the knights' pair, in registers.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn direction_vectors(plan: &Plan, generators: &[u128; SLOTS], empty: u128) -> [__m256i; 9] {
+    let empty = _mm256_broadcastsi128_si256(_mm_set_epi64x((empty >> 64) as i64, empty as i64));
+    let knight_left =
+        (generators[KNIGHT_LEFT] << plan.shifts[KNIGHT_LEFT]) & plan.landings[KNIGHT_LEFT];
+    let knight_right =
+        (generators[KNIGHT_RIGHT] >> plan.shifts[KNIGHT_RIGHT]) & plan.landings[KNIGHT_RIGHT];
+    [
+        slide::<true>(plan, generators, empty, SLIDE_LEFT),
+        slide::<true>(plan, generators, empty, SLIDE_LEFT + 2),
+        slide::<false>(plan, generators, empty, SLIDE_RIGHT),
+        slide::<false>(plan, generators, empty, SLIDE_RIGHT + 2),
+        step::<true>(plan, generators, STEP_LEFT),
+        step::<true>(plan, generators, STEP_LEFT + 2),
+        step::<false>(plan, generators, STEP_RIGHT),
+        step::<false>(plan, generators, STEP_RIGHT + 2),
+        _mm256_set_epi64x(
+            (knight_right >> 64) as i64,
+            knight_right as i64,
+            (knight_left >> 64) as i64,
+            knight_left as i64,
+        ),
+    ]
+}
+
+/// Union and counts without leaving the registers: a carry-save adder over the nine pairs
+/// lane by lane (at most 9 per lane: 4 planes), then the two lanes added (5 planes).
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn side_attacks(
+    plan: &Plan,
+    generators: &[u128; SLOTS],
+    empty: u128,
+) -> SideAttacks {
+    let d = direction_vectors(plan, generators, empty);
+    let union = d[1..].iter().fold(d[0], |acc, &x| _mm256_or_si256(acc, x));
+    let (s1, c1) = full_add(d[0], d[1], d[2]);
+    let (s2, c2) = full_add(d[3], d[4], d[5]);
+    let (s3, c3) = full_add(d[6], d[7], d[8]);
+    let (ones, c4) = full_add(s1, s2, s3);
+    let (t, e1) = full_add(c1, c2, c3);
+    let twos = _mm256_xor_si256(t, c4);
+    let e2 = _mm256_and_si256(t, c4);
+    let fours = _mm256_xor_si256(e1, e2);
+    let eights = _mm256_and_si256(e1, e2);
+    let halves = |x: __m256i| (_mm256_castsi256_si128(x), _mm256_extracti128_si256::<1>(x));
+    let (a0, b0) = halves(ones);
+    let (a1, b1) = halves(twos);
+    let (a2, b2) = halves(fours);
+    let (a3, b3) = halves(eights);
+    let plane0 = _mm_xor_si128(a0, b0);
+    let carry = _mm_and_si128(a0, b0);
+    let (plane1, carry) = full_add_128(a1, b1, carry);
+    let (plane2, carry) = full_add_128(a2, b2, carry);
+    let (plane3, plane4) = full_add_128(a3, b3, carry);
+    let (u0, u1) = halves(union);
+    SideAttacks {
+        union: to_u128(_mm_or_si128(u0, u1)),
+        planes: [
+            to_u128(plane0),
+            to_u128(plane1),
+            to_u128(plane2),
+            to_u128(plane3),
+            to_u128(plane4),
+        ],
+    }
+}
+
+/// The union alone (no counts), in registers until the end.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn union(plan: &Plan, generators: &[u128; SLOTS], empty: u128) -> u128 {
+    let d = direction_vectors(plan, generators, empty);
+    let union = d[1..].iter().fold(d[0], |acc, &x| _mm256_or_si256(acc, x));
+    to_u128(_mm_or_si128(
+        _mm256_castsi256_si128(union),
+        _mm256_extracti128_si256::<1>(union),
+    ))
 }

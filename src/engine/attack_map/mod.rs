@@ -186,6 +186,12 @@ pub fn set_wise_union(pieces: &SidePieces, level: SimdLevel) -> u128 {
         // SAFETY: the CPU has AVX-512 F, BW, VL and VBMI2 (checked just above, cached).
         return unsafe { avx512::union(plan, &generators(pieces), ALL_SQUARES & !pieces.occupied) };
     }
+    #[cfg(target_arch = "x86_64")]
+    if level == SimdLevel::Avx2 && crate::simd::can_run(level) {
+        let plan = &PLANS[pieces.color.index()];
+        // SAFETY: the CPU has AVX2 (checked just above, cached).
+        return unsafe { avx2::union(plan, &generators(pieces), ALL_SQUARES & !pieces.occupied) };
+    }
     directions(pieces, level).iter().fold(0, |acc, &d| acc | d)
 }
 
@@ -355,6 +361,14 @@ pub fn set_wise(pieces: &SidePieces, level: SimdLevel) -> SideAttacks {
         // SAFETY: the CPU has AVX-512 F, BW, VL and VBMI2 (checked just above, cached).
         return unsafe {
             avx512::side_attacks(plan, &generators(pieces), ALL_SQUARES & !pieces.occupied)
+        };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if level == SimdLevel::Avx2 && crate::simd::can_run(level) {
+        let plan = &PLANS[pieces.color.index()];
+        // SAFETY: the CPU has AVX2 (checked just above, cached).
+        return unsafe {
+            avx2::side_attacks(plan, &generators(pieces), ALL_SQUARES & !pieces.occupied)
         };
     }
     sum_directions(&directions(pieces, level))

@@ -380,7 +380,7 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
             None
         }
     };
-    let start = vec![START_SFEN.to_string()];
+    let start = [START_SFEN.to_string()];
     let mut groups: Vec<(&'static str, String, &[String])> = Vec::new();
     for (set, sfens) in &sets {
         for group in [MAPS, MAPS_LATENCY, UNION] {
