@@ -83,31 +83,7 @@ impl SideAttacks {
     }
 }
 
-/// How to compute a [`SideAttacks`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Method {
-    /// The backend's lookups, piece by piece.
-    PerPiece,
-    /// Direction-wise fills over every piece at once, at a SIMD level.
-    SetWise(SimdLevel),
-}
-
-impl Method {
-    /// `per-piece`, `set-wise/portable`, `set-wise/avx2`, `set-wise/avx512`.
-    pub fn name(self) -> String {
-        match self {
-            Method::PerPiece => "per-piece".to_string(),
-            Method::SetWise(level) => format!("set-wise/{}", level.name()),
-        }
-    }
-
-    /// Every method this build and CPU can run: per piece, then set-wise at each level.
-    pub fn available() -> Vec<Method> {
-        std::iter::once(Method::PerPiece)
-            .chain(SimdLevel::available().into_iter().map(Method::SetWise))
-            .collect()
-    }
-}
+pub use crate::engine::position::Method;
 
 /// One colour's pieces, canonical, grouped by how they move; the input of the set-wise path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

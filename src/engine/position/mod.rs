@@ -4,12 +4,14 @@
 //! the per-backend tables (`tables`). Pieces and moves are vocabulary (`crate::types`),
 //! re-exported here under their old paths.
 
+mod king_safety;
 mod make;
 mod sfen;
 mod tables;
 mod zobrist;
 
 pub use crate::types::{parse_usi_syntax, Move, Piece, PieceKind};
+pub use king_safety::{KingSafety, Method};
 pub use make::Undo;
 pub use sfen::{SfenError, START_SFEN};
 pub use tables::Tables;
@@ -48,27 +50,6 @@ pub struct Position<B: Backend> {
     key: u64,
     /// How king safety is decided (king moves in `movegen`, flight squares in `mate1`).
     pub(crate) king_safety: KingSafety,
-}
-
-/// How the engine decides whether a square next to a king is safe.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum KingSafety {
-    /// Each candidate square asks "is it attacked?" with the backend's lookups, cheapest
-    /// kinds first.
-    #[default]
-    PerSquare,
-    /// One whole-side attack map of the other colour (seen through the king), then a mask.
-    AttackMap(crate::engine::attack_map::Method),
-}
-
-impl KingSafety {
-    /// `per-square`, or `attack-map/<method>`.
-    pub fn name(self) -> String {
-        match self {
-            KingSafety::PerSquare => "per-square".to_string(),
-            KingSafety::AttackMap(method) => format!("attack-map/{}", method.name()),
-        }
-    }
 }
 
 impl<B: Backend> fmt::Debug for Position<B> {
