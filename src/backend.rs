@@ -3,6 +3,7 @@
 //! Everything here is statically dispatched: a move generator written against `B: Backend`
 //! is monomorphised per backend, so the trait costs nothing on the hot path.
 
+use crate::simd::SimdLevel;
 use crate::types::{Color, Slider, Square, Stepper};
 use std::fmt::Debug;
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign};
@@ -205,6 +206,78 @@ pub trait Backend: Copy + Send + Sync + 'static {
         }
     }
 
+    /// Batch lookup: `out[i]` = the `slider`'s attacks from `squares[i]` under one occupancy,
+    /// at the SIMD level in force ([`crate::simd::level`], read once per call).
+    ///
+    /// Panics unless `out.len() == squares.len()`.
+    #[inline]
+    fn attacks_many(
+        &self,
+        slider: Slider,
+        occupancy: &Self::Occupancy,
+        squares: &[Square],
+        out: &mut [Self::Bitboard],
+    ) {
+        self.attacks_many_at(crate::simd::level(), slider, occupancy, squares, out);
+    }
+
+    /// [`Backend::attacks_many`] at an explicit SIMD level, so that every level can be run and
+    /// compared in one process without forcing the global one. A backend without a batch path
+    /// for `level` loops over [`Backend::slider_attacks`] (the default), so the result is the
+    /// same at every level.
+    ///
+    /// Panics unless `out.len() == squares.len()` and `level` is available on this build and CPU
+    /// ([`SimdLevel::is_available`]).
+    #[inline]
+    fn attacks_many_at(
+        &self,
+        level: SimdLevel,
+        slider: Slider,
+        occupancy: &Self::Occupancy,
+        squares: &[Square],
+        out: &mut [Self::Bitboard],
+    ) {
+        check_batch(level, squares.len(), squares.len(), out.len());
+        for (out, &sq) in out.iter_mut().zip(squares) {
+            *out = self.slider_attacks(slider, occupancy, sq);
+        }
+    }
+
+    /// Batch lookup over pairs: `out[i]` = the `slider`'s attacks from `squares[i]` under
+    /// `occupancies[i]`, at the SIMD level in force ([`crate::simd::level`], read once per call).
+    ///
+    /// Panics unless the three slices have the same length.
+    #[inline]
+    fn attacks_many_occupancies(
+        &self,
+        slider: Slider,
+        occupancies: &[Self::Occupancy],
+        squares: &[Square],
+        out: &mut [Self::Bitboard],
+    ) {
+        self.attacks_many_occupancies_at(crate::simd::level(), slider, occupancies, squares, out);
+    }
+
+    /// [`Backend::attacks_many_occupancies`] at an explicit SIMD level (see
+    /// [`Backend::attacks_many_at`]).
+    ///
+    /// Panics unless the three slices have the same length and `level` is available on this
+    /// build and CPU ([`SimdLevel::is_available`]).
+    #[inline]
+    fn attacks_many_occupancies_at(
+        &self,
+        level: SimdLevel,
+        slider: Slider,
+        occupancies: &[Self::Occupancy],
+        squares: &[Square],
+        out: &mut [Self::Bitboard],
+    ) {
+        check_batch(level, squares.len(), occupancies.len(), out.len());
+        for ((out, &sq), occupancy) in out.iter_mut().zip(squares).zip(occupancies) {
+            *out = self.slider_attacks(slider, occupancy, sq);
+        }
+    }
+
     /// Step attacks by kind.
     #[inline(always)]
     fn stepper_attacks(&self, stepper: Stepper, sq: Square) -> Self::Bitboard {
@@ -216,6 +289,22 @@ pub trait Backend: Copy + Send + Sync + 'static {
             Stepper::Pawn(color) => self.pawn_attacks(color, sq),
         }
     }
+}
+
+/// The preconditions of the batch lookups, checked once per call: as many occupancies (one
+/// shared occupancy counts as `squares`) and outputs as squares, and a SIMD level this build and
+/// CPU can run. Backends that override a batch lookup call it first, so that their vector paths
+/// may rely on both.
+#[inline]
+pub fn check_batch(level: SimdLevel, squares: usize, occupancies: usize, out: usize) {
+    assert!(
+        squares == occupancies && squares == out,
+        "batch lookup: {squares} squares, {occupancies} occupancies, {out} outputs"
+    );
+    assert!(
+        level.is_available(),
+        "batch lookup: SIMD level {level} is not available on this build and CPU"
+    );
 }
 
 /// A bitboard in canonical numbering: bit `Square::index` of a `u128`. Backends whose

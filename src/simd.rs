@@ -85,6 +85,14 @@ impl SimdLevel {
         }
     }
 
+    /// [`SimdLevel::availability`] as a yes or no, asked of the CPU once per process: cheap
+    /// enough to check on every call of a batch lookup that is handed a level.
+    pub fn is_available(self) -> bool {
+        static AVAILABLE: std::sync::OnceLock<[bool; 3]> = std::sync::OnceLock::new();
+        AVAILABLE.get_or_init(|| SimdLevel::ALL.map(|level| level.availability().is_ok()))
+            [self as usize]
+    }
+
     /// The levels this build and CPU can run, lowest first.
     pub fn available() -> Vec<SimdLevel> {
         SimdLevel::ALL
@@ -186,6 +194,13 @@ mod tests {
     fn the_portable_level_is_always_available_and_best_is_available() {
         assert_eq!(SimdLevel::available()[0], SimdLevel::Portable);
         assert!(SimdLevel::best().availability().is_ok());
+        for level in SimdLevel::ALL {
+            assert_eq!(
+                level.is_available(),
+                level.availability().is_ok(),
+                "{level}"
+            );
+        }
         if cfg!(feature = "portable") {
             assert_eq!(SimdLevel::best(), SimdLevel::Portable);
         }

@@ -8,7 +8,9 @@
 //! nearest blocker is the highest one, found by a leading-zero count.
 //!
 //! Paths: AVX2 (the bishop's four rays at once), SSSE3+SSE4.1 (two rays at once), and the
-//! portable `u128` twin, chosen at compile time.
+//! portable `u128` twin, chosen at compile time. The batch lookups (`attacks_many*`) add an
+//! AVX-512 path for rook, bishop, dragon and horse, four squares at once, chosen at run time
+//! when the SIMD level is `avx512`; at other levels they loop over the one-at-a-time lookup.
 
 // The twin is compiled in every build; where a SIMD path is chosen only the tests use it.
 #[cfg_attr(
@@ -22,6 +24,10 @@
 )]
 mod portable;
 mod tables;
+
+// Compiled for AVX-512 by `#[target_feature]` whatever the build targets; chosen at run time.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+mod avx512;
 
 #[cfg(all(
     target_arch = "x86_64",
@@ -65,8 +71,9 @@ use sse::{bishop_lines, file_up, rank_lines};
 )))]
 use portable::{bishop_lines, file_up, rank_lines};
 
-use crate::backend::{Backend, BackendInfo, Bitboard, TableInfo};
-use crate::types::{Color, Square};
+use crate::backend::{check_batch, Backend, BackendInfo, Bitboard, TableInfo};
+use crate::simd::SimdLevel;
+use crate::types::{Color, Slider, Square};
 use crate::variants::shared::split::SplitBitboard;
 use std::mem::size_of;
 use tables::{ColorStepTable, DiagonalTable, LanceTable, RankTable, StepTable, Tables, TABLES};
@@ -157,6 +164,69 @@ impl Qugiy {
     fn color_step(table: &ColorStepTable, color: Color, sq: Square) -> SplitBitboard {
         // SAFETY: `color.index()` is 0 or 1 and `Square` is always < 81: both in range.
         unsafe { *table.get_unchecked(color.index()).get_unchecked(sq.index()) }
+    }
+
+    /// The slider's batch kernel at `level`, if there is one: only AVX-512 has any, and the
+    /// lance has none (one ray, already cheap one at a time).
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    #[inline]
+    fn avx512_kind(level: SimdLevel, slider: Slider) -> Option<avx512::Kind> {
+        if level != SimdLevel::Avx512 {
+            return None;
+        }
+        match slider {
+            Slider::Rook => Some(avx512::Kind::Rook),
+            Slider::Bishop => Some(avx512::Kind::Bishop),
+            Slider::Dragon => Some(avx512::Kind::Dragon),
+            Slider::Horse => Some(avx512::Kind::Horse),
+            Slider::Lance(_) => None,
+        }
+    }
+
+    /// The leading squares the batch kernel of `level` computes under one occupancy; returns
+    /// how many (0 without a kernel). `level` must be available (`check_batch`).
+    #[inline]
+    fn attacks_many_vector(
+        &self,
+        level: SimdLevel,
+        slider: Slider,
+        occupancy: SplitBitboard,
+        squares: &[Square],
+        out: &mut [SplitBitboard],
+    ) -> usize {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        if let Some(kind) = Self::avx512_kind(level, slider) {
+            // SAFETY: the level is `Avx512` and available (the caller's `check_batch`), so this
+            // CPU has AVX-512 F, BW, VL and VBMI2, all the kernel is compiled for.
+            return unsafe { avx512::attacks_many(self.tables, kind, occupancy, squares, out) };
+        }
+        // No kernel for this level or slider (and none at all in a portable build, where the
+        // arguments would otherwise be unused).
+        let _ = (level, slider, occupancy, squares, out);
+        0
+    }
+
+    /// As [`Qugiy::attacks_many_vector`], one occupancy per square.
+    #[inline]
+    fn attacks_many_occupancies_vector(
+        &self,
+        level: SimdLevel,
+        slider: Slider,
+        occupancies: &[SplitBitboard],
+        squares: &[Square],
+        out: &mut [SplitBitboard],
+    ) -> usize {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        if let Some(kind) = Self::avx512_kind(level, slider) {
+            // SAFETY: as in `attacks_many_vector`.
+            return unsafe {
+                avx512::attacks_many_occupancies(self.tables, kind, occupancies, squares, out)
+            };
+        }
+        // No kernel for this level or slider (and none at all in a portable build, where the
+        // arguments would otherwise be unused).
+        let _ = (level, slider, occupancies, squares, out);
+        0
     }
 }
 
@@ -290,6 +360,42 @@ impl Backend for Qugiy {
     #[inline(always)]
     fn horse_attacks(&self, occupancy: &SplitBitboard, sq: Square) -> SplitBitboard {
         self.bishop_attacks(occupancy, sq) | self.king_attacks(sq)
+    }
+
+    /// AVX-512 kernels for rook, bishop, dragon and horse at `SimdLevel::Avx512`, four squares
+    /// at a time; the remaining squares (and every other level and slider) one at a time.
+    #[inline]
+    fn attacks_many_at(
+        &self,
+        level: SimdLevel,
+        slider: Slider,
+        occupancy: &SplitBitboard,
+        squares: &[Square],
+        out: &mut [SplitBitboard],
+    ) {
+        check_batch(level, squares.len(), squares.len(), out.len());
+        let done = self.attacks_many_vector(level, slider, *occupancy, squares, out);
+        for (out, &sq) in out[done..].iter_mut().zip(&squares[done..]) {
+            *out = self.slider_attacks(slider, occupancy, sq);
+        }
+    }
+
+    /// As [`Qugiy::attacks_many_at`], one occupancy per square.
+    #[inline]
+    fn attacks_many_occupancies_at(
+        &self,
+        level: SimdLevel,
+        slider: Slider,
+        occupancies: &[SplitBitboard],
+        squares: &[Square],
+        out: &mut [SplitBitboard],
+    ) {
+        check_batch(level, squares.len(), occupancies.len(), out.len());
+        let done = self.attacks_many_occupancies_vector(level, slider, occupancies, squares, out);
+        let rest = out[done..].iter_mut().zip(&squares[done..]);
+        for ((out, &sq), occupancy) in rest.zip(&occupancies[done..]) {
+            *out = self.slider_attacks(slider, occupancy, sq);
+        }
     }
 
     #[inline(always)]
