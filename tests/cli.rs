@@ -73,6 +73,19 @@ fn check_passes_on_every_available_backend() {
     let output = kiki(&["check", "--samples", "2000", "--seed", "3"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let text = String::from_utf8_lossy(&output.stdout);
+    // The attack maps, at every SIMD level this CPU has, on every available backend.
+    let levels: Vec<&str> = kiki::simd::SimdLevel::available()
+        .into_iter()
+        .map(kiki::simd::SimdLevel::name)
+        .collect();
+    let covered = format!("SIMD levels covered: {}", levels.join(", "));
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.contains("attack maps ok in") && l.ends_with(&covered))
+            .count(),
+        kiki::registry::resolve("all").unwrap().len(),
+        "{covered}: {text}"
+    );
     for summary in kiki::registry::summaries() {
         let name = summary.info.name;
         let expected = if summary.availability.is_ok() {
