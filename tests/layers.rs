@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// The layer of each top-level module (and of the old names `lib.rs` re-exports).
 fn layer_of(module: &str) -> Option<(usize, &'static str)> {
     Some(match module {
-        "types" | "backend" | "units" | "input" | "public_positions" => (0, "vocabulary"),
+        "types" | "backend" | "units" | "input" | "public_positions" | "simd" => (0, "vocabulary"),
         "variants" | "reference" | "registry" | "split" | "magic_search" => (1, "backends"),
         "engine" | "position" | "movegen" | "hands" | "mate1" | "perft" | "effects" => {
             (2, "engine")
