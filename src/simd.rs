@@ -1,10 +1,12 @@
-//! The SIMD level the run-time dispatched paths use: detected from the CPU, or forced by `--simd`.
+//! The SIMD level the run-time dispatched paths use: detected from the CPU, or forced by `--simd`
+//! or the environment variable `KIKI_SIMD` (same names; `--simd` wins).
 //!
 //! Code compiled for one level with `#[target_feature]` (AVX2, AVX-512) is only called after
 //! [`level`] says so, and [`level`] never names a level this CPU lacks: forcing one it lacks is
 //! an error, and under valgrind (whose CPUID hides AVX-512) detection falls back by itself.
 //! The `portable` feature makes the portable twin the only level.
 
+use std::ffi::OsStr;
 use std::fmt;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -127,14 +129,46 @@ fn cpu_has(feature: &str) -> bool {
     }
 }
 
-/// Whether this build and CPU can run `level`, cached: cheap enough for a hot path's dispatch.
-#[inline]
-pub fn can_run(level: SimdLevel) -> bool {
-    static CAN_RUN: std::sync::OnceLock<[bool; 3]> = std::sync::OnceLock::new();
-    CAN_RUN.get_or_init(|| SimdLevel::ALL.map(|l| l.availability().is_ok()))[level as usize]
+/// The environment variable that chooses the level when `--simd` does not (same names).
+pub const ENV_VAR: &str = "KIKI_SIMD";
+
+/// The level a `KIKI_SIMD` value asks for: `Ok(None)` when unset or empty (the best level),
+/// `Err` (one line) for an unknown name, a value that is not UTF-8, or a level this build or
+/// CPU lacks. Takes the value rather than reading the environment, so that it is tested on
+/// strings without touching the process-wide environment or level.
+pub fn level_from_env_value(value: Option<&OsStr>) -> Result<Option<SimdLevel>, String> {
+    let Some(value) = value.filter(|value| !value.is_empty()) else {
+        return Ok(None);
+    };
+    let text = value.to_str().ok_or_else(|| {
+        format!(
+            "{ENV_VAR}: {} is not UTF-8 (valid: portable, avx2, avx512)",
+            crate::input::quote_input(&value.to_string_lossy())
+        )
+    })?;
+    let level = SimdLevel::parse(text).map_err(|error| format!("{ENV_VAR}: {error}"))?;
+    level
+        .availability()
+        .map_err(|why| format!("{ENV_VAR}={}: {why}", level.name()))?;
+    Ok(Some(level))
 }
 
-/// 0: not chosen yet (the best level is used); otherwise 1 + the forced level's index.
+/// The level `KIKI_SIMD` asks for now (see [`level_from_env_value`]).
+pub fn level_from_env() -> Result<Option<SimdLevel>, String> {
+    level_from_env_value(std::env::var_os(ENV_VAR).as_deref())
+}
+
+/// Applies `KIKI_SIMD`: forces its level when set, leaves the best level when unset or empty;
+/// `Err` (one line, nothing changed) when its value is unknown or names a level this build or
+/// CPU lacks. The command line calls it when `--simd` is not given.
+pub fn init_from_env() -> Result<(), String> {
+    if let Some(level) = level_from_env()? {
+        FORCED.store(1 + level as u8, Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// 0: not forced (the default level is used); otherwise 1 + the forced level's index.
 static FORCED: AtomicU8 = AtomicU8::new(0);
 
 /// Forces `level` for every run-time dispatched path; `Err` when this build or CPU lacks it.
@@ -146,35 +180,44 @@ pub fn force(level: SimdLevel) -> Result<(), String> {
     Ok(())
 }
 
-/// The level `--simd` (or `KIKI_SIMD`) forced, if any.
+/// The level `--simd` forced, else the one `KIKI_SIMD` names (when this CPU can run it).
 pub fn forced() -> Option<SimdLevel> {
     match FORCED.load(Ordering::Relaxed) {
         1 => Some(SimdLevel::Portable),
         2 => Some(SimdLevel::Avx2),
         3 => Some(SimdLevel::Avx512),
-        _ => None,
+        _ => level_from_env().ok().flatten(),
     }
 }
 
-/// Back to the detected best level.
+/// Back to the default level (see [`default_level`]).
 pub fn reset() {
     FORCED.store(0, Ordering::Relaxed);
 }
 
-/// The level the dispatched paths use now: the forced one, or the best this CPU has.
+/// The level the dispatched paths use now: the forced one, or the default.
 #[inline]
 pub fn level() -> SimdLevel {
     match FORCED.load(Ordering::Relaxed) {
         1 => SimdLevel::Portable,
         2 => SimdLevel::Avx2,
         3 => SimdLevel::Avx512,
-        _ => best_cached(),
+        _ => default_level(),
     }
 }
 
-fn best_cached() -> SimdLevel {
-    static BEST: std::sync::OnceLock<SimdLevel> = std::sync::OnceLock::new();
-    *BEST.get_or_init(SimdLevel::best)
+/// The level used when none is forced: `KIKI_SIMD`'s when it is set to a level this build and
+/// CPU can run, else the best one (an unusable value is ignored here; the command line refuses
+/// it). Read once per process, so that `cargo test` run with `KIKI_SIMD=avx512` runs every
+/// test that reads [`level`] at that level.
+pub fn default_level() -> SimdLevel {
+    static DEFAULT: std::sync::OnceLock<SimdLevel> = std::sync::OnceLock::new();
+    *DEFAULT.get_or_init(|| {
+        level_from_env()
+            .ok()
+            .flatten()
+            .unwrap_or_else(SimdLevel::best)
+    })
 }
 
 #[cfg(test)]
@@ -188,6 +231,66 @@ mod tests {
         }
         let error = SimdLevel::parse("sse9").unwrap_err();
         assert!(error.contains("unknown SIMD level"), "{error}");
+    }
+
+    fn env(value: &str) -> Result<Option<SimdLevel>, String> {
+        level_from_env_value(Some(OsStr::new(value)))
+    }
+
+    #[test]
+    fn env_values_unset_or_empty_leave_the_default() {
+        assert_eq!(level_from_env_value(None), Ok(None));
+        assert_eq!(env(""), Ok(None));
+    }
+
+    #[test]
+    fn env_values_name_a_level_this_cpu_can_run() {
+        assert_eq!(env("portable"), Ok(Some(SimdLevel::Portable)));
+        for level in SimdLevel::ALL {
+            match level.availability() {
+                Ok(()) => assert_eq!(env(level.name()), Ok(Some(level))),
+                Err(why) => {
+                    let error = env(level.name()).unwrap_err();
+                    assert_eq!(error, format!("KIKI_SIMD={}: {why}", level.name()));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn env_values_that_name_no_level_are_one_line_errors() {
+        for bad in [
+            "bogus", "AVX2", " avx2", "avx2 ", "avx-512", "sse4.2", "avx2\nx",
+        ] {
+            let error = env(bad).unwrap_err();
+            assert!(
+                error.starts_with("KIKI_SIMD: unknown SIMD level"),
+                "{bad}: {error}"
+            );
+            assert!(
+                error.contains("valid: portable, avx2, avx512"),
+                "{bad}: {error}"
+            );
+            assert_eq!(error.lines().count(), 1, "{bad}: {error}");
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let error = level_from_env_value(Some(OsStr::from_bytes(b"avx\xff"))).unwrap_err();
+            assert!(error.contains("not UTF-8"), "{error}");
+        }
+    }
+
+    #[test]
+    fn the_default_level_is_one_this_cpu_can_run() {
+        // Reads the process's KIKI_SIMD (never sets it): the default is that level when it is
+        // valid, else the best.
+        let expected = level_from_env()
+            .ok()
+            .flatten()
+            .unwrap_or_else(SimdLevel::best);
+        assert_eq!(default_level(), expected);
+        assert!(default_level().availability().is_ok());
     }
 
     #[test]

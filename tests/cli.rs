@@ -73,6 +73,19 @@ fn check_passes_on_every_available_backend() {
     let output = kiki(&["check", "--samples", "2000", "--seed", "3"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let text = String::from_utf8_lossy(&output.stdout);
+    // The attack maps, at every SIMD level this CPU has, on every available backend.
+    let levels: Vec<&str> = kiki::simd::SimdLevel::available()
+        .into_iter()
+        .map(kiki::simd::SimdLevel::name)
+        .collect();
+    let covered = format!("SIMD levels covered: {}", levels.join(", "));
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.contains("attack maps ok in") && l.ends_with(&covered))
+            .count(),
+        kiki::registry::resolve("all").unwrap().len(),
+        "{covered}: {text}"
+    );
     for summary in kiki::registry::summaries() {
         let name = summary.info.name;
         let expected = if summary.availability.is_ok() {
@@ -284,4 +297,195 @@ fn sfen_with_a_look_alike_space_at_the_end_is_refused() {
         text.contains("non-ASCII whitespace U+3000 is not a field separator"),
         "{text}"
     );
+}
+
+/// kiki with `KIKI_SIMD` set to `value`, or removed (`None`), for this child only.
+fn kiki_simd_env(args: &[&str], value: Option<&str>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kiki"));
+    command.args(args);
+    match value {
+        Some(value) => command.env("KIKI_SIMD", value),
+        None => command.env_remove("KIKI_SIMD"),
+    };
+    command.output().expect("the kiki binary runs")
+}
+
+fn assert_one_line_exit_2(output: &Output, expected: &str, what: &str) {
+    let text = stderr(output);
+    assert_eq!(output.status.code(), Some(2), "{what}: {text}");
+    assert_eq!(text.lines().count(), 1, "{what}: {text}");
+    assert!(!text.contains("panicked"), "{what}: {text}");
+    assert!(
+        text.contains(expected),
+        "{what}: expected '{expected}' in {text}"
+    );
+}
+
+/// Every element of `kiki backends --json` (run with `args` and `KIKI_SIMD` as given) names
+/// `level` in use and the available levels.
+fn assert_backends_json_level(args: &[&str], env: Option<&str>, level: &str) {
+    let mut all = vec!["backends", "--json"];
+    all.extend_from_slice(args);
+    let output = kiki_simd_env(&all, env);
+    assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+    let list: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let list = list.as_array().expect("one array");
+    assert_eq!(list.len(), kiki::registry::NAMES.len());
+    let available: Vec<&str> = kiki::simd::SimdLevel::available()
+        .into_iter()
+        .map(kiki::simd::SimdLevel::name)
+        .collect();
+    for backend in list {
+        assert_eq!(backend["simd_level"], level, "{args:?} {env:?}: {backend}");
+        assert_eq!(
+            backend["simd_levels_available"],
+            serde_json::json!(available),
+            "{backend}"
+        );
+        // The per-backend path is still there.
+        assert!(backend["simd_path"].is_string(), "{backend}");
+    }
+}
+
+#[test]
+fn simd_portable_perft_counts_the_same() {
+    for args in [
+        &[
+            "perft",
+            "--startpos",
+            "--depth",
+            "3",
+            "--json",
+            "--simd",
+            "portable",
+        ][..],
+        &[
+            "perft",
+            "--simd",
+            "portable",
+            "--startpos",
+            "--depth",
+            "3",
+            "--json",
+        ][..],
+    ] {
+        let output = kiki(args);
+        assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(
+            text.lines().count(),
+            kiki::registry::resolve("all").unwrap().len()
+        );
+        for line in text.lines() {
+            assert!(line.contains("\"nodes\":25470"), "{line}");
+        }
+    }
+    // The environment variable alike.
+    let output = kiki_simd_env(&["perft", "--startpos", "--depth", "2"], Some("portable"));
+    assert!(output.status.success(), "{}", stderr(&output));
+}
+
+#[test]
+fn simd_bogus_is_one_line_error_exit_2() {
+    for command in [
+        &["perft", "--startpos", "--depth", "1"][..],
+        &["check", "--samples", "10"][..],
+        &["mate1", "--startpos"][..],
+        &["effects", "--moves", "10"][..],
+        &["backends"][..],
+        &["report", "--quick"][..],
+        &["e8-workload", "--backend", "dbb"][..],
+    ] {
+        let mut args = command.to_vec();
+        args.extend(["--simd", "bogus"]);
+        assert_one_line_exit_2(
+            &kiki(&args),
+            "invalid value 'bogus' for '--simd <LEVEL>'",
+            &format!("{args:?}"),
+        );
+        // KIKI_SIMD is checked the same way when --simd is not given...
+        assert_one_line_exit_2(
+            &kiki_simd_env(command, Some("bogus")),
+            "KIKI_SIMD: unknown SIMD level 'bogus' (valid: portable, avx2, avx512)",
+            &format!("KIKI_SIMD=bogus {command:?}"),
+        );
+    }
+    // ... and --simd wins over it.
+    let output = kiki_simd_env(
+        &["perft", "--startpos", "--depth", "1", "--simd", "portable"],
+        Some("bogus"),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    // Commands that run no backend ignore KIKI_SIMD and have no --simd.
+    assert!(kiki_simd_env(&["completions", "bash"], Some("bogus"))
+        .status
+        .success());
+    assert_eq!(
+        kiki(&["completions", "bash", "--simd", "portable"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn backends_shows_the_simd_level_in_use_and_the_available_levels() {
+    let best = kiki::simd::SimdLevel::best().name();
+    assert_backends_json_level(&[], None, best);
+    assert_backends_json_level(&["--simd", "portable"], None, "portable");
+    assert_backends_json_level(&[], Some("portable"), "portable");
+    assert_backends_json_level(&["--simd", "portable"], Some(best), "portable");
+    let available: Vec<&str> = kiki::simd::SimdLevel::available()
+        .into_iter()
+        .map(kiki::simd::SimdLevel::name)
+        .collect();
+    let output = kiki_simd_env(&["backends", "--simd", "portable"], None);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    let line = format!("SIMD level: portable (available: {})", available.join(", "));
+    assert!(
+        text.lines().any(|l| l == line),
+        "{line} missing from: {text}"
+    );
+}
+
+/// `--simd avx512` / `KIKI_SIMD=avx512` where the CPU and build have it; elsewhere a one-line
+/// error saying what is missing.
+#[test]
+fn simd_avx512_runs_where_available_and_is_refused_elsewhere() {
+    let perft = [
+        "perft",
+        "--startpos",
+        "--depth",
+        "3",
+        "--json",
+        "--simd",
+        "avx512",
+    ];
+    match kiki::simd::SimdLevel::Avx512.availability() {
+        Ok(()) => {
+            let output = kiki(&perft);
+            assert!(output.status.success(), "{}", stderr(&output));
+            let text = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                text.lines().all(|l| l.contains("\"nodes\":25470")),
+                "{text}"
+            );
+            assert_backends_json_level(&["--simd", "avx512"], None, "avx512");
+            assert_backends_json_level(&[], Some("avx512"), "avx512");
+        }
+        Err(why) => {
+            eprintln!("avx512 unavailable ({why}): checking that it is refused");
+            assert_one_line_exit_2(
+                &kiki(&perft),
+                &format!("kiki perft: --simd avx512: {why}"),
+                "--simd avx512",
+            );
+            assert_one_line_exit_2(
+                &kiki_simd_env(&["backends"], Some("avx512")),
+                &format!("kiki backends: KIKI_SIMD=avx512: {why}"),
+                "KIKI_SIMD=avx512",
+            );
+        }
+    }
 }

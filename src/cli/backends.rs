@@ -1,13 +1,20 @@
-//! `kiki backends`: every backend with its availability, path, needs and exact table bytes.
+//! `kiki backends`: every backend with its availability, path, needs and exact table bytes, and
+//! the run-time SIMD level in use.
 
 use super::{CliError, Output};
 use crate::registry;
+use crate::simd::{self, SimdLevel};
 use crate::units::exact_bytes;
 use serde_json::{json, Value as Json};
 
 pub fn run(json: bool) -> Result<(), CliError> {
     let out = Output::new("backends");
     let summaries = registry::summaries();
+    let level = simd::level().name();
+    let available: Vec<&str> = SimdLevel::available()
+        .into_iter()
+        .map(SimdLevel::name)
+        .collect();
     if json {
         let list: Vec<Json> = summaries
             .iter()
@@ -28,6 +35,10 @@ pub fn run(json: bool) -> Result<(), CliError> {
                     "table_bytes": s.table_bytes,
                     "table_bytes_human": exact_bytes(s.table_bytes),
                     "tables": tables,
+                    // The same for every backend: the level the run-time dispatched paths use
+                    // in this process (--simd, KIKI_SIMD or the best) and the levels there are.
+                    "simd_level": level,
+                    "simd_levels_available": available,
                 })
             })
             .collect();
@@ -35,6 +46,10 @@ pub fn run(json: bool) -> Result<(), CliError> {
         return out.flush();
     }
     out.line(format_args!("build: {}", build_description()))?;
+    out.line(format_args!(
+        "SIMD level: {level} (available: {})",
+        available.join(", ")
+    ))?;
     let all_tables = summaries.iter().flat_map(|s| s.tables.iter());
     let name_width = all_tables.clone().map(|t| t.name.len()).max().unwrap_or(0);
     let shape_width = all_tables

@@ -13,6 +13,7 @@ mod report_index;
 
 use crate::input::quote_input;
 use crate::registry::{self, RegistryError};
+use crate::simd::{self, SimdLevel};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::fmt;
 use std::io::Write;
@@ -33,7 +34,8 @@ Exit codes:
   0    success
   1    a check failed (backends disagree, a mismatch, a false mate) or the run failed
        (output could not be written, a report could not be published)
-  2    bad input: an unknown command, option or backend, a bad number, SFEN or file
+  2    bad input: an unknown command, option or backend, a bad number, SFEN or file, a SIMD
+       level (--simd or KIKI_SIMD) that is unknown or that this CPU or build lacks
   130  interrupted (Ctrl-C)";
 
 /// kiki — sliding-attack backends for shogi, checked and measured.
@@ -123,11 +125,55 @@ pub(crate) fn out_folder(text: &str) -> Result<PathBuf, String> {
     Ok(PathBuf::from(text))
 }
 
+/// `--simd`: the names of [`SimdLevel`].
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum SimdArg {
+    #[value(name = "portable")]
+    Portable,
+    #[value(name = "avx2")]
+    Avx2,
+    #[value(name = "avx512")]
+    Avx512,
+}
+
+impl From<SimdArg> for SimdLevel {
+    fn from(level: SimdArg) -> Self {
+        match level {
+            SimdArg::Portable => SimdLevel::Portable,
+            SimdArg::Avx2 => SimdLevel::Avx2,
+            SimdArg::Avx512 => SimdLevel::Avx512,
+        }
+    }
+}
+
+/// The `--simd` option of every command that runs backends.
+#[derive(Args, Debug, Clone, Copy)]
+struct SimdOption {
+    /// The SIMD level of the run-time dispatched paths; one this CPU or build lacks is an error.
+    /// Default: the environment variable KIKI_SIMD (same names) if set, else the best level.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    simd: Option<SimdArg>,
+}
+
+impl SimdOption {
+    /// Forces `--simd`'s level, else `KIKI_SIMD`'s (when set); a level that is unknown or that
+    /// this CPU or build lacks is a usage error named after `command`.
+    fn apply(self, command: &str) -> Result<(), CliError> {
+        match self.simd {
+            Some(level) => simd::force(level.into()),
+            None => simd::init_from_env(),
+        }
+        .map_err(|error| CliError::usage(format!("kiki {command}: {error}")))
+    }
+}
+
 #[derive(Args, Debug)]
 struct BackendsArgs {
     /// Print one JSON array instead of text.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    simd: SimdOption,
 }
 
 #[derive(Args, Debug)]
@@ -144,6 +190,8 @@ struct CheckArgs {
     /// Threads for the random pairs (default: every CPU); the pairs checked do not depend on it.
     #[arg(long, value_parser = decimal, value_name = "N")]
     threads: Option<u64>,
+    #[command(flatten)]
+    simd: SimdOption,
 }
 
 /// Where positions come from: exactly one of the three.
@@ -182,6 +230,8 @@ struct PerftArgs {
     /// One JSON object per line: backend, sfen, depth, leaf, nodes, seconds, nps.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    simd: SimdOption,
 }
 
 /// `kiki perft --leaf`.
@@ -210,6 +260,8 @@ struct Mate1Args {
     /// One JSON object per line: backend, sfen, mate.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    simd: SimdOption,
 }
 
 #[derive(Args, Debug)]
@@ -226,6 +278,8 @@ struct EffectsArgs {
     /// Print one JSON array instead of text.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    simd: SimdOption,
 }
 
 #[derive(Args, Debug)]
@@ -271,6 +325,9 @@ struct ReportArgs {
     /// llc-misses, dtlb-read-misses; task-clock-ns needs no PMU; `none`).
     #[arg(long, value_name = "LIST")]
     counters: Option<String>,
+    /// Forwarded to the child invocations.
+    #[command(flatten)]
+    simd: SimdOption,
 }
 
 #[derive(Args, Debug)]
@@ -311,6 +368,8 @@ struct E8WorkloadArgs {
     /// A workload file written by E8 (its search-order walk); without it, uniform random inputs.
     #[arg(long)]
     workload: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    simd: SimdOption,
 }
 
 /// A command-line error: one line for the user, and the exit code.
@@ -484,6 +543,23 @@ pub fn run(args: &[String]) -> i32 {
             };
         }
     };
+    // Every command that runs backends chooses its SIMD level first.
+    let simd = match &cli.command {
+        Command::Backends(a) => Some(("backends", a.simd)),
+        Command::Check(a) => Some(("check", a.simd)),
+        Command::Perft(a) => Some(("perft", a.simd)),
+        Command::Mate1(a) => Some(("mate1", a.simd)),
+        Command::Effects(a) => Some(("effects", a.simd)),
+        Command::Report(a) => Some(("report", a.simd)),
+        Command::E8Workload(a) => Some(("e8-workload", a.simd)),
+        Command::Render(_) | Command::ReportIndex(_) | Command::Completions(_) => None,
+    };
+    if let Some((command, option)) = simd {
+        if let Err(error) = option.apply(command) {
+            warn(&error);
+            return error.code;
+        }
+    }
     let result = match cli.command {
         Command::Backends(a) => backends::run(a.json),
         Command::Check(a) => {

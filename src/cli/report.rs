@@ -271,6 +271,10 @@ fn forwarded_options(args: &super::ReportArgs) -> Vec<std::ffi::OsString> {
     if let Some(path) = &args.positions {
         options.extend(["--positions".into(), path.clone().into_os_string()]);
     }
+    // The invocations measure at this process's level (a KIKI_SIMD they inherit as it is).
+    if args.simd.simd.is_some() {
+        options.extend(["--simd".into(), crate::simd::level().name().into()]);
+    }
     options.extend([
         "--threshold".into(),
         format!("{}", args.threshold * 100.0).into(),

@@ -1,3 +1,4 @@
 //! Verification: the differential check of every backend against the naive reference.
 
+pub mod attack_maps;
 pub mod check;

@@ -157,13 +157,13 @@ impl SidePieces {
 #[inline]
 pub fn set_wise_union(pieces: &SidePieces, level: SimdLevel) -> u128 {
     #[cfg(target_arch = "x86_64")]
-    if level == SimdLevel::Avx512 && crate::simd::can_run(level) {
+    if level == SimdLevel::Avx512 && level.is_available() {
         let plan = &PLANS[pieces.color.index()];
         // SAFETY: the CPU has AVX-512 F, BW, VL and VBMI2 (checked just above, cached).
         return unsafe { avx512::union(plan, &generators(pieces), ALL_SQUARES & !pieces.occupied) };
     }
     #[cfg(target_arch = "x86_64")]
-    if level == SimdLevel::Avx2 && crate::simd::can_run(level) {
+    if level == SimdLevel::Avx2 && level.is_available() {
         let plan = &PLANS[pieces.color.index()];
         // SAFETY: the CPU has AVX2 (checked just above, cached).
         return unsafe { avx2::union(plan, &generators(pieces), ALL_SQUARES & !pieces.occupied) };
@@ -332,7 +332,7 @@ pub(crate) fn generators(pieces: &SidePieces) -> [u128; SLOTS] {
 #[inline]
 pub fn set_wise(pieces: &SidePieces, level: SimdLevel) -> SideAttacks {
     #[cfg(target_arch = "x86_64")]
-    if level == SimdLevel::Avx512 && crate::simd::can_run(level) {
+    if level == SimdLevel::Avx512 && level.is_available() {
         let plan = &PLANS[pieces.color.index()];
         // SAFETY: the CPU has AVX-512 F, BW, VL and VBMI2 (checked just above, cached).
         return unsafe {
@@ -340,7 +340,7 @@ pub fn set_wise(pieces: &SidePieces, level: SimdLevel) -> SideAttacks {
         };
     }
     #[cfg(target_arch = "x86_64")]
-    if level == SimdLevel::Avx2 && crate::simd::can_run(level) {
+    if level == SimdLevel::Avx2 && level.is_available() {
         let plan = &PLANS[pieces.color.index()];
         // SAFETY: the CPU has AVX2 (checked just above, cached).
         return unsafe {
@@ -358,12 +358,12 @@ pub fn directions(pieces: &SidePieces, level: SimdLevel) -> [u128; SLOTS] {
     let empty = ALL_SQUARES & !pieces.occupied;
     match level {
         #[cfg(target_arch = "x86_64")]
-        SimdLevel::Avx512 if crate::simd::can_run(level) => {
+        SimdLevel::Avx512 if level.is_available() => {
             // SAFETY: the CPU has AVX-512 F, BW, VL and VBMI2 (checked just above, cached).
             unsafe { avx512::directions(plan, &generators, empty) }
         }
         #[cfg(target_arch = "x86_64")]
-        SimdLevel::Avx2 if crate::simd::can_run(level) => {
+        SimdLevel::Avx2 if level.is_available() => {
             // SAFETY: the CPU has AVX2 (checked just above, cached).
             unsafe { avx2::directions(plan, &generators, empty) }
         }

@@ -481,6 +481,9 @@ pub fn simulate_once(
     let out_file = scratch.join(format!("callgrind.{backend}.{}.out", std::process::id()));
     let width = inputs.max(lookups).to_string().len();
     let output = Command::new("valgrind")
+        // valgrind's CPUID hides AVX-512: a KIKI_SIMD=avx512 inherited from the report would
+        // make the workload refuse to start. Under valgrind it runs at the best level it sees.
+        .env_remove(crate::simd::ENV_VAR)
         .arg("--tool=callgrind")
         .arg("--cache-sim=yes")
         .arg("--branch-sim=yes")

@@ -384,6 +384,9 @@ fn run_build(
         .arg(out)
         // Slots differ in environment size, as the report's own invocations do.
         .env("KIKI_ENVIRONMENT_PADDING", "x".repeat(1 + 977 * slot))
+        // Each build runs at the SIMD level its own build and this CPU give it (the `portable`
+        // builds refuse any other): a KIKI_SIMD from the report is not passed on.
+        .env_remove(crate::simd::ENV_VAR)
         .stdin(std::process::Stdio::null())
         .arg("--counters")
         .arg(if config.counter_events.is_empty() {
