@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The full report as committed: `kiki report --with E9` (E1-E8, plus E9, which builds kiki for
+# The full report as committed: `kiki report --with E9` (E1-E8 and E10, plus E9, which builds kiki for
 # x86-64 with and without `portable`, x86-64-v3 with `portable`, x86-64-v4 where the CPU has
 # AVX-512, and native, and runs E1 and E2 with each build beside the default x86-64-v3 binary),
 # then the index of every report folder.

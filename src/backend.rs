@@ -273,8 +273,16 @@ pub trait Backend: Copy + Send + Sync + 'static {
         out: &mut [Self::Bitboard],
     ) {
         check_batch(level, squares.len(), occupancies.len(), out.len());
-        for ((out, &sq), occupancy) in out.iter_mut().zip(squares).zip(occupancies) {
-            *out = self.slider_attacks(slider, occupancy, sq);
+        // The kind is matched once, outside the loop: each loop calls one lookup.
+        let pairs = out.iter_mut().zip(squares).zip(occupancies);
+        match slider {
+            Slider::Rook => pairs.for_each(|((o, &sq), occ)| *o = self.rook_attacks(occ, sq)),
+            Slider::Bishop => pairs.for_each(|((o, &sq), occ)| *o = self.bishop_attacks(occ, sq)),
+            Slider::Dragon => pairs.for_each(|((o, &sq), occ)| *o = self.dragon_attacks(occ, sq)),
+            Slider::Horse => pairs.for_each(|((o, &sq), occ)| *o = self.horse_attacks(occ, sq)),
+            Slider::Lance(color) => {
+                pairs.for_each(|((o, &sq), occ)| *o = self.lance_attacks(color, occ, sq))
+            }
         }
     }
 

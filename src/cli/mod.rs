@@ -290,7 +290,7 @@ struct ReportArgs {
     /// Fewer rounds and smaller sweeps (a few minutes).
     #[arg(long)]
     quick: bool,
-    /// Comma-separated experiment ids to run, e.g. E1,E7,E8 (default: E1–E8).
+    /// Comma-separated experiment ids to run, e.g. E1,E7,E8 (default: E1–E8 and E10).
     #[arg(long, value_name = "LIST", conflicts_with = "with")]
     only: Option<String>,
     /// Comma-separated experiment ids to run besides the default ones, e.g. E9.

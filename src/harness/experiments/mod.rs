@@ -693,19 +693,26 @@ mod tests {
     #[test]
     fn one_list_in_order_with_unique_ids() {
         let ids: Vec<&str> = EXPERIMENTS.iter().map(|e| e.id()).collect();
-        assert_eq!(ids, ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9"]);
+        assert_eq!(
+            ids,
+            ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9", "E10"]
+        );
         for e in EXPERIMENTS {
             assert!(!e.title().is_empty() && e.about().len() > 20, "{}", e.id());
         }
         assert_eq!(find("e8").unwrap().id(), "E8");
-        assert!(find("E10").is_none());
+        assert_eq!(find("e10").unwrap().id(), "E10");
+        assert!(find("E11").is_none());
         let default: Vec<&str> = selected(&[], &[]).iter().map(|e| e.id()).collect();
-        assert_eq!(default, ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8"]);
+        assert_eq!(
+            default,
+            ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E10"]
+        );
         let with: Vec<&str> = selected(&[], &["e9".into()])
             .iter()
             .map(|e| e.id())
             .collect();
-        assert_eq!(with.len(), 9);
+        assert_eq!(with.len(), 10);
         let only: Vec<&str> = selected(&["E9".into(), "e1".into()], &[])
             .iter()
             .map(|e| e.id())

@@ -1,6 +1,6 @@
 //! E1's analysis: series, tables, plots, claims and the numbers the findings quote.
 
-use super::measure::{Cell, Measurement};
+use super::measure::{BatchCell, Cell, Measurement, ONE_AT_A_TIME};
 use super::Mode;
 use crate::harness::experiments::{
     interval, interval_point, per_second_millions, ranked, series, summarise, typical, Claims,
@@ -32,6 +32,8 @@ pub(super) struct Numbers<'a> {
     pub wins: Vec<Wins>,
     /// The cell with the largest spread, and its MAD relative to its median.
     pub noisiest: Option<(f64, &'a Cell)>,
+    /// Batch levels against the plain loop, per backend and kind.
+    pub batch: Vec<BatchGain>,
 }
 
 /// The fastest backend of one workload's mixed cell, against the runner-up and the slowest.
@@ -73,7 +75,22 @@ impl Wins {
 pub(super) fn analyse(m: &Measurement) -> Analysis<'_> {
     let mut series = raw_series(&m.cells);
     series.extend(m.counter_log.series());
+    series.extend(m.batch.iter().map(|c| {
+        crate::harness::experiments::series(
+            &[
+                ("backend", &c.backend),
+                ("piece", c.piece.name()),
+                ("workload", &m.batch_workload),
+                ("mode", &c.variant),
+            ],
+            "ns/lookup",
+            c.ns.clone(),
+        )
+    }));
     let mut tables: Vec<Table> = Mode::BOTH.iter().map(|&mode| table(m, mode)).collect();
+    if let Some(batch) = batch_table(m) {
+        tables.push(batch);
+    }
     // Counters, where the machine has them: per backend, the mean over the throughput cells.
     tables.extend(m.counter_log.table(&["backend"], |label| {
         label("mode").as_deref() == Some(Mode::Throughput.name())
@@ -89,6 +106,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis<'_> {
         .iter()
         .map(|&mode| wins(m, mode, &mut claims))
         .collect();
+    let batch = batch_gains(m, &mut claims);
     let mut summary: Vec<(String, Json)> = leaders
         .iter()
         .flat_map(|(mode, leaders)| {
@@ -112,8 +130,83 @@ pub(super) fn analyse(m: &Measurement) -> Analysis<'_> {
             mixing: mixing(m),
             wins,
             noisiest: noisiest(&m.cells),
+            batch,
         },
     }
+}
+
+/// A batch level against the plain loop on one backend and kind (paired per round).
+pub(super) struct BatchGain {
+    pub backend: String,
+    pub piece: &'static str,
+    pub variant: String,
+    /// The batch's time over the loop's.
+    pub ratio: Comparison,
+}
+
+fn batch_gains(m: &Measurement, claims: &mut Claims) -> Vec<BatchGain> {
+    let mut gains = Vec::new();
+    for cell in m.batch.iter().filter(|c| c.variant != ONE_AT_A_TIME) {
+        let Some(base) = m.batch.iter().find(|b| {
+            b.backend == cell.backend && b.piece == cell.piece && b.variant == ONE_AT_A_TIME
+        }) else {
+            continue;
+        };
+        let label = format!("batch {} {}", cell.backend, cell.piece.name());
+        if let Some(ratio) =
+            claims.compare(&label, (&cell.variant, &cell.ns), (ONE_AT_A_TIME, &base.ns))
+        {
+            gains.push(BatchGain {
+                backend: cell.backend.clone(),
+                piece: cell.piece.name(),
+                variant: cell.variant.clone(),
+                ratio,
+            });
+        }
+    }
+    gains
+}
+
+/// Batch against one at a time: a row per backend and kind, a column per variant.
+fn batch_table(m: &Measurement) -> Option<Table> {
+    let mut variants: Vec<&str> = Vec::new();
+    for c in &m.batch {
+        if !variants.contains(&c.variant.as_str()) {
+            variants.push(&c.variant);
+        }
+    }
+    if variants.is_empty() {
+        return None;
+    }
+    let mut headers = vec!["backend".to_string(), "piece".to_string()];
+    headers.extend(
+        variants
+            .iter()
+            .map(|v| format!("{v} ns/lookup ({})", m.batch_workload)),
+    );
+    let mut rows = Vec::new();
+    for backend in &m.backends {
+        for piece in [PieceGroup::Rook, PieceGroup::Bishop] {
+            let cells: Vec<Option<&BatchCell>> = variants
+                .iter()
+                .map(|v| {
+                    m.batch
+                        .iter()
+                        .find(|c| c.backend == *backend && c.piece == piece && c.variant == *v)
+                })
+                .collect();
+            if cells.iter().all(|c| c.is_none()) {
+                continue;
+            }
+            let mut row = vec![backend.to_string(), piece.name().to_string()];
+            row.extend(cells.iter().map(|c| match c {
+                Some(c) if !c.ns.is_empty() => format_interval(&interval(&c.ns)),
+                _ => "–".to_string(),
+            }));
+            rows.push(row);
+        }
+    }
+    Some(Table { headers, rows })
 }
 
 fn workload_names(m: &Measurement) -> Vec<&str> {

@@ -26,6 +26,40 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers<'_>) -> String {
             ));
         }
     }
+    if !n.batch.is_empty() {
+        let faster: Vec<String> = n
+            .batch
+            .iter()
+            .filter(|g| g.ratio.claim == Claim::Faster)
+            .map(|g| {
+                format!(
+                    "{} {} {} ×{:.2} ({:.2}–{:.2})",
+                    g.backend, g.piece, g.variant, g.ratio.ratio, g.ratio.low, g.ratio.high
+                )
+            })
+            .collect();
+        let slower = n
+            .batch
+            .iter()
+            .filter(|g| g.ratio.claim == Claim::Slower)
+            .count();
+        let level = n.batch.len() - faster.len() - slower;
+        findings.push(format!(
+            "Batch lookups (`attacks_many_occupancies_at`, {}) against the same pairs one at a \
+             time into the same output buffer, per backend, kind and SIMD level: faster in {} \
+             of {} cells{}; level in {level}, slower in {slower}. Backends without a batch \
+             path run their default loop behind the batch call, so their difference is the \
+             call's own overhead.",
+            m.batch_workload,
+            faster.len(),
+            n.batch.len(),
+            if faster.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", faster.join(", "))
+            },
+        ));
+    }
     if !n.mixing.is_empty() {
         let mixing: Vec<String> = n
             .mixing

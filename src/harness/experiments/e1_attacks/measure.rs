@@ -20,6 +20,19 @@ pub(super) struct Cell {
     pub ns: Vec<f64>,
 }
 
+/// One batch cell: a backend's lookups of one slider kind over the (occupancy, square) pairs
+/// of the game-like random workload, one at a time (`variant` "one at a time") or through
+/// `attacks_many_occupancies_at` at a SIMD level (`variant` "batch/<level>").
+pub(super) struct BatchCell {
+    pub piece: PieceGroup,
+    pub backend: String,
+    pub variant: String,
+    pub ns: Vec<f64>,
+}
+
+/// The variant name of the one-at-a-time loop in the batch runs.
+pub(super) const ONE_AT_A_TIME: &str = "one at a time";
+
 /// Everything E1 measured, and the settings the method paragraph reports.
 pub(super) struct Measurement {
     pub backends: Vec<&'static str>,
@@ -35,6 +48,9 @@ pub(super) struct Measurement {
     /// The workloads in report order, each with the piece groups timed on it.
     pub workloads: Vec<(Workload, Vec<PieceGroup>)>,
     pub cells: Vec<Cell>,
+    /// Batch against one at a time (the workload named by `batch_workload`).
+    pub batch: Vec<BatchCell>,
+    pub batch_workload: String,
     pub counter_log: CounterLog,
     /// Cells without items, or with so few that they repeat.
     pub thin: Vec<String>,
@@ -133,7 +149,7 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
                 let base = done as f64 / total as f64;
                 let results =
                     interleaved(&mut cases, &sampling, counter_log.counters(), &mut |f| {
-                        progress(&message, base + f / total as f64)
+                        progress(&message, 0.9 * (base + f / total as f64))
                     });
                 for result in results {
                     counter_log.record(
@@ -156,6 +172,52 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
             }
         }
     }
+    // Batch against one at a time: rook and bishop over the game-like random workload's pairs,
+    // every batch level beside the plain loop in one interleaved run per kind.
+    let mut batch = Vec::new();
+    let mut batch_workload = String::new();
+    if let Some((workload, _)) = workloads.iter().find(|(w, _)| w.name.contains("random")) {
+        batch_workload = workload.name.clone();
+        for (k, group) in [PieceGroup::Rook, PieceGroup::Bishop]
+            .into_iter()
+            .enumerate()
+        {
+            let items = workload.group(group);
+            if items.is_empty() {
+                continue;
+            }
+            let items = cycled(&items, n);
+            let message = format!("batch {}", group.name());
+            let mut cases: Vec<Case<'static>> = Vec::new();
+            for name in &backends {
+                if let Ok(made) = registry::visit(
+                    name,
+                    MakeBatchCases {
+                        items: &items,
+                        group,
+                    },
+                ) {
+                    cases.extend(made);
+                }
+            }
+            let results = interleaved(&mut cases, &sampling, None, &mut |f| {
+                progress(&message, 0.9 + 0.05 * (k as f64 + f))
+            });
+            for result in results {
+                let (backend, variant) = result
+                    .name
+                    .split_once(' ')
+                    .map(|(b, v)| (b.to_string(), v.to_string()))
+                    .unwrap_or_default();
+                batch.push(BatchCell {
+                    piece: group,
+                    backend,
+                    variant,
+                    ns: result.ns_per_op,
+                });
+            }
+        }
+    }
     progress("done", 1.0);
     Measurement {
         backends,
@@ -166,6 +228,8 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
         threshold: config.threshold,
         workloads,
         cells,
+        batch,
+        batch_workload,
         counter_log,
         thin,
         user_note,
@@ -191,6 +255,79 @@ impl BackendVisitor for MakeCase<'_> {
             PieceGroup::Horse => make::<B, HORSE>(backend, inputs, latency),
             PieceGroup::Mixed => make::<B, MIXED>(backend, inputs, latency),
         }
+    }
+}
+
+/// A backend's batch cases for one kind: the plain loop, and `attacks_many_occupancies_at` at
+/// every SIMD level this CPU has, over the same pairs.
+struct MakeBatchCases<'a> {
+    items: &'a [LookupItem],
+    group: PieceGroup,
+}
+
+impl BackendVisitor for MakeBatchCases<'_> {
+    type Output = Vec<Case<'static>>;
+    fn visit<B: Backend>(self, backend: B) -> Vec<Case<'static>> {
+        let name = B::info().name;
+        let inputs = convert(&backend, self.items);
+        let slider = match self.group {
+            PieceGroup::Bishop => crate::types::Slider::Bishop,
+            _ => crate::types::Slider::Rook,
+        };
+        let n = inputs.len() as u64;
+        let mut cases = Vec::new();
+        let occupancies: Vec<B::Occupancy> = inputs.iter().map(|i| i.occupancy.clone()).collect();
+        let squares: Vec<crate::types::Square> = inputs.iter().map(|i| i.square).collect();
+        {
+            // One at a time into the same buffer, folded after: the batch's work but the call.
+            let (occupancies, squares) = (occupancies.clone(), squares.clone());
+            let mut out = vec![B::Bitboard::empty(); squares.len()];
+            let bishop = self.group == PieceGroup::Bishop;
+            cases.push(Case::new(
+                format!("{name} {ONE_AT_A_TIME}"),
+                n,
+                move |reps| {
+                    let mut acc = 0u64;
+                    for _ in 0..reps {
+                        let occupancies = black_box(&occupancies[..]);
+                        for ((o, &sq), occ) in out.iter_mut().zip(&squares).zip(occupancies) {
+                            *o = if bishop {
+                                backend.bishop_attacks(occ, sq)
+                            } else {
+                                backend.rook_attacks(occ, sq)
+                            };
+                        }
+                        let folded = out.iter().fold(B::Bitboard::empty(), |a, &b| a ^ b);
+                        acc ^= fold(folded);
+                    }
+                    acc
+                },
+            ));
+        }
+        for level in crate::simd::SimdLevel::available() {
+            let (occupancies, squares) = (occupancies.clone(), squares.clone());
+            let mut out = vec![B::Bitboard::empty(); squares.len()];
+            cases.push(Case::new(
+                format!("{name} batch/{}", level.name()),
+                n,
+                move |reps| {
+                    let mut acc = 0u64;
+                    for _ in 0..reps {
+                        backend.attacks_many_occupancies_at(
+                            level,
+                            slider,
+                            black_box(&occupancies),
+                            &squares,
+                            &mut out,
+                        );
+                        let folded = out.iter().fold(B::Bitboard::empty(), |a, &b| a ^ b);
+                        acc ^= fold(folded);
+                    }
+                    acc
+                },
+            ));
+        }
+        cases
     }
 }
 
