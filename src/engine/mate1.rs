@@ -199,7 +199,11 @@ impl<'a, B: Backend> Solver<'a, B> {
                 KingSafety::AttackMap(Method::SetWise(_)) => Some(SidePieces::of(pos, us)),
                 _ => None,
             },
-            occupied_canonical: occupied.to_canonical(),
+            // Only the set-wise flight test reads it (a bit loop on some layouts).
+            occupied_canonical: match pos.king_safety() {
+                KingSafety::AttackMap(Method::SetWise(_)) => occupied.to_canonical(),
+                _ => 0,
+            },
         };
         solver.discoverers = solver.pinned_to(king, them, ours, occupied) & ours;
         if let Some(our_king) = solver.our_king {

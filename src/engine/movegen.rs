@@ -400,7 +400,9 @@ impl<B: Backend> Position<B> {
         let checkers = self.attackers_to(ksq, them);
         let pinned = self.blockers(ksq, us, them, occupied) & ours;
         let king_targets = self.backend.king_attacks(ksq).and_not(ours);
-        if let KingSafety::AttackMap(method) = self.king_safety {
+        if let (KingSafety::AttackMap(method), true) =
+            (self.king_safety, king_targets.is_nonempty())
+        {
             // Seen through our king, the map also covers squares behind it on a checking ray.
             let attacked = self.attacked_through(them, ksq, method);
             sink.plain(ksq, king_targets.and_not(attacked));

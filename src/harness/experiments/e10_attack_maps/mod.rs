@@ -54,6 +54,6 @@ mod tests {
         );
         assert!(experiment.findings.contains("best per-piece map"));
         assert!(experiment.findings.contains("perft with king safety"));
-        assert!(experiment.findings.contains("incremental board"));
+        assert!(experiment.findings.contains("incremental effect board"));
     }
 }

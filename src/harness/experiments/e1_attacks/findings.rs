@@ -45,11 +45,13 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers<'_>) -> String {
             .count();
         let level = n.batch.len() - faster.len() - slower;
         findings.push(format!(
-            "Batch lookups (`attacks_many_occupancies_at`, {}) against the same pairs one at a \
-             time into the same output buffer, per backend, kind and SIMD level: faster in {} \
-             of {} cells{}; level in {level}, slower in {slower}. Backends without a batch \
-             path run their default loop behind the batch call, so their difference is the \
-             call's own overhead.",
+            "Batch lookups (`attacks_many_occupancies_at`, {} pairs, rook and bishop, throughput) \
+             against the same pairs one at a time into the same buffer, per backend and SIMD \
+             level: faster in {} of {} cells{}; level in {level}, slower in {slower}. Only qugiy \
+             has a batch kernel (AVX-512, four squares per zmm, needing F/BW/VL and VBMI2); every \
+             other cell, qugiy's portable and avx2 ones included, runs the one-at-a-time lookups \
+             behind the call and is a negative control whose difference is the call's own \
+             overhead.",
             m.batch_workload,
             faster.len(),
             n.batch.len(),
