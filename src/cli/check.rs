@@ -6,7 +6,9 @@ use crate::backend::Backend;
 use crate::check::check_backend_parallel;
 use crate::engine::attack_map::Method;
 use crate::registry::{self, BackendVisitor};
+use crate::simd::SimdLevel;
 use crate::verify::attack_maps::{self, check_attack_maps, Game};
+use crate::verify::batch::check_batches;
 use std::time::Instant;
 
 struct CheckVisitor<'a> {
@@ -39,6 +41,20 @@ impl BackendVisitor for CheckVisitor<'_> {
                 self.out.line(&mismatch)?;
                 return Err(CliError::failed(format!(
                     "kiki check: backend '{name}' disagrees with the reference"
+                )));
+            }
+        }
+        let started = Instant::now();
+        match check_batches(&backend, self.games, &SimdLevel::available()) {
+            Ok(report) => self.out.line(format_args!(
+                "{name:<12} batches ok in {:.1} s: {report}",
+                started.elapsed().as_secs_f64()
+            ))?,
+            Err(mismatch) => {
+                self.out.line(&mismatch)?;
+                return Err(CliError::failed(format!(
+                    "kiki check: backend '{name}': {} disagrees with the reference",
+                    mismatch.call
                 )));
             }
         }
