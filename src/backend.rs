@@ -55,6 +55,24 @@ pub trait Bitboard:
     fn squares(self) -> Squares<Self> {
         Squares(self)
     }
+
+    /// Every square moved one rank towards `color`'s far side (a pawn's step, applied to a
+    /// whole set); squares on that side's last rank fall off. The default walks the squares;
+    /// layouts whose ranks are consecutive bits within a file override it with a shift.
+    #[inline(always)]
+    fn forward_one(self, color: Color) -> Self {
+        let rank_delta = match color {
+            Color::Black => -1,
+            Color::White => 1,
+        };
+        let mut moved = Self::empty();
+        for sq in self.squares() {
+            if let Some(to) = sq.offset(0, rank_delta) {
+                moved |= Self::square(to);
+            }
+        }
+        moved
+    }
 }
 
 /// Iterator over the squares of a bitboard.
@@ -379,4 +397,26 @@ impl Bitboard for CanonicalBitboard {
         self.0 &= self.0 - 1;
         Square::new(index)
     }
+    #[inline(always)]
+    fn forward_one(self, color: Color) -> Self {
+        // Ranks are consecutive bits within a file: one rank forward is one bit.
+        match color {
+            Color::Black => CanonicalBitboard((self.0 & !RANK_A) >> 1),
+            Color::White => CanonicalBitboard((self.0 & !RANK_I) << 1),
+        }
+    }
+}
+
+/// Canonical rank `a` (rank 1, black's far side) and rank `i` (rank 9).
+pub const RANK_A: u128 = rank_mask(0);
+pub const RANK_I: u128 = rank_mask(8);
+
+const fn rank_mask(rank_index: u32) -> u128 {
+    let mut mask = 0u128;
+    let mut file = 0;
+    while file < 9 {
+        mask |= 1 << (file * 9 + rank_index);
+        file += 1;
+    }
+    mask
 }

@@ -117,6 +117,9 @@ trait MoveSink {
     /// Pawn, lance, knight: promotion optional in the zone, compulsory in `forced` (a part
     /// of the zone).
     fn forced<BB: Bitboard>(&mut self, from: Square, targets: BB, zone: BB, forced: BB);
+    /// Unpinned pawns of `us` stepping onto `targets` (each from the square behind it):
+    /// promotion optional in the zone, compulsory in `forced`.
+    fn pawn_steps<BB: Bitboard>(&mut self, us: Color, targets: BB, zone: BB, forced: BB);
 }
 
 impl<const N: usize> MoveSink for MoveBuffer<N> {
@@ -172,6 +175,27 @@ impl<const N: usize> MoveSink for MoveBuffer<N> {
             }
         }
     }
+
+    #[inline(always)]
+    fn pawn_steps<BB: Bitboard>(&mut self, us: Color, targets: BB, zone: BB, forced: BB) {
+        // The pawn stands one rank behind its target: one index up for black, down for white.
+        let back: i8 = match us {
+            Color::Black => 1,
+            Color::White => -1,
+        };
+        for to in targets.squares() {
+            // SAFETY: `to` was reached by one forward step from a square on the board.
+            let from = unsafe { Square::new_unchecked((to.index() as i8 + back) as u8) };
+            if zone.contains(to) {
+                self.push(Move::board(from, to, true));
+                if !forced.contains(to) {
+                    self.push(Move::board(from, to, false));
+                }
+            } else {
+                self.push(Move::board(from, to, false));
+            }
+        }
+    }
 }
 
 /// Counts what a [`MoveBuffer`] would hold, by popcounts of the same target sets.
@@ -206,6 +230,11 @@ impl MoveSink for MoveCounter {
     #[inline(always)]
     fn forced<BB: Bitboard>(&mut self, _from: Square, targets: BB, zone: BB, forced: BB) {
         // One move per target, plus the promotion in the zone where it is not compulsory.
+        self.0 += u64::from(targets.count() + (targets & zone).and_not(forced).count());
+    }
+
+    #[inline(always)]
+    fn pawn_steps<BB: Bitboard>(&mut self, _us: Color, targets: BB, zone: BB, forced: BB) {
         self.0 += u64::from(targets.count() + (targets & zone).and_not(forced).count());
     }
 }
@@ -477,9 +506,17 @@ impl<B: Backend> Position<B> {
             }
         };
 
-        // Pawns and lances: promotion optional in the zone, compulsory on the last rank.
-        for from in self.pieces(us, PieceKind::Pawn).squares() {
-            let targets = restrict(from, b.pawn_attacks(us, from) & target);
+        // Pawns and lances: promotion optional in the zone, compulsory on the last rank. The
+        // unpinned pawns step as one set; a pinned one keeps to its pin line.
+        let pawns = self.pieces(us, PieceKind::Pawn);
+        sink.pawn_steps(
+            us,
+            pawns.and_not(pinned).forward_one(us) & target,
+            zone,
+            last,
+        );
+        for from in (pawns & pinned).squares() {
+            let targets = b.pawn_attacks(us, from) & target & t.line(ksq, from);
             sink.forced(from, targets, zone, last);
         }
         for from in self.pieces(us, PieceKind::Lance).squares() {

@@ -1,7 +1,7 @@
 //! Bonanza's bitboard: three `u32` words of 27 squares each, rank-major from 9a.
 
 use crate::backend::Bitboard;
-use crate::types::{Square, ALL_SQUARES};
+use crate::types::{Color, Square, ALL_SQUARES};
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign};
 
 /// Bonanza's `bitboard_t`: Bonanza square `i = irank * 9 + ifile` (`ifile` 0 is file 9, `irank`
@@ -116,6 +116,28 @@ fn square_of_lowest_bit(word: u32, word_offset: usize) -> Square {
 }
 
 impl Bitboard for BonanzaBitboard {
+    #[inline(always)]
+    fn forward_one(self, color: Color) -> Self {
+        // Rank-major words of three ranks, rank `a` in the top bits: a rank forward for black is
+        // nine bits up within a word, and the next word's top rank comes down into the bottom.
+        const WORD: u32 = 0x7FF_FFFF;
+        const LAST_RANK: u32 = 0x1FF;
+        let [first, second, third] = self.words;
+        let words = match color {
+            Color::Black => [
+                (first << 9 | second >> 18) & WORD,
+                (second << 9 | third >> 18) & WORD,
+                (third << 9) & WORD,
+            ],
+            Color::White => [
+                first >> 9,
+                second >> 9 | (first & LAST_RANK) << 18,
+                third >> 9 | (second & LAST_RANK) << 18,
+            ],
+        };
+        BonanzaBitboard { words }
+    }
+
     #[inline(always)]
     fn empty() -> Self {
         BonanzaBitboard::EMPTY

@@ -7,7 +7,7 @@
 //! zero). Bitwise operations work on the two `u64` halves.
 
 use crate::backend::Bitboard;
-use crate::types::{Square, ALL_SQUARES};
+use crate::types::{Color, Square, ALL_SQUARES};
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign};
 
 /// Seed 004's `DBB`: `p64[0]` = words 0–1 (ranks a–f), `p64[1]` = word 2 (ranks g–i) and the
@@ -96,7 +96,32 @@ fn square_of_bit(bit: u32) -> Square {
     unsafe { Square::new_unchecked(*BIT_TO_SQUARE.get_unchecked((bit & 127) as usize)) }
 }
 
+/// Each 27-bit word's bits, at bits 0, 32 and 64 of the pair read as one `u128`.
+const WORD_BITS: u128 = 0x7FF_FFFF | (0x7FF_FFFF << 32) | (0x7FF_FFFF << 64);
+/// Each word's lowest rank of three (bits 0-8: its last rank towards rank `i`).
+const WORD_LAST_RANK: u128 = 0x1FF | (0x1FF << 32) | (0x1FF << 64);
+/// Each word's top rank of three (bits 18-26: its first rank towards rank `a`).
+const WORD_FIRST_RANK: u128 = WORD_LAST_RANK << 18;
+
 impl Bitboard for DbbBitboard {
+    #[inline(always)]
+    fn forward_one(self, color: Color) -> Self {
+        // Rank-major words of three ranks, rank `a` in the top bits: a rank forward for black is
+        // nine bits up within a word, and the next word's top rank comes down into the bottom.
+        let bits = self.0[0] as u128 | (self.0[1] as u128) << 64;
+        let moved = match color {
+            // Masked before the shift so that no bit crosses into the next word's place.
+            Color::Black => {
+                (bits & WORD_BITS & !WORD_FIRST_RANK) << 9 | (bits >> 50 & WORD_LAST_RANK)
+            }
+            Color::White => {
+                ((bits & WORD_BITS & !WORD_LAST_RANK) >> 9 | (bits & WORD_LAST_RANK) << 50)
+                    & WORD_BITS
+            }
+        };
+        DbbBitboard([moved as u64, (moved >> 64) as u64])
+    }
+
     #[inline(always)]
     fn empty() -> Self {
         DbbBitboard::EMPTY

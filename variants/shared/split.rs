@@ -5,7 +5,8 @@
 //! what makes `lo | hi` a collision-free fold for magic indexing.
 
 use crate::backend::Bitboard;
-use crate::types::Square;
+use crate::backend::{RANK_A, RANK_I};
+use crate::types::{Color, Square};
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign};
 
 /// Mask of the used bits of word 0 (files 1–7).
@@ -103,6 +104,22 @@ impl Bitboard for SplitBitboard {
     #[inline(always)]
     fn count(self) -> u32 {
         self.low.count_ones() + self.high.count_ones()
+    }
+    #[inline(always)]
+    fn forward_one(self, color: Color) -> Self {
+        // Ranks are consecutive bits within a file, and a file never straddles the two words.
+        let low_a = RANK_A as u64 & (u64::MAX >> 1);
+        let high_a = (RANK_A >> 63) as u64;
+        let low_i = RANK_I as u64 & (u64::MAX >> 1);
+        let high_i = (RANK_I >> 63) as u64;
+        match color {
+            Color::Black => {
+                SplitBitboard::new((self.low & !low_a) >> 1, (self.high & !high_a) >> 1)
+            }
+            Color::White => {
+                SplitBitboard::new((self.low & !low_i) << 1, (self.high & !high_i) << 1)
+            }
+        }
     }
     #[inline(always)]
     fn pop(&mut self) -> Option<Square> {

@@ -1,0 +1,52 @@
+//! `Bitboard::forward_one` (a whole set's pawn step) equals moving each square one rank forward,
+//! on every backend's bitboard type, for both colours, over random sets and every single square.
+
+use kiki::registry::{self, BackendVisitor};
+use kiki::types::{Color, ALL_SQUARES};
+use kiki::{Backend, Bitboard, Square};
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// The canonical answer: each square's step one rank towards `color`'s far side, if any.
+fn stepped(bits: u128, color: Color) -> u128 {
+    let rank_delta = match color {
+        Color::Black => -1,
+        Color::White => 1,
+    };
+    Square::all()
+        .filter(|sq| bits >> sq.index() & 1 == 1)
+        .filter_map(|sq| sq.offset(0, rank_delta))
+        .fold(0, |acc, to| acc | 1 << to.index())
+}
+
+struct Check;
+
+impl BackendVisitor for Check {
+    type Output = ();
+    fn visit<B: Backend>(self, _backend: B) {
+        let name = B::info().name;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x5EED);
+        let mut sets: Vec<u128> = vec![0, ALL_SQUARES];
+        sets.extend(Square::all().map(|sq| 1u128 << sq.index()));
+        for _ in 0..2000 {
+            sets.push(rng.random::<u128>() & ALL_SQUARES);
+        }
+        for bits in sets {
+            for color in [Color::Black, Color::White] {
+                let got = B::Bitboard::from_canonical(bits).forward_one(color);
+                assert_eq!(
+                    got.to_canonical(),
+                    stepped(bits, color),
+                    "{name}: forward_one({color:?}) of {bits:#x}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn forward_one_steps_every_square_on_every_backend() {
+    for name in registry::resolve("all").unwrap() {
+        registry::visit(name, Check).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
