@@ -498,61 +498,59 @@ impl<B: Backend> Position<B> {
         let zone = t.promotion_zone[ui];
         let last = t.last_rank[ui];
         let last_two = t.last_two_ranks[ui];
-        let restrict = |from: Square, targets: B::Bitboard| {
-            if pinned.is_nonempty() && pinned.contains(from) {
-                targets & t.line(ksq, from)
-            } else {
-                targets
-            }
-        };
+        // Unpinned pieces move freely; the pinned ones (rare) keep to their pin line, in one
+        // loop after the others, so that the common loops test no pin.
+        let free = self.by_color[ui].and_not(pinned);
+        let free_of = |kind: PieceKind| self.by_kind[kind.index()] & free;
 
         // Pawns and lances: promotion optional in the zone, compulsory on the last rank. The
-        // unpinned pawns step as one set; a pinned one keeps to its pin line.
-        let pawns = self.pieces(us, PieceKind::Pawn);
+        // unpinned pawns step as one set.
         sink.pawn_steps(
             us,
-            pawns.and_not(pinned).forward_one(us) & target,
+            free_of(PieceKind::Pawn).forward_one(us) & target,
             zone,
             last,
         );
-        for from in (pawns & pinned).squares() {
-            let targets = b.pawn_attacks(us, from) & target & t.line(ksq, from);
-            sink.forced(from, targets, zone, last);
-        }
-        for from in self.pieces(us, PieceKind::Lance).squares() {
-            let targets = restrict(from, b.lance_attacks(us, occ, from) & target);
-            sink.forced(from, targets, zone, last);
+        for from in free_of(PieceKind::Lance).squares() {
+            sink.forced(from, b.lance_attacks(us, occ, from) & target, zone, last);
         }
         // Knights: compulsory on the last two ranks.
-        for from in self.pieces(us, PieceKind::Knight).squares() {
-            let targets = restrict(from, b.knight_attacks(us, from) & target);
-            sink.forced(from, targets, zone, last_two);
+        for from in free_of(PieceKind::Knight).squares() {
+            sink.forced(from, b.knight_attacks(us, from) & target, zone, last_two);
         }
         // Silver, bishop, rook: promotion optional when starting or ending in the zone.
-        for from in self.pieces(us, PieceKind::Silver).squares() {
-            let targets = restrict(from, b.silver_attacks(us, from) & target);
-            sink.optional(from, targets, zone);
+        for from in free_of(PieceKind::Silver).squares() {
+            sink.optional(from, b.silver_attacks(us, from) & target, zone);
         }
-        for from in self.pieces(us, PieceKind::Bishop).squares() {
-            let targets = restrict(from, b.bishop_attacks(occ, from) & target);
-            sink.optional(from, targets, zone);
+        for from in free_of(PieceKind::Bishop).squares() {
+            sink.optional(from, b.bishop_attacks(occ, from) & target, zone);
         }
-        for from in self.pieces(us, PieceKind::Rook).squares() {
-            let targets = restrict(from, b.rook_attacks(occ, from) & target);
-            sink.optional(from, targets, zone);
+        for from in free_of(PieceKind::Rook).squares() {
+            sink.optional(from, b.rook_attacks(occ, from) & target, zone);
         }
         // Pieces that never promote.
-        for from in (self.gold_movers() & self.by_color[ui]).squares() {
-            let targets = restrict(from, b.gold_attacks(us, from) & target);
-            sink.plain(from, targets);
+        for from in (self.gold_movers() & free).squares() {
+            sink.plain(from, b.gold_attacks(us, from) & target);
         }
-        for from in self.pieces(us, PieceKind::Horse).squares() {
-            let targets = restrict(from, b.horse_attacks(occ, from) & target);
-            sink.plain(from, targets);
+        for from in free_of(PieceKind::Horse).squares() {
+            sink.plain(from, b.horse_attacks(occ, from) & target);
         }
-        for from in self.pieces(us, PieceKind::Dragon).squares() {
-            let targets = restrict(from, b.dragon_attacks(occ, from) & target);
-            sink.plain(from, targets);
+        for from in free_of(PieceKind::Dragon).squares() {
+            sink.plain(from, b.dragon_attacks(occ, from) & target);
+        }
+        for from in pinned.squares() {
+            let Some(piece) = self.board[from.index()] else {
+                continue;
+            };
+            let targets = self.attacks_from(piece, from, occ) & target & t.line(ksq, from);
+            match piece.kind {
+                PieceKind::Pawn | PieceKind::Lance => sink.forced(from, targets, zone, last),
+                PieceKind::Knight => sink.forced(from, targets, zone, last_two),
+                PieceKind::Silver | PieceKind::Bishop | PieceKind::Rook => {
+                    sink.optional(from, targets, zone)
+                }
+                _ => sink.plain(from, targets),
+            }
         }
     }
 
