@@ -106,6 +106,17 @@ impl Bitboard for SplitBitboard {
         self.low.count_ones() + self.high.count_ones()
     }
     #[inline(always)]
+    fn contains(self, sq: Square) -> bool {
+        // One word and one bit test, with no mask built (a select, not a branch).
+        let index = sq.index();
+        let (word, bit) = if index < 63 {
+            (self.low, index)
+        } else {
+            (self.high, index - 63)
+        };
+        word >> bit & 1 != 0
+    }
+    #[inline(always)]
     fn forward_one(self, color: Color) -> Self {
         // Ranks are consecutive bits within a file, and a file never straddles the two words.
         let low_a = RANK_A as u64 & (u64::MAX >> 1);

@@ -1,5 +1,6 @@
-//! `Bitboard::forward_one` (a whole set's pawn step) equals moving each square one rank forward,
-//! on every backend's bitboard type, for both colours, over random sets and every single square.
+//! Bitboard operations that layouts override, against their canonical meaning on every backend's
+//! bitboard type: `forward_one` (a whole set's pawn step, both colours) and `contains`, over
+//! random sets, the empty and full boards and every single square.
 
 use kiki::registry::{self, BackendVisitor};
 use kiki::types::{Color, ALL_SQUARES};
@@ -32,6 +33,14 @@ impl BackendVisitor for Check {
             sets.push(rng.random::<u128>() & ALL_SQUARES);
         }
         for bits in sets {
+            let board = B::Bitboard::from_canonical(bits);
+            for sq in Square::all() {
+                assert_eq!(
+                    board.contains(sq),
+                    bits >> sq.index() & 1 == 1,
+                    "{name}: contains({sq:?}) of {bits:#x}"
+                );
+            }
             for color in [Color::Black, Color::White] {
                 let got = B::Bitboard::from_canonical(bits).forward_one(color);
                 assert_eq!(
@@ -45,7 +54,7 @@ impl BackendVisitor for Check {
 }
 
 #[test]
-fn forward_one_steps_every_square_on_every_backend() {
+fn overridden_operations_match_their_meaning_on_every_backend() {
     for name in registry::resolve("all").unwrap() {
         registry::visit(name, Check).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
