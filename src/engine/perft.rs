@@ -15,6 +15,15 @@ pub fn perft<B: Backend>(pos: &mut Position<B>, depth: u32) -> u64 {
     let mut list = MoveList::new();
     pos.legal_moves(&mut list);
     let mut nodes = 0;
+    if depth == 2 {
+        // The last ply's parents only count: no Zobrist key is read before the undo.
+        for &mv in list.iter() {
+            let undo = pos.do_move_unkeyed(mv);
+            nodes += pos.legal_move_count();
+            pos.undo_move(mv, undo);
+        }
+        return nodes;
+    }
     for &mv in list.iter() {
         let undo = pos.do_move(mv);
         nodes += perft(pos, depth - 1);

@@ -25,6 +25,18 @@ impl<B: Backend> Position<B> {
     /// move on `from`, or the kind in hand), and returns what `undo_move` needs.
     #[inline]
     pub fn do_move(&mut self, mv: Move) -> Undo {
+        self.make::<true>(mv)
+    }
+
+    /// `do_move` without the Zobrist key's update, for a caller that reads no key before the
+    /// `undo_move` (perft's last ply's parents, which only count); `undo_move` restores it.
+    #[inline]
+    pub fn do_move_unkeyed(&mut self, mv: Move) -> Undo {
+        self.make::<false>(mv)
+    }
+
+    #[inline(always)]
+    fn make<const KEYED: bool>(&mut self, mv: Move) -> Undo {
         let us = self.side;
         let z = self.zobrist;
         let undo = Undo {
@@ -38,15 +50,21 @@ impl<B: Backend> Position<B> {
             None => {
                 let kind = mv.drop_kind().unwrap_or(PieceKind::Pawn);
                 let hand = &mut self.hands[us.index()];
-                key ^= z.hand[us.index()][kind.index()][(hand.count(kind) as usize).min(18)];
+                if KEYED {
+                    key ^= z.hand[us.index()][kind.index()][(hand.count(kind) as usize).min(18)];
+                }
                 hand.remove(kind);
-                key ^= z.hand[us.index()][kind.index()][(hand.count(kind) as usize).min(18)];
+                if KEYED {
+                    key ^= z.hand[us.index()][kind.index()][(hand.count(kind) as usize).min(18)];
+                }
                 let piece = Piece::new(us, kind);
                 self.board[to.index()] = Some(piece);
                 self.by_color[us.index()] ^= to_mask;
                 self.by_kind[kind.index()] ^= to_mask;
                 self.backend.set_square(&mut self.occupancy, to);
-                key ^= z.board[piece.index()][to.index()];
+                if KEYED {
+                    key ^= z.board[piece.index()][to.index()];
+                }
                 None
             }
             Some(from) => {
@@ -59,13 +77,21 @@ impl<B: Backend> Position<B> {
                 if let Some(victim) = captured {
                     self.by_color[victim.color.index()] ^= to_mask;
                     self.by_kind[victim.kind.index()] ^= to_mask;
-                    key ^= z.board[victim.index()][to.index()];
+                    if KEYED {
+                        key ^= z.board[victim.index()][to.index()];
+                    }
                     if let Some(hand_index) = victim.kind.unpromoted().hand_index() {
                         let kind = PieceKind::HAND[hand_index];
                         let hand = &mut self.hands[us.index()];
-                        key ^= z.hand[us.index()][hand_index][(hand.count(kind) as usize).min(18)];
+                        if KEYED {
+                            key ^=
+                                z.hand[us.index()][hand_index][(hand.count(kind) as usize).min(18)];
+                        }
                         hand.add(kind);
-                        key ^= z.hand[us.index()][hand_index][(hand.count(kind) as usize).min(18)];
+                        if KEYED {
+                            key ^=
+                                z.hand[us.index()][hand_index][(hand.count(kind) as usize).min(18)];
+                        }
                     } else {
                         // A king "captured" in an illegal position: it just leaves the board.
                         self.kings[victim.color.index()] = None;
@@ -84,14 +110,19 @@ impl<B: Backend> Position<B> {
                 self.by_color[us.index()] ^= from_mask | to_mask;
                 self.by_kind[piece.kind.index()] ^= from_mask;
                 self.by_kind[moved.kind.index()] ^= to_mask;
-                key ^= z.board[piece.index()][from.index()] ^ z.board[moved.index()][to.index()];
+                if KEYED {
+                    key ^=
+                        z.board[piece.index()][from.index()] ^ z.board[moved.index()][to.index()];
+                }
                 if piece.kind == PieceKind::King {
                     self.kings[us.index()] = Some(to);
                 }
                 captured
             }
         };
-        self.key = key;
+        if KEYED {
+            self.key = key;
+        }
         self.side = us.flip();
         self.move_number += 1;
         Undo { captured, ..undo }
@@ -174,6 +205,12 @@ mod tests {
             assert_eq!(pos.to_sfen(), before.to_sfen());
             assert_eq!(pos.key(), before.key());
             assert_eq!(pos.occupancy(), before.occupancy());
+            let undo = pos.do_move_unkeyed(mv);
+            assert_eq!(pos.to_sfen(), after_sfen, "{text} unkeyed");
+            assert_eq!(pos.key(), before.key(), "{text}: the key is left alone");
+            pos.undo_move(mv, undo);
+            assert_eq!(pos.to_sfen(), before.to_sfen());
+            assert_eq!(pos.key(), before.key());
             pos.do_move(mv);
             assert_eq!(pos.to_sfen(), after_sfen);
         }
