@@ -137,34 +137,32 @@ perft_tests! {
 }
 kiki::for_each_backend!(perft_tests);
 
-/// Times make/unmake against copy-make (the choice documented in `position`) on the fastest
-/// backends, interleaved, best of five; prints only.
+/// Copy-make (`kiki perft --make copy`) counts what make/unmake counts, in both leaf
+/// conventions, on every backend.
 #[test]
-#[ignore = "timing, run by hand: cargo test --release --test perft make_unmake -- --ignored --nocapture"]
-fn make_unmake_vs_copy_make() {
-    use kiki::perft::perft_copy_make;
-    use std::time::{Duration, Instant};
-    fn time<B: Backend>() {
-        let backend = B::new().expect("available");
-        for (sfen, depth) in [(START, 5), (SECOND, 4)] {
-            let mut pos = Position::from_sfen(backend, sfen).unwrap();
-            let (mut make_unmake, mut copy_make) = (Duration::MAX, Duration::MAX);
-            for _ in 0..5 {
-                let start = Instant::now();
-                let a = perft(&mut pos, depth);
-                make_unmake = make_unmake.min(start.elapsed());
-                let start = Instant::now();
-                let b = perft_copy_make(&pos, depth);
-                copy_make = copy_make.min(start.elapsed());
-                assert_eq!(a, b);
+fn copy_make_counts_what_make_unmake_counts() {
+    use kiki::perft::{perft_with, Leaf, Make};
+    struct Compare;
+    impl kiki::registry::BackendVisitor for Compare {
+        type Output = ();
+        fn visit<B: Backend>(self, backend: B) {
+            for (sfen, depth) in [(START, 3), (SECOND, 2)] {
+                let mut pos = Position::from_sfen(backend, sfen).unwrap();
+                let expected = perft(&mut pos, depth);
+                for leaf in [Leaf::Count, Leaf::List] {
+                    for make in [Make::Unmake, Make::Copy] {
+                        assert_eq!(
+                            perft_with(&mut pos, depth, leaf, make),
+                            expected,
+                            "{} {sfen} d{depth} {leaf:?} {make:?}",
+                            B::info().name
+                        );
+                    }
+                }
             }
-            eprintln!(
-                "{} {sfen} d{depth}: make/unmake {make_unmake:?}, copy-make {copy_make:?}",
-                B::info().name
-            );
         }
     }
-    time::<kiki::variants::qugiy::Qugiy>();
-    time::<kiki::variants::dbb::Dbb>();
-    time::<kiki::variants::bonanza::Bonanza>();
+    for name in kiki::registry::resolve("all").unwrap() {
+        kiki::registry::visit(name, Compare).unwrap();
+    }
 }

@@ -227,11 +227,31 @@ struct PerftArgs {
     /// into a move `list` and count it (YaneuraOu's convention). The counts agree.
     #[arg(long, value_enum, default_value = "count")]
     leaf: LeafArg,
-    /// One JSON object per line: backend, sfen, depth, leaf, nodes, seconds, nps.
+    /// How the tree is walked: make and `unmake` moves on one position, or `copy` the position
+    /// for each move (copy-make). The counts agree.
+    #[arg(long, value_enum, default_value = "unmake")]
+    make: MakeArg,
+    /// One JSON object per line: backend, sfen, depth, leaf, make, nodes, seconds, nps.
     #[arg(long)]
     json: bool,
     #[command(flatten)]
     simd: SimdOption,
+}
+
+/// `kiki perft --make`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum MakeArg {
+    Unmake,
+    Copy,
+}
+
+impl From<MakeArg> for crate::perft::Make {
+    fn from(make: MakeArg) -> Self {
+        match make {
+            MakeArg::Unmake => crate::perft::Make::Unmake,
+            MakeArg::Copy => crate::perft::Make::Copy,
+        }
+    }
 }
 
 /// `kiki perft --leaf`.

@@ -74,6 +74,7 @@ struct PerftVisitor<'a> {
     depth: u32,
     divide: bool,
     leaf: crate::perft::Leaf,
+    make: crate::perft::Make,
 }
 
 /// From this depth on, perft runs root move by root move behind a progress bar with an ETA.
@@ -86,12 +87,13 @@ impl BackendVisitor for PerftVisitor<'_> {
         let mut pos = Position::from_sfen(backend, self.sfen).expect("validated SFEN");
         let started = Instant::now();
         let (nodes, divide) = if self.divide || self.depth >= PROGRESS_DEPTH {
-            let rows = divide_with_progress(&mut pos, self.depth, self.leaf, B::info().name);
+            let rows =
+                divide_with_progress(&mut pos, self.depth, self.leaf, self.make, B::info().name);
             let nodes = rows.iter().map(|r| r.1).sum();
             (nodes, if self.divide { rows } else { Vec::new() })
         } else {
             (
-                crate::perft::perft_leaf(&mut pos, self.depth, self.leaf),
+                crate::perft::perft_with(&mut pos, self.depth, self.leaf, self.make),
                 Vec::new(),
             )
         };
@@ -108,6 +110,7 @@ fn divide_with_progress<B: Backend>(
     pos: &mut Position<B>,
     depth: u32,
     leaf: crate::perft::Leaf,
+    make: crate::perft::Make,
     name: &str,
 ) -> Vec<(String, u64)> {
     let mut list = MoveList::new();
@@ -121,7 +124,7 @@ fn divide_with_progress<B: Backend>(
         .iter()
         .map(|&mv| {
             let undo = pos.do_move(mv);
-            let nodes = crate::perft::perft_leaf(pos, depth - 1, leaf);
+            let nodes = crate::perft::perft_with(pos, depth - 1, leaf, make);
             pos.undo_move(mv, undo);
             if let Some(bar) = &bar {
                 bar.inc(1);
@@ -158,6 +161,7 @@ pub fn run(args: super::PerftArgs) -> Result<(), CliError> {
                     depth: depth as u32,
                     divide: args.divide,
                     leaf: args.leaf.into(),
+                    make: args.make.into(),
                 },
             )
             .map_err(|e| CliError::registry("perft", e))?;
@@ -168,6 +172,7 @@ pub fn run(args: super::PerftArgs) -> Result<(), CliError> {
                     "sfen": sfen,
                     "depth": depth,
                     "leaf": crate::perft::Leaf::from(args.leaf).name(),
+                    "make": crate::perft::Make::from(args.make).name(),
                     "nodes": run.nodes,
                     "seconds": run.seconds,
                     "nps": nps.round(),

@@ -78,21 +78,57 @@ fn perft_list<B: Backend>(pos: &mut Position<B>, depth: u32) -> u64 {
     nodes
 }
 
-/// The same count by copy-make (kept to compare the two strategies; see `position`).
-pub fn perft_copy_make<B: Backend>(pos: &Position<B>, depth: u32) -> u64 {
+/// How perft walks the tree: make/unmake on one position (kiki's choice), or copy-make, a
+/// copy of the position per move (haitaka's and Gigantua's), to compare the two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Make {
+    Unmake,
+    Copy,
+}
+
+impl Make {
+    pub fn name(self) -> &'static str {
+        match self {
+            Make::Unmake => "unmake",
+            Make::Copy => "copy",
+        }
+    }
+}
+
+/// Perft with the leaf convention `leaf` and the walk `make`.
+pub fn perft_with<B: Backend>(pos: &mut Position<B>, depth: u32, leaf: Leaf, make: Make) -> u64 {
+    match make {
+        Make::Unmake => perft_leaf(pos, depth, leaf),
+        Make::Copy => perft_copy_make(pos, depth, leaf),
+    }
+}
+
+/// The same count by copy-make: each child is a copy of its parent with the move made.
+pub fn perft_copy_make<B: Backend>(pos: &Position<B>, depth: u32, leaf: Leaf) -> u64 {
     if depth == 0 {
         return 1;
     }
-    if depth == 1 {
-        return pos.legal_move_count();
-    }
     let mut list = MoveList::new();
+    if depth == 1 {
+        return match leaf {
+            Leaf::Count => pos.legal_move_count(),
+            Leaf::List => {
+                pos.legal_moves(&mut list);
+                std::hint::black_box(&list).len() as u64
+            }
+        };
+    }
     pos.legal_moves(&mut list);
     let mut nodes = 0;
     for &mv in list.iter() {
         let mut child = pos.clone();
-        child.do_move(mv);
-        nodes += perft_copy_make(&child, depth - 1);
+        if depth == 2 {
+            // As in make/unmake: the last ply's parents read no key.
+            child.do_move_unkeyed(mv);
+        } else {
+            child.do_move(mv);
+        }
+        nodes += perft_copy_make(&child, depth - 1, leaf);
     }
     nodes
 }

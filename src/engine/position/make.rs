@@ -1,12 +1,9 @@
 //! Make and unmake: `do_move`, `undo_move` and the `Undo` that takes a move back.
 //!
-//! Make/unmake versus copy-make, timed with perft (best of five, interleaved,
-//! `tests/perft.rs::make_unmake_vs_copy_make`), start position depth 5 / second position
-//! depth 4: qugiy 122 / 921 ms vs 111 / 928 ms, dbb 129 / 906 ms vs 123 / 916 ms, bonanza
-//! 116 / 1750 ms vs 120 / 1750 ms — a tie within this shared 2-core machine's noise, since bulk
-//! counting makes leaf generation dominate. We use make/unmake (`do_move` / `undo_move`): its
-//! cost stays a handful of incremental updates, while a copy grows with the backend's occupancy
-//! (rotated backends keep several copies) on top of the ~600 B position.
+//! Make/unmake versus copy-make: `kiki perft --make unmake|copy` walks the same tree both ways
+//! (the README's perft section has the figures). We use make/unmake (`do_move` / `undo_move`):
+//! its cost stays a handful of incremental updates, while a copy grows with the backend's
+//! occupancy (rotated backends keep several copies) on top of the ~600 B position.
 
 use super::Position;
 use crate::backend::{Backend, Bitboard};
