@@ -248,6 +248,16 @@ pub struct CheckInfo<B: Backend> {
     discoverers: B::Bitboard,
 }
 
+/// The side to move of a generator specialised by `BLACK`.
+#[inline(always)]
+const fn side_to_move<const BLACK: bool>() -> Color {
+    if BLACK {
+        Color::Black
+    } else {
+        Color::White
+    }
+}
+
 /// A placeholder king square where no pin mask will read it.
 const ANY_SQUARE: Square = match Square::new(0) {
     Some(sq) => sq,
@@ -414,7 +424,16 @@ impl<B: Backend> Position<B> {
     /// The legal move generator, into any sink.
     #[inline(always)]
     fn generate<S: MoveSink>(&self, sink: &mut S) {
-        let us = self.side;
+        // The side to move as a constant: its tables, directions and zones fold into the code.
+        match self.side {
+            Color::Black => self.generate_as::<S, true>(sink),
+            Color::White => self.generate_as::<S, false>(sink),
+        }
+    }
+
+    #[inline(always)]
+    fn generate_as<S: MoveSink, const BLACK: bool>(&self, sink: &mut S) {
+        let us = side_to_move::<BLACK>();
         let them = us.flip();
         let t = self.tables;
         let ours = self.by_color[us.index()];
@@ -422,8 +441,13 @@ impl<B: Backend> Position<B> {
         let empty = t.all.and_not(occupied);
         let Some(ksq) = self.kings[us.index()] else {
             // No king to keep safe: every move that obeys the other rules is legal.
-            self.board_moves(sink, t.all.and_not(ours), B::Bitboard::empty(), ANY_SQUARE);
-            self.drops(sink, empty);
+            self.board_moves::<S, BLACK>(
+                sink,
+                t.all.and_not(ours),
+                B::Bitboard::empty(),
+                ANY_SQUARE,
+            );
+            self.drops::<S, BLACK>(sink, empty);
             return;
         };
         let checkers = self.attackers_to(ksq, them);
@@ -438,13 +462,18 @@ impl<B: Backend> Position<B> {
             let mut rest = checkers;
             match rest.pop() {
                 None => {
-                    self.board_moves(sink, t.all.and_not(ours), pinned, ksq);
-                    self.drops(sink, empty);
+                    self.board_moves::<S, BLACK>(sink, t.all.and_not(ours), pinned, ksq);
+                    self.drops::<S, BLACK>(sink, empty);
                 }
                 Some(checker) if rest.is_empty() => {
                     let block = t.between(ksq, checker);
-                    self.board_moves(sink, block | B::Bitboard::square(checker), pinned, ksq);
-                    self.drops(sink, block);
+                    self.board_moves::<S, BLACK>(
+                        sink,
+                        block | B::Bitboard::square(checker),
+                        pinned,
+                        ksq,
+                    );
+                    self.drops::<S, BLACK>(sink, block);
                 }
                 Some(_) => {} // double check: only the king moves
             }
@@ -458,8 +487,8 @@ impl<B: Backend> Position<B> {
                     sink.board(ksq, to, false);
                 }
             }
-            self.board_moves(sink, t.all.and_not(ours), pinned, ksq);
-            self.drops(sink, empty);
+            self.board_moves::<S, BLACK>(sink, t.all.and_not(ours), pinned, ksq);
+            self.drops::<S, BLACK>(sink, empty);
             return;
         }
         // In check: the king must not step along a checking ray, so test its targets with the
@@ -477,20 +506,20 @@ impl<B: Backend> Position<B> {
             return; // double check: only the king moves
         }
         let block = t.between(ksq, checker);
-        self.board_moves(sink, block | B::Bitboard::square(checker), pinned, ksq);
-        self.drops(sink, block);
+        self.board_moves::<S, BLACK>(sink, block | B::Bitboard::square(checker), pinned, ksq);
+        self.drops::<S, BLACK>(sink, block);
     }
 
     /// Moves of every piece but the king to `target`; pinned pieces stay on their pin line.
     #[inline(always)]
-    fn board_moves<S: MoveSink>(
+    fn board_moves<S: MoveSink, const BLACK: bool>(
         &self,
         sink: &mut S,
         target: B::Bitboard,
         pinned: B::Bitboard,
         ksq: Square,
     ) {
-        let us = self.side;
+        let us = side_to_move::<BLACK>();
         let ui = us.index();
         let t = self.tables;
         let b = &self.backend;
@@ -556,8 +585,8 @@ impl<B: Backend> Position<B> {
 
     /// Drops onto `targets` (empty squares), obeying the last-rank rules, 二歩 and 打ち歩詰め.
     #[inline(always)]
-    fn drops<S: MoveSink>(&self, sink: &mut S, targets: B::Bitboard) {
-        let us = self.side;
+    fn drops<S: MoveSink, const BLACK: bool>(&self, sink: &mut S, targets: B::Bitboard) {
+        let us = side_to_move::<BLACK>();
         let ui = us.index();
         let hand = self.hands[ui];
         if targets.is_empty() || hand.is_empty() {
