@@ -1,8 +1,10 @@
 //! Criterion: perft from the start position and the second public position on every backend,
-//! in nodes per second (make/unmake, legal generation, bulk counting at the last ply).
+//! in nodes per second (make/unmake, legal generation), in both leaf conventions: bulk counting
+//! at the last ply (`perft`, group `perft`) and every last-ply move built into a list
+//! (`perft_leaf(…, Leaf::List)`, group `perft-leaf-list`).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use kiki::perft::perft;
+use kiki::perft::{perft_leaf, Leaf};
 use kiki::position::Position;
 use kiki::public_positions::{published_counts, SECOND, START};
 use kiki::registry::{self, BackendVisitor};
@@ -19,20 +21,22 @@ struct Bench<'a> {
 impl BackendVisitor for Bench<'_> {
     type Output = ();
     fn visit<B: Backend>(self, backend: B) {
-        let mut group = self.criterion.benchmark_group("perft");
-        for (label, sfen, depth) in CASES {
-            let nodes = published_counts(sfen)[depth as usize - 1];
-            let mut pos = Position::from_sfen(backend, sfen).expect("valid SFEN");
-            group.throughput(Throughput::Elements(nodes));
-            group.bench_function(BenchmarkId::new(B::info().name, label), |bencher| {
-                bencher.iter(|| {
-                    let counted = perft(&mut pos, black_box(depth));
-                    assert_eq!(counted, nodes);
-                    counted
-                })
-            });
+        for (group_name, leaf) in [("perft", Leaf::Count), ("perft-leaf-list", Leaf::List)] {
+            let mut group = self.criterion.benchmark_group(group_name);
+            for (label, sfen, depth) in CASES {
+                let nodes = published_counts(sfen)[depth as usize - 1];
+                let mut pos = Position::from_sfen(backend, sfen).expect("valid SFEN");
+                group.throughput(Throughput::Elements(nodes));
+                group.bench_function(BenchmarkId::new(B::info().name, label), |bencher| {
+                    bencher.iter(|| {
+                        let counted = perft_leaf(&mut pos, black_box(depth), leaf);
+                        assert_eq!(counted, nodes);
+                        counted
+                    })
+                });
+            }
+            group.finish();
         }
-        group.finish();
     }
 }
 

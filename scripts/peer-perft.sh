@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Side-by-side perft: kiki (default x86-64-v3 release build) against the peer crate haitaka 0.3.2
 # at its best (feature `qugiy`, -C target-cpu=native, fat LTO; scripts/peers/haitaka-perft).
-# Each program times its own perft call (bulk counting at the last ply in both); the programs run
-# alternately, RUNS rounds per position, and the order inside a round flips every round.
+# Each program times its own perft call; the programs run alternately, RUNS rounds per position,
+# and the order inside a round flips every round. LEAF picks the convention at the last ply, the
+# same in both programs: count (default; bulk counting, no move built) or list (every move built
+# into a list and the list counted: `kiki perft --leaf list`, `haitaka-perft --leaf list`).
 #
 #   RUNS=7 BACKENDS="qugiy dbb" scripts/peer-perft.sh
 #   HAITAKA_SLIDERS=magic scripts/peer-perft.sh   # haitaka's default sliders instead of qugiy
+#   LEAF=list scripts/peer-perft.sh               # every leaf move built into a list
 #
 # Prints a Markdown table: per program/backend the median M nodes/s with min-max, and for each kiki
 # backend the ratio of its median to haitaka's median plus the min and max of the per-round ratios.
@@ -15,6 +18,11 @@ cd "$(dirname "$0")/.."
 RUNS="${RUNS:-7}"
 BACKENDS="${BACKENDS:-qugiy dbb}"
 HAITAKA_SLIDERS="${HAITAKA_SLIDERS:-qugiy}"
+LEAF="${LEAF:-count}"
+case "$LEAF" in
+  count | list) ;;
+  *) echo "LEAF must be count or list, got '$LEAF'" >&2; exit 2 ;;
+esac
 PEER_DIR=scripts/peers/haitaka-perft
 PEER_TARGET="$PEER_DIR/target/$HAITAKA_SLIDERS"
 PEER="$PEER_TARGET/release/haitaka-perft"
@@ -54,12 +62,12 @@ trap 'rm -f "$raw"' EXIT
 
 run_kiki() { # label round backend sfen depth
   local line
-  line="$("$KIKI" perft --sfen "$4" --depth "$5" --backend "$3" --json)"
+  line="$("$KIKI" perft --sfen "$4" --depth "$5" --backend "$3" --leaf "$LEAF" --json)"
   printf '%s\t%s\tkiki %s\t%s\n' "$1" "$2" "$3" "$line" >>"$raw"
 }
 run_peer() { # label round sfen depth
   local line
-  line="$("$PEER" --sfen "$3" --depth "$4")"
+  line="$("$PEER" --sfen "$3" --depth "$4" --leaf "$LEAF")"
   printf '%s\t%s\thaitaka\t%s\n' "$1" "$2" "$line" >>"$raw"
 }
 
@@ -79,9 +87,12 @@ for pos in "${POSITIONS[@]}"; do
 done
 echo "load after:  $(uptime)" >&2
 
-HAITAKA_SLIDERS="$HAITAKA_SLIDERS" python3 - "$raw" "${POSITIONS[@]}" <<'PY'
+HAITAKA_SLIDERS="$HAITAKA_SLIDERS" LEAF="$LEAF" python3 - "$raw" "${POSITIONS[@]}" <<'PY'
 import json, os, statistics, sys
 sliders = os.environ["HAITAKA_SLIDERS"]
+leaf = os.environ["LEAF"]
+leaf_text = {"count": "bulk counting at the last ply, no move built",
+             "list": "every last-ply move built into a list, the list counted"}[leaf]
 from collections import defaultdict
 
 raw, positions = sys.argv[1], sys.argv[2:]
@@ -115,7 +126,7 @@ for label, (depth, expected) in meta.items():
                   file=sys.stderr)
             bad = True
 
-print("| program / backend | position | depth | nodes | median M nodes/s | min–max M nodes/s | median ratio vs haitaka | per-round ratio min–max |")
+print(f"| program / backend (leaf {leaf}) | position | depth | nodes | median M nodes/s | min–max M nodes/s | median ratio vs haitaka | per-round ratio min–max |")
 print("|---|---|---:|---:|---:|---:|---:|---:|")
 for label, (depth, expected) in meta.items():
     ref = nps[(label, "haitaka")]
@@ -133,6 +144,6 @@ for label, (depth, expected) in meta.items():
         name = f"haitaka 0.3.2 ({sliders}, native)" if prog == "haitaka" else prog
         print(f"| {name} | {label} | {depth} | {n} | {med / 1e6:.1f} | "
               f"{min(v.values()) / 1e6:.1f}–{max(v.values()) / 1e6:.1f} | {ratio} | {rr} |")
-print(f"\n{len(next(iter(nps.values())))} rounds; each program times its own perft (bulk counting at the last ply).")
+print(f"\n{len(next(iter(nps.values())))} rounds; each program times its own perft (leaf {leaf}: {leaf_text}).")
 sys.exit(1 if bad else 0)
 PY

@@ -6,7 +6,7 @@ use crate::harness::experiments::{
     interval, interval_point, per_second_millions, ranked, series, summarise, typical, Claims,
 };
 use crate::harness::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
-use crate::harness::stats::{format_interval, Claim, Comparison, Summary};
+use crate::harness::stats::{format_interval, Claim, Comparison, Estimate, Summary};
 use crate::harness::workloads::PieceGroup;
 use serde_json::Value as Json;
 
@@ -34,6 +34,49 @@ pub(super) struct Numbers<'a> {
     pub noisiest: Option<(f64, &'a Cell)>,
     /// Batch levels against the plain loop, per backend and kind.
     pub batch: Vec<BatchGain>,
+    /// With a measured clock: pext's throughput cycles per lookup, per kind in
+    /// `CYCLE_TARGETS`, on every workload it was timed on.
+    pub pext_cycles: Vec<KindCycles>,
+}
+
+/// The backend, kinds and targets (cycles per lookup, throughput) the issue names.
+pub(super) const CYCLE_BACKEND: &str = "pext";
+pub(super) const CYCLE_TARGETS: [(PieceGroup, f64); 2] =
+    [(PieceGroup::Rook, 2.5), (PieceGroup::Bishop, 2.0)];
+
+/// One kind's cycles per lookup against its target, per workload.
+pub(super) struct KindCycles {
+    pub piece: PieceGroup,
+    pub target: f64,
+    /// (workload, cycles per lookup with its interval).
+    pub cells: Vec<(String, Estimate)>,
+}
+
+/// Cycles per lookup at `ghz`: ns × GHz, the interval scaled alike.
+fn cycles(ns: &[f64], ghz: f64) -> Estimate {
+    interval(ns).map(|ns| ns * ghz)
+}
+
+/// The issue's targets: on every workload, pext's throughput cycles per lookup for each kind.
+fn pext_cycles(m: &Measurement, ghz: f64) -> Vec<KindCycles> {
+    if !m.backends.contains(&CYCLE_BACKEND) {
+        return Vec::new();
+    }
+    CYCLE_TARGETS
+        .iter()
+        .map(|&(piece, target)| KindCycles {
+            piece,
+            target,
+            cells: workload_names(m)
+                .into_iter()
+                .filter_map(|w| {
+                    let cell = m.cell(w, piece, Mode::Throughput, CYCLE_BACKEND)?;
+                    Some((w.to_string(), cycles(&cell.ns, ghz)))
+                })
+                .collect(),
+        })
+        .filter(|k| !k.cells.is_empty())
+        .collect()
 }
 
 /// The fastest backend of one workload's mixed cell, against the runner-up and the slowest.
@@ -119,6 +162,30 @@ pub(super) fn analyse(m: &Measurement) -> Analysis<'_> {
         })
         .collect();
     summary.push(("counters".to_string(), Json::from(m.counter_log.note())));
+    let pext_cycles = m.clock_ghz.map_or(Vec::new(), |ghz| pext_cycles(m, ghz));
+    if let Some(ghz) = m.clock_ghz {
+        summary.push(("clock_ghz".to_string(), Json::from(ghz)));
+    }
+    for kind in &pext_cycles {
+        // Per workload the median cycles per lookup with its interval, and the target.
+        let cells: serde_json::Map<String, Json> = kind
+            .cells
+            .iter()
+            .map(|(w, e)| {
+                (
+                    w.clone(),
+                    serde_json::json!({"cycles": e.value, "low": e.low, "high": e.high}),
+                )
+            })
+            .collect();
+        summary.push((
+            format!(
+                "{CYCLE_BACKEND}_throughput_cycles_per_lookup_{}",
+                kind.piece.name()
+            ),
+            serde_json::json!({"target": kind.target, "workloads": cells}),
+        ));
+    }
     Analysis {
         series,
         tables,
@@ -131,6 +198,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis<'_> {
             wins,
             noisiest: noisiest(&m.cells),
             batch,
+            pext_cycles,
         },
     }
 }
@@ -179,11 +247,15 @@ fn batch_table(m: &Measurement) -> Option<Table> {
         return None;
     }
     let mut headers = vec!["backend".to_string(), "piece".to_string()];
-    headers.extend(
-        variants
-            .iter()
-            .map(|v| format!("{v} ns/lookup ({})", m.batch_workload)),
-    );
+    for v in &variants {
+        headers.push(format!("{v} ns/lookup ({})", m.batch_workload));
+        if let Some(ghz) = m.clock_ghz {
+            headers.push(format!(
+                "{v} cycles/lookup at {ghz:.2} GHz ({})",
+                m.batch_workload
+            ));
+        }
+    }
     let mut rows = Vec::new();
     for backend in &m.backends {
         for piece in [PieceGroup::Rook, PieceGroup::Bishop] {
@@ -199,10 +271,15 @@ fn batch_table(m: &Measurement) -> Option<Table> {
                 continue;
             }
             let mut row = vec![backend.to_string(), piece.name().to_string()];
-            row.extend(cells.iter().map(|c| match c {
-                Some(c) if !c.ns.is_empty() => format_interval(&interval(&c.ns)),
-                _ => "–".to_string(),
-            }));
+            for c in &cells {
+                let timed = c.filter(|c| !c.ns.is_empty());
+                row.push(timed.map_or("–".to_string(), |c| format_interval(&interval(&c.ns))));
+                if let Some(ghz) = m.clock_ghz {
+                    row.push(
+                        timed.map_or("–".to_string(), |c| format_interval(&cycles(&c.ns, ghz))),
+                    );
+                }
+            }
             rows.push(row);
         }
     }
@@ -235,11 +312,15 @@ fn raw_series(cells: &[Cell]) -> Vec<Series> {
 /// One mode's table: a row per (workload, piece), a column per backend.
 fn table(m: &Measurement, mode: Mode) -> Table {
     let mut headers = vec!["workload".to_string(), "piece".to_string()];
-    headers.extend(
-        m.backends
-            .iter()
-            .map(|b| format!("{b} ns/lookup ({})", mode.name())),
-    );
+    for b in &m.backends {
+        headers.push(format!("{b} ns/lookup ({})", mode.name()));
+        if let Some(ghz) = m.clock_ghz {
+            headers.push(format!(
+                "{b} cycles/lookup at {ghz:.2} GHz ({})",
+                mode.name()
+            ));
+        }
+    }
     let mut rows = Vec::new();
     for (workload, groups) in &m.workloads {
         for &group in groups {
@@ -248,10 +329,17 @@ fn table(m: &Measurement, mode: Mode) -> Table {
             }
             let mut row = vec![workload.name.clone(), group.name().to_string()];
             for backend in &m.backends {
-                row.push(match m.cell(&workload.name, group, mode, backend) {
+                let cell = m.cell(&workload.name, group, mode, backend);
+                row.push(match cell {
                     Some(c) => format_interval(&interval(&c.ns)),
                     None => "–".to_string(),
                 });
+                if let Some(ghz) = m.clock_ghz {
+                    row.push(match cell {
+                        Some(c) => format_interval(&cycles(&c.ns, ghz)),
+                        None => "–".to_string(),
+                    });
+                }
             }
             rows.push(row);
         }

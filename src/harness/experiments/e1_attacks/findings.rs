@@ -1,10 +1,10 @@
 //! E1's prose: the method and findings paragraphs, from the settings and the numbers.
 
-use super::analysis::{Leader, Numbers, Wins};
+use super::analysis::{KindCycles, Leader, Numbers, Wins, CYCLE_BACKEND, CYCLE_TARGETS};
 use super::measure::Measurement;
 use super::Mode;
 use crate::harness::experiments::{and_list, claims_method, percent};
-use crate::harness::stats::Claim;
+use crate::harness::stats::{format_sig, Claim};
 
 /// The findings paragraph: the leaders per mode, the cost of mixing kinds, the wins per mode
 /// (and whether the modes disagree), the largest spread and the thin cells.
@@ -26,6 +26,7 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers<'_>) -> String {
             ));
         }
     }
+    findings.push(cycles_text(m, n));
     if !n.batch.is_empty() {
         let faster: Vec<String> = n
             .batch
@@ -110,6 +111,87 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers<'_>) -> String {
     findings.join(" ")
 }
 
+/// The issue's cycle targets: pext's rook and bishop cycles per lookup in throughput, per
+/// workload with intervals, against the targets; or why there are no cycles.
+fn cycles_text(m: &Measurement, n: &Numbers<'_>) -> String {
+    let targets = CYCLE_TARGETS
+        .iter()
+        .map(|(piece, target)| format!("{} ≤ {target}", piece.name()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let Some(ghz) = m.clock_ghz else {
+        return format!(
+            "Cycles per lookup are omitted: the clock could not be measured here (the \
+             dependent-add and dependent-multiply chains disagree, or this is not x86-64), so \
+             the issue's targets ({targets} cycles per throughput lookup for {CYCLE_BACKEND}) \
+             are not checked."
+        );
+    };
+    if n.pext_cycles.is_empty() {
+        return format!(
+            "At the measured {ghz:.2} GHz: {CYCLE_BACKEND} was not measured, so the issue's \
+             targets ({targets} cycles per throughput lookup) are not checked."
+        );
+    }
+    let kinds: Vec<String> = n.pext_cycles.iter().map(kind_cycles_text).collect();
+    format!(
+        "Cycles per lookup (ns × the {ghz:.2} GHz clock of a dependent-add chain, intervals \
+         scaled alike), {CYCLE_BACKEND} in throughput against the issue's targets ({targets} \
+         cycles; met where the whole interval is at or under the target, missed where it lies \
+         above): {}.",
+        kinds.join("; ")
+    )
+}
+
+/// `rook: uniform-10 1.9 (1.8–2.0), …; target met on 3 of 6 workloads, missed on …`.
+fn kind_cycles_text(k: &KindCycles) -> String {
+    let cells: Vec<String> = k
+        .cells
+        .iter()
+        .map(|(w, e)| {
+            if e.low.is_finite() && e.high.is_finite() {
+                format!(
+                    "{w} {} ({}–{})",
+                    format_sig(e.value),
+                    format_sig(e.low),
+                    format_sig(e.high)
+                )
+            } else {
+                format!("{w} {} (one sample)", format_sig(e.value))
+            }
+        })
+        .collect();
+    let met: Vec<&str> = k
+        .cells
+        .iter()
+        .filter(|(_, e)| e.high <= k.target)
+        .map(|(w, _)| w.as_str())
+        .collect();
+    let missed: Vec<&str> = k
+        .cells
+        .iter()
+        .filter(|(_, e)| e.low > k.target)
+        .map(|(w, _)| w.as_str())
+        .collect();
+    let total = k.cells.len();
+    let undecided = total - met.len() - missed.len();
+    let verdict = if met.len() == total {
+        format!("≤ {} met on all {total} workloads", k.target)
+    } else if missed.len() == total {
+        format!("≤ {} missed on all {total} workloads", k.target)
+    } else {
+        let mut parts = vec![format!("met on {} of {total} workloads", met.len())];
+        if !missed.is_empty() {
+            parts.push(format!("missed on {}", missed.join(", ")));
+        }
+        if undecided > 0 {
+            parts.push(format!("undecided (interval straddles it) on {undecided}"));
+        }
+        format!("≤ {} {}", k.target, parts.join(", "))
+    };
+    format!("{} {}; {verdict}", k.piece.name(), cells.join(", "))
+}
+
 /// `workload: best 1.23 ns, ahead of second by ×1.10 (…), and worst by ×2.0`.
 fn leader_text(l: &Leader, threshold: f64) -> String {
     let second = l.second;
@@ -186,7 +268,7 @@ pub(super) fn method(m: &Measurement) -> String {
          popcount of this result & 1), so each lookup waits for the last (the chain adds an L1 \
          load and a popcount per step, the same for every backend). Backends are interleaved \
          round-robin: {} samples of at least {:?} each after {:?} of warm-up; cells show the \
-         value with its 95 % interval. {}{}.",
+         value with its 95 % interval. {} {}{}.",
         m.seed,
         m.workloads
             .iter()
@@ -197,6 +279,16 @@ pub(super) fn method(m: &Measurement) -> String {
         m.sampling.samples,
         m.sampling.min_sample,
         m.sampling.warmup,
+        match m.clock_ghz {
+            Some(ghz) => format!(
+                "Cycles per lookup are ns per lookup × {ghz:.2} GHz, the core clock measured once \
+                 after the runs by a chain of dependent adds (checked against dependent \
+                 multiplies); the interval scales alike, and the clock is assumed steady over \
+                 the runs."
+            ),
+            None => "The core clock could not be measured, so no cycles per lookup are given."
+                .to_string(),
+        },
         m.counter_log.note(),
         if m.counter_log.series().is_empty() {
             ""
@@ -209,4 +301,44 @@ pub(super) fn method(m: &Measurement) -> String {
         method.push_str(&format!(" Skipped: {}.", m.skipped.join("; ")));
     }
     format!("{method} {}", claims_method(m.threshold))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::stats::Estimate;
+    use crate::harness::workloads::PieceGroup;
+
+    fn estimate(value: f64, low: f64, high: f64) -> Estimate {
+        Estimate { value, low, high }
+    }
+
+    #[test]
+    fn cycle_targets_are_judged_from_the_interval() {
+        let kind = KindCycles {
+            piece: PieceGroup::Rook,
+            target: 2.5,
+            cells: vec![
+                ("uniform-10".to_string(), estimate(2.0, 1.9, 2.1)),
+                ("uniform-25".to_string(), estimate(2.6, 2.4, 2.8)),
+                ("random-play".to_string(), estimate(3.0, 2.9, 3.1)),
+            ],
+        };
+        let text = kind_cycles_text(&kind);
+        assert!(text.starts_with("rook uniform-10 2"), "{text}");
+        assert!(
+            text.contains("≤ 2.5 met on 1 of 3 workloads, missed on random-play, undecided"),
+            "{text}"
+        );
+        let all_met = KindCycles {
+            piece: PieceGroup::Bishop,
+            target: 2.0,
+            cells: vec![("uniform-10".to_string(), estimate(1.5, 1.4, 1.6))],
+        };
+        assert!(
+            kind_cycles_text(&all_met).contains("≤ 2 met on all 1 workloads"),
+            "{}",
+            kind_cycles_text(&all_met)
+        );
+    }
 }

@@ -56,6 +56,8 @@ pub(super) struct Measurement {
     pub thin: Vec<String>,
     /// A sentence for the method when the user's positions could not be used (else empty).
     pub user_note: String,
+    /// The core clock measured after the runs (`conditions::measure_clock_ghz`), if it could be.
+    pub clock_ghz: Option<f64>,
 }
 
 impl Measurement {
@@ -218,6 +220,8 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
             }
         }
     }
+    progress("measuring the clock", 1.0);
+    let clock_ghz = crate::harness::conditions::measure_clock_ghz();
     progress("done", 1.0);
     Measurement {
         backends,
@@ -233,6 +237,7 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
         counter_log,
         thin,
         user_note,
+        clock_ghz,
     }
 }
 

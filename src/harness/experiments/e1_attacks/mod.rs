@@ -84,5 +84,34 @@ mod tests {
             .iter()
             .any(|s| s.label("workload") == Some("user")));
         assert!(experiment.findings.contains("Throughput"));
+        // Cycles beside ns where the clock could be measured; pext is not in this run.
+        let with_cycles = experiment.tables[0]
+            .headers
+            .iter()
+            .any(|h| h.contains("cycles/lookup"));
+        if with_cycles {
+            assert!(
+                experiment.summary.iter().any(|(k, _)| k == "clock_ghz"),
+                "{:?}",
+                experiment.summary
+            );
+            assert!(
+                experiment.findings.contains("pext was not measured"),
+                "{}",
+                experiment.findings
+            );
+            assert_eq!(
+                experiment.tables[0].headers.len(),
+                2 + 2 * config.backends.len()
+            );
+        } else {
+            assert!(
+                experiment
+                    .findings
+                    .contains("Cycles per lookup are omitted"),
+                "{}",
+                experiment.findings
+            );
+        }
     }
 }

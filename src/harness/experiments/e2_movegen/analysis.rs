@@ -6,7 +6,11 @@ use crate::harness::experiments::{
 };
 use crate::harness::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
 use crate::harness::stats::{format_interval, Comparison};
+use crate::perft::Leaf;
 use serde_json::Value as Json;
+
+/// The target: kiki's list generation at least this many times haitaka's list speed.
+pub(super) const LIST_TARGET: f64 = 1.5;
 
 /// E2's series, tables, plots, comparisons and summary, and the numbers the findings quote.
 pub(super) struct Analysis {
@@ -25,9 +29,62 @@ pub(super) struct Numbers {
     pub tasks: Vec<Fastest>,
 }
 
+/// Whether a speed-up's interval shows a target met, missed, or neither.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Target {
+    /// The interval's lower end reaches the target.
+    Met,
+    /// The interval's upper end stays below it.
+    Missed,
+    /// The interval straddles it.
+    Undecided,
+}
+
+impl Target {
+    /// `ratio` is peer time over kiki time (kiki's speed-up); `target` a speed-up.
+    pub fn of(ratio: &Comparison, target: f64) -> Target {
+        if ratio.low >= target {
+            Target::Met
+        } else if ratio.high < target {
+            Target::Missed
+        } else {
+            Target::Undecided
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Met => "met",
+            Target::Missed => "not met",
+            Target::Undecided => "undecided",
+        }
+    }
+}
+
+impl Numbers {
+    /// Each peer against the best backend on the task of `subject` ("movegen", "start",
+    /// "second") in convention `leaf`.
+    pub fn peers_on(&self, subject: &str, leaf: Leaf) -> Option<&Fastest> {
+        self.tasks
+            .iter()
+            .find(|f| f.subject == subject && f.leaf == leaf)
+    }
+
+    /// The best backend's list move generation against the first peer's, and what the
+    /// interval says of [`LIST_TARGET`].
+    pub fn list_target(&self) -> Option<(&Fastest, &PeerAgainstBest, Target)> {
+        let fastest = self.peers_on("movegen", Leaf::List)?;
+        let peer = fastest.peers.first()?;
+        Some((fastest, peer, Target::of(&peer.ratio, LIST_TARGET)))
+    }
+}
+
 /// One task's fastest backend, the others against it, and each peer against it.
 pub(super) struct Fastest {
     pub task: String,
+    /// "movegen" or the perft position, and the convention (see `Row`).
+    pub subject: &'static str,
+    pub leaf: Leaf,
     pub best: &'static str,
     /// The best's median ns per operation.
     pub best_ns: f64,
@@ -76,13 +133,20 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             ));
         }
     }
+    let numbers = Numbers { tasks: fastest };
+    if let Some((_, peer, target)) = numbers.list_target() {
+        summary.push((
+            format!("list movegen ≥ {LIST_TARGET}× {}", peer.peer),
+            Json::from(target.name()),
+        ));
+    }
     Analysis {
         series,
         tables,
         plots: plots(m, &tasks),
         comparisons: claims.records,
         summary,
-        numbers: Numbers { tasks: fastest },
+        numbers,
     }
 }
 
@@ -147,7 +211,7 @@ fn plots(m: &Measurement, tasks: &[String]) -> Vec<Plot> {
             tasks,
             "perft",
             "e2-perft",
-            "E2 perft with bulk counting (nodes/s)",
+            "E2 perft, count-only and list leaves (nodes/s)",
             "million nodes / s (higher is better)",
         ),
     ]
@@ -208,7 +272,8 @@ fn fastest(m: &Measurement, task: &str, claims: &mut Claims) -> Option<Fastest> 
         return None;
     }
     let best = order[0].0;
-    let best_ns = &m.row(task, best).expect("ranked").ns;
+    let best_row = m.row(task, best).expect("ranked");
+    let best_ns = &best_row.ns;
     let others = order[1..]
         .iter()
         .map(|(b, _)| {
@@ -235,6 +300,8 @@ fn fastest(m: &Measurement, task: &str, claims: &mut Claims) -> Option<Fastest> 
         .collect();
     Some(Fastest {
         task: task.to_string(),
+        subject: best_row.subject,
+        leaf: best_row.leaf,
         best,
         best_ns: order[0].1,
         others,

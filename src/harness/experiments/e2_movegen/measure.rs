@@ -6,7 +6,7 @@ use crate::harness::experiments::{Config, Progress};
 use crate::harness::measure::{interleaved, Case, SampleConfig};
 use crate::harness::workloads::{self, Policy};
 use crate::movegen::MoveList;
-use crate::perft::perft;
+use crate::perft::{perft_leaf, Leaf};
 use crate::position::{Position, START_SFEN};
 use crate::public_positions::{published_counts, SECOND};
 use crate::registry::{self, BackendVisitor};
@@ -16,6 +16,11 @@ use std::time::Duration;
 /// One timed task's samples for one backend (or peer).
 pub(super) struct Row {
     pub task: String,
+    /// What the task times: "movegen", or the perft position ("start", "second").
+    pub subject: &'static str,
+    /// The convention: moves built into a list and the list counted, or only counted (for
+    /// perft, at the last ply).
+    pub leaf: Leaf,
     /// The series' unit, and what one operation is (for the table's headers).
     pub unit: &'static str,
     pub per_op: &'static str,
@@ -54,11 +59,26 @@ impl Measurement {
     }
 }
 
-/// One timed task: legal move generation over positions, or a perft.
+/// One timed task: legal move generation over positions, or a perft, in one convention.
 #[derive(Clone, Debug)]
 enum Task {
-    Movegen(Vec<String>),
-    Perft { sfen: &'static str, depth: u32 },
+    Movegen {
+        sfens: Vec<String>,
+        leaf: Leaf,
+    },
+    Perft {
+        sfen: &'static str,
+        depth: u32,
+        leaf: Leaf,
+    },
+}
+
+impl Task {
+    fn leaf(&self) -> Leaf {
+        match *self {
+            Task::Movegen { leaf, .. } | Task::Perft { leaf, .. } => leaf,
+        }
+    }
 }
 
 struct MakeCase<'a> {
@@ -72,7 +92,7 @@ impl BackendVisitor for MakeCase<'_> {
     fn visit<B: Backend>(self, backend: B) -> Self::Output {
         let name = B::info().name;
         match self.task {
-            Task::Movegen(sfens) => {
+            Task::Movegen { sfens, leaf } => {
                 let positions: Vec<Position<B>> = sfens
                     .iter()
                     .map(|s| Position::from_sfen(backend, s).map_err(|e| e.to_string()))
@@ -81,13 +101,16 @@ impl BackendVisitor for MakeCase<'_> {
                 let mut list = MoveList::new();
                 let moves: u64 = positions
                     .iter()
-                    .map(|p| {
-                        p.legal_moves(&mut list);
-                        list.len() as u64
+                    .map(|p| match leaf {
+                        Leaf::List => {
+                            p.legal_moves(&mut list);
+                            list.len() as u64
+                        }
+                        Leaf::Count => p.legal_move_count(),
                     })
                     .sum();
-                Ok((
-                    Case::new(name, count, move |reps| {
+                let case = match leaf {
+                    Leaf::List => Case::new(name, count, move |reps| {
                         let mut list = MoveList::new();
                         let mut total = 0u64;
                         for _ in 0..reps {
@@ -98,15 +121,25 @@ impl BackendVisitor for MakeCase<'_> {
                         }
                         total
                     }),
-                    moves,
-                ))
+                    Leaf::Count => Case::new(name, count, move |reps| {
+                        let mut total = 0u64;
+                        for _ in 0..reps {
+                            for position in black_box(&positions[..]) {
+                                total += position.legal_move_count();
+                            }
+                        }
+                        total
+                    }),
+                };
+                Ok((case, moves))
             }
-            &Task::Perft { sfen, depth } => {
+            &Task::Perft { sfen, depth, leaf } => {
                 let mut position = Position::from_sfen(backend, sfen).map_err(|e| e.to_string())?;
-                let nodes = perft(&mut position, depth);
+                let nodes = perft_leaf(&mut position, depth, leaf);
                 if nodes != self.expected {
                     return Err(format!(
-                        "{name}: perft({depth}) = {nodes}, expected {}",
+                        "{name}: perft({depth}, leaf {}) = {nodes}, expected {}",
+                        leaf.name(),
                         self.expected
                     ));
                 }
@@ -114,7 +147,7 @@ impl BackendVisitor for MakeCase<'_> {
                     Case::new(name, nodes, move |reps| {
                         let mut total = 0;
                         for _ in 0..reps {
-                            total += perft(black_box(&mut position), depth);
+                            total += perft_leaf(black_box(&mut position), depth, leaf);
                         }
                         total
                     }),
@@ -128,37 +161,65 @@ impl BackendVisitor for MakeCase<'_> {
 /// The peer's case for `task` (feature `peers`), its counts checked like a backend's.
 #[cfg(feature = "peers")]
 fn peer_case(task: &Task, expected: u64) -> Option<Result<(Case<'static>, u64), String>> {
-    use crate::peers::haitaka::{PeerBoard, NAME};
-    let outcome = match task {
-        Task::Movegen(sfens) => sfens
+    use crate::peers::haitaka::{PeerBoard, PeerMoveList, NAME};
+    let outcome = match *task {
+        Task::Movegen { ref sfens, leaf } => sfens
             .iter()
             .map(|s| PeerBoard::from_sfen(s))
             .collect::<Result<Vec<_>, _>>()
             .map(|boards| {
-                let moves = boards.iter().map(PeerBoard::legal_move_count).sum();
-                let count = boards.len() as u64;
-                let case = Case::new(NAME, count, move |reps| {
-                    let mut total = 0u64;
-                    for _ in 0..reps {
-                        for board in black_box(&boards[..]) {
-                            total += board.legal_move_count();
+                let mut list = PeerMoveList::new();
+                let moves = boards
+                    .iter()
+                    .map(|board| match leaf {
+                        Leaf::List => {
+                            board.legal_moves_into(&mut list);
+                            list.len() as u64
                         }
-                    }
-                    total
-                });
+                        Leaf::Count => board.legal_move_count(),
+                    })
+                    .sum();
+                let count = boards.len() as u64;
+                let case = match leaf {
+                    Leaf::List => Case::new(NAME, count, move |reps| {
+                        let mut list = PeerMoveList::new();
+                        let mut total = 0u64;
+                        for _ in 0..reps {
+                            for board in black_box(&boards[..]) {
+                                board.legal_moves_into(&mut list);
+                                total += list.len() as u64;
+                            }
+                        }
+                        total
+                    }),
+                    Leaf::Count => Case::new(NAME, count, move |reps| {
+                        let mut total = 0u64;
+                        for _ in 0..reps {
+                            for board in black_box(&boards[..]) {
+                                total += board.legal_move_count();
+                            }
+                        }
+                        total
+                    }),
+                };
                 (case, moves)
             }),
-        &Task::Perft { sfen, depth } => PeerBoard::from_sfen(sfen).and_then(|board| {
-            let nodes = board.perft(depth);
+        Task::Perft { sfen, depth, leaf } => PeerBoard::from_sfen(sfen).and_then(|board| {
+            let run = move |board: &PeerBoard| match leaf {
+                Leaf::Count => board.perft(depth),
+                Leaf::List => board.perft_list(depth),
+            };
+            let nodes = run(&board);
             if nodes != expected {
                 return Err(format!(
-                    "{NAME}: perft({depth}) = {nodes}, expected {expected}"
+                    "{NAME}: perft({depth}, leaf {}) = {nodes}, expected {expected}",
+                    leaf.name()
                 ));
             }
             let case = Case::new(NAME, nodes, move |reps| {
                 let mut total = 0;
                 for _ in 0..reps {
-                    total += black_box(&board).perft(depth);
+                    total += run(black_box(&board));
                 }
                 total
             });
@@ -190,29 +251,36 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
     let mut sfens = game.sfens.clone();
     sfens.truncate(positions);
     let (start_depth, second_depth) = config.pick((3, 2), (4, 3), (5, 4));
-    let tasks = [
-        (
-            "movegen greedy-playout".to_string(),
-            Task::Movegen(sfens.clone()),
+    let mut tasks = Vec::new();
+    for leaf in [Leaf::List, Leaf::Count] {
+        tasks.push((
+            format!("movegen {} greedy-playout", leaf.name()),
+            "movegen",
+            Task::Movegen {
+                sfens: sfens.clone(),
+                leaf,
+            },
             0u64,
-        ),
-        (
-            format!("perft start d{start_depth}"),
-            Task::Perft {
-                sfen: START_SFEN,
-                depth: start_depth,
-            },
-            published_counts(START_SFEN)[start_depth as usize - 1],
-        ),
-        (
-            format!("perft second d{second_depth}"),
-            Task::Perft {
-                sfen: SECOND,
-                depth: second_depth,
-            },
-            published_counts(SECOND)[second_depth as usize - 1],
-        ),
-    ];
+        ));
+    }
+    // Count-only perft first (the names of earlier reports), then the list-leaf twins.
+    for leaf in [Leaf::Count, Leaf::List] {
+        let suffix = match leaf {
+            Leaf::Count => "",
+            Leaf::List => " (leaf list)",
+        };
+        for (subject, sfen, depth) in [
+            ("start", START_SFEN, start_depth),
+            ("second", SECOND, second_depth),
+        ] {
+            tasks.push((
+                format!("perft {subject} d{depth}{suffix}"),
+                subject,
+                Task::Perft { sfen, depth, leaf },
+                published_counts(sfen)[depth as usize - 1],
+            ));
+        }
+    }
     let base = config.sampling();
     // Perft calls are long: one call per sample, a handful of samples.
     let perft_sampling = SampleConfig {
@@ -223,11 +291,13 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
     let mut counter_log = CounterLog::open(&config.counter_events, "op");
     let mut rows = Vec::new();
     let mut errors = Vec::new();
-    let mut moves_per_position = 0.0;
-    for (t, (task_name, task, expected)) in tasks.iter().enumerate() {
+    // Every program's moves over the positions, in both conventions, must be one number:
+    // the first case's count is the reference the others are checked against.
+    let mut reference_moves: Option<(String, u64)> = None;
+    for (t, (task_name, subject, task, expected)) in tasks.iter().enumerate() {
         let message = format!("{task_name} (preparing)");
         progress(&message, t as f64 / tasks.len() as f64);
-        let mut cases = Vec::new();
+        let mut made = Vec::new();
         for name in &backends {
             match registry::visit(
                 name,
@@ -236,35 +306,32 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
                     expected: *expected,
                 },
             ) {
-                Ok(Ok((case, count))) => {
-                    if let Task::Movegen(list) = task {
-                        moves_per_position = count as f64 / list.len().max(1) as f64;
-                    }
-                    cases.push(case);
-                }
-                Ok(Err(error)) => errors.push(error),
+                Ok(outcome) => made.push(outcome),
                 Err(error) => errors.push(error.to_string()),
             }
         }
-        match peer_case(task, *expected) {
-            Some(Ok((case, count))) => {
-                // The peer must see the same positions: its own move count is a cross-check.
-                if let Task::Movegen(list) = task {
-                    let theirs = count as f64 / list.len().max(1) as f64;
-                    if (theirs - moves_per_position).abs() > 1e-9 && !cases.is_empty() {
-                        errors.push(format!(
-                            "{}: {theirs:.3} legal moves per position, kiki {moves_per_position:.3}",
-                            case.name
-                        ));
+        made.extend(peer_case(task, *expected));
+        let mut cases = Vec::new();
+        for outcome in made {
+            match outcome {
+                Ok((case, count)) => {
+                    if matches!(task, Task::Movegen { .. }) {
+                        let who = format!("{} ({} convention)", case.name, task.leaf().name());
+                        match &reference_moves {
+                            None => reference_moves = Some((who, count)),
+                            Some((first, moves)) if *moves != count => errors.push(format!(
+                                "{who}: {count} legal moves over the positions, {first}: {moves}"
+                            )),
+                            Some(_) => {}
+                        }
                     }
+                    cases.push(case);
                 }
-                cases.push(case);
+                Err(error) => errors.push(error),
             }
-            Some(Err(error)) => errors.push(error),
-            None => {}
         }
         let sampling = match task {
-            Task::Movegen(_) => base,
+            Task::Movegen { .. } => base,
             Task::Perft { .. } => perft_sampling,
         };
         let results = interleaved(&mut cases, &sampling, counter_log.counters(), &mut |f| {
@@ -273,11 +340,13 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
         for result in results {
             counter_log.record(&[("task", task_name)], &result);
             let (unit, per_op) = match task {
-                Task::Movegen(_) => ("ns/position", "positions"),
+                Task::Movegen { .. } => ("ns/position", "positions"),
                 Task::Perft { .. } => ("ns/node", "nodes"),
             };
             rows.push(Row {
                 task: task_name.clone(),
+                subject,
+                leaf: task.leaf(),
                 unit,
                 per_op,
                 backend: result.name,
@@ -294,8 +363,9 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
         samples: base.samples,
         threshold: config.threshold,
         counter_log,
+        moves_per_position: reference_moves
+            .map_or(0.0, |(_, moves)| moves as f64 / sfens.len().max(1) as f64),
         sfens,
-        moves_per_position,
         rows,
         errors,
     }
@@ -307,19 +377,56 @@ mod tests {
 
     #[test]
     fn a_wrong_expected_count_is_reported() {
-        let task = Task::Perft {
-            sfen: START_SFEN,
-            depth: 2,
-        };
-        let outcome = registry::visit(
-            "qugiy",
-            MakeCase {
-                task: &task,
-                expected: 901,
-            },
-        )
-        .unwrap();
-        let error = outcome.err().expect("901 is wrong");
-        assert!(error.contains("expected 901"), "{error}");
+        for leaf in [Leaf::Count, Leaf::List] {
+            let task = Task::Perft {
+                sfen: START_SFEN,
+                depth: 2,
+                leaf,
+            };
+            let outcome = registry::visit(
+                "qugiy",
+                MakeCase {
+                    task: &task,
+                    expected: 901,
+                },
+            )
+            .unwrap();
+            let error = outcome.err().expect("901 is wrong");
+            assert!(error.contains("expected 901"), "{error}");
+            #[cfg(feature = "peers")]
+            {
+                let error = peer_case(&task, 901).unwrap().err().expect("901 is wrong");
+                assert!(error.contains("expected 901"), "{error}");
+            }
+        }
+    }
+
+    #[test]
+    fn both_conventions_count_the_same_moves_in_kiki_and_the_peer() {
+        let sfens = vec![START_SFEN.to_string(), SECOND.to_string()];
+        let mut counts = Vec::new();
+        for leaf in [Leaf::List, Leaf::Count] {
+            let task = Task::Movegen {
+                sfens: sfens.clone(),
+                leaf,
+            };
+            let (mut case, moves) = registry::visit(
+                "qugiy",
+                MakeCase {
+                    task: &task,
+                    expected: 0,
+                },
+            )
+            .unwrap()
+            .unwrap();
+            assert_eq!((case.body)(2), 2 * moves);
+            counts.push(moves);
+            if let Some(outcome) = peer_case(&task, 0) {
+                let (mut case, moves) = outcome.unwrap();
+                assert_eq!((case.body)(2), 2 * moves);
+                counts.push(moves);
+            }
+        }
+        assert!(counts.iter().all(|&c| c == counts[0]), "{counts:?}");
     }
 }

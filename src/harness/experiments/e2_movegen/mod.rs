@@ -1,5 +1,6 @@
-//! E2: legal move generation over game positions and perft nodes per second, per backend,
-//! with every perft count checked against the published value.
+//! E2: legal move generation over game positions and perft nodes per second, per backend and
+//! peer, each in two conventions (moves built into a list, or only counted), with every perft
+//! count checked against the published value.
 //!
 //! The files keep the parts apart: `measure` checks and times every backend (and the peer) on
 //! each task into a `Measurement`, `analysis` turns it into series, tables, plots, claims and
@@ -56,9 +57,28 @@ mod tests {
             "{}",
             experiment.findings
         );
-        // Per task and case: the samples and, where the kernel allows software events (not in
-        // every container), the task clock that stands in for hardware counters, with its table.
-        let cases = 3 * (2 + measure::peer_names().len());
+        // Six tasks (move generation and two perfts, each as list and count) × (two backends
+        // and the peers), per case the samples and, where the kernel allows software events
+        // (not in every container), the task clock that stands in for hardware counters, with
+        // its table.
+        let tasks = [
+            "movegen list greedy-playout",
+            "movegen count greedy-playout",
+            "perft start d3",
+            "perft second d2",
+            "perft start d3 (leaf list)",
+            "perft second d2 (leaf list)",
+        ];
+        for task in tasks {
+            assert!(
+                experiment
+                    .series
+                    .iter()
+                    .any(|s| s.label("task") == Some(task)),
+                "no series for {task}"
+            );
+        }
+        let cases = tasks.len() * (2 + measure::peer_names().len());
         if crate::harness::measure::Counters::open(&config.counter_events).is_ok() {
             assert_eq!(experiment.series.len(), 2 * cases);
             assert_eq!(experiment.tables.len(), 2);
@@ -68,10 +88,20 @@ mod tests {
             assert!(experiment.method.contains("counters unavailable"));
         }
         #[cfg(feature = "peers")]
-        assert!(
-            experiment.findings.contains("Against haitaka"),
-            "{}",
-            experiment.findings
-        );
+        for needle in [
+            "Against haitaka",
+            "count-only perft: start position ×",
+            "list-leaf perft: start position ×",
+            "list convention: move generation ×",
+            "count convention: move generation ×",
+            "Target, kiki's list move generation at least ×1.5 the speed of haitaka",
+        ] {
+            assert!(
+                experiment.findings.contains(needle),
+                "{needle}: {}",
+                experiment.findings
+            );
+        }
+        assert!(experiment.method.contains("two leaf conventions"));
     }
 }
