@@ -421,18 +421,29 @@ impl<B: Backend> Position<B> {
         counter.0
     }
 
+    /// [`Self::legal_move_count`] for a side to move known not to be in check (perft's parent
+    /// knows it from `gives_check`): the generator looks for no checkers.
+    pub fn legal_move_count_unchecked(&self) -> u64 {
+        let mut counter = MoveCounter(0);
+        match self.side {
+            Color::Black => self.generate_as::<_, true, true>(&mut counter),
+            Color::White => self.generate_as::<_, false, true>(&mut counter),
+        }
+        counter.0
+    }
+
     /// The legal move generator, into any sink.
     #[inline(always)]
     fn generate<S: MoveSink>(&self, sink: &mut S) {
         // The side to move as a constant: its tables, directions and zones fold into the code.
         match self.side {
-            Color::Black => self.generate_as::<S, true>(sink),
-            Color::White => self.generate_as::<S, false>(sink),
+            Color::Black => self.generate_as::<S, true, false>(sink),
+            Color::White => self.generate_as::<S, false, false>(sink),
         }
     }
 
     #[inline(always)]
-    fn generate_as<S: MoveSink, const BLACK: bool>(&self, sink: &mut S) {
+    fn generate_as<S: MoveSink, const BLACK: bool, const NOT_IN_CHECK: bool>(&self, sink: &mut S) {
         let us = side_to_move::<BLACK>();
         let them = us.flip();
         let t = self.tables;
@@ -450,7 +461,11 @@ impl<B: Backend> Position<B> {
             self.drops::<S, BLACK>(sink, empty);
             return;
         };
-        let checkers = self.attackers_to(ksq, them);
+        let checkers = if NOT_IN_CHECK {
+            B::Bitboard::empty()
+        } else {
+            self.attackers_to(ksq, them)
+        };
         let pinned = self.blockers(ksq, us, them, occupied) & ours;
         let king_targets = self.backend.king_attacks(ksq).and_not(ours);
         if let (KingSafety::AttackMap(method), true) =

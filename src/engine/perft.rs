@@ -16,10 +16,17 @@ pub fn perft<B: Backend>(pos: &mut Position<B>, depth: u32) -> u64 {
     pos.legal_moves(&mut list);
     let mut nodes = 0;
     if depth == 2 {
-        // The last ply's parents only count: no Zobrist key is read before the undo.
+        // The last ply's parents only count: no Zobrist key is read before the undo, and a
+        // move that gives no check leaves a child with no checkers to look for.
+        let info = pos.check_info();
         for &mv in list.iter() {
+            let quiet = info.as_ref().is_none_or(|info| !pos.gives_check(mv, info));
             let undo = pos.do_move_unkeyed(mv);
-            nodes += pos.legal_move_count();
+            nodes += if quiet {
+                pos.legal_move_count_unchecked()
+            } else {
+                pos.legal_move_count()
+            };
             pos.undo_move(mv, undo);
         }
         return nodes;
@@ -120,10 +127,25 @@ pub fn perft_copy_make<B: Backend>(pos: &Position<B>, depth: u32, leaf: Leaf) ->
     }
     pos.legal_moves(&mut list);
     let mut nodes = 0;
+    if depth == 2 && leaf == Leaf::Count {
+        // As in make/unmake: the last ply's parents read no key and skip the checker search
+        // after a move that gives no check.
+        let info = pos.check_info();
+        for &mv in list.iter() {
+            let quiet = info.as_ref().is_none_or(|info| !pos.gives_check(mv, info));
+            let mut child = pos.clone();
+            child.do_move_unkeyed(mv);
+            nodes += if quiet {
+                child.legal_move_count_unchecked()
+            } else {
+                child.legal_move_count()
+            };
+        }
+        return nodes;
+    }
     for &mv in list.iter() {
         let mut child = pos.clone();
         if depth == 2 {
-            // As in make/unmake: the last ply's parents read no key.
             child.do_move_unkeyed(mv);
         } else {
             child.do_move(mv);
