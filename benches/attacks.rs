@@ -2,9 +2,10 @@
 //! at three densities, in lookups per second.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use kiki::check::random_occupancy;
-use kiki::registry::{self, BackendVisitor};
-use kiki::{Backend, Bitboard, Slider, Square};
+use kiki_core::backend::{Backend, Bitboard};
+use kiki_core::reference::random_occupancy;
+use kiki_core::types::{Slider, Square};
+use kiki_variants::registry::{self, BackendVisitor};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::hint::black_box;

@@ -7,8 +7,8 @@
 use gungraun::{
     library_benchmark, library_benchmark_group, main, Callgrind, LibraryBenchmarkConfig,
 };
-use kiki::backend::{Backend, Bitboard};
-use kiki::harness::e8;
+use kiki_core::backend::{Backend, Bitboard};
+use kiki_harness::experiments::e8_simulated_caches;
 use std::hint::black_box;
 
 /// Lookups per benchmark run (the same inputs as `kiki report`'s E8, fewer of them).
@@ -24,11 +24,11 @@ struct Prepared<B: Backend> {
 
 fn prepare<B: Backend>() -> Option<Prepared<B>> {
     let backend = B::new().ok()?;
-    let e8::Inputs {
+    let e8_simulated_caches::Inputs {
         occupancies: canonical,
         packed,
         ..
-    } = e8::inputs(LOOKUPS, e8::WORKLOAD_SEED);
+    } = e8_simulated_caches::inputs(LOOKUPS, e8_simulated_caches::WORKLOAD_SEED);
     let occupancies = canonical
         .iter()
         .map(|&bits| backend.occupancy(bits))
@@ -42,9 +42,14 @@ fn prepare<B: Backend>() -> Option<Prepared<B>> {
 
 fn lookups<B: Backend>(prepared: Option<Prepared<B>>) -> u128 {
     prepared.map_or(0, |p| {
-        e8::e8_measured_lookups(p.backend, &p.occupancies, black_box(&p.packed), &[])
-            .0
-            .to_canonical()
+        e8_simulated_caches::e8_measured_lookups(
+            p.backend,
+            &p.occupancies,
+            black_box(&p.packed),
+            &[],
+        )
+        .0
+        .to_canonical()
     })
 }
 
@@ -73,6 +78,6 @@ macro_rules! cache_sim_benches {
     };
 }
 
-kiki::for_each_backend!(cache_sim_benches);
+kiki_variants::for_each_backend!(cache_sim_benches);
 
 main!(library_benchmark_groups = cache_sim);

@@ -3,11 +3,11 @@
 //! `kiki effects` uses, verified against a from-scratch recount before anything is timed.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use kiki::effects::{
+use kiki_engine::effects::{
     BitboardEffects, DistanceCheck, EffectTracker, Effects, PaddedMailbox, SquareWithWall,
 };
-use kiki::harness::effects_timing::{verify, workload, Replayer, Workload};
-use kiki::variants::qugiy::Qugiy;
+use kiki_harness::effects_timing::{verify, workload, Replayer, Workload};
+use kiki_variants::qugiy::Qugiy;
 
 /// Moves per iteration (each made and unmade): a few ms per iteration.
 const MOVES: usize = 20_000;

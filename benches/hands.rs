@@ -3,8 +3,8 @@
 //! operations per second.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use kiki::hands::{ByteHand, GuardedHand, HandLayout, PackedHand};
-use kiki::position::PieceKind;
+use kiki_engine::hands::{ByteHand, GuardedHand, HandLayout, PackedHand};
+use kiki_engine::position::PieceKind;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::hint::black_box;

@@ -3,11 +3,11 @@
 //! without, drawn from the same seeded tactical games for every backend.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use kiki::mate1::{mate_in_1, mate_in_1_brute_force, tactical_positions};
-use kiki::position::Position;
-use kiki::registry::{self, BackendVisitor};
-use kiki::variants::mailbox::Mailbox;
-use kiki::Backend;
+use kiki_core::backend::Backend;
+use kiki_engine::mate1::{mate_in_1, mate_in_1_brute_force, tactical_positions};
+use kiki_engine::position::Position;
+use kiki_variants::mailbox::Mailbox;
+use kiki_variants::registry::{self, BackendVisitor};
 use std::hint::black_box;
 
 const PER_SET: usize = 200;

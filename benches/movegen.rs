@@ -4,11 +4,11 @@
 //! (`perft_leaf(…, Leaf::List)`, group `perft-leaf-list`).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use kiki::perft::{perft_leaf, Leaf};
-use kiki::position::Position;
-use kiki::public_positions::{published_counts, SECOND, START};
-use kiki::registry::{self, BackendVisitor};
-use kiki::Backend;
+use kiki_core::backend::Backend;
+use kiki_core::public_positions::{published_counts, SECOND, START};
+use kiki_engine::perft::{perft_leaf, Leaf};
+use kiki_engine::position::Position;
+use kiki_variants::registry::{self, BackendVisitor};
 use std::hint::black_box;
 
 /// (label, SFEN, depth): depths chosen so that one iteration is tens of ms.

@@ -6,10 +6,11 @@
 //! pairs, one at a time and batched at every SIMD level this build and CPU can run (below
 //! `avx512`, a batch is the one-at-a-time loop).
 
-use kiki::simd::SimdLevel;
-use kiki::types::ALL_SQUARES;
-use kiki::variants::qugiy::Qugiy;
-use kiki::{Backend, Slider, Square};
+use kiki_core::backend::Backend;
+use kiki_core::simd::SimdLevel;
+use kiki_core::types::ALL_SQUARES;
+use kiki_core::types::{Slider, Square};
+use kiki_variants::qugiy::Qugiy;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::hint::black_box;

@@ -1,7 +1,8 @@
 //! Non-inlined copies of each backend's hot calls, so that `scripts/check-bounds.sh` can
 //! read the machine code the compiler emits for them and look for bounds checks or panics.
 
-use kiki::{Backend, Color, Square};
+use kiki_core::backend::Backend;
+use kiki_core::types::{Color, Square};
 use std::hint::black_box;
 
 macro_rules! probes {
@@ -70,4 +71,4 @@ macro_rules! probes {
     };
 }
 
-kiki::for_each_backend!(probes);
+kiki_variants::for_each_backend!(probes);

@@ -5,8 +5,8 @@
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_default();
     let source = match which.as_str() {
-        "magic" => kiki::variants::magic::generate_magics_source(),
-        "magic-plain" => kiki::variants::magic_plain::generate_magics_source(),
+        "magic" => kiki_variants::magic::generate_magics_source(),
+        "magic-plain" => kiki_variants::magic_plain::generate_magics_source(),
         _ => {
             eprintln!("usage: gen_magics (magic | magic-plain) > variants/<folder>/magics.rs");
             std::process::exit(2);

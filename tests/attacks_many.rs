@@ -5,11 +5,12 @@
 //! Batch lengths include ones that are not multiples of four (0, 1, 3, 5, 81), so that the
 //! AVX-512 path's four-square groups and its one-at-a-time remainder are both exercised.
 
-use kiki::reference;
-use kiki::registry::{self, BackendVisitor};
-use kiki::simd::{self, SimdLevel};
-use kiki::types::ALL_SQUARES;
-use kiki::{Backend, Bitboard, Slider, Square};
+use kiki_core::backend::{Backend, Bitboard};
+use kiki_core::reference;
+use kiki_core::simd::{self, SimdLevel};
+use kiki_core::types::ALL_SQUARES;
+use kiki_core::types::{Slider, Square};
+use kiki_variants::registry::{self, BackendVisitor};
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

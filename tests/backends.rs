@@ -4,8 +4,8 @@
 //! squares of each line through each square, 1,000,000 random (square, occupancy) pairs over
 //! densities 10/25/50/75 % for every slider kind, and 50,000 incremental set/clear updates.
 
-use kiki::check::check_backend;
-use kiki::Backend;
+use kiki_core::backend::Backend;
+use kiki_harness::verify::check::check_backend;
 
 const PAIRS: u64 = 1_000_000;
 
@@ -41,6 +41,6 @@ macro_rules! backend_tests {
 }
 
 backend_tests! {
-    "reference" reference => kiki::reference::Reference,
+    "reference" reference => kiki_core::reference::Reference,
 }
-kiki::for_each_backend!(backend_tests);
+kiki_variants::for_each_backend!(backend_tests);

@@ -4,14 +4,15 @@
 //! also seen through the enemy king) at every position (100,000+ positions; run with
 //! `--release`).
 
-use kiki::engine::attack_map::{Method, SideAttacks};
-use kiki::movegen::MoveList;
-use kiki::position::{KingSafety, Move, Position, START_SFEN};
-use kiki::public_positions;
-use kiki::reference::Reference;
-use kiki::registry::{self, BackendVisitor};
-use kiki::types::ALL_SQUARES;
-use kiki::{Backend, Bitboard, Color, Square};
+use kiki_core::backend::{Backend, Bitboard};
+use kiki_core::public_positions;
+use kiki_core::reference::Reference;
+use kiki_core::types::ALL_SQUARES;
+use kiki_core::types::{Color, Square};
+use kiki_engine::attack_map::{Method, SideAttacks};
+use kiki_engine::movegen::MoveList;
+use kiki_engine::position::{KingSafety, Move, Position, START_SFEN};
+use kiki_variants::registry::{self, BackendVisitor};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -38,8 +39,8 @@ struct Seen {
 
 /// Attack counts by walking every piece's naive reference attacks, square by square.
 fn naive_counts<B: Backend>(pos: &Position<B>, color: Color, occupancy: u128) -> [u8; 81] {
-    use kiki::position::PieceKind;
-    use kiki::reference as r;
+    use kiki_core::reference as r;
+    use kiki_engine::position::PieceKind;
     let mut counts = [0u8; 81];
     for sq in Square::all() {
         let Some(piece) = pos.piece_at(sq) else {
@@ -221,7 +222,7 @@ fn every_backend_agrees_with_the_reference_over_random_games() {
     eprintln!("attack maps checked by: {}", methods.join(", "));
     if !cfg!(feature = "portable") {
         // Every SIMD level this CPU has was among them (the portable build has only the twin).
-        for level in kiki::simd::SimdLevel::available() {
+        for level in kiki_core::simd::SimdLevel::available() {
             assert!(Method::available().contains(&Method::SetWise(level)));
         }
     }

@@ -2,9 +2,10 @@
 //! bitboard type: `forward_one` (a whole set's pawn step, both colours) and `contains`, over
 //! random sets, the empty and full boards and every single square.
 
-use kiki::registry::{self, BackendVisitor};
-use kiki::types::{Color, ALL_SQUARES};
-use kiki::{Backend, Bitboard, Square};
+use kiki_core::backend::{Backend, Bitboard};
+use kiki_core::types::Square;
+use kiki_core::types::{Color, ALL_SQUARES};
+use kiki_variants::registry::{self, BackendVisitor};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 

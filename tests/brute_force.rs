@@ -5,10 +5,11 @@
 //! compared with "legal and the opponent is in check afterwards", and the incremental Zobrist
 //! key with one computed from scratch.
 
-use kiki::movegen::{MoveList, PseudoMoveList};
-use kiki::position::{Move, Piece, PieceKind, Position, START_SFEN};
-use kiki::reference::Reference;
-use kiki::{Bitboard, Color, Square};
+use kiki_core::backend::Bitboard;
+use kiki_core::reference::Reference;
+use kiki_core::types::{Color, Square};
+use kiki_engine::movegen::{MoveList, PseudoMoveList};
+use kiki_engine::position::{Move, Piece, PieceKind, Position, START_SFEN};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -128,10 +129,10 @@ fn brute_force_legal(pos: &mut Position<Reference>) -> (Vec<Move>, Vec<Move>) {
 fn legal_moves_match_brute_force_over_random_games() {
     let starts = [
         START_SFEN,
-        kiki::public_positions::SECOND,
-        kiki::public_positions::THIRD,
+        kiki_core::public_positions::SECOND,
+        kiki_core::public_positions::THIRD,
         "4k4/9/9/9/9/9/9/9/4K4 b RBGSNLPrbgsnlp 1",
-        kiki::public_positions::MIDDLE_GAME,
+        kiki_core::public_positions::MIDDLE_GAME,
     ];
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x6B69_6B69_6D6F_7665);
     let mut positions = 0usize;

@@ -20,7 +20,7 @@ fn unknown_backend_is_one_line_listing_valid_names_exit_2() {
     let text = stderr(&output);
     assert_eq!(text.lines().count(), 1, "{text}");
     assert!(text.contains("unknown backend 'nonesuch'"));
-    for name in kiki::registry::NAMES {
+    for name in kiki_variants::registry::NAMES {
         assert!(text.contains(name), "{name} missing from: {text}");
     }
 }
@@ -46,9 +46,9 @@ fn backends_lists_every_backend_with_table_bytes() {
     let output = kiki(&["backends"]);
     assert!(output.status.success());
     let text = String::from_utf8_lossy(&output.stdout);
-    for summary in kiki::registry::summaries() {
+    for summary in kiki_variants::registry::summaries() {
         assert!(text.contains(summary.info.name));
-        assert!(text.contains(&kiki::units::exact_bytes(summary.table_bytes)));
+        assert!(text.contains(&kiki_core::units::exact_bytes(summary.table_bytes)));
     }
 }
 
@@ -59,12 +59,12 @@ fn backends_json_is_one_array_with_every_name() {
     let text = String::from_utf8_lossy(&output.stdout);
     let line = text.trim();
     assert!(line.starts_with('[') && line.ends_with(']'), "{line}");
-    for name in kiki::registry::NAMES {
+    for name in kiki_variants::registry::NAMES {
         assert!(line.contains(&format!("\"name\":\"{name}\"")), "{name}");
     }
     assert_eq!(
         line.matches("\"table_bytes\":").count(),
-        kiki::registry::NAMES.len()
+        kiki_variants::registry::NAMES.len()
     );
 }
 
@@ -74,19 +74,19 @@ fn check_passes_on_every_available_backend() {
     assert!(output.status.success(), "{}", stderr(&output));
     let text = String::from_utf8_lossy(&output.stdout);
     // The attack maps, at every SIMD level this CPU has, on every available backend.
-    let levels: Vec<&str> = kiki::simd::SimdLevel::available()
+    let levels: Vec<&str> = kiki_core::simd::SimdLevel::available()
         .into_iter()
-        .map(kiki::simd::SimdLevel::name)
+        .map(kiki_core::simd::SimdLevel::name)
         .collect();
     let covered = format!("SIMD levels covered: {}", levels.join(", "));
     assert_eq!(
         text.lines()
             .filter(|l| l.contains("attack maps ok in") && l.ends_with(&covered))
             .count(),
-        kiki::registry::resolve("all").unwrap().len(),
+        kiki_variants::registry::resolve("all").unwrap().len(),
         "{covered}: {text}"
     );
-    for summary in kiki::registry::summaries() {
+    for summary in kiki_variants::registry::summaries() {
         let name = summary.info.name;
         let expected = if summary.availability.is_ok() {
             "ok in"
@@ -107,7 +107,10 @@ fn perft_counts_and_json() {
     assert!(output.status.success(), "{}", stderr(&output));
     let text = String::from_utf8_lossy(&output.stdout);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), kiki::registry::resolve("all").unwrap().len());
+    assert_eq!(
+        lines.len(),
+        kiki_variants::registry::resolve("all").unwrap().len()
+    );
     for line in lines {
         assert!(line.contains("\"nodes\":25470"), "{line}");
         assert!(line.contains(
@@ -135,7 +138,7 @@ fn perft_leaf_list_counts_the_same() {
     let text = String::from_utf8_lossy(&output.stdout);
     assert_eq!(
         text.lines().count(),
-        kiki::registry::resolve("all").unwrap().len()
+        kiki_variants::registry::resolve("all").unwrap().len()
     );
     for line in text.lines() {
         assert!(line.contains("\"nodes\":25470"), "{line}");
@@ -330,10 +333,10 @@ fn assert_backends_json_level(args: &[&str], env: Option<&str>, level: &str) {
     assert!(output.status.success(), "{args:?}: {}", stderr(&output));
     let list: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
     let list = list.as_array().expect("one array");
-    assert_eq!(list.len(), kiki::registry::NAMES.len());
-    let available: Vec<&str> = kiki::simd::SimdLevel::available()
+    assert_eq!(list.len(), kiki_variants::registry::NAMES.len());
+    let available: Vec<&str> = kiki_core::simd::SimdLevel::available()
         .into_iter()
-        .map(kiki::simd::SimdLevel::name)
+        .map(kiki_core::simd::SimdLevel::name)
         .collect();
     for backend in list {
         assert_eq!(backend["simd_level"], level, "{args:?} {env:?}: {backend}");
@@ -374,7 +377,7 @@ fn simd_portable_perft_counts_the_same() {
         let text = String::from_utf8_lossy(&output.stdout);
         assert_eq!(
             text.lines().count(),
-            kiki::registry::resolve("all").unwrap().len()
+            kiki_variants::registry::resolve("all").unwrap().len()
         );
         for line in text.lines() {
             assert!(line.contains("\"nodes\":25470"), "{line}");
@@ -430,14 +433,14 @@ fn simd_bogus_is_one_line_error_exit_2() {
 
 #[test]
 fn backends_shows_the_simd_level_in_use_and_the_available_levels() {
-    let best = kiki::simd::SimdLevel::best().name();
+    let best = kiki_core::simd::SimdLevel::best().name();
     assert_backends_json_level(&[], None, best);
     assert_backends_json_level(&["--simd", "portable"], None, "portable");
     assert_backends_json_level(&[], Some("portable"), "portable");
     assert_backends_json_level(&["--simd", "portable"], Some(best), "portable");
-    let available: Vec<&str> = kiki::simd::SimdLevel::available()
+    let available: Vec<&str> = kiki_core::simd::SimdLevel::available()
         .into_iter()
-        .map(kiki::simd::SimdLevel::name)
+        .map(kiki_core::simd::SimdLevel::name)
         .collect();
     let output = kiki_simd_env(&["backends", "--simd", "portable"], None);
     assert!(output.status.success(), "{}", stderr(&output));
@@ -462,7 +465,7 @@ fn simd_avx512_runs_where_available_and_is_refused_elsewhere() {
         "--simd",
         "avx512",
     ];
-    match kiki::simd::SimdLevel::Avx512.availability() {
+    match kiki_core::simd::SimdLevel::Avx512.availability() {
         Ok(()) => {
             let output = kiki(&perft);
             assert!(output.status.success(), "{}", stderr(&output));

@@ -31,7 +31,7 @@ fn json_lines_on_every_backend_keep_the_sfen_as_given() {
     let output = kiki(&["mate1", "--sfen", KNIGHT_MATE, "--backend", "all", "--json"]);
     assert!(output.status.success());
     let text = stdout(&output);
-    let names = kiki::registry::resolve("all").unwrap();
+    let names = kiki_variants::registry::resolve("all").unwrap();
     assert_eq!(text.lines().count(), names.len());
     for (line, name) in text.lines().zip(&names) {
         assert_eq!(

@@ -1,14 +1,14 @@
 //! Effect boards: every tracker's incremental counts equal a from-scratch recount after every
 //! make and every unmake of 100,000+ seeded random-game moves (run with `--release`).
 
-use kiki::effects::{
+use kiki_core::reference::Reference;
+use kiki_core::types::Square;
+use kiki_engine::effects::{
     BitboardEffects, DistanceCheck, EffectTracker, Effects, PaddedMailbox, SquareWithWall,
 };
-use kiki::harness::effects_timing::{verify, verify_all, workload, Workload};
-use kiki::position::{Move, Position};
-use kiki::reference::Reference;
-use kiki::types::Square;
-use kiki::variants::qugiy::Qugiy;
+use kiki_engine::position::{Move, Position};
+use kiki_harness::effects_timing::{verify, verify_all, workload, Workload};
+use kiki_variants::qugiy::Qugiy;
 
 #[test]
 fn every_tracker_matches_a_recount_over_100k_moves() {
@@ -47,7 +47,7 @@ fn sliders_moving_along_their_own_lines() {
     }
     let workload = Workload {
         seed: 0,
-        games: vec![kiki::harness::effects_timing::Game {
+        games: vec![kiki_harness::effects_timing::Game {
             start: Box::leak(sfen.to_string().into_boxed_str()),
             moves,
         }],
@@ -61,9 +61,9 @@ fn sliders_moving_along_their_own_lines() {
     // Spot values on the start position: the rook on 5e and the one on 5i see each other.
     let effects = Effects::<SquareWithWall>::from_position(&start).expect("tracker");
     let sq = |text| Square::parse(text).expect("square");
-    assert_eq!(effects.effect(kiki::Color::White, sq("5i")), 1);
-    assert_eq!(effects.effect(kiki::Color::Black, sq("5e")), 1);
-    assert_eq!(effects.effect(kiki::Color::Black, sq("5d")), 0);
+    assert_eq!(effects.effect(kiki_core::types::Color::White, sq("5i")), 1);
+    assert_eq!(effects.effect(kiki_core::types::Color::Black, sq("5e")), 1);
+    assert_eq!(effects.effect(kiki_core::types::Color::Black, sq("5d")), 0);
     // The lance on 9i sees up the whole file.
-    assert_eq!(effects.effect(kiki::Color::Black, sq("9a")), 1);
+    assert_eq!(effects.effect(kiki_core::types::Color::Black, sq("9a")), 1);
 }

@@ -1,7 +1,7 @@
 //! `kiki effects` as a user meets it: a verified, timed line per stepper; JSON with the raw
 //! samples; one-line errors with exit 2 for bad numbers.
 
-use kiki::harness::effects_timing::NAMES;
+use kiki_harness::effects_timing::NAMES;
 use std::process::{Command, Output};
 
 fn kiki(args: &[&str]) -> Output {

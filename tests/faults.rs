@@ -312,9 +312,9 @@ fn ctrl_c_stops_a_long_perft_with_130() {
 fn a_taken_report_name_moves_on_and_keeps_the_data() {
     let temp = TempDir::new("faults-report");
     let dir = temp.0.clone();
-    let machine = kiki::harness::machine::Machine::detect();
+    let machine = kiki_harness::machine::Machine::detect();
     let name =
-        kiki::harness::report::file_safe(&format!("{}-{}", machine.cpu_slug(), machine.date()));
+        kiki_harness::report::file_safe(&format!("{}-{}", machine.cpu_slug(), machine.date()));
     // A dangling link holds the report's name (the date could turn at midnight: hold both).
     #[cfg(unix)]
     std::os::unix::fs::symlink("/nonexistent-kiki", dir.join(&name)).unwrap();

@@ -2,8 +2,8 @@
 //! one side, superiority on every single-field change of every hand and on 10,000,000 seeded
 //! random pairs.
 
-use kiki::hands::{ByteHand, GuardedHand, HandLayout, PackedHand};
-use kiki::position::PieceKind;
+use kiki_engine::hands::{ByteHand, GuardedHand, HandLayout, PackedHand};
+use kiki_engine::position::PieceKind;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 

@@ -1,42 +1,95 @@
-//! The architecture as a test: every `crate::` import points down the layers (vocabulary ←
-//! backends ← engine ← verification ← harness ← command line), and no two modules import each
-//! other, directly or in a longer circle.
+//! The architecture as a test. The layers are crates, so the compiler refuses an upward import;
+//! this test keeps the manifests honest (every `kiki-*` dependency points down: core ← variants,
+//! core ← engine; core, variants, engine ← harness ← kiki) and finds import circles between the
+//! modules inside each crate, which the compiler allows.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The layer of each top-level module (and of the old names `lib.rs` re-exports).
-fn layer_of(module: &str) -> Option<(usize, &'static str)> {
-    Some(match module {
-        "types" | "backend" | "units" | "input" | "public_positions" | "simd" => (0, "vocabulary"),
-        "variants" | "reference" | "registry" | "split" | "magic_search" => (1, "backends"),
-        "engine" | "position" | "movegen" | "hands" | "mate1" | "perft" | "effects" => {
-            (2, "engine")
-        }
-        "verify" | "check" => (3, "verification"),
-        "harness" | "peers" => (4, "harness"),
-        "cli" => (5, "command line"),
-        _ => return None,
-    })
+/// The workspace's crates: package name, folder, source root, layer. Variants and engine are
+/// siblings on one layer: neither may depend on the other.
+const CRATES: &[(&str, &str, &str, usize)] = &[
+    ("kiki-core", "crates/core", "crates/core/src", 0),
+    ("kiki-variants", "variants", "variants", 1),
+    ("kiki-engine", "crates/engine", "crates/engine/src", 1),
+    ("kiki-harness", "crates/harness", "crates/harness/src", 2),
+    ("kiki", ".", "src", 3),
+];
+
+fn layer(package: &str) -> Option<usize> {
+    CRATES.iter().find(|c| c.0 == package).map(|c| c.3)
 }
 
-/// An import's path under the folder it lives in: the old names `lib.rs` re-exports
-/// (`crate::position`, `crate::check`, `crate::reference`, ...) become the modules they name
-/// (`engine::position`, `verify::check`, `variants::reference`, ...).
-fn canonical(path: &[String]) -> Vec<String> {
-    let folder: &[&str] = match path.first().map(String::as_str) {
-        Some("position" | "movegen" | "hands" | "mate1" | "perft" | "effects") => &["engine"],
-        Some("check") => &["verify"],
-        Some("reference" | "registry") => &["variants"],
-        Some("split" | "magic_search") => &["variants", "shared"],
-        _ => &[],
-    };
-    folder
-        .iter()
-        .map(|f| f.to_string())
-        .chain(path.iter().cloned())
+/// The `kiki*` packages a manifest's `[dependencies]` (and target-specific dependencies) name;
+/// dev-dependencies are left out: tests may check a layer from above.
+fn normal_dependencies(manifest: &str) -> Vec<String> {
+    let mut section = String::new();
+    let mut found = Vec::new();
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            section = line.trim_matches(|c| c == '[' || c == ']').to_string();
+            continue;
+        }
+        let normal = section == "dependencies" || section.ends_with(".dependencies");
+        if !normal || section.contains("dev-dependencies") {
+            continue;
+        }
+        let name = line.split(['=', '.', ' ']).next().unwrap_or("");
+        if name == "kiki" || name.starts_with("kiki-") {
+            found.push(name.to_string());
+        }
+    }
+    found
+}
+
+/// Dependencies of `package` that do not point strictly down.
+fn upward(package: &str, manifest: &str) -> Vec<String> {
+    let own = layer(package).expect("a workspace crate");
+    normal_dependencies(manifest)
+        .into_iter()
+        .filter(|dep| layer(dep).is_none_or(|l| l >= own))
+        .map(|dep| format!("{package} depends on {dep}"))
         .collect()
 }
+
+#[test]
+fn crates_depend_down_the_layers() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut violations = Vec::new();
+    let mut edges = 0;
+    for (package, folder, _, _) in CRATES {
+        let manifest = std::fs::read_to_string(root.join(folder).join("Cargo.toml")).unwrap();
+        assert!(
+            manifest.contains(&format!("name = \"{package}\"")),
+            "{folder}/Cargo.toml is not {package}"
+        );
+        edges += normal_dependencies(&manifest).len();
+        violations.extend(upward(package, &manifest));
+    }
+    assert!(
+        edges >= 8,
+        "only {edges} kiki dependencies found: the scan is broken"
+    );
+    assert!(violations.is_empty(), "{violations:?}");
+}
+
+#[test]
+fn the_manifest_scan_sees_an_upward_or_sideways_dependency() {
+    let engine = "[dependencies]\nkiki-core.workspace = true\nkiki-variants = { path = \"x\" }\n\
+                  [dev-dependencies]\nkiki-harness.workspace = true\n";
+    assert_eq!(normal_dependencies(engine), ["kiki-core", "kiki-variants"]);
+    assert_eq!(
+        upward("kiki-engine", engine),
+        ["kiki-engine depends on kiki-variants"]
+    );
+    let core = "[target.'cfg(unix)'.dependencies]\nkiki-harness.workspace = true\n";
+    assert_eq!(upward("kiki-core", core).len(), 1);
+    let harness = "[dependencies]\nkiki-core.workspace = true\nkiki-engine.workspace = true\n";
+    assert!(upward("kiki-harness", harness).is_empty());
+}
+
+// ---- circles between modules inside a crate ---------------------------------------------------
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -49,95 +102,25 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The module a source file belongs to, as a path of names: `src/harness/e8.rs` →
-/// `harness::e8`, `variants/bonanza/layout.rs` → `variants::bonanza::layout`.
-fn module_path(root: &Path, file: &Path) -> Vec<String> {
-    let relative = file.strip_prefix(root).unwrap();
-    let mut parts: Vec<String> = relative
+/// A file's module path inside its crate: `experiments/e7/measure.rs` → `experiments::e7::measure`,
+/// `lib.rs` → empty.
+fn module_path(source_root: &Path, file: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = file
+        .strip_prefix(source_root)
+        .unwrap()
         .iter()
         .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
         .collect();
-    if parts[0] == "src" {
-        parts.remove(0);
-    }
-    if parts.last().is_some_and(|p| p == "mod") {
+    if parts
+        .last()
+        .is_some_and(|p| p == "mod" || p == "lib" || p == "main")
+    {
         parts.pop();
     }
     parts
 }
 
-/// Every `crate::a::b` path in the code (comments and strings skipped), as its names.
-fn crate_paths(text: &str) -> Vec<Vec<String>> {
-    let mut paths = Vec::new();
-    for line in text.lines() {
-        let code = line.split("//").next().unwrap_or("");
-        let mut rest = code;
-        while let Some(at) = rest.find("crate::") {
-            let before = rest[..at].chars().last();
-            rest = &rest[at + "crate::".len()..];
-            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '"') {
-                continue;
-            }
-            let names: Vec<String> = rest
-                .split("::")
-                .map(|n| {
-                    n.chars()
-                        .take_while(|c| c.is_alphanumeric() || *c == '_')
-                        .collect()
-                })
-                .take_while(|n: &String| !n.is_empty())
-                .collect();
-            if !names.is_empty() {
-                paths.push(names);
-            }
-        }
-    }
-    paths
-}
-
-/// The node of the module graph a module path belongs to: top-level modules, each engine and
-/// verification module (`engine::position`, `engine::movegen`, ...; the files of
-/// `engine/position/` are one node), each backend folder and each file inside it (so a
-/// backend's own files may not form a circle either).
-fn node(path: &[String]) -> String {
-    let path = canonical(path);
-    let depth = match path.first().map(String::as_str) {
-        Some("variants") => 3,
-        Some("engine" | "verify" | "harness" | "cli") => 2,
-        _ => 1,
-    };
-    path.iter()
-        .take(depth)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join("::")
-}
-
-/// One file's imports outside its tests (which may reach any layer: they check it from above):
-/// its `crate::` paths, and `use super::sibling` inside a folder (an edge between two files of
-/// that folder).
-fn imports(module: &[String], is_mod_rs: bool, text: &str) -> Vec<Vec<String>> {
-    let code = without_test_module(text);
-    let mut imports = crate_paths(code);
-    if module.len() >= 2 && !is_mod_rs {
-        for line in code.lines() {
-            let line = line.split("//").next().unwrap_or("");
-            if let Some(rest) = line.trim_start().strip_prefix("use super::") {
-                let sibling: String = rest
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                let mut path = module[..module.len() - 1].to_vec();
-                path.push(sibling);
-                imports.push(path);
-            }
-        }
-    }
-    imports
-}
-
-/// The text before the file's test module: a `#[cfg(test)]` whose next item is a `mod` (other
-/// `#[cfg(test)]` items, such as a test-only helper near the top, do not end the scan).
+/// The text before the file's test module (tests may import anything).
 fn without_test_module(text: &str) -> &str {
     let mut offset = 0;
     let mut lines = text.split_inclusive('\n').peekable();
@@ -153,66 +136,171 @@ fn without_test_module(text: &str) -> &str {
     text
 }
 
-/// What the scan found in a set of files: imports against the layers, the module graph, and how
-/// many imports named a layer.
-#[derive(Default)]
-struct Scan {
-    violations: Vec<String>,
-    edges: BTreeMap<String, BTreeSet<String>>,
-    checked: usize,
-    /// The nodes that are modules (files); empty: every node counts as one.
-    modules: BTreeSet<String>,
+/// Comments and string literals blanked out, so that neither reads as an import.
+fn code_only(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let mut in_string = false;
+        let mut previous = ' ';
+        let mut kept = String::new();
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            if !in_string && c == '/' && chars.peek() == Some(&'/') {
+                break;
+            }
+            if c == '"' && previous != '\\' {
+                in_string = !in_string;
+            } else if !in_string {
+                kept.push(c);
+            }
+            previous = c;
+        }
+        out.push_str(&kept);
+        out.push('\n');
+    }
+    out
 }
 
-impl Scan {
-    /// Adds one file, `name` for messages, `module` its module path.
-    fn add(&mut self, name: &str, module: &[String], is_mod_rs: bool, text: &str) {
-        let (own_layer, own_name) = layer_of(&module[0])
-            .unwrap_or_else(|| panic!("{name}: top-level module '{}' has no layer", module[0]));
-        for import in imports(module, is_mod_rs, text) {
-            let Some((layer, layer_name)) = layer_of(&import[0]) else {
-                continue; // a crate-root item such as `crate::Backend` (the vocabulary)
-            };
-            self.checked += 1;
-            if layer > own_layer {
-                self.violations.push(format!(
-                    "{name} ({own_name}) imports crate::{} ({layer_name})",
-                    import.join("::")
-                ));
+/// Every module path a file's code names through `crate::`, `super::` (any number) or `self::`,
+/// grouped imports (`use crate::{a::x, b}`) expanded, resolved to absolute paths in the crate.
+fn imports(module: &[String], text: &str) -> Vec<Vec<String>> {
+    let code = code_only(without_test_module(text));
+    let bytes = code.as_bytes();
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < code.len() {
+        let rest = &code[at..];
+        let starts = ["crate::", "super::", "self::"];
+        let Some(prefix) = starts.iter().find(|p| rest.starts_with(**p)) else {
+            at += rest.chars().next().map_or(1, char::len_utf8);
+            continue;
+        };
+        let before = at.checked_sub(1).map(|i| bytes[i] as char);
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == ':') {
+            at += prefix.len();
+            continue;
+        }
+        // The base module: the crate root, or this file's module's parent(s).
+        let mut base: Vec<String> = match *prefix {
+            "crate::" => Vec::new(),
+            _ => {
+                // A file's module path already names its folder's `mod.rs` as the folder.
+                let mut base = module.to_vec();
+                if *prefix == "super::" {
+                    base.pop();
+                }
+                base
             }
-            let (from, to) = (node(module), self.module_of(&import));
-            if from != to {
-                self.edges.entry(from).or_default().insert(to);
+        };
+        let mut cursor = at + prefix.len();
+        while code[cursor..].starts_with("super::") {
+            base.pop();
+            cursor += "super::".len();
+        }
+        let (paths, end) = parse_tree(&code, cursor);
+        for path in paths {
+            let mut full = base.clone();
+            full.extend(path);
+            found.push(full);
+        }
+        at = end.max(at + 1);
+    }
+    found
+}
+
+/// Parses `a::b`, `a::{b, c::d}` or `{a, b}` at `at`: the paths, and where parsing stopped.
+fn parse_tree(code: &str, mut at: usize) -> (Vec<Vec<String>>, usize) {
+    let bytes = code.as_bytes();
+    let mut prefix = Vec::new();
+    loop {
+        if bytes.get(at) == Some(&b'{') {
+            let mut paths = Vec::new();
+            at += 1;
+            loop {
+                while bytes
+                    .get(at)
+                    .is_some_and(|b| b.is_ascii_whitespace() || *b == b',')
+                {
+                    at += 1;
+                }
+                if bytes.get(at).is_none_or(|b| *b == b'}') {
+                    return (paths, at + 1);
+                }
+                let (inner, end) = parse_tree(code, at);
+                for path in inner {
+                    let mut full = prefix.clone();
+                    full.extend(path);
+                    paths.push(full);
+                }
+                at = end;
+            }
+        }
+        let name: String = code[at..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if name.is_empty() {
+            return (vec![prefix], at);
+        }
+        at += name.len();
+        if name != "self" {
+            prefix.push(name);
+        }
+        if code[at..].starts_with("::") {
+            at += 2;
+        } else {
+            return (vec![prefix], at);
+        }
+    }
+}
+
+/// Module edges between files, and every circle they form. A module importing its own ancestor
+/// or descendant (a folder's `mod.rs` and its files) is one unit, not a circle.
+#[derive(Default)]
+struct Graph {
+    modules: BTreeSet<Vec<String>>,
+    edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+    imports: usize,
+}
+
+impl Graph {
+    fn add(&mut self, module: &[String], text: &str) {
+        for import in imports(module, text) {
+            self.imports += 1;
+            // The longest prefix of the import that is a module (the rest names an item).
+            let mut target = import;
+            while !target.is_empty() && !self.modules.contains(&target) {
+                target.pop();
+            }
+            let related = target.starts_with(module) || module.starts_with(&target);
+            if !related {
+                self.edges
+                    .entry(module.to_vec())
+                    .or_default()
+                    .insert(target);
             }
         }
     }
 
-    /// The node of an imported path: the longest prefix of its node that is a module, so that
-    /// `crate::cli::CliError` (an item of `cli/mod.rs`) is the node `cli`.
-    fn module_of(&self, import: &[String]) -> String {
-        let mut node = node(import);
-        while !self.modules.is_empty() && !self.modules.contains(&node) {
-            match node.rfind("::") {
-                Some(at) => node.truncate(at),
-                None => break,
-            }
-        }
-        node
-    }
-
-    /// Every circle in the module graph: a node that reaches itself.
     fn circles(&self) -> Vec<String> {
+        let show = |m: &Vec<String>| {
+            if m.is_empty() {
+                "crate".to_string()
+            } else {
+                m.join("::")
+            }
+        };
         let mut circles = Vec::new();
         for start in self.edges.keys() {
-            let mut stack: Vec<(String, Vec<String>)> = vec![(start.clone(), vec![start.clone()])];
+            let mut stack = vec![(start.clone(), vec![show(start)])];
             let mut seen = BTreeSet::new();
             while let Some((at, trail)) = stack.pop() {
                 for next in self.edges.get(&at).into_iter().flatten() {
                     if next == start {
-                        circles.push(format!("{} → {start}", trail.join(" → ")));
+                        circles.push(format!("{} → {}", trail.join(" → "), show(start)));
                     } else if seen.insert(next.clone()) {
                         let mut longer = trail.clone();
-                        longer.push(next.clone());
+                        longer.push(show(next));
                         stack.push((next.clone(), longer));
                     }
                 }
@@ -223,157 +311,81 @@ impl Scan {
 }
 
 #[test]
-fn imports_point_down_the_layers_and_form_no_circle() {
+fn modules_inside_each_crate_form_no_circle() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
-    rust_files(&root.join("variants"), &mut files);
-    let mut scan = Scan {
-        modules: files
-            .iter()
-            .map(|file| node(&module_path(root, file)))
-            .collect(),
-        ..Scan::default()
-    };
-    for file in &files {
-        let module = module_path(root, file);
-        let name = file.strip_prefix(root).unwrap().display().to_string();
-        if module.len() == 1 && (module[0] == "lib" || module[0] == "main") {
-            continue; // the crate root declares every layer; main calls the CLI
+    for (package, _, source, _) in CRATES {
+        let source_root = root.join(source);
+        let mut files = Vec::new();
+        rust_files(&source_root, &mut files);
+        let mut graph = Graph {
+            modules: files.iter().map(|f| module_path(&source_root, f)).collect(),
+            ..Graph::default()
+        };
+        for file in &files {
+            let module = module_path(&source_root, file);
+            let text = std::fs::read_to_string(file).unwrap();
+            graph.add(&module, &text);
         }
-        let text = std::fs::read_to_string(file).unwrap();
-        scan.add(&name, &module, file.ends_with("mod.rs"), &text);
+        assert!(
+            graph.imports > 10,
+            "{package}: only {} imports found",
+            graph.imports
+        );
+        let circles = graph.circles();
+        assert!(
+            circles.is_empty(),
+            "{package}: import circles:\n{}",
+            circles.join("\n")
+        );
     }
-    assert!(
-        scan.checked > 200,
-        "only {} imports found: the scan is broken",
-        scan.checked
-    );
-    assert!(
-        scan.violations.is_empty(),
-        "imports against the layers:\n{}",
-        scan.violations.join("\n")
-    );
-    let circles = scan.circles();
-    assert!(
-        circles.is_empty(),
-        "import circles:\n{}",
-        circles.join("\n")
-    );
 }
 
-fn names(path: &str) -> Vec<String> {
-    path.split("::").map(String::from).collect()
+fn path(text: &str) -> Vec<String> {
+    text.split("::").map(String::from).collect()
 }
 
 #[test]
-fn the_scan_sees_a_violation_and_a_circle() {
-    // Negative controls for the scanner itself.
-    let paths = crate_paths("use crate::harness::stats; // crate::cli::x\nlet s = \"crate::x\";");
-    assert_eq!(paths, vec![names("harness::stats")]);
-    assert_eq!(layer_of("harness").unwrap().0, 4);
-    for lower in ["engine", "position", "verify", "check"] {
-        assert!(layer_of("harness").unwrap().0 > layer_of(lower).unwrap().0);
-        assert!(layer_of(lower).unwrap().0 > layer_of("variants").unwrap().0);
-    }
-    assert!(layer_of("check").unwrap().0 > layer_of("engine").unwrap().0);
+fn the_module_scan_sees_grouped_imports_super_chains_and_a_circle() {
+    // Grouped imports, `super::super::` and comments/strings.
+    let text = "use crate::{stats::mean, report::{a, b}};\n\
+                use super::super::measure::Case; // crate::cli\n\
+                let s = \"crate::x\";\n\
+                #[cfg(test)]\nmod tests { use crate::cli; }";
+    let found = imports(&path("experiments::e7::measure"), text);
     assert_eq!(
-        node(&names("variants::bonanza::layout::X")),
-        "variants::bonanza::layout"
+        found,
+        vec![
+            path("stats::mean"),
+            path("report::a"),
+            path("report::b"),
+            path("experiments::measure::Case"),
+        ]
     );
-    // Old names and new paths are the same node; the files of a folder are one.
-    assert_eq!(node(&names("position::Move")), "engine::position");
-    assert_eq!(node(&names("engine::position::sfen")), "engine::position");
-    assert_eq!(node(&names("check::random_occupancy")), "verify::check");
-    assert_eq!(
-        node(&names("magic_search::X")),
-        "variants::shared::magic_search"
-    );
-
-    // An engine file importing the harness, a backend importing the engine, verification
-    // importing the command line and the engine importing verification are each flagged.
-    let mut scan = Scan::default();
-    let sfen = names("engine::position::sfen");
-    scan.add("sfen.rs", &sfen, false, "use crate::harness::stats::mean;");
-    let bonanza = names("variants::bonanza");
-    scan.add(
-        "bonanza",
-        &bonanza,
-        true,
-        "use crate::engine::movegen::MoveList;",
-    );
-    scan.add(
-        "check.rs",
-        &names("verify::check"),
-        false,
-        "use crate::cli::run;",
-    );
-    scan.add(
-        "movegen.rs",
-        &names("engine::movegen"),
-        false,
-        "use crate::check::random_occupancy;",
-    );
-    assert_eq!(scan.violations.len(), 4, "{:?}", scan.violations);
-    // Tests inside a module are not imports.
-    let mut scan = Scan::default();
-    let text = "use crate::types::Square;\n#[cfg(test)]\nmod tests { use crate::cli::run; }";
-    scan.add("perft.rs", &names("engine::perft"), false, text);
-    assert!(scan.violations.is_empty() && scan.checked == 1);
-    // Two engine modules importing each other, one through its old name, form a circle.
-    scan.add(
-        "movegen.rs",
-        &names("engine::movegen"),
-        false,
-        "use crate::position::Move;",
-    );
-    scan.add(
-        "sfen.rs",
-        &sfen,
-        false,
-        "use super::Position;\nuse crate::engine::movegen::X;",
-    );
-    let circles = scan.circles();
-    assert_eq!(circles.len(), 2, "{circles:?}");
-    assert!(circles.contains(&"engine::movegen → engine::position → engine::movegen".to_string()));
-
-    // A test-only item near the top does not end the scan: the import after it is checked.
-    let mut scan = Scan::default();
-    let text = "#[cfg(test)]\nuse crate::types::X;\nuse crate::harness::stats;\n";
-    scan.add("dbb/mod.rs", &names("variants::dbb"), true, text);
-    assert_eq!(scan.violations.len(), 1, "{:?}", scan.violations);
-
-    // Files of the harness and of the command line are nodes of their own, and an item of a
-    // folder's mod.rs belongs to that folder's node.
-    let mut scan = Scan {
-        modules: ["harness::report", "harness::results", "cli", "cli::report"]
-            .map(String::from)
-            .into(),
-        ..Scan::default()
+    // Two sibling experiments importing each other form a circle; a folder and its files do not.
+    let mut graph = Graph {
+        modules: [
+            vec![],
+            path("experiments"),
+            path("experiments::e1"),
+            path("experiments::e2"),
+            path("stats"),
+        ]
+        .into(),
+        ..Graph::default()
     };
-    scan.add(
-        "report.rs",
-        &names("harness::report"),
-        false,
-        "use super::results::Report;",
+    graph.add(
+        &path("experiments::e1"),
+        "use crate::experiments::e2::Thing;",
     );
-    scan.add(
-        "results.rs",
-        &names("harness::results"),
-        false,
-        "use crate::harness::report::x;",
+    graph.add(
+        &path("experiments::e2"),
+        "use super::e1::other; use super::Config;",
     );
-    scan.add(
-        "cli/report.rs",
-        &names("cli::report"),
-        false,
-        "use crate::cli::CliError;",
+    graph.add(
+        &path("experiments"),
+        "use self::e1::x; use crate::stats::y;",
     );
-    let circles = scan.circles();
+    let circles = graph.circles();
     assert_eq!(circles.len(), 2, "{circles:?}");
-    assert!(
-        scan.edges["cli::report"].contains("cli"),
-        "{:?}",
-        scan.edges
-    );
+    assert!(circles.contains(&"experiments::e1 → experiments::e2 → experiments::e1".to_string()));
 }

@@ -9,8 +9,9 @@
 //! elements in the expected tables (see `table_reads`), all inside `attack_table_memory`, and
 //! moves with the occupancy.
 
-use kiki::types::ALL_SQUARES;
-use kiki::{Backend, Bitboard, Color, Slider, Square};
+use kiki_core::backend::{Backend, Bitboard};
+use kiki_core::types::ALL_SQUARES;
+use kiki_core::types::{Color, Slider, Square};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -269,4 +270,4 @@ macro_rules! masked_tests {
     };
 }
 
-kiki::for_each_backend!(masked_tests);
+kiki_variants::for_each_backend!(masked_tests);

@@ -2,14 +2,14 @@
 //! backend, and hand-made positions for each rule it must get right, on every backend (run
 //! with `--release`).
 
-use kiki::engine::attack_map::Method;
-use kiki::mate1::{
+use kiki_core::backend::{Backend, Bitboard};
+use kiki_engine::attack_map::Method;
+use kiki_engine::mate1::{
     is_mating_move, mate_in_1, mate_in_1_brute_force, mating_moves, mating_moves_brute_force,
     tactical_positions,
 };
-use kiki::position::{KingSafety, Position};
-use kiki::variants::mailbox::Mailbox;
-use kiki::{Backend, Bitboard};
+use kiki_engine::position::{KingSafety, Position};
+use kiki_variants::mailbox::Mailbox;
 use std::sync::OnceLock;
 
 const POSITIONS: usize = 100_000;
@@ -129,7 +129,7 @@ fn hand_made<B: Backend>() {
     assert!(positions.len() >= 24, "the rules file lost positions");
     for (what, sfen, expected) in &positions {
         let pos = Position::from_sfen(backend, sfen).unwrap_or_else(|e| panic!("{sfen}: {e}"));
-        let texts = |moves: Vec<kiki::position::Move>| {
+        let texts = |moves: Vec<kiki_engine::position::Move>| {
             let mut texts: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
             texts.sort();
             texts
@@ -198,4 +198,4 @@ macro_rules! mate1_tests {
     )*};
 }
 
-kiki::for_each_backend!(mate1_tests);
+kiki_variants::for_each_backend!(mate1_tests);

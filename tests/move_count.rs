@@ -3,10 +3,10 @@
 //! positions (random play and greedy playouts, so captures fill the hands and checks occur)
 //! and each position's children (run with `--release`).
 
-use kiki::harness::workloads::{game_like, Policy};
-use kiki::movegen::MoveList;
-use kiki::position::Position;
-use kiki::Backend;
+use kiki_core::backend::Backend;
+use kiki_engine::movegen::MoveList;
+use kiki_engine::position::Position;
+use kiki_harness::workloads::{game_like, Policy};
 use std::sync::OnceLock;
 
 /// The positions every backend is checked on: the SFENs of two seeded game-like workloads,
@@ -19,7 +19,7 @@ fn positions() -> &'static [String] {
         let mut out = Vec::new();
         let mut list = MoveList::new();
         for sfen in roots {
-            let mut pos = Position::from_sfen(kiki::reference::Reference, &sfen).unwrap();
+            let mut pos = Position::from_sfen(kiki_core::reference::Reference, &sfen).unwrap();
             pos.legal_moves(&mut list);
             for &mv in list.iter().step_by(7) {
                 let undo = pos.do_move(mv);
@@ -82,6 +82,6 @@ macro_rules! move_count_tests {
 }
 
 move_count_tests! {
-    "reference" reference => kiki::reference::Reference,
+    "reference" reference => kiki_core::reference::Reference,
 }
-kiki::for_each_backend!(move_count_tests);
+kiki_variants::for_each_backend!(move_count_tests);

@@ -3,11 +3,11 @@
 //! depth 2; deeper values as ignored tests. Positions and published counts come from
 //! `tests/data/public_perft.sfen`.
 
-use kiki::engine::attack_map::Method;
-use kiki::perft::{divide, divide_leaf, perft, perft_leaf, Leaf};
-use kiki::position::{KingSafety, Position};
-use kiki::public_positions::{published_counts, SECOND, START, THIRD};
-use kiki::Backend;
+use kiki_core::backend::Backend;
+use kiki_core::public_positions::{published_counts, SECOND, START, THIRD};
+use kiki_engine::attack_map::Method;
+use kiki_engine::perft::{divide, divide_leaf, perft, perft_leaf, Leaf};
+use kiki_engine::position::{KingSafety, Position};
 
 /// Checks perft to each depth in `expected` (depth 1 first), and that the position, its key
 /// and its occupancy are restored afterwards.
@@ -133,17 +133,17 @@ macro_rules! perft_tests {
 }
 
 perft_tests! {
-    "reference" reference => kiki::reference::Reference,
+    "reference" reference => kiki_core::reference::Reference,
 }
-kiki::for_each_backend!(perft_tests);
+kiki_variants::for_each_backend!(perft_tests);
 
 /// Copy-make (`kiki perft --make copy`) counts what make/unmake counts, in both leaf
 /// conventions, on every backend.
 #[test]
 fn copy_make_counts_what_make_unmake_counts() {
-    use kiki::perft::{perft_with, Leaf, Make};
+    use kiki_engine::perft::{perft_with, Leaf, Make};
     struct Compare;
-    impl kiki::registry::BackendVisitor for Compare {
+    impl kiki_variants::registry::BackendVisitor for Compare {
         type Output = ();
         fn visit<B: Backend>(self, backend: B) {
             for (sfen, depth) in [(START, 3), (SECOND, 2)] {
@@ -162,7 +162,7 @@ fn copy_make_counts_what_make_unmake_counts() {
             }
         }
     }
-    for name in kiki::registry::resolve("all").unwrap() {
-        kiki::registry::visit(name, Compare).unwrap();
+    for name in kiki_variants::registry::resolve("all").unwrap() {
+        kiki_variants::registry::visit(name, Compare).unwrap();
     }
 }

@@ -5,14 +5,14 @@ mod common;
 use common::TempDir;
 
 use kiki::cli::rebuild_report_index;
-use kiki::harness::e9::{self, IsaRun};
-use kiki::harness::report::{parse_report, read_report};
-use kiki::harness::results::{ExperimentResult, Series};
-use kiki::input::{positions_from_bytes, quote_input};
-use kiki::movegen::MoveList;
-use kiki::position::{Position, START_SFEN};
-use kiki::reference::Reference;
-use kiki::Bitboard;
+use kiki_core::backend::Bitboard;
+use kiki_core::input::{positions_from_bytes, quote_input};
+use kiki_core::reference::Reference;
+use kiki_engine::movegen::MoveList;
+use kiki_engine::position::{Position, START_SFEN};
+use kiki_harness::experiments::e9_isa_levels::{self, IsaRun};
+use kiki_harness::report::{parse_report, read_report};
+use kiki_harness::results::{ExperimentResult, Series};
 use proptest::prelude::*;
 use serde_json::Value as Json;
 
@@ -48,10 +48,10 @@ fn assert_round_trip(pos: &Position<Reference>) -> Result<(), TestCaseError> {
     prop_assert_eq!(parsed.key(), pos.key());
     prop_assert_eq!(parsed.key(), parsed.key_from_scratch());
     prop_assert_eq!(parsed.side_to_move(), pos.side_to_move());
-    for sq in kiki::Square::all() {
+    for sq in kiki_core::types::Square::all() {
         prop_assert_eq!(parsed.piece_at(sq), pos.piece_at(sq));
     }
-    for color in kiki::Color::BOTH {
+    for color in kiki_core::types::Color::BOTH {
         prop_assert_eq!(parsed.hand(color), pos.hand(color));
     }
     let again = Position::from_sfen(Reference, &parsed.to_sfen()).unwrap();
@@ -118,7 +118,7 @@ proptest! {
 
     #[test]
     fn tactical_positions_round_trip(seed in any::<u64>()) {
-        for sfen in kiki::mate1::tactical_positions(Reference, seed, 8) {
+        for sfen in kiki_engine::mate1::tactical_positions(Reference, seed, 8) {
             let pos = Position::from_sfen(Reference, &sfen)
                 .map_err(|e| TestCaseError::fail(format!("{sfen}: {e}")))?;
             assert_round_trip(&pos)?;
@@ -393,6 +393,6 @@ proptest! {
                 }],
             })
             .collect();
-        let _ = e9::experiment(&runs, 0.03);
+        let _ = e9_isa_levels::experiment(&runs, 0.03);
     }
 }

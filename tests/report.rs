@@ -4,12 +4,12 @@
 mod common;
 use common::TempDir;
 
-use kiki::harness::machine::{Cache, Machine};
-use kiki::harness::report::{new_report, read_report, write_report};
-use kiki::harness::results::{
+use kiki_harness::machine::{Cache, Machine};
+use kiki_harness::report::{new_report, read_report, write_report};
+use kiki_harness::results::{
     ExperimentResult, Plot, PlotKind, PlotLine, Point, Series, Table, SCHEMA_VERSION,
 };
-use kiki::harness::stats::Claim;
+use kiki_harness::stats::Claim;
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -191,7 +191,7 @@ fn report_folder_has_every_file_and_readable_results() {
         "every experiment reads back equal, tables and plots included"
     );
     let backends = &results.backends;
-    assert_eq!(backends.len(), kiki::registry::NAMES.len());
+    assert_eq!(backends.len(), kiki_variants::registry::NAMES.len());
     no_temporary_folders(&temp.0);
 }
 
@@ -336,7 +336,7 @@ fn quick_e8_report_runs_end_to_end() {
                 "{geometries:?}"
             );
         }
-        let backends = kiki::registry::resolve("all").unwrap();
+        let backends = kiki_variants::registry::resolve("all").unwrap();
         assert_eq!(series.len(), geometries.len() * backends.len() * (5 + 3));
         assert_eq!(e8.summary_value("consistent"), Some(&Json::Bool(true)));
         assert!(markdown.contains("mispredicts/lookup"));
@@ -361,7 +361,7 @@ fn quick_e8_report_runs_end_to_end() {
 /// runs with inputs of their own length once gave twice as many LL as L1 misses per lookup.
 #[test]
 fn quick_e8_difference_is_one_stream() {
-    use kiki::harness::e8::{
+    use kiki_harness::experiments::e8_simulated_caches::{
         simulate, simulate_once, valgrind_version, CacheGeometry, CacheSpec, EVAL_ALONE,
     };
     if valgrind_version().is_none() {
@@ -407,10 +407,10 @@ fn quick_e8_difference_is_one_stream() {
     }
     // The search-order workload from a file: the same array for both runs of the pair.
     let workload = temp.0.join("workload.bin");
-    kiki::harness::e8::write_search_workload(
+    kiki_harness::experiments::e8_simulated_caches::write_search_workload(
         &workload,
         2 * lookups,
-        kiki::harness::e8::WORKLOAD_SEED,
+        kiki_harness::experiments::e8_simulated_caches::WORKLOAD_SEED,
     )
     .unwrap();
     let counts = simulate(
@@ -472,12 +472,12 @@ fn report_index_puts_cpus_side_by_side() {
         );
     }
     assert!(!index.contains("unfinished"));
-    let bonanza_bytes = kiki::registry::summaries()
+    let bonanza_bytes = kiki_variants::registry::summaries()
         .into_iter()
         .find(|s| s.info.name == "bonanza")
         .unwrap()
         .table_bytes;
-    let bytes = kiki::units::exact_bytes(bonanza_bytes);
+    let bytes = kiki_core::units::exact_bytes(bonanza_bytes);
     assert!(
         index.contains(&format!("| bonanza | {bytes} | {bytes} |")),
         "{index}"
@@ -524,7 +524,7 @@ fn quick_report_of_every_experiment_is_complete() {
     let markdown = std::fs::read_to_string(folder.join("report.md")).unwrap();
     let results = read_report(&folder.join("results.json")).unwrap();
     let ids: Vec<&str> = results.experiments.iter().map(|e| e.id.as_str()).collect();
-    for experiment in kiki::harness::experiments::EXPERIMENTS {
+    for experiment in kiki_harness::experiments::EXPERIMENTS {
         let id = experiment.id();
         if !experiment.runs_by_default() {
             assert!(!ids.contains(&id), "{id} runs only when named");

@@ -1,6 +1,6 @@
 //! The one place that knows every backend by name, and dispatches generic code to them.
 
-use crate::backend::{Backend, BackendInfo, TableInfo};
+use kiki_core::backend::{Backend, BackendInfo, TableInfo};
 use std::fmt;
 
 /// Generic code to run on one backend, chosen by name at run time.
@@ -88,14 +88,14 @@ macro_rules! registry {
 macro_rules! for_each_backend {
     ($callback:ident) => {
         $callback! {
-            "bonanza" bonanza => $crate::variants::bonanza::Bonanza,
-            "dbb" dbb => $crate::variants::dbb::Dbb,
-            "magic" magic => $crate::variants::magic::Magic,
-            "magic-plain" magic_plain => $crate::variants::magic_plain::MagicPlain,
-            "pext" pext => $crate::variants::pext::Pext,
-            "qugiy" qugiy => $crate::variants::qugiy::Qugiy,
-            "mailbox" mailbox => $crate::variants::mailbox::Mailbox,
-            "sqww" sqww => $crate::variants::sqww::Sqww,
+            "bonanza" bonanza => $crate::bonanza::Bonanza,
+            "dbb" dbb => $crate::dbb::Dbb,
+            "magic" magic => $crate::magic::Magic,
+            "magic-plain" magic_plain => $crate::magic_plain::MagicPlain,
+            "pext" pext => $crate::pext::Pext,
+            "qugiy" qugiy => $crate::qugiy::Qugiy,
+            "mailbox" mailbox => $crate::mailbox::Mailbox,
+            "sqww" sqww => $crate::sqww::Sqww,
         }
     };
 }

@@ -2,9 +2,9 @@
 //! the run-time SIMD level in use.
 
 use super::{CliError, Output};
-use crate::registry;
-use crate::simd::{self, SimdLevel};
-use crate::units::exact_bytes;
+use kiki_core::simd::{self, SimdLevel};
+use kiki_core::units::exact_bytes;
+use kiki_variants::registry;
 use serde_json::{json, Value as Json};
 
 pub fn run(json: bool) -> Result<(), CliError> {

@@ -2,13 +2,13 @@
 //! backend's whole-side attack maps at every SIMD level against naive counts.
 
 use super::{progress, resolve_backends, CliError, Output};
-use crate::backend::Backend;
-use crate::check::check_backend_parallel;
-use crate::engine::attack_map::Method;
-use crate::registry::{self, BackendVisitor};
-use crate::simd::SimdLevel;
-use crate::verify::attack_maps::{self, check_attack_maps, Game};
-use crate::verify::batch::check_batches;
+use kiki_core::backend::Backend;
+use kiki_core::simd::SimdLevel;
+use kiki_engine::attack_map::Method;
+use kiki_harness::verify::attack_maps::{self, check_attack_maps, Game};
+use kiki_harness::verify::batch::check_batches;
+use kiki_harness::verify::check::check_backend_parallel;
+use kiki_variants::registry::{self, BackendVisitor};
 use std::time::Instant;
 
 struct CheckVisitor<'a> {

@@ -2,7 +2,7 @@
 //! `kiki report` runs under valgrind's cache simulation.
 
 use super::{CliError, Output};
-use crate::harness::e8;
+use kiki_harness::experiments::e8_simulated_caches;
 
 /// Bounds that keep the workload's inputs addressable and its memory sane.
 const MAX_LOOKUPS: u64 = 1_000_000_000;
@@ -37,7 +37,7 @@ pub fn run(args: super::E8WorkloadArgs) -> Result<(), CliError> {
     // The inputs (4 B each) and the evaluation buffer with its alignment slack, asked for up
     // front: an allocation the system refuses is an error here rather than an abort in the
     // middle.
-    let needed = inputs * 4 + e8::eval_allocation(eval_bytes);
+    let needed = inputs * 4 + e8_simulated_caches::eval_allocation(eval_bytes);
     let mut probe: Vec<u8> = Vec::new();
     probe.try_reserve_exact(needed).map_err(|_| {
         CliError::failed(format!(
@@ -48,11 +48,11 @@ pub fn run(args: super::E8WorkloadArgs) -> Result<(), CliError> {
     // The inputs: the workload file's (E8's search-order walk) or the uniform ones; read and
     // built here, outside the collected function.
     let generated = match &args.workload {
-        Some(path) => e8::read_workload(path, inputs)
+        Some(path) => e8_simulated_caches::read_workload(path, inputs)
             .map_err(|e| CliError::usage(format!("kiki e8-workload: {e}")))?,
-        None => e8::inputs(inputs, args.seed),
+        None => e8_simulated_caches::inputs(inputs, args.seed),
     };
-    let folded = e8::run_workload(&args.backend, lookups, &generated, eval_bytes)
+    let folded = e8_simulated_caches::run_workload(&args.backend, lookups, &generated, eval_bytes)
         .map_err(|e| CliError::registry("e8-workload", e))?;
     out.line(format_args!(
         "{} {lookups} of {inputs} lookups (evaluation {eval_bytes} B), folded {folded:#x}",

@@ -2,7 +2,7 @@
 //! over seeded random games, then times make + unmake per ray stepper, interleaved.
 
 use super::{CliError, Output};
-use crate::harness::effects_timing::{clock_name, measure, verify_all, workload};
+use kiki_harness::effects_timing::{clock_name, measure, verify_all, workload};
 use serde_json::{json, Value as Json};
 
 /// Upper bounds that keep the workload's memory and run time sane.

@@ -2,10 +2,10 @@
 
 use super::perft::read_positions;
 use super::{resolve_backends, warn, CliError, Output};
-use crate::backend::Backend;
-use crate::mate1::{is_mating_move, mate_in_1};
-use crate::position::Position;
-use crate::registry::{self, BackendVisitor};
+use kiki_core::backend::Backend;
+use kiki_engine::mate1::{is_mating_move, mate_in_1};
+use kiki_engine::position::Position;
+use kiki_variants::registry::{self, BackendVisitor};
 use serde_json::json;
 
 /// What one backend answered for one position.

@@ -11,10 +11,10 @@ mod progress;
 mod report;
 mod report_index;
 
-use crate::input::quote_input;
-use crate::registry::{self, RegistryError};
-use crate::simd::{self, SimdLevel};
 use clap::{Args, CommandFactory, Parser, Subcommand};
+use kiki_core::input::quote_input;
+use kiki_core::simd::{self, SimdLevel};
+use kiki_variants::registry::{self, RegistryError};
 use std::fmt;
 use std::io::Write;
 use std::path::PathBuf;
@@ -245,11 +245,11 @@ enum MakeArg {
     Copy,
 }
 
-impl From<MakeArg> for crate::perft::Make {
+impl From<MakeArg> for kiki_engine::perft::Make {
     fn from(make: MakeArg) -> Self {
         match make {
-            MakeArg::Unmake => crate::perft::Make::Unmake,
-            MakeArg::Copy => crate::perft::Make::Copy,
+            MakeArg::Unmake => kiki_engine::perft::Make::Unmake,
+            MakeArg::Copy => kiki_engine::perft::Make::Copy,
         }
     }
 }
@@ -261,11 +261,11 @@ enum LeafArg {
     List,
 }
 
-impl From<LeafArg> for crate::perft::Leaf {
+impl From<LeafArg> for kiki_engine::perft::Leaf {
     fn from(leaf: LeafArg) -> Self {
         match leaf {
-            LeafArg::Count => crate::perft::Leaf::Count,
-            LeafArg::List => crate::perft::Leaf::List,
+            LeafArg::Count => kiki_engine::perft::Leaf::Count,
+            LeafArg::List => kiki_engine::perft::Leaf::List,
         }
     }
 }
@@ -381,7 +381,7 @@ struct E8WorkloadArgs {
     /// measure a prefix of a longer run's inputs.
     #[arg(long, value_parser = decimal)]
     inputs: Option<u64>,
-    #[arg(long, default_value_t = crate::harness::e8::WORKLOAD_SEED, value_parser = seed)]
+    #[arg(long, default_value_t = kiki_harness::experiments::e8_simulated_caches::WORKLOAD_SEED, value_parser = seed)]
     seed: u64,
     #[arg(long, default_value = "0", value_parser = decimal)]
     eval_bytes: u64,

@@ -1,12 +1,12 @@
 //! `kiki perft`: perft and divide on one or every backend, from SFEN, startpos or a file.
 
 use super::{progress, resolve_backends, warn, CliError, Output};
-use crate::backend::Backend;
-use crate::input::quote_input;
-use crate::movegen::MoveList;
-use crate::position::{Position, START_SFEN};
-use crate::reference::Reference;
-use crate::registry::{self, BackendVisitor};
+use kiki_core::backend::Backend;
+use kiki_core::input::quote_input;
+use kiki_core::reference::Reference;
+use kiki_engine::movegen::MoveList;
+use kiki_engine::position::{Position, START_SFEN};
+use kiki_variants::registry::{self, BackendVisitor};
 use serde_json::{json, Value as Json};
 use std::path::Path;
 use std::time::Instant;
@@ -42,7 +42,7 @@ pub(crate) fn read_positions(
 /// Every position of a `--positions` file (bounded reader: BOM skipped, line length and count
 /// capped), validated, errors naming the line.
 pub(crate) fn read_positions_file(command: &str, path: &Path) -> Result<Vec<String>, CliError> {
-    let lines = crate::input::read_positions_file(path)
+    let lines = kiki_core::input::read_positions_file(path)
         .map_err(|error| CliError::usage(format!("kiki {command}: {error}")))?;
     let quoted_path = quote_input(&path.display().to_string());
     let mut sfens = Vec::with_capacity(lines.len());
@@ -73,8 +73,8 @@ struct PerftVisitor<'a> {
     sfen: &'a str,
     depth: u32,
     divide: bool,
-    leaf: crate::perft::Leaf,
-    make: crate::perft::Make,
+    leaf: kiki_engine::perft::Leaf,
+    make: kiki_engine::perft::Make,
 }
 
 /// From this depth on, perft runs root move by root move behind a progress bar with an ETA.
@@ -93,7 +93,7 @@ impl BackendVisitor for PerftVisitor<'_> {
             (nodes, if self.divide { rows } else { Vec::new() })
         } else {
             (
-                crate::perft::perft_with(&mut pos, self.depth, self.leaf, self.make),
+                kiki_engine::perft::perft_with(&mut pos, self.depth, self.leaf, self.make),
                 Vec::new(),
             )
         };
@@ -109,8 +109,8 @@ impl BackendVisitor for PerftVisitor<'_> {
 fn divide_with_progress<B: Backend>(
     pos: &mut Position<B>,
     depth: u32,
-    leaf: crate::perft::Leaf,
-    make: crate::perft::Make,
+    leaf: kiki_engine::perft::Leaf,
+    make: kiki_engine::perft::Make,
     name: &str,
 ) -> Vec<(String, u64)> {
     let mut list = MoveList::new();
@@ -124,7 +124,7 @@ fn divide_with_progress<B: Backend>(
         .iter()
         .map(|&mv| {
             let undo = pos.do_move(mv);
-            let nodes = crate::perft::perft_with(pos, depth - 1, leaf, make);
+            let nodes = kiki_engine::perft::perft_with(pos, depth - 1, leaf, make);
             pos.undo_move(mv, undo);
             if let Some(bar) = &bar {
                 bar.inc(1);
@@ -171,8 +171,8 @@ pub fn run(args: super::PerftArgs) -> Result<(), CliError> {
                     "backend": name,
                     "sfen": sfen,
                     "depth": depth,
-                    "leaf": crate::perft::Leaf::from(args.leaf).name(),
-                    "make": crate::perft::Make::from(args.make).name(),
+                    "leaf": kiki_engine::perft::Leaf::from(args.leaf).name(),
+                    "make": kiki_engine::perft::Make::from(args.make).name(),
                     "nodes": run.nodes,
                     "seconds": run.seconds,
                     "nps": nps.round(),

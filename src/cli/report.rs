@@ -1,16 +1,16 @@
 //! `kiki report`: runs the experiments with progress bars and writes a report folder.
 
 use super::{CliError, Output};
-use crate::harness::cache_levels::CacheLevels;
-use crate::harness::conditions::Recorder;
-use crate::harness::experiments::{
+use kiki_harness::cache_levels::CacheLevels;
+use kiki_harness::conditions::Recorder;
+use kiki_harness::experiments::{
     self, e6_memory, run_experiments, Config, Context, Experiment, EXPERIMENTS,
 };
-use crate::harness::invocations::{self, Recording};
-use crate::harness::machine::Machine;
-use crate::harness::measure::Event;
-use crate::harness::report::{new_report, rerender, write_report};
-use crate::harness::results::ExperimentResult;
+use kiki_harness::invocations::{self, Recording};
+use kiki_harness::machine::Machine;
+use kiki_harness::measure::Event;
+use kiki_harness::report::{new_report, rerender, write_report};
+use kiki_harness::results::ExperimentResult;
 use std::path::Path;
 
 /// `kiki report --help`'s list of experiments, from the one list.
@@ -86,7 +86,7 @@ pub fn parse_ids(option: &str, list: &str) -> Result<Vec<String>, CliError> {
 
 /// Fails early, before minutes of measuring, when the output folder cannot be written.
 fn check_writable(out: &Path) -> Result<(), CliError> {
-    let shown = crate::input::quote_input(&out.display().to_string());
+    let shown = kiki_core::input::quote_input(&out.display().to_string());
     if out.exists() && !out.is_dir() {
         return Err(CliError::usage(format!(
             "kiki report: --out {shown} is not a folder"
@@ -273,7 +273,7 @@ fn forwarded_options(args: &super::ReportArgs) -> Vec<std::ffi::OsString> {
     }
     // The invocations measure at this process's level (a KIKI_SIMD they inherit as it is).
     if args.simd.simd.is_some() {
-        options.extend(["--simd".into(), crate::simd::level().name().into()]);
+        options.extend(["--simd".into(), kiki_core::simd::level().name().into()]);
     }
     options.extend([
         "--threshold".into(),
@@ -360,7 +360,7 @@ fn run_in_invocations(
                 .map_err(|e| failed(format!("cannot start {}: {e}", exe.display())))?;
             seconds[slot] += started.elapsed().as_secs_f64();
             if !output.status.success() {
-                let last = crate::harness::last_line(&output.stderr);
+                let last = kiki_harness::last_line(&output.stderr);
                 return Err(failed(format!(
                     "{id} invocation {} failed ({}): {last}",
                     index + 1,
@@ -415,7 +415,7 @@ fn run_in_invocations(
 /// `kiki render DIR`.
 pub fn render(dir: &Path) -> Result<(), CliError> {
     let stdout = Output::new("render");
-    let shown = crate::input::quote_input(&dir.display().to_string());
+    let shown = kiki_core::input::quote_input(&dir.display().to_string());
     if !dir.join("results.json").is_file() {
         return Err(CliError::usage(format!(
             "kiki render: {shown} holds no results.json"

@@ -2,10 +2,10 @@
 //! by side from their `results.json` (best backend per experiment, table bytes, E7 crossovers).
 
 use super::{CliError, Output};
-use crate::harness::report::{read_report, table_markdown};
-use crate::harness::results::{ExperimentResult, Plot, PlotKind, PlotLine, Point, Report, Table};
-use crate::input::quote_input;
-use crate::units::{compact_bytes, exact_bytes};
+use kiki_core::input::quote_input;
+use kiki_core::units::{compact_bytes, exact_bytes};
+use kiki_harness::report::{read_report, table_markdown};
+use kiki_harness::results::{ExperimentResult, Plot, PlotKind, PlotLine, Point, Report, Table};
 use serde_json::Value;
 use std::path::Path;
 
@@ -21,7 +21,7 @@ fn compact(value: &Value) -> String {
         Value::Null => "—".into(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) if n.is_f64() => {
-            crate::harness::plot::format_tick(n.as_f64().unwrap_or(f64::NAN), false)
+            kiki_harness::plot::format_tick(n.as_f64().unwrap_or(f64::NAN), false)
         }
         Value::Number(n) => n.to_string(),
         Value::String(s) => s.clone(),
@@ -518,7 +518,7 @@ pub fn rebuild(dir: &Path) -> Result<Rebuilt, String> {
     let text = render(&entries);
     let readable: Vec<&Entry> = entries.iter().collect();
     if let (_, Some(plot)) = cache_argument(&readable) {
-        let svg = crate::harness::plot::render_svg(&plot)?;
+        let svg = kiki_harness::plot::render_svg(&plot)?;
         std::fs::write(dir.join("cache_argument.svg"), svg).map_err(|e| {
             format!(
                 "cannot write {}: {e}",
@@ -567,8 +567,8 @@ pub fn run(dir: &Path) -> Result<(), CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::machine::Machine;
-    use crate::harness::report::new_report;
+    use kiki_harness::machine::Machine;
+    use kiki_harness::report::new_report;
 
     /// An experiment whose summary is the JSON object `text`.
     fn with_summary(text: &str) -> ExperimentResult {

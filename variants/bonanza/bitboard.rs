@@ -1,7 +1,7 @@
 //! Bonanza's bitboard: three `u32` words of 27 squares each, rank-major from 9a.
 
-use crate::backend::Bitboard;
-use crate::types::{Color, Square, ALL_SQUARES};
+use kiki_core::backend::Bitboard;
+use kiki_core::types::{Color, Square, ALL_SQUARES};
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign};
 
 /// Bonanza's `bitboard_t`: Bonanza square `i = irank * 9 + ifile` (`ifile` 0 is file 9, `irank`

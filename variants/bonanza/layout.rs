@@ -6,8 +6,8 @@
 //! canonical square, so the hot path never converts.
 
 use super::bitboard::{bonanza_index, BonanzaBitboard, SQUARE_BITS, WORD_BITS};
-use crate::backend::Bitboard;
-use crate::types::Square;
+use kiki_core::backend::Bitboard;
+use kiki_core::types::Square;
 
 /// Where one square's bit sits: `words[word]`, bit `bit`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -271,7 +271,7 @@ pub const fn from_canonical(bits: u128) -> BonanzaBitboard {
 const fn ray(canonical: usize, (file_delta, rank_delta): (i8, i8)) -> BonanzaBitboard {
     // SAFETY: callers pass canonical < 81.
     let sq = unsafe { Square::new_unchecked(canonical as u8) };
-    from_canonical(crate::types::ray(0, sq, file_delta, rank_delta))
+    from_canonical(kiki_core::types::ray(0, sq, file_delta, rank_delta))
 }
 
 /// The step-attack bitboard of every square for one set of deltas.
@@ -300,7 +300,7 @@ const fn per_ray(direction: (i8, i8)) -> [BonanzaBitboard; 81] {
 /// rank `i`, white's lance), as `[colour][square]`.
 pub static LANCE_RAYS: [[BonanzaBitboard; 81]; 2] = [per_ray((0, -1)), per_ray((0, 1))];
 
-pub static KING_ATTACKS: [BonanzaBitboard; 81] = per_square(&crate::types::KING_STEPS);
+pub static KING_ATTACKS: [BonanzaBitboard; 81] = per_square(&kiki_core::types::KING_STEPS);
 
 /// `[colour][square]`; black's forward is rank delta −1.
 pub static GOLD_ATTACKS: [[BonanzaBitboard; 81]; 2] = [

@@ -13,9 +13,9 @@ mod tests;
 pub use bitboard::BonanzaBitboard;
 pub use layout::RotatedBoards;
 
-use crate::backend::{Backend, BackendInfo, TableInfo};
-use crate::types::{ray, Color, Slider, Square, ALL_SQUARES};
-use crate::variants::shared::masked::{masked_index, table_bytes, NoPadding};
+use crate::shared::masked::{masked_index, table_bytes, NoPadding};
+use kiki_core::backend::{Backend, BackendInfo, TableInfo};
+use kiki_core::types::{ray, Color, Slider, Square, ALL_SQUARES};
 use layout::{
     canonical_position, Rotation, Slide, GOLD_ATTACKS, KING_ATTACKS, KNIGHT_ATTACKS, LANCE_RAYS,
     PAWN_ATTACKS, ROTATED_MASKS, SILVER_ATTACKS, SLIDE,

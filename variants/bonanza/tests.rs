@@ -3,8 +3,8 @@
 use super::bitboard::{bonanza_index, canonical_index, SQUARE_BITS, SQUARE_OF_BIT, WORD_BITS};
 use super::layout::{canonical_position, BitPosition, Rotation, ROTATED_MASKS, SLIDE};
 use super::*;
-use crate::backend::Bitboard;
-use crate::reference;
+use kiki_core::backend::Bitboard;
+use kiki_core::reference;
 
 fn sq(text: &str) -> Square {
     Square::parse(text).unwrap()

@@ -6,8 +6,8 @@
 //! low and high halves of `u64` 0, word 2 is the low half of `u64` 1, and word 3 is spare (always
 //! zero). Bitwise operations work on the two `u64` halves.
 
-use crate::backend::Bitboard;
-use crate::types::{Color, Square, ALL_SQUARES};
+use kiki_core::backend::Bitboard;
+use kiki_core::types::{Color, Square, ALL_SQUARES};
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign};
 
 /// Seed 004's `DBB`: `p64[0]` = words 0–1 (ranks a–f), `p64[1]` = word 2 (ranks g–i) and the

@@ -15,9 +15,9 @@ mod tests;
 pub use bitboard::DbbBitboard;
 pub use tables::{DbbOccupancy, DbbTables, Slide};
 
-use crate::backend::{Backend, BackendInfo, Bitboard, TableInfo};
-use crate::types::{Color, Slider, Square};
-use crate::variants::shared::masked::{masked_index, table_bytes, NoPadding};
+use crate::shared::masked::{masked_index, table_bytes, NoPadding};
+use kiki_core::backend::{Backend, BackendInfo, Bitboard, TableInfo};
+use kiki_core::types::{Color, Slider, Square};
 use std::mem::size_of;
 use std::sync::OnceLock;
 use tables::{LineTable, SquareTable};

@@ -2,7 +2,7 @@
 //! the `[81][256]` line tables of seed 004 and the step tables.
 
 use super::bitboard::{bonanza_index, dbb_bit, DbbBitboard, SQUARE_MASKS};
-use crate::types::{Color, Square};
+use kiki_core::types::{Color, Square};
 
 /// Attacks along one line for every square and every byte read from the occupancy.
 pub type LineTable = [[DbbBitboard; 256]; 81];
@@ -246,7 +246,7 @@ pub fn build() -> Box<DbbTables> {
     let rotated_bit =
         |layout: &RotatedLayout, s: Square| layout.bit[s.index()].map_or(0, |b| 1u64 << b);
 
-    tables.king = step_table(&crate::types::KING_STEPS);
+    tables.king = step_table(&kiki_core::types::KING_STEPS);
     tables.gold = per_color(|f| vec![(-1, f), (0, f), (1, f), (-1, 0), (1, 0), (0, -f)]);
     tables.silver = per_color(|f| vec![(-1, f), (0, f), (1, f), (-1, -f), (1, -f)]);
     tables.knight = per_color(|f| vec![(-1, 2 * f), (1, 2 * f)]);

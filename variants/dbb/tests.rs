@@ -6,9 +6,9 @@ use super::tables::{
     FILE, RANK,
 };
 use super::{Dbb, DbbOccupancy};
-use crate::backend::{Backend, Bitboard};
-use crate::reference;
-use crate::types::{Color, Square, ALL_SQUARES};
+use kiki_core::backend::{Backend, Bitboard};
+use kiki_core::reference;
+use kiki_core::types::{Color, Square, ALL_SQUARES};
 
 fn sq(text: &str) -> Square {
     Square::parse(text).unwrap()

@@ -12,15 +12,15 @@
 
 mod magics;
 
-use crate::backend::{Backend, BackendInfo, Bitboard, TableInfo};
-use crate::types::{Color, Slider, Square};
-use crate::variants::shared::magic_search::{
+use crate::shared::magic_search::{
     magic_index, mask_bits, mask_table, ray_table, render_magics, render_widths, search_magics,
     sliding_attacks, step_table, subsets, Width, BISHOP_DIRECTIONS, GOLD_STEPS, KING_STEPS,
     KNIGHT_STEPS, PAWN_STEPS, ROOK_DIRECTIONS, SILVER_STEPS,
 };
-use crate::variants::shared::masked::{masked_index, table_bytes};
-use crate::variants::shared::split::SplitBitboard;
+use crate::shared::masked::{masked_index, table_bytes};
+use crate::shared::split::SplitBitboard;
+use kiki_core::backend::{Backend, BackendInfo, Bitboard, TableInfo};
+use kiki_core::types::{Color, Slider, Square};
 use std::mem::size_of;
 use std::sync::OnceLock;
 
@@ -462,7 +462,7 @@ pub fn generate_magics_source() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variants::shared::magic_search::{relevant_mask, verify_magic};
+    use crate::shared::magic_search::{relevant_mask, verify_magic};
 
     #[test]
     fn entry_counts_and_bytes_are_exact() {

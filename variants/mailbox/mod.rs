@@ -16,9 +16,9 @@
 //! read per attacked square; the wall test decides whether a shifted bit is real. Step attacks
 //! are stepped the same way, against the empty wall template.
 
-use crate::backend::CanonicalBitboard;
-use crate::backend::{Backend, BackendInfo, Bitboard, TableInfo};
-use crate::types::{Color, Square};
+use kiki_core::backend::CanonicalBitboard;
+use kiki_core::backend::{Backend, BackendInfo, Bitboard, TableInfo};
+use kiki_core::types::{Color, Square};
 use std::mem::size_of;
 
 /// A cell with no piece.
@@ -416,7 +416,7 @@ impl Backend for Mailbox {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference;
+    use kiki_core::reference;
 
     fn sq(text: &str) -> Square {
         Square::parse(text).unwrap()
@@ -500,9 +500,9 @@ mod tests {
         );
         assert_eq!(
             backend
-                .occupied(&backend.occupancy(crate::types::ALL_SQUARES))
+                .occupied(&backend.occupancy(kiki_core::types::ALL_SQUARES))
                 .0,
-            crate::types::ALL_SQUARES
+            kiki_core::types::ALL_SQUARES
         );
     }
 

@@ -10,15 +10,15 @@
 //! `#[target_feature(enable = "bmi2")]` function. Dragon = rook | king step, horse = bishop |
 //! king step, lance = rook attacks ∩ the lance's one-direction ray.
 
-use crate::backend::{Backend, BackendInfo, Bitboard, TableInfo};
-use crate::types::{Color, Slider, Square};
-use crate::variants::shared::magic_search::{
+use crate::shared::magic_search::{
     mask_bits, mask_table, minimal_entries, ray_table, sliding_attacks, step_table, subsets,
     BISHOP_DIRECTIONS, GOLD_STEPS, KING_STEPS, KNIGHT_STEPS, PAWN_STEPS, ROOK_DIRECTIONS,
     SILVER_STEPS,
 };
-use crate::variants::shared::masked::{masked_index, table_bytes};
-use crate::variants::shared::split::SplitBitboard;
+use crate::shared::masked::{masked_index, table_bytes};
+use crate::shared::split::SplitBitboard;
+use kiki_core::backend::{Backend, BackendInfo, Bitboard, TableInfo};
+use kiki_core::types::{Color, Slider, Square};
 use std::mem::size_of;
 use std::sync::OnceLock;
 

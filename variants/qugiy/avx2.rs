@@ -5,9 +5,9 @@
 
 use super::sse::{join_up_and_down, unpacked_occupancy};
 use super::tables::Tables;
-use crate::types::Square;
-use crate::variants::shared::split::SplitBitboard;
+use crate::shared::split::SplitBitboard;
 use core::arch::x86_64::*;
+use kiki_core::types::Square;
 
 /// Both diagonals. Each 128-bit lane holds one unpacked (up ray on the occupancy, down ray on
 /// the byte-reversed occupancy) pair; the lanes are folded together before packing back.

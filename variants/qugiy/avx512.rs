@@ -15,9 +15,9 @@
 //! CPU has all four.
 
 use super::tables::{StepTable, Tables};
-use crate::types::{Color, Square};
-use crate::variants::shared::split::SplitBitboard;
+use crate::shared::split::SplitBitboard;
 use core::arch::x86_64::*;
+use kiki_core::types::{Color, Square};
 
 /// The slider kinds with a batch kernel (the lance goes through the one-at-a-time path).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

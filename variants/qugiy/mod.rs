@@ -71,10 +71,10 @@ use sse::{bishop_lines, file_up, rank_lines};
 )))]
 use portable::{bishop_lines, file_up, rank_lines};
 
-use crate::backend::{check_batch, Backend, BackendInfo, Bitboard, TableInfo};
-use crate::simd::SimdLevel;
-use crate::types::{Color, Slider, Square};
-use crate::variants::shared::split::SplitBitboard;
+use crate::shared::split::SplitBitboard;
+use kiki_core::backend::{check_batch, Backend, BackendInfo, Bitboard, TableInfo};
+use kiki_core::simd::SimdLevel;
+use kiki_core::types::{Color, Slider, Square};
 use std::mem::size_of;
 use tables::{ColorStepTable, DiagonalTable, LanceTable, RankTable, StepTable, Tables, TABLES};
 
@@ -429,8 +429,8 @@ mod tests {
     use super::portable::from_u128;
     use super::tables::as_u128;
     use super::*;
-    use crate::check::random_occupancy;
-    use crate::reference;
+    use kiki_core::reference;
+    use kiki_core::reference::random_occupancy;
     use rand::{RngExt, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
 

@@ -4,8 +4,8 @@
 //! Always compiled, so that the unit tests can hold the SIMD kernels against it in one build.
 
 use super::tables::{as_u128, Tables};
-use crate::types::Square;
-use crate::variants::shared::split::SplitBitboard;
+use crate::shared::split::SplitBitboard;
+use kiki_core::types::Square;
 
 /// The decrement trick: the ray squares up to and including the nearest blocker, for a ray that
 /// runs up the bit order (`mask`); the whole ray when nothing blocks (`0 - 1` sets every bit).

@@ -9,9 +9,9 @@
 //! and SSE4.1 (`cfg(target_feature)`), and `Qugiy::new` refuses a CPU without them.
 
 use super::tables::Tables;
-use crate::types::Square;
-use crate::variants::shared::split::SplitBitboard;
+use crate::shared::split::SplitBitboard;
 use core::arch::x86_64::*;
+use kiki_core::types::Square;
 
 #[inline(always)]
 pub fn to_xmm(bits: SplitBitboard) -> __m128i {

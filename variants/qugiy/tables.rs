@@ -4,8 +4,8 @@
 //! (`low | high << 64`). A ray that runs towards lower bits is stored byte-reversed, so that the
 //! decrement trick (which finds the lowest blocker) finds its nearest blocker.
 
-use crate::types::{ray, Color, Square};
-use crate::variants::shared::split::SplitBitboard;
+use crate::shared::split::SplitBitboard;
+use kiki_core::types::{ray, Color, Square};
 
 /// The four diagonal rays of one square, "unpacked" for the SIMD kernels: `low[i]` and
 /// `high[i]` are the two words of ray `i`. Rays 0 and 2 run up the bit order (file + 1, rank ± 1);

@@ -6,16 +6,16 @@
 //! relevant-occupancy mask has no bit position used in both words. Every function that folds
 //! a mask asserts that first.
 
-use crate::types::{ray, Square};
-use crate::variants::shared::split::{SplitBitboard, HIGH_MASK, LOW_MASK};
+use crate::shared::split::{SplitBitboard, HIGH_MASK, LOW_MASK};
+use kiki_core::types::{ray, Square};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-pub use crate::types::{BISHOP_DIRECTIONS, ROOK_DIRECTIONS};
+pub use kiki_core::types::{BISHOP_DIRECTIONS, ROOK_DIRECTIONS};
 
 /// Step patterns for black as (file delta, rank delta); black moves towards rank 1 (delta −1).
 /// White's patterns are the same with the rank delta negated.
-pub use crate::types::KING_STEPS;
+pub use kiki_core::types::KING_STEPS;
 pub const GOLD_STEPS: [(i8, i8); 6] = [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (0, 1)];
 pub const SILVER_STEPS: [(i8, i8); 5] = [(-1, -1), (0, -1), (1, -1), (-1, 1), (1, 1)];
 pub const KNIGHT_STEPS: [(i8, i8); 2] = [(-1, -2), (1, -2)];
@@ -342,7 +342,7 @@ pub fn render_magics(name: &str, magics: &[u64; 81]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference;
+    use kiki_core::reference;
 
     #[test]
     fn ray_walking_matches_the_reference() {

@@ -2,8 +2,8 @@
 //! twin) and [`Backend::attack_table_memory`]: the masked element index and the byte view of a
 //! table.
 //!
-//! [`Backend::slider_attacks_masked`]: crate::backend::Backend::slider_attacks_masked
-//! [`Backend::attack_table_memory`]: crate::backend::Backend::attack_table_memory
+//! [`Backend::slider_attacks_masked`]: kiki_core::backend::Backend::slider_attacks_masked
+//! [`Backend::attack_table_memory`]: kiki_core::backend::Backend::attack_table_memory
 
 use std::marker::PhantomData;
 use std::mem::{size_of, size_of_val};
@@ -44,12 +44,12 @@ pub unsafe trait NoPadding: Copy + 'static {}
 unsafe impl NoPadding for u32 {}
 
 // SAFETY: two `u64` fields, `repr(C, align(16))`: 16 bytes, all of them the fields'.
-unsafe impl NoPadding for crate::variants::shared::split::SplitBitboard {}
-const _: () = assert!(size_of::<crate::variants::shared::split::SplitBitboard>() == 16);
+unsafe impl NoPadding for crate::shared::split::SplitBitboard {}
+const _: () = assert!(size_of::<crate::shared::split::SplitBitboard>() == 16);
 
 /// The bytes of an attack table as built (for [`Backend::attack_table_memory`]).
 ///
-/// [`Backend::attack_table_memory`]: crate::backend::Backend::attack_table_memory
+/// [`Backend::attack_table_memory`]: kiki_core::backend::Backend::attack_table_memory
 pub fn table_bytes<T: NoPadding>(table: &'static [T]) -> &'static [u8] {
     // SAFETY: the pointer and length cover exactly the memory of `table`, which is valid for
     // reads for `'static` and never written through a shared reference (the tables are built

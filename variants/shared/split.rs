@@ -4,9 +4,9 @@
 //! files 8–9 (canonical squares 63–80 at bits 0–17). No file straddles the two words, which is
 //! what makes `lo | hi` a collision-free fold for magic indexing.
 
-use crate::backend::Bitboard;
-use crate::backend::{RANK_A, RANK_I};
-use crate::types::{Color, Square};
+use kiki_core::backend::Bitboard;
+use kiki_core::backend::{RANK_A, RANK_I};
+use kiki_core::types::{Color, Square};
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign};
 
 /// Mask of the used bits of word 0 (files 1–7).

@@ -13,9 +13,9 @@
 //! constant shift per step (±1, ±9, ±8, ±10), which is cheaper than `1 << square` for a `u128`.
 //! Step attacks are stepped the same way, with the SQWW deltas (no step table).
 
-use crate::backend::CanonicalBitboard;
-use crate::backend::{Backend, BackendInfo, TableInfo};
-use crate::types::{Color, Square};
+use kiki_core::backend::CanonicalBitboard;
+use kiki_core::backend::{Backend, BackendInfo, TableInfo};
+use kiki_core::types::{Color, Square};
 use std::mem::size_of;
 
 /// The square's own delta one step towards file 1 (canonical numbering).
@@ -77,7 +77,7 @@ pub struct SquareBytes {
 
 impl std::fmt::Debug for SquareBytes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let drawing = crate::types::draw_board(|sq| {
+        let drawing = kiki_core::types::draw_board(|sq| {
             if self.cells[sq.index()] != 0 {
                 'o'
             } else {
@@ -379,7 +379,7 @@ impl Backend for Sqww {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference;
+    use kiki_core::reference;
 
     fn sq(text: &str) -> Square {
         Square::parse(text).unwrap()
@@ -509,7 +509,7 @@ mod tests {
             backend.occupied(&occupancy).0,
             canonical ^ sq("9i").bit() ^ sq("8h").bit()
         );
-        let full = crate::types::ALL_SQUARES;
+        let full = kiki_core::types::ALL_SQUARES;
         assert_eq!(backend.occupied(&backend.occupancy(full)).0, full);
     }
 

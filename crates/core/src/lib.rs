@@ -1,0 +1,12 @@
+//! kiki's vocabulary, the bottom layer every other crate builds on: squares, colours and pieces,
+//! the canonical board, the `Backend` trait, SIMD levels, input quoting and units, the public
+//! positions, and page-aware allocation.
+
+pub mod backend;
+pub mod input;
+pub mod pages;
+pub mod public_positions;
+pub mod reference;
+pub mod simd;
+pub mod types;
+pub mod units;

@@ -1,0 +1,530 @@
+//! E10's measuring: position sets, every method's maps checked against the per-piece ones, and
+//! the timed groups (maps, engine use, recounts against incremental effect boards).
+
+use crate::effects_timing::{self, Replayer, Workload};
+use crate::experiments::{Config, Progress};
+use crate::measure::{interleaved, Case, SampleConfig};
+use kiki_core::backend::Backend;
+use kiki_core::reference::Reference;
+use kiki_core::simd::SimdLevel;
+use kiki_core::types::Color;
+use kiki_engine::attack_map::{Method, SideAttacks};
+use kiki_engine::effects::{
+    BitboardEffects, DistanceCheck, Effects, PaddedMailbox, SquareWithWall,
+};
+use kiki_engine::mate1::{mate_in_1, tactical_positions};
+use kiki_engine::perft::perft;
+use kiki_engine::position::{KingSafety, Position, START_SFEN};
+use kiki_variants::mailbox::Mailbox;
+use kiki_variants::qugiy::Qugiy;
+use kiki_variants::registry::{self, BackendVisitor};
+use std::hint::black_box;
+
+/// The timed groups, each one interleaved run: (name, unit).
+pub(super) const MAPS: &str = "map+counts";
+pub(super) const MAPS_LATENCY: &str = "map+counts latency";
+pub(super) const UNION: &str = "map only";
+pub(super) const PERFT: &str = "perft";
+pub(super) const MATE1: &str = "mate1";
+pub(super) const RECOUNT: &str = "recount per make+unmake";
+/// MAPS again on the first set without the AVX-512 cells: AVX-512 can lower the clock of
+/// neighbouring code on some CPUs, so the other cells are timed once more without such
+/// neighbours and compared with themselves (a control that must come out level).
+pub(super) const MAPS_WITHOUT_AVX512: &str = "map+counts, no avx512 neighbours";
+
+/// The variant name of the make+unmake control (no recount) in the recount group.
+pub(super) const CONTROL: &str = "make+unmake only";
+/// The "backend" of the incremental steppers' rows (they do not use a backend).
+pub(super) const INCREMENTAL: &str = "incremental";
+
+/// One timed cell.
+pub(super) struct Row {
+    pub group: &'static str,
+    /// The position set (`-` for groups with their own workload).
+    pub set: String,
+    pub backend: String,
+    /// The method, king-safety mode or stepper.
+    pub variant: String,
+    pub ns: Vec<f64>,
+}
+
+/// Everything E10 measured, and the settings the method paragraph reports.
+pub(super) struct Measurement {
+    pub backends: Vec<&'static str>,
+    pub skipped: Vec<String>,
+    /// Every method timed, in order (per piece first).
+    pub methods: Vec<Method>,
+    /// Every king-safety mode timed, per square first.
+    pub modes: Vec<KingSafety>,
+    /// Position sets: (name, positions).
+    pub sets: Vec<(String, usize)>,
+    pub seed: u64,
+    pub perft_depth: u32,
+    pub mate1_positions: usize,
+    pub recount_moves: usize,
+    pub samples: usize,
+    pub threshold: f64,
+    /// Positions on which every method was compared with the per-piece maps before timing.
+    pub verified_positions: usize,
+    pub rows: Vec<Row>,
+    pub errors: Vec<String>,
+}
+
+impl Measurement {
+    pub fn row(&self, group: &str, set: &str, backend: &str, variant: &str) -> Option<&Row> {
+        self.rows.iter().find(|r| {
+            r.group == group && r.set == set && r.backend == backend && r.variant == variant
+        })
+    }
+}
+
+/// The methods to time: per piece, and set-wise at every level this CPU has (only the forced
+/// one when `--simd` or `KIKI_SIMD` forces a level).
+pub(super) fn methods() -> Vec<Method> {
+    let levels = match kiki_core::simd::forced() {
+        Some(level) => vec![level],
+        None => SimdLevel::available(),
+    };
+    std::iter::once(Method::PerPiece)
+        .chain(levels.into_iter().map(Method::SetWise))
+        .collect()
+}
+
+/// Game-like position sets: random play (the effects workload's games, a position every few
+/// plies), greedy tactical playouts (`mate1::tactical_positions`), and the user's SFEN file.
+fn position_sets(
+    config: &Config,
+    seed: u64,
+    per_set: usize,
+) -> Result<Vec<(String, Vec<String>)>, String> {
+    let workload = effects_timing::workload(per_set * 5, seed)?;
+    let backend = <Qugiy as Backend>::new()?;
+    let mut random = Vec::new();
+    for game in &workload.games {
+        let mut pos = Position::from_sfen(backend, game.start).map_err(|e| e.to_string())?;
+        for (ply, &mv) in game.moves.iter().enumerate() {
+            if ply % 5 == 0 && random.len() < per_set {
+                random.push(pos.to_sfen());
+            }
+            pos.do_move(mv);
+        }
+    }
+    let greedy = tactical_positions(Mailbox::new()?, seed ^ 0x6772_6565, per_set);
+    let mut sets = vec![
+        ("random play".to_string(), random),
+        ("greedy playouts".to_string(), greedy),
+    ];
+    if !config.positions.is_empty() {
+        sets.push(("SFEN file".to_string(), config.positions.clone()));
+    }
+    Ok(sets)
+}
+
+/// Both colours' maps of one position (what one "position" costs in the map groups).
+#[inline(always)]
+fn both<B: Backend>(pos: &Position<B>, method: Method) -> (SideAttacks, SideAttacks) {
+    (
+        pos.side_attacks(Color::Black, method),
+        pos.side_attacks(Color::White, method),
+    )
+}
+
+/// Every bit of a map folded into one word, so that no path can drop work nobody reads (the
+/// AVX-512 kernels cannot be inlined into the timing loop, the others can).
+#[inline(always)]
+fn digest(attacks: &SideAttacks) -> u64 {
+    let mut x = attacks.union;
+    for plane in attacks.planes {
+        x ^= plane.rotate_left(7);
+    }
+    (x ^ (x >> 64)) as u64
+}
+
+/// Builds one group's cases on one backend.
+struct MakeCases<'a> {
+    group: &'static str,
+    sfens: &'a [String],
+    methods: &'a [Method],
+    modes: &'a [KingSafety],
+    perft_depth: u32,
+    workload: Option<&'a Workload>,
+}
+
+impl BackendVisitor for MakeCases<'_> {
+    type Output = Result<(Vec<Case<'static>>, usize), String>;
+    fn visit<B: Backend>(self, backend: B) -> Self::Output {
+        let name = B::info().name;
+        let positions: Vec<Position<B>> = self
+            .sfens
+            .iter()
+            .map(|s| Position::from_sfen(backend, s).map_err(|e| format!("{name}: {e}")))
+            .collect::<Result<_, _>>()?;
+        let mut verified = 0;
+        let mut cases = Vec::new();
+        match self.group {
+            MAPS | MAPS_LATENCY | UNION | MAPS_WITHOUT_AVX512 => {
+                // Every method's maps equal the per-piece ones before anything is timed.
+                for pos in &positions {
+                    let expected = both(pos, Method::PerPiece);
+                    for &method in self.methods {
+                        let unions = (
+                            pos.side_union(Color::Black, method),
+                            pos.side_union(Color::White, method),
+                        );
+                        if both(pos, method) != expected
+                            || unions != (expected.0.union, expected.1.union)
+                        {
+                            return Err(format!(
+                                "{name}: {} differs from per-piece on {}",
+                                method.name(),
+                                pos.to_sfen()
+                            ));
+                        }
+                    }
+                    verified += 1;
+                }
+                for &method in self.methods {
+                    let positions = positions.clone();
+                    let count = positions.len();
+                    let case_name = format!("{name} {}", method.name());
+                    let case = match self.group {
+                        MAPS | MAPS_WITHOUT_AVX512 => {
+                            Case::new(case_name, count as u64, move |reps| {
+                                let mut fold = 0u64;
+                                for _ in 0..reps {
+                                    for pos in black_box(&positions[..]) {
+                                        let (black, white) = both(pos, method);
+                                        fold = fold.wrapping_add(digest(&black) ^ digest(&white));
+                                    }
+                                }
+                                fold
+                            })
+                        }
+                        MAPS_LATENCY => Case::new(case_name, count as u64, move |reps| {
+                            // The next position depends on this one's counts: one map after
+                            // another, nothing overlaps.
+                            let mut index = 0usize;
+                            let mut fold = 0u64;
+                            for _ in 0..reps * count as u64 {
+                                let (black, white) = both(&positions[index], method);
+                                let folded = digest(&black) ^ digest(&white);
+                                fold = fold.wrapping_add(folded);
+                                index += 1 + (folded & 1) as usize;
+                                if index >= count {
+                                    index -= count;
+                                }
+                            }
+                            fold
+                        }),
+                        _ => Case::new(case_name, count as u64, move |reps| {
+                            let mut fold = 0u64;
+                            for _ in 0..reps {
+                                for pos in black_box(&positions[..]) {
+                                    let union = pos.side_union(Color::Black, method)
+                                        ^ pos.side_union(Color::White, method).rotate_left(7);
+                                    fold = fold.wrapping_add((union ^ (union >> 64)) as u64);
+                                }
+                            }
+                            fold
+                        }),
+                    };
+                    cases.push(case);
+                }
+            }
+            PERFT => {
+                for &mode in self.modes {
+                    let mut pos = positions[0].clone();
+                    pos.set_king_safety(mode);
+                    let depth = self.perft_depth;
+                    let nodes = perft(&mut pos, depth);
+                    let mut check = positions[0].clone();
+                    if nodes != perft(&mut check, depth) {
+                        return Err(format!("{name}: perft with {} miscounts", mode.name()));
+                    }
+                    cases.push(Case::new(
+                        format!("{name} {}", mode.name()),
+                        nodes,
+                        move |reps| {
+                            let mut total = 0;
+                            for _ in 0..reps {
+                                total += perft(black_box(&mut pos), depth);
+                            }
+                            total
+                        },
+                    ));
+                }
+            }
+            MATE1 => {
+                let expected: Vec<bool> =
+                    positions.iter().map(|p| mate_in_1(p).is_some()).collect();
+                for &mode in self.modes {
+                    let mut positions = positions.clone();
+                    for (pos, &mate) in positions.iter_mut().zip(&expected) {
+                        pos.set_king_safety(mode);
+                        if mate_in_1(pos).is_some() != mate {
+                            return Err(format!("{name}: mate1 with {} disagrees", mode.name()));
+                        }
+                    }
+                    let count = positions.len() as u64;
+                    cases.push(Case::new(
+                        format!("{name} {}", mode.name()),
+                        count,
+                        move |reps| {
+                            let mut found = 0;
+                            for _ in 0..reps {
+                                for pos in black_box(&positions[..]) {
+                                    found += mate_in_1(pos).is_some() as u64;
+                                }
+                            }
+                            found
+                        },
+                    ));
+                }
+            }
+            _ => {
+                let workload = self.workload.ok_or("no recount workload")?;
+                let starts: Vec<Position<B>> = workload
+                    .games
+                    .iter()
+                    .map(|g| Position::from_sfen(backend, g.start).map_err(|e| e.to_string()))
+                    .collect::<Result<_, _>>()?;
+                let variants = std::iter::once(None).chain(self.methods.iter().copied().map(Some));
+                for method in variants {
+                    let mut starts = starts.clone();
+                    let games: Vec<Vec<kiki_engine::position::Move>> =
+                        workload.games.iter().map(|g| g.moves.clone()).collect();
+                    let variant = method.map_or(CONTROL.to_string(), |m| m.name());
+                    cases.push(Case::new(
+                        format!("{name} {variant}"),
+                        workload.moves as u64,
+                        move |reps| {
+                            let mut fold = 0u64;
+                            let mut undos = Vec::with_capacity(effects_timing::MAX_PLIES);
+                            for _ in 0..reps {
+                                for (pos, moves) in starts.iter_mut().zip(&games) {
+                                    undos.clear();
+                                    for &mv in moves {
+                                        undos.push(pos.do_move(black_box(mv)));
+                                        if let Some(method) = method {
+                                            let (black, white) = both(pos, method);
+                                            fold =
+                                                fold.wrapping_add(digest(&black) ^ digest(&white));
+                                        }
+                                    }
+                                    for (&mv, &undo) in moves.iter().rev().zip(undos.iter().rev()) {
+                                        pos.undo_move(mv, undo);
+                                    }
+                                }
+                            }
+                            fold
+                        },
+                    ));
+                }
+            }
+        }
+        Ok((cases, verified))
+    }
+}
+
+/// The incremental effect boards of E5 on the same workload, as cases of the recount group.
+fn stepper_cases(workload: &'static Workload) -> Result<Vec<Case<'static>>, String> {
+    fn case<T: kiki_engine::effects::EffectTracker + 'static>(
+        workload: &'static Workload,
+    ) -> Result<Case<'static>, String> {
+        let mut replayer = Replayer::<T>::new(workload)?;
+        Ok(Case::new(
+            format!("{INCREMENTAL} {}", T::name()),
+            workload.moves as u64,
+            move |reps| {
+                let mut fold = 0;
+                for _ in 0..reps {
+                    fold += replayer.replay();
+                }
+                fold
+            },
+        ))
+    }
+    Ok(vec![
+        case::<Effects<PaddedMailbox>>(workload)?,
+        case::<Effects<SquareWithWall>>(workload)?,
+        case::<Effects<DistanceCheck>>(workload)?,
+        case::<BitboardEffects<Qugiy>>(workload)?,
+    ])
+}
+
+/// Splits a case name `backend variant` back into its parts.
+fn split_name(name: &str) -> (String, String) {
+    match name.split_once(' ') {
+        Some((backend, variant)) => (backend.to_string(), variant.to_string()),
+        None => (name.to_string(), String::new()),
+    }
+}
+
+/// Times every group on every backend.
+pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
+    let (backends, skipped) = config.backend_names();
+    let seed = config.seed ^ 0xE10;
+    let methods = methods();
+    let modes: Vec<KingSafety> = std::iter::once(KingSafety::PerSquare)
+        .chain(methods.iter().copied().map(KingSafety::AttackMap))
+        .collect();
+    let per_set = config.pick(6, 200, 600);
+    let perft_depth = config.pick(2, 3, 4);
+    let mate1_count = config.pick(6, 100, 300);
+    let recount_moves = config.pick(200, 2_000, 6_000);
+    let sampling: SampleConfig = config.sampling();
+    let mut errors = Vec::new();
+    let mut rows = Vec::new();
+    let mut verified_positions = 0;
+    progress("generating positions", 0.0);
+    let sets = match position_sets(config, seed, per_set) {
+        Ok(sets) => sets,
+        Err(error) => {
+            errors.push(error);
+            Vec::new()
+        }
+    };
+    let mate1_sfens = match Mailbox::new() {
+        Ok(mailbox) => tactical_positions(mailbox, seed ^ 0xE3, mate1_count),
+        Err(error) => {
+            errors.push(error);
+            Vec::new()
+        }
+    };
+    // Leaked once per report run: the stepper replayers borrow it for 'static cases.
+    let workload: Option<&'static Workload> = match effects_timing::workload(recount_moves, seed) {
+        Ok(workload) => Some(Box::leak(Box::new(workload))),
+        Err(error) => {
+            errors.push(error);
+            None
+        }
+    };
+    let start = [START_SFEN.to_string()];
+    let mut groups: Vec<(&'static str, String, &[String])> = Vec::new();
+    for (set, sfens) in &sets {
+        for group in [MAPS, MAPS_LATENCY, UNION] {
+            groups.push((group, set.clone(), &sfens[..]));
+        }
+    }
+    let has_avx512 = methods.contains(&Method::SetWise(SimdLevel::Avx512));
+    if let (true, Some((set, sfens))) = (has_avx512, sets.first()) {
+        groups.push((MAPS_WITHOUT_AVX512, set.clone(), &sfens[..]));
+    }
+    let without_avx512: Vec<Method> = methods
+        .iter()
+        .copied()
+        .filter(|m| *m != Method::SetWise(SimdLevel::Avx512))
+        .collect();
+    groups.push((PERFT, "start position".to_string(), &start[..]));
+    groups.push((MATE1, "tactical".to_string(), &mate1_sfens[..]));
+    groups.push((RECOUNT, "random games".to_string(), &[]));
+    let total = groups.len() as f64;
+    for (g, (group, set, sfens)) in groups.iter().enumerate() {
+        let label = format!("{group} ({set})");
+        progress(&format!("{label}: preparing"), g as f64 / total);
+        if *group != RECOUNT && sfens.is_empty() {
+            errors.push(format!("{label}: no positions"));
+            continue;
+        }
+        let mut cases = Vec::new();
+        for name in &backends {
+            let make = MakeCases {
+                group,
+                sfens,
+                methods: if *group == MAPS_WITHOUT_AVX512 {
+                    &without_avx512
+                } else {
+                    &methods
+                },
+                modes: &modes,
+                perft_depth,
+                workload,
+            };
+            match registry::visit(name, make) {
+                Ok(Ok((made, verified))) => {
+                    cases.extend(made);
+                    if *group == MAPS {
+                        verified_positions += verified;
+                    }
+                }
+                Ok(Err(error)) => errors.push(error),
+                Err(error) => errors.push(error.to_string()),
+            }
+        }
+        if *group == RECOUNT {
+            if let Some(workload) = workload {
+                match effects_timing::verify_all(workload) {
+                    Ok(_) => match stepper_cases(workload) {
+                        Ok(steppers) => cases.extend(steppers),
+                        Err(error) => errors.push(error),
+                    },
+                    Err(error) => errors.push(format!("incremental effect boards: {error}")),
+                }
+            }
+        }
+        if cases.is_empty() {
+            continue;
+        }
+        let results = interleaved(&mut cases, &sampling, None, &mut |f| {
+            progress(&label, (g as f64 + f) / total)
+        });
+        for result in results {
+            let (backend, variant) = split_name(&result.name);
+            rows.push(Row {
+                group,
+                set: set.clone(),
+                backend,
+                variant,
+                ns: result.ns_per_op,
+            });
+        }
+    }
+    // The reference's maps agree with the per-piece maps of the first backend too (a sanity
+    // check that the per-piece path itself is not what every method agreed on wrongly).
+    if let Some((_, sfens)) = sets.first() {
+        for sfen in sfens.iter().take(50) {
+            if let Ok(reference) = Position::from_sfen(Reference, sfen) {
+                for &method in &methods {
+                    let ours = both(&reference, method);
+                    let naive = naive_both(&reference);
+                    if (ours.0.counts(), ours.1.counts()) != naive {
+                        errors.push(format!(
+                            "{} differs from a naive count on {sfen}",
+                            method.name()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    progress("done", 1.0);
+    Measurement {
+        backends,
+        skipped,
+        methods,
+        modes,
+        sets: sets.iter().map(|(n, s)| (n.clone(), s.len())).collect(),
+        seed,
+        perft_depth,
+        mate1_positions: mate1_sfens.len(),
+        recount_moves: workload.map_or(0, |w| w.moves),
+        samples: sampling.samples,
+        threshold: config.threshold,
+        verified_positions,
+        rows,
+        errors,
+    }
+}
+
+/// Both colours' counts by walking every square's attackers on the reference.
+fn naive_both(pos: &Position<Reference>) -> ([u8; 81], [u8; 81]) {
+    use kiki_core::backend::Bitboard;
+    let count = |color: Color| {
+        let mut counts = [0u8; 81];
+        for sq in kiki_core::types::Square::all() {
+            counts[sq.index()] = pos.attackers_to(sq, color).count() as u8;
+        }
+        counts
+    };
+    (count(Color::Black), count(Color::White))
+}

@@ -1,0 +1,59 @@
+//! E10: whole-side attack maps and effect counts — per piece against set-wise at every SIMD
+//! level, on game-like positions; their use for king safety in perft and mate-in-1; and
+//! from-scratch recounts against E5's incremental effect boards.
+//!
+//! The files keep the parts apart: `measure` checks and times every group into a
+//! `Measurement`, `analysis` turns it into series, tables, plots, claims and numbers, and
+//! `findings` writes the method and findings paragraphs.
+
+mod analysis;
+mod findings;
+mod measure;
+
+use super::{Config, Progress};
+use crate::results::ExperimentResult;
+use measure::Measurement;
+
+pub const TITLE: &str = "Whole-side attack maps and counts: per piece against set-wise SIMD";
+
+/// Measures, then analyses and writes up.
+pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
+    let measurement = measure::measure(config, progress);
+    result(&measurement)
+}
+
+fn result(m: &Measurement) -> ExperimentResult {
+    let analysis = analysis::analyse(m);
+    ExperimentResult {
+        wall_seconds: None,
+        id: "E10".to_string(),
+        title: TITLE.to_string(),
+        method: findings::method(m),
+        findings: findings::paragraph(m, &analysis.numbers),
+        comparisons: analysis.comparisons,
+        series: analysis.series,
+        tables: analysis.tables,
+        plots: analysis.plots,
+        summary: analysis.summary,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::tests::assert_well_formed;
+
+    #[test]
+    fn smoke_run_is_well_formed_and_verified() {
+        let experiment = run(&Config::smoke(), &mut |_, _| {});
+        assert_well_formed(&experiment);
+        assert!(
+            experiment.findings.contains("equalled the per-piece ones"),
+            "{}",
+            experiment.findings
+        );
+        assert!(experiment.findings.contains("best per-piece map"));
+        assert!(experiment.findings.contains("perft with king safety"));
+        assert!(experiment.findings.contains("incremental effect board"));
+    }
+}

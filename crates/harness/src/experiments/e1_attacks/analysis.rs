@@ -1,0 +1,616 @@
+//! E1's analysis: series, tables, plots, claims and the numbers the findings quote.
+
+use super::measure::{BatchCell, Cell, Measurement, ONE_AT_A_TIME};
+use super::Mode;
+use crate::experiments::{
+    interval, interval_point, per_second_millions, ranked, series, summarise, typical, Claims,
+};
+use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
+use crate::stats::{format_interval, Claim, Comparison, Estimate, Summary};
+use crate::workloads::PieceGroup;
+use serde_json::Value as Json;
+
+/// E1's series, tables, plots, comparisons and summary, and the numbers the findings quote.
+pub(super) struct Analysis<'a> {
+    pub series: Vec<Series>,
+    /// One table per mode, then the counter tables.
+    pub tables: Vec<Table>,
+    pub plots: Vec<Plot>,
+    /// Every comparison the findings rest on, in the order they were made.
+    pub comparisons: Vec<PairRecord>,
+    pub summary: Vec<(String, Json)>,
+    pub numbers: Numbers<'a>,
+}
+
+/// What the findings paragraph quotes.
+pub(super) struct Numbers<'a> {
+    /// Per mode, the fastest backend of each workload's mixed cell (where two or more ran).
+    pub leaders: Vec<(Mode, Vec<Leader>)>,
+    /// Per workload, what mixing the kinds costs by itself (ns, median over backends).
+    pub mixing: Vec<(String, f64)>,
+    /// Per mode, the cells each backend clearly won.
+    pub wins: Vec<Wins>,
+    /// The cell with the largest spread, and its MAD relative to its median.
+    pub noisiest: Option<(f64, &'a Cell)>,
+    /// Batch levels against the plain loop, per backend and kind.
+    pub batch: Vec<BatchGain>,
+    /// With a measured clock: pext's throughput cycles per lookup, per kind in
+    /// `CYCLE_TARGETS`, on every workload it was timed on.
+    pub pext_cycles: Vec<KindCycles>,
+}
+
+/// The backend, kinds and targets (cycles per lookup, throughput) the issue names.
+pub(super) const CYCLE_BACKEND: &str = "pext";
+pub(super) const CYCLE_TARGETS: [(PieceGroup, f64); 2] =
+    [(PieceGroup::Rook, 2.5), (PieceGroup::Bishop, 2.0)];
+
+/// One kind's cycles per lookup against its target, per workload.
+pub(super) struct KindCycles {
+    pub piece: PieceGroup,
+    pub target: f64,
+    /// (workload, cycles per lookup with its interval).
+    pub cells: Vec<(String, Estimate)>,
+}
+
+/// Cycles per lookup at `ghz`: ns × GHz, the interval scaled alike.
+fn cycles(ns: &[f64], ghz: f64) -> Estimate {
+    interval(ns).map(|ns| ns * ghz)
+}
+
+/// The issue's targets: on every workload, pext's throughput cycles per lookup for each kind.
+fn pext_cycles(m: &Measurement, ghz: f64) -> Vec<KindCycles> {
+    if !m.backends.contains(&CYCLE_BACKEND) {
+        return Vec::new();
+    }
+    CYCLE_TARGETS
+        .iter()
+        .map(|&(piece, target)| KindCycles {
+            piece,
+            target,
+            cells: workload_names(m)
+                .into_iter()
+                .filter_map(|w| {
+                    let cell = m.cell(w, piece, Mode::Throughput, CYCLE_BACKEND)?;
+                    Some((w.to_string(), cycles(&cell.ns, ghz)))
+                })
+                .collect(),
+        })
+        .filter(|k| !k.cells.is_empty())
+        .collect()
+}
+
+/// The fastest backend of one workload's mixed cell, against the runner-up and the slowest.
+pub(super) struct Leader {
+    pub workload: String,
+    pub best: &'static str,
+    /// The best's median ns per lookup.
+    pub best_ns: f64,
+    pub second: &'static str,
+    /// The runner-up's times against the best's (`None`: no paired samples).
+    pub against_second: Option<Comparison>,
+    pub worst: &'static str,
+    /// The slowest's time over the best's, median of the paired ratios (NaN without pairs).
+    /// The slowest's time over the fastest's.
+    pub gap: Option<Comparison>,
+}
+
+/// How many workload × piece cells each backend won clearly in one mode.
+pub(super) struct Wins {
+    pub mode: Mode,
+    /// Per backend its clear wins, most first.
+    pub counts: Vec<(&'static str, usize)>,
+    /// Cells with at least one backend timed.
+    pub total: usize,
+    /// Cells whose runner-up was within the threshold of the fastest.
+    pub ties: usize,
+}
+
+impl Wins {
+    /// The backend that won more cells than any other, if one did.
+    pub fn winner(&self) -> Option<&'static str> {
+        let counts = &self.counts;
+        (self.total > 0 && counts[0].1 > 0 && counts.get(1).is_none_or(|w| w.1 < counts[0].1))
+            .then_some(counts[0].0)
+    }
+}
+
+/// Turns E1's measurement into series, tables, plots, claims and numbers.
+pub(super) fn analyse(m: &Measurement) -> Analysis<'_> {
+    let mut series = raw_series(&m.cells);
+    series.extend(m.counter_log.series());
+    series.extend(m.batch.iter().map(|c| {
+        crate::experiments::series(
+            &[
+                ("backend", &c.backend),
+                ("piece", c.piece.name()),
+                ("workload", &m.batch_workload),
+                ("mode", &c.variant),
+            ],
+            "ns/lookup",
+            c.ns.clone(),
+        )
+    }));
+    let mut tables: Vec<Table> = Mode::BOTH.iter().map(|&mode| table(m, mode)).collect();
+    if let Some(batch) = batch_table(m) {
+        tables.push(batch);
+    }
+    // Counters, where the machine has them: per backend, the mean over the throughput cells.
+    tables.extend(m.counter_log.table(&["backend"], |label| {
+        label("mode").as_deref() == Some(Mode::Throughput.name())
+    }));
+    let plots = Mode::BOTH.iter().flat_map(|&mode| plots(m, mode)).collect();
+    // The claims are made in the order the findings quote them: leaders, then wins.
+    let mut claims = Claims::new(m.threshold);
+    let leaders: Vec<(Mode, Vec<Leader>)> = Mode::BOTH
+        .iter()
+        .map(|&mode| (mode, leaders(m, mode, &mut claims)))
+        .collect();
+    let wins = Mode::BOTH
+        .iter()
+        .map(|&mode| wins(m, mode, &mut claims))
+        .collect();
+    let batch = batch_gains(m, &mut claims);
+    let mut summary: Vec<(String, Json)> = leaders
+        .iter()
+        .flat_map(|(mode, leaders)| {
+            leaders.iter().map(move |l| {
+                (
+                    format!("{}_best_{}", mode.name(), l.workload),
+                    Json::from(l.best),
+                )
+            })
+        })
+        .collect();
+    summary.push(("counters".to_string(), Json::from(m.counter_log.note())));
+    let pext_cycles = m.clock_ghz.map_or(Vec::new(), |ghz| pext_cycles(m, ghz));
+    if let Some(ghz) = m.clock_ghz {
+        summary.push(("clock_ghz".to_string(), Json::from(ghz)));
+    }
+    for kind in &pext_cycles {
+        // Per workload the median cycles per lookup with its interval, and the target.
+        let cells: serde_json::Map<String, Json> = kind
+            .cells
+            .iter()
+            .map(|(w, e)| {
+                (
+                    w.clone(),
+                    serde_json::json!({"cycles": e.value, "low": e.low, "high": e.high}),
+                )
+            })
+            .collect();
+        summary.push((
+            format!(
+                "{CYCLE_BACKEND}_throughput_cycles_per_lookup_{}",
+                kind.piece.name()
+            ),
+            serde_json::json!({"target": kind.target, "workloads": cells}),
+        ));
+    }
+    Analysis {
+        series,
+        tables,
+        plots,
+        comparisons: claims.records,
+        summary,
+        numbers: Numbers {
+            leaders,
+            mixing: mixing(m),
+            wins,
+            noisiest: noisiest(&m.cells),
+            batch,
+            pext_cycles,
+        },
+    }
+}
+
+/// A batch level against the plain loop on one backend and kind (paired per round).
+pub(super) struct BatchGain {
+    pub backend: String,
+    pub piece: &'static str,
+    pub variant: String,
+    /// The batch's time over the loop's.
+    pub ratio: Comparison,
+}
+
+fn batch_gains(m: &Measurement, claims: &mut Claims) -> Vec<BatchGain> {
+    let mut gains = Vec::new();
+    for cell in m.batch.iter().filter(|c| c.variant != ONE_AT_A_TIME) {
+        let Some(base) = m.batch.iter().find(|b| {
+            b.backend == cell.backend && b.piece == cell.piece && b.variant == ONE_AT_A_TIME
+        }) else {
+            continue;
+        };
+        let label = format!("batch {} {}", cell.backend, cell.piece.name());
+        if let Some(ratio) =
+            claims.compare(&label, (&cell.variant, &cell.ns), (ONE_AT_A_TIME, &base.ns))
+        {
+            gains.push(BatchGain {
+                backend: cell.backend.clone(),
+                piece: cell.piece.name(),
+                variant: cell.variant.clone(),
+                ratio,
+            });
+        }
+    }
+    gains
+}
+
+/// Batch against one at a time: a row per backend and kind, a column per variant.
+fn batch_table(m: &Measurement) -> Option<Table> {
+    let mut variants: Vec<&str> = Vec::new();
+    for c in &m.batch {
+        if !variants.contains(&c.variant.as_str()) {
+            variants.push(&c.variant);
+        }
+    }
+    if variants.is_empty() {
+        return None;
+    }
+    let mut headers = vec!["backend".to_string(), "piece".to_string()];
+    for v in &variants {
+        headers.push(format!("{v} ns/lookup ({})", m.batch_workload));
+        if let Some(ghz) = m.clock_ghz {
+            headers.push(format!(
+                "{v} cycles/lookup at {ghz:.2} GHz ({})",
+                m.batch_workload
+            ));
+        }
+    }
+    let mut rows = Vec::new();
+    for backend in &m.backends {
+        for piece in [PieceGroup::Rook, PieceGroup::Bishop] {
+            let cells: Vec<Option<&BatchCell>> = variants
+                .iter()
+                .map(|v| {
+                    m.batch
+                        .iter()
+                        .find(|c| c.backend == *backend && c.piece == piece && c.variant == *v)
+                })
+                .collect();
+            if cells.iter().all(|c| c.is_none()) {
+                continue;
+            }
+            let mut row = vec![backend.to_string(), piece.name().to_string()];
+            for c in &cells {
+                let timed = c.filter(|c| !c.ns.is_empty());
+                row.push(timed.map_or("–".to_string(), |c| format_interval(&interval(&c.ns))));
+                if let Some(ghz) = m.clock_ghz {
+                    row.push(
+                        timed.map_or("–".to_string(), |c| format_interval(&cycles(&c.ns, ghz))),
+                    );
+                }
+            }
+            rows.push(row);
+        }
+    }
+    Some(Table { headers, rows })
+}
+
+fn workload_names(m: &Measurement) -> Vec<&str> {
+    m.workloads.iter().map(|(w, _)| w.name.as_str()).collect()
+}
+
+/// Every cell's samples as a raw series.
+fn raw_series(cells: &[Cell]) -> Vec<Series> {
+    cells
+        .iter()
+        .map(|c| {
+            series(
+                &[
+                    ("backend", &c.backend),
+                    ("piece", c.piece.name()),
+                    ("workload", &c.workload),
+                    ("mode", c.mode.name()),
+                ],
+                "ns/lookup",
+                c.ns.clone(),
+            )
+        })
+        .collect()
+}
+
+/// One mode's table: a row per (workload, piece), a column per backend.
+fn table(m: &Measurement, mode: Mode) -> Table {
+    let mut headers = vec!["workload".to_string(), "piece".to_string()];
+    for b in &m.backends {
+        headers.push(format!("{b} ns/lookup ({})", mode.name()));
+        if let Some(ghz) = m.clock_ghz {
+            headers.push(format!(
+                "{b} cycles/lookup at {ghz:.2} GHz ({})",
+                mode.name()
+            ));
+        }
+    }
+    let mut rows = Vec::new();
+    for (workload, groups) in &m.workloads {
+        for &group in groups {
+            if m.cell(&workload.name, group, mode, m.backends[0]).is_none() {
+                continue;
+            }
+            let mut row = vec![workload.name.clone(), group.name().to_string()];
+            for backend in &m.backends {
+                let cell = m.cell(&workload.name, group, mode, backend);
+                row.push(match cell {
+                    Some(c) => format_interval(&interval(&c.ns)),
+                    None => "–".to_string(),
+                });
+                if let Some(ghz) = m.clock_ghz {
+                    row.push(match cell {
+                        Some(c) => format_interval(&cycles(&c.ns, ghz)),
+                        None => "–".to_string(),
+                    });
+                }
+            }
+            rows.push(row);
+        }
+    }
+    Table { headers, rows }
+}
+
+/// Throughput plots in million lookups per second, latency plots in ns.
+fn plotted(mode: Mode, ns: f64) -> f64 {
+    match mode {
+        Mode::Throughput => per_second_millions(ns),
+        Mode::Latency => ns,
+    }
+}
+
+fn y_label(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Throughput => "million lookups / s (higher is better)",
+        Mode::Latency => "ns per dependent lookup (lower is better)",
+    }
+}
+
+/// A bar plot of `lines` over `categories`.
+fn bar_plot(
+    file_stem: String,
+    title: String,
+    x_label: &str,
+    mode: Mode,
+    categories: Vec<String>,
+    lines: Vec<PlotLine>,
+) -> Plot {
+    Plot {
+        file_stem,
+        title,
+        x_label: x_label.to_string(),
+        y_label: y_label(mode).to_string(),
+        log_x: false,
+        log_y: false,
+        kind: PlotKind::Bar,
+        categories,
+        markers: Vec::new(),
+        lines,
+    }
+}
+
+/// One mode's plots: per workload (each kind on its own, the headline), per piece (uniform
+/// 25 %), and per workload with the kinds mixed.
+fn plots(m: &Measurement, mode: Mode) -> Vec<Plot> {
+    let workload_names = workload_names(m);
+    let categories: Vec<String> = workload_names.iter().map(|s| s.to_string()).collect();
+    // The headline: per workload, each slider kind timed on its own (the mean of the
+    // single-kind cells, each kind weighted alike), so the lookups are compared and not the
+    // dispatch on a randomly drawn kind.
+    let single_kind: Vec<PlotLine> = m
+        .backends
+        .iter()
+        .map(|backend| PlotLine {
+            name: backend.to_string(),
+            points: workload_names
+                .iter()
+                .enumerate()
+                .filter_map(|(i, w)| {
+                    let kinds: Vec<&[f64]> = PieceGroup::KINDS
+                        .iter()
+                        .filter_map(|&g| m.cell(w, g, mode, backend))
+                        .map(|c| c.ns.as_slice())
+                        .collect();
+                    let rounds = kinds.iter().map(|k| k.len()).min()?;
+                    if kinds.is_empty() || kinds.iter().any(|k| k.len() != rounds) {
+                        return None;
+                    }
+                    // Round r of every kind belongs to the same invocation: the per-round mean
+                    // over kinds keeps the blocks the interval resamples.
+                    let grouped: Vec<f64> = (0..rounds)
+                        .map(|r| kinds.iter().map(|k| k[r]).sum::<f64>() / kinds.len() as f64)
+                        .collect();
+                    Some(interval_point(
+                        i as f64,
+                        &interval(&grouped).map(|ns| plotted(mode, ns)),
+                    ))
+                })
+                .collect(),
+        })
+        .collect();
+    let by_piece: Vec<PlotLine> = m
+        .backends
+        .iter()
+        .map(|backend| PlotLine {
+            name: backend.to_string(),
+            points: PieceGroup::KINDS
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &g)| {
+                    m.cell("uniform-25", g, mode, backend).map(|c| {
+                        interval_point(i as f64, &interval(&c.ns).map(|ns| plotted(mode, ns)))
+                    })
+                })
+                .collect(),
+        })
+        .collect();
+    let by_workload: Vec<PlotLine> = m
+        .backends
+        .iter()
+        .map(|backend| PlotLine {
+            name: backend.to_string(),
+            points: workload_names
+                .iter()
+                .enumerate()
+                .filter_map(|(i, w)| {
+                    m.cell(w, PieceGroup::Mixed, mode, backend).map(|c| {
+                        interval_point(i as f64, &interval(&c.ns).map(|ns| plotted(mode, ns)))
+                    })
+                })
+                .collect(),
+        })
+        .collect();
+    vec![
+        bar_plot(
+            format!("e1-{}-by-workload-single-kind", mode.name()),
+            format!(
+                "E1 attack {} by workload (each slider kind on its own, mean over kinds)",
+                mode.name()
+            ),
+            "workload",
+            mode,
+            categories.clone(),
+            single_kind,
+        ),
+        bar_plot(
+            format!("e1-{}-by-piece", mode.name()),
+            format!(
+                "E1 attack {} by piece (uniform occupancy, 25 %)",
+                mode.name()
+            ),
+            "piece",
+            mode,
+            PieceGroup::KINDS
+                .iter()
+                .map(|g| g.name().to_string())
+                .collect(),
+            by_piece,
+        ),
+        bar_plot(
+            format!("e1-{}-by-workload", mode.name()),
+            format!(
+                "E1 attack {} by workload, secondary view: slider kinds mixed at random per \
+                 lookup (includes the kind dispatch's mispredicts)",
+                mode.name()
+            ),
+            "workload",
+            mode,
+            categories,
+            by_workload,
+        ),
+    ]
+}
+
+/// Per workload with two or more backends on its mixed cell: the fastest by median, against
+/// the runner-up (recorded in `claims`) and the slowest.
+fn leaders(m: &Measurement, mode: Mode, claims: &mut Claims) -> Vec<Leader> {
+    let mut leaders = Vec::new();
+    for w in workload_names(m) {
+        let entries: Vec<(&str, f64)> = m
+            .backends
+            .iter()
+            .filter_map(|b| {
+                m.cell(w, PieceGroup::Mixed, mode, b)
+                    .map(|c| (*b, typical(&c.ns)))
+            })
+            .collect();
+        let order = ranked(&entries);
+        if order.len() < 2 {
+            continue;
+        }
+        let best = order[0].0;
+        let second = order[1].0;
+        let worst = order[order.len() - 1].0;
+        let ns = |b: &str| &m.cell(w, PieceGroup::Mixed, mode, b).expect("ranked").ns;
+        let cell = format!("{} {w} mixed", mode.name());
+        let gap = claims.compare(&cell, (worst, ns(worst)), (best, ns(best)));
+        let against_second = claims.compare(&cell, (second, ns(second)), (best, ns(best)));
+        leaders.push(Leader {
+            workload: w.to_string(),
+            best,
+            best_ns: order[0].1,
+            second,
+            against_second,
+            worst,
+            gap,
+        });
+    }
+    leaders
+}
+
+/// What mixing the kinds costs by itself: mixed cells against the mean of the same
+/// workload's single-kind cells, per backend, then the median over backends.
+fn mixing(m: &Measurement) -> Vec<(String, f64)> {
+    let mut mixing = Vec::new();
+    for (workload, groups) in &m.workloads {
+        if !groups.contains(&PieceGroup::Mixed) {
+            continue;
+        }
+        let mut extra: Vec<f64> = Vec::new();
+        for backend in &m.backends {
+            let median_of = |group| {
+                m.cell(&workload.name, group, Mode::Throughput, backend)
+                    .map(|c| typical(&c.ns))
+            };
+            let singles: Vec<f64> = groups
+                .iter()
+                .filter(|g| **g != PieceGroup::Mixed)
+                .filter_map(|&g| median_of(g))
+                .collect();
+            if let (Some(mixed), false) = (median_of(PieceGroup::Mixed), singles.is_empty()) {
+                extra.push(mixed - singles.iter().sum::<f64>() / singles.len() as f64);
+            }
+        }
+        if let Some(summary) = Summary::of(&extra) {
+            mixing.push((workload.name.clone(), summary.median));
+        }
+    }
+    mixing
+}
+
+/// Who wins most cells in `mode`. A cell is won only when its fastest is ahead of the
+/// runner-up beyond the threshold (recorded in `claims`); otherwise it is a tie between them.
+fn wins(m: &Measurement, mode: Mode, claims: &mut Claims) -> Wins {
+    let mut counts: Vec<(&'static str, usize)> = m.backends.iter().map(|b| (*b, 0)).collect();
+    let (mut total, mut ties) = (0, 0);
+    for (workload, groups) in &m.workloads {
+        for &group in groups {
+            let mut ranked_cells: Vec<&Cell> = m
+                .backends
+                .iter()
+                .filter_map(|b| m.cell(&workload.name, group, mode, b))
+                .collect();
+            ranked_cells.sort_by(|a, b| typical(&a.ns).total_cmp(&typical(&b.ns)));
+            let Some(best) = ranked_cells.first() else {
+                continue;
+            };
+            total += 1;
+            let clear = ranked_cells.get(1).is_none_or(|second| {
+                let cell = format!("{} {} {}", mode.name(), workload.name, group.name());
+                claims
+                    .compare(
+                        &cell,
+                        (&second.backend, &second.ns),
+                        (&best.backend, &best.ns),
+                    )
+                    .is_some_and(|c| c.claim == Claim::Slower)
+            });
+            if !clear {
+                ties += 1;
+            } else if let Some(w) = counts.iter_mut().find(|(b, _)| *b == best.backend) {
+                w.1 += 1;
+            }
+        }
+    }
+    counts.sort_by_key(|w| std::cmp::Reverse(w.1));
+    Wins {
+        mode,
+        counts,
+        total,
+        ties,
+    }
+}
+
+/// The cell with the largest MAD relative to its median.
+fn noisiest(cells: &[Cell]) -> Option<(f64, &Cell)> {
+    cells
+        .iter()
+        .map(|c| (summarise(&c.ns).relative_mad(), c))
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+}

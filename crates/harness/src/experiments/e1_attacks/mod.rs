@@ -1,0 +1,117 @@
+//! E1: sliding-attack throughput (independent lookups) and latency (a dependent chain) for
+//! every backend × piece × workload.
+//!
+//! The files keep the parts apart: `measure` times every backend on every workload × piece ×
+//! mode into a `Measurement`, `analysis` turns it into series, tables, plots, claims and the
+//! numbers the findings quote, and `findings` writes the method and findings paragraphs.
+
+mod analysis;
+mod findings;
+mod measure;
+
+use super::{Config, Progress};
+use crate::results::ExperimentResult;
+use measure::Measurement;
+
+pub const TITLE: &str = "Attack throughput and latency";
+
+/// Throughput: independent lookups. Latency: each lookup's input is chosen by the last result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Throughput,
+    Latency,
+}
+
+impl Mode {
+    /// Both modes, in the order every table, plot and paragraph lists them.
+    const BOTH: [Mode; 2] = [Mode::Throughput, Mode::Latency];
+
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Throughput => "throughput",
+            Mode::Latency => "latency",
+        }
+    }
+}
+
+/// Measures, then analyses and writes up.
+pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
+    let measurement = measure::measure(config, progress);
+    result(&measurement)
+}
+
+/// The analysis of `m`, and the prose written from it, as E1's result.
+fn result(m: &Measurement) -> ExperimentResult {
+    let analysis = analysis::analyse(m);
+    ExperimentResult {
+        wall_seconds: None,
+        id: "E1".to_string(),
+        title: TITLE.to_string(),
+        method: findings::method(m),
+        findings: findings::paragraph(m, &analysis.numbers),
+        comparisons: analysis.comparisons,
+        series: analysis.series,
+        tables: analysis.tables,
+        plots: analysis.plots,
+        summary: analysis.summary,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::tests::assert_well_formed;
+
+    #[test]
+    fn smoke_run_is_well_formed() {
+        let config = Config {
+            backends: vec!["qugiy".to_string(), "dbb".to_string()],
+            positions: vec![kiki_engine::position::START_SFEN.to_string()],
+            ..Config::smoke()
+        };
+        let mut last = 0.0;
+        let experiment = run(&config, &mut |_, f| {
+            assert!(f >= last - 1e-9, "progress went back: {f} < {last}");
+            last = f;
+        });
+        assert_well_formed(&experiment);
+        assert_eq!(last, 1.0);
+        // 6 workloads (3 uniform, 2 game-like, user) × 6 groups × 2 modes × 2 backends, less
+        // any group too thin to time.
+        assert!(experiment.series.len() >= 3 * 6 * 2 * 2);
+        assert!(experiment
+            .series
+            .iter()
+            .any(|s| s.label("workload") == Some("user")));
+        assert!(experiment.findings.contains("Throughput"));
+        // Cycles beside ns where the clock could be measured; pext is not in this run.
+        let with_cycles = experiment.tables[0]
+            .headers
+            .iter()
+            .any(|h| h.contains("cycles/lookup"));
+        if with_cycles {
+            assert!(
+                experiment.summary.iter().any(|(k, _)| k == "clock_ghz"),
+                "{:?}",
+                experiment.summary
+            );
+            assert!(
+                experiment.findings.contains("pext was not measured"),
+                "{}",
+                experiment.findings
+            );
+            assert_eq!(
+                experiment.tables[0].headers.len(),
+                2 + 2 * config.backends.len()
+            );
+        } else {
+            assert!(
+                experiment
+                    .findings
+                    .contains("Cycles per lookup are omitted"),
+                "{}",
+                experiment.findings
+            );
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! E2's prose: the method and findings paragraphs, from the settings and the numbers.
+
+use super::analysis::{Fastest, Numbers, Target, LIST_TARGET};
+use super::measure::Measurement;
+use crate::experiments::{and_list, claims_method, per_second_millions, percent};
+use crate::stats::Claim;
+use kiki_engine::perft::Leaf;
+
+/// The findings paragraph: per task its fastest backend and the peer against it, then whether
+/// every count checked.
+pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
+    let mut findings = Vec::new();
+    for fastest in &n.tasks {
+        findings.extend(task_texts(fastest, m.threshold));
+    }
+    findings.extend(peer_summary(m, n));
+    if m.errors.is_empty() {
+        findings.push(
+            "Every perft count matched the published value on every backend (and peer)."
+                .to_string(),
+        );
+    } else {
+        findings.push(format!("Problems: {}.", m.errors.join("; ")));
+    }
+    if findings.len() == 1 && m.rows.is_empty() {
+        findings.push("No backend could be measured.".to_string());
+    }
+    findings.join(" ")
+}
+
+/// Per peer, the best backend's speed-up over it in each convention, then whether kiki's list
+/// generation reaches the issue's target; nothing without a peer comparison.
+fn peer_summary(m: &Measurement, n: &Numbers) -> Vec<String> {
+    let mut texts = Vec::new();
+    for &peer in &m.peers {
+        let ratio = |subject: &str, leaf: Leaf| -> Option<String> {
+            let f = n.peers_on(subject, leaf)?;
+            let r = &f.peers.iter().find(|p| p.peer == peer)?.ratio;
+            Some(format!(
+                "{} ×{:.2} ({:.2}–{:.2})",
+                match subject {
+                    "movegen" => "move generation".to_string(),
+                    position => format!("{position} position"),
+                },
+                r.ratio,
+                r.low,
+                r.high
+            ))
+        };
+        let group = |label: &str, parts: Vec<Option<String>>| -> Option<String> {
+            let parts: Vec<String> = parts.into_iter().flatten().collect();
+            (!parts.is_empty()).then(|| format!("{label}: {}", and_list(&parts)))
+        };
+        let groups: Vec<String> = [
+            group(
+                "count-only perft",
+                vec![ratio("start", Leaf::Count), ratio("second", Leaf::Count)],
+            ),
+            group(
+                "list-leaf perft",
+                vec![ratio("start", Leaf::List), ratio("second", Leaf::List)],
+            ),
+            group("list convention", vec![ratio("movegen", Leaf::List)]),
+            group("count convention", vec![ratio("movegen", Leaf::Count)]),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !groups.is_empty() {
+            texts.push(format!(
+                "Kiki's best backend per task against {peer}, as peer time ÷ kiki time (above 1 \
+                 means kiki is faster; 95 % intervals): {}.",
+                groups.join("; ")
+            ));
+        }
+    }
+    if let Some((f, peer, target)) = n.list_target() {
+        let r = &peer.ratio;
+        let verdict = match target {
+            Target::Met => format!("met: the interval's lower end {:.2} is at least", r.low),
+            Target::Missed => format!("not met: the interval's upper end {:.2} is below", r.high),
+            Target::Undecided => format!(
+                "not shown: the interval {:.2}–{:.2} straddles",
+                r.low, r.high
+            ),
+        };
+        texts.push(format!(
+            "Target, kiki's list move generation at least ×{LIST_TARGET} the speed of {} in \
+             the same convention: {verdict} ×{LIST_TARGET} ({} ×{:.2} on {}).",
+            peer.peer, f.best, r.ratio, f.task
+        ));
+    }
+    texts
+}
+
+/// The sentence on a task's fastest backend, then one per peer.
+fn task_texts(f: &Fastest, threshold: f64) -> Vec<String> {
+    let (task, best) = (&f.task, f.best);
+    let mut texts = vec![format!(
+        "{task}: {best} has the best median, {:.2} M/s; the others take, per unit of work, {}.",
+        per_second_millions(f.best_ns),
+        and_list(&f.others)
+    )];
+    for p in &f.peers {
+        let r = &p.ratio;
+        let verdict = match r.claim {
+            Claim::Slower => format!("{best} is ×{:.2} faster", r.ratio),
+            Claim::Faster => format!("{best} is ×{:.2} slower", 1.0 / r.ratio),
+            Claim::Level => format!("the two are level at ±{} %", percent(threshold)),
+        };
+        texts.push(format!(
+            "Against {}: {:.2} M/s, {verdict} (peer time ÷ {best} time ×{:.2}, 95 % interval \
+             {:.2}–{:.2}).",
+            p.peer,
+            per_second_millions(p.ns),
+            r.ratio,
+            r.low,
+            r.high
+        ));
+    }
+    texts
+}
+
+/// The method paragraph: the positions, perft, the peer, the counters and the claims.
+pub(super) fn method(m: &Measurement) -> String {
+    let mut method = format!(
+        "Move generation: all legal moves of {} positions from seeded greedy playouts (seed \
+         {:#x}; {:.1} legal moves per position on average), {} samples \
+         interleaved round-robin, in two conventions: list (`movegen list`: kiki's \
+         `Position::legal_moves` fills a reused `MoveList`, the peer pushes every move of each \
+         generated `PieceMoves` into a reused `Vec`, and the list's length is counted) and \
+         count (`movegen count`: kiki's `Position::legal_move_count`, the peer's \
+         `PieceMoves::len` summed, no move built); every program's total over the positions \
+         is checked to be the same in both conventions. Perft: make/unmake from the start \
+         position and the GUIDE's second position, in two leaf conventions: count-only (bulk \
+         counting at the last ply, as above) and list (`(leaf list)`: every move of each \
+         last-ply parent built into a list and the list counted — kiki's \
+         `perft_leaf(…, Leaf::List)`, the peer's `perft_list`), each count checked against \
+         the published value before timing, one call per sample, backends interleaved \
+         round-robin. Rotated backends update every rotated occupancy on each move, and that \
+         cost is in these figures. Cells: millions per second with 95 % intervals; the \
+         findings' ratios are paired per round (time relative to the fastest).",
+        m.sfens.len(),
+        m.workload_seed,
+        m.moves_per_position,
+        m.samples,
+    );
+    #[cfg(feature = "peers")]
+    if !m.peers.is_empty() {
+        method.push_str(&format!(
+            " Peer, interleaved in the same rounds on the same positions and depths: {}; its \
+             perft counts are checked too.",
+            crate::peers::haitaka::DESCRIPTION
+        ));
+    }
+    method.push_str(&format!(
+        " {} (an op is a position for move generation, a node for perft).",
+        m.counter_log.note()
+    ));
+    if !m.skipped.is_empty() {
+        method.push_str(&format!(" Skipped: {}.", m.skipped.join("; ")));
+    }
+    format!("{method} {}", claims_method(m.threshold))
+}

@@ -1,0 +1,432 @@
+//! E2's measuring: positions, perft tasks and each backend's (and peer's) checked case.
+
+use crate::experiments::counter_log::CounterLog;
+use crate::experiments::{Config, Progress};
+use crate::measure::{interleaved, Case, SampleConfig};
+use crate::workloads::{self, Policy};
+use kiki_core::backend::Backend;
+use kiki_core::public_positions::{published_counts, SECOND};
+use kiki_engine::movegen::MoveList;
+use kiki_engine::perft::{perft_leaf, Leaf};
+use kiki_engine::position::{Position, START_SFEN};
+use kiki_variants::registry::{self, BackendVisitor};
+use std::hint::black_box;
+use std::time::Duration;
+
+/// One timed task's samples for one backend (or peer).
+pub(super) struct Row {
+    pub task: String,
+    /// What the task times: "movegen", or the perft position ("start", "second").
+    pub subject: &'static str,
+    /// The convention: moves built into a list and the list counted, or only counted (for
+    /// perft, at the last ply).
+    pub leaf: Leaf,
+    /// The series' unit, and what one operation is (for the table's headers).
+    pub unit: &'static str,
+    pub per_op: &'static str,
+    pub backend: String,
+    pub ns: Vec<f64>,
+}
+
+/// Everything E2 measured, and the settings the method paragraph reports.
+pub(super) struct Measurement {
+    pub backends: Vec<&'static str>,
+    /// The peers timed beside the backends (empty without the `peers` feature).
+    pub peers: Vec<&'static str>,
+    /// Backends asked for but not measured, with the reason.
+    pub skipped: Vec<String>,
+    /// The seed of the playouts the positions come from.
+    pub workload_seed: u64,
+    /// Samples per move-generation cell.
+    pub samples: usize,
+    /// The practical threshold of the claims.
+    pub threshold: f64,
+    pub counter_log: CounterLog,
+    /// The positions of the move-generation task.
+    pub sfens: Vec<String>,
+    pub moves_per_position: f64,
+    pub rows: Vec<Row>,
+    /// Wrong counts, positions that would not load, unknown backends.
+    pub errors: Vec<String>,
+}
+
+impl Measurement {
+    /// The row of `backend` (or a peer) on `task`, if it was timed.
+    pub fn row(&self, task: &str, backend: &str) -> Option<&Row> {
+        self.rows
+            .iter()
+            .find(|r| r.task == task && r.backend == backend)
+    }
+}
+
+/// One timed task: legal move generation over positions, or a perft, in one convention.
+#[derive(Clone, Debug)]
+enum Task {
+    Movegen {
+        sfens: Vec<String>,
+        leaf: Leaf,
+    },
+    Perft {
+        sfen: &'static str,
+        depth: u32,
+        leaf: Leaf,
+    },
+}
+
+impl Task {
+    fn leaf(&self) -> Leaf {
+        match *self {
+            Task::Movegen { leaf, .. } | Task::Perft { leaf, .. } => leaf,
+        }
+    }
+}
+
+struct MakeCase<'a> {
+    task: &'a Task,
+    /// Checked perft leaves (or moves generated per repetition) of this backend.
+    expected: u64,
+}
+
+impl BackendVisitor for MakeCase<'_> {
+    type Output = Result<(Case<'static>, u64), String>;
+    fn visit<B: Backend>(self, backend: B) -> Self::Output {
+        let name = B::info().name;
+        match self.task {
+            Task::Movegen { sfens, leaf } => {
+                let positions: Vec<Position<B>> = sfens
+                    .iter()
+                    .map(|s| Position::from_sfen(backend, s).map_err(|e| e.to_string()))
+                    .collect::<Result<_, _>>()?;
+                let count = positions.len() as u64;
+                let mut list = MoveList::new();
+                let moves: u64 = positions
+                    .iter()
+                    .map(|p| match leaf {
+                        Leaf::List => {
+                            p.legal_moves(&mut list);
+                            list.len() as u64
+                        }
+                        Leaf::Count => p.legal_move_count(),
+                    })
+                    .sum();
+                let case = match leaf {
+                    Leaf::List => Case::new(name, count, move |reps| {
+                        let mut list = MoveList::new();
+                        let mut total = 0u64;
+                        for _ in 0..reps {
+                            for position in black_box(&positions[..]) {
+                                position.legal_moves(&mut list);
+                                total += list.len() as u64;
+                            }
+                        }
+                        total
+                    }),
+                    Leaf::Count => Case::new(name, count, move |reps| {
+                        let mut total = 0u64;
+                        for _ in 0..reps {
+                            for position in black_box(&positions[..]) {
+                                total += position.legal_move_count();
+                            }
+                        }
+                        total
+                    }),
+                };
+                Ok((case, moves))
+            }
+            &Task::Perft { sfen, depth, leaf } => {
+                let mut position = Position::from_sfen(backend, sfen).map_err(|e| e.to_string())?;
+                let nodes = perft_leaf(&mut position, depth, leaf);
+                if nodes != self.expected {
+                    return Err(format!(
+                        "{name}: perft({depth}, leaf {}) = {nodes}, expected {}",
+                        leaf.name(),
+                        self.expected
+                    ));
+                }
+                Ok((
+                    Case::new(name, nodes, move |reps| {
+                        let mut total = 0;
+                        for _ in 0..reps {
+                            total += perft_leaf(black_box(&mut position), depth, leaf);
+                        }
+                        total
+                    }),
+                    nodes,
+                ))
+            }
+        }
+    }
+}
+
+/// The peer's case for `task` (feature `peers`), its counts checked like a backend's.
+#[cfg(feature = "peers")]
+fn peer_case(task: &Task, expected: u64) -> Option<Result<(Case<'static>, u64), String>> {
+    use crate::peers::haitaka::{PeerBoard, PeerMoveList, NAME};
+    let outcome = match *task {
+        Task::Movegen { ref sfens, leaf } => sfens
+            .iter()
+            .map(|s| PeerBoard::from_sfen(s))
+            .collect::<Result<Vec<_>, _>>()
+            .map(|boards| {
+                let mut list = PeerMoveList::new();
+                let moves = boards
+                    .iter()
+                    .map(|board| match leaf {
+                        Leaf::List => {
+                            board.legal_moves_into(&mut list);
+                            list.len() as u64
+                        }
+                        Leaf::Count => board.legal_move_count(),
+                    })
+                    .sum();
+                let count = boards.len() as u64;
+                let case = match leaf {
+                    Leaf::List => Case::new(NAME, count, move |reps| {
+                        let mut list = PeerMoveList::new();
+                        let mut total = 0u64;
+                        for _ in 0..reps {
+                            for board in black_box(&boards[..]) {
+                                board.legal_moves_into(&mut list);
+                                total += list.len() as u64;
+                            }
+                        }
+                        total
+                    }),
+                    Leaf::Count => Case::new(NAME, count, move |reps| {
+                        let mut total = 0u64;
+                        for _ in 0..reps {
+                            for board in black_box(&boards[..]) {
+                                total += board.legal_move_count();
+                            }
+                        }
+                        total
+                    }),
+                };
+                (case, moves)
+            }),
+        Task::Perft { sfen, depth, leaf } => PeerBoard::from_sfen(sfen).and_then(|board| {
+            let run = move |board: &PeerBoard| match leaf {
+                Leaf::Count => board.perft(depth),
+                Leaf::List => board.perft_list(depth),
+            };
+            let nodes = run(&board);
+            if nodes != expected {
+                return Err(format!(
+                    "{NAME}: perft({depth}, leaf {}) = {nodes}, expected {expected}",
+                    leaf.name()
+                ));
+            }
+            let case = Case::new(NAME, nodes, move |reps| {
+                let mut total = 0;
+                for _ in 0..reps {
+                    total += run(black_box(&board));
+                }
+                total
+            });
+            Ok((case, nodes))
+        }),
+    };
+    Some(outcome)
+}
+
+#[cfg(not(feature = "peers"))]
+fn peer_case(_: &Task, _: u64) -> Option<Result<(Case<'static>, u64), String>> {
+    None
+}
+
+/// The peers' names as the harness shows them (empty without the `peers` feature).
+pub(super) fn peer_names() -> Vec<&'static str> {
+    #[cfg(feature = "peers")]
+    return vec![crate::peers::haitaka::NAME];
+    #[cfg(not(feature = "peers"))]
+    Vec::new()
+}
+
+/// Times move generation and both perfts on every backend and peer, each task interleaved.
+pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
+    let (backends, skipped) = config.backend_names();
+    progress("generating positions", 0.0);
+    let positions = config.pick(16, 256, 1024);
+    let game = workloads::game_like(config.seed ^ 0xE2, Policy::Greedy, positions * 3);
+    let mut sfens = game.sfens.clone();
+    sfens.truncate(positions);
+    let (start_depth, second_depth) = config.pick((3, 2), (4, 3), (5, 4));
+    let mut tasks = Vec::new();
+    for leaf in [Leaf::List, Leaf::Count] {
+        tasks.push((
+            format!("movegen {} greedy-playout", leaf.name()),
+            "movegen",
+            Task::Movegen {
+                sfens: sfens.clone(),
+                leaf,
+            },
+            0u64,
+        ));
+    }
+    // Count-only perft first (the names of earlier reports), then the list-leaf twins.
+    for leaf in [Leaf::Count, Leaf::List] {
+        let suffix = match leaf {
+            Leaf::Count => "",
+            Leaf::List => " (leaf list)",
+        };
+        for (subject, sfen, depth) in [
+            ("start", START_SFEN, start_depth),
+            ("second", SECOND, second_depth),
+        ] {
+            tasks.push((
+                format!("perft {subject} d{depth}{suffix}"),
+                subject,
+                Task::Perft { sfen, depth, leaf },
+                published_counts(sfen)[depth as usize - 1],
+            ));
+        }
+    }
+    let base = config.sampling();
+    // Perft calls are long: one call per sample, a handful of samples.
+    let perft_sampling = SampleConfig {
+        warmup: Duration::ZERO,
+        samples: config.pick(2, 3, 5),
+        min_sample: Duration::ZERO,
+    };
+    let mut counter_log = CounterLog::open(&config.counter_events, "op");
+    let mut rows = Vec::new();
+    let mut errors = Vec::new();
+    // Every program's moves over the positions, in both conventions, must be one number:
+    // the first case's count is the reference the others are checked against.
+    let mut reference_moves: Option<(String, u64)> = None;
+    for (t, (task_name, subject, task, expected)) in tasks.iter().enumerate() {
+        let message = format!("{task_name} (preparing)");
+        progress(&message, t as f64 / tasks.len() as f64);
+        let mut made = Vec::new();
+        for name in &backends {
+            match registry::visit(
+                name,
+                MakeCase {
+                    task,
+                    expected: *expected,
+                },
+            ) {
+                Ok(outcome) => made.push(outcome),
+                Err(error) => errors.push(error.to_string()),
+            }
+        }
+        made.extend(peer_case(task, *expected));
+        let mut cases = Vec::new();
+        for outcome in made {
+            match outcome {
+                Ok((case, count)) => {
+                    if matches!(task, Task::Movegen { .. }) {
+                        let who = format!("{} ({} convention)", case.name, task.leaf().name());
+                        match &reference_moves {
+                            None => reference_moves = Some((who, count)),
+                            Some((first, moves)) if *moves != count => errors.push(format!(
+                                "{who}: {count} legal moves over the positions, {first}: {moves}"
+                            )),
+                            Some(_) => {}
+                        }
+                    }
+                    cases.push(case);
+                }
+                Err(error) => errors.push(error),
+            }
+        }
+        let sampling = match task {
+            Task::Movegen { .. } => base,
+            Task::Perft { .. } => perft_sampling,
+        };
+        let results = interleaved(&mut cases, &sampling, counter_log.counters(), &mut |f| {
+            progress(task_name, (t as f64 + f) / tasks.len() as f64)
+        });
+        for result in results {
+            counter_log.record(&[("task", task_name)], &result);
+            let (unit, per_op) = match task {
+                Task::Movegen { .. } => ("ns/position", "positions"),
+                Task::Perft { .. } => ("ns/node", "nodes"),
+            };
+            rows.push(Row {
+                task: task_name.clone(),
+                subject,
+                leaf: task.leaf(),
+                unit,
+                per_op,
+                backend: result.name,
+                ns: result.ns_per_op,
+            });
+        }
+    }
+    progress("done", 1.0);
+    Measurement {
+        backends,
+        peers: peer_names(),
+        skipped,
+        workload_seed: config.seed ^ 0xE2,
+        samples: base.samples,
+        threshold: config.threshold,
+        counter_log,
+        moves_per_position: reference_moves
+            .map_or(0.0, |(_, moves)| moves as f64 / sfens.len().max(1) as f64),
+        sfens,
+        rows,
+        errors,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wrong_expected_count_is_reported() {
+        for leaf in [Leaf::Count, Leaf::List] {
+            let task = Task::Perft {
+                sfen: START_SFEN,
+                depth: 2,
+                leaf,
+            };
+            let outcome = registry::visit(
+                "qugiy",
+                MakeCase {
+                    task: &task,
+                    expected: 901,
+                },
+            )
+            .unwrap();
+            let error = outcome.err().expect("901 is wrong");
+            assert!(error.contains("expected 901"), "{error}");
+            #[cfg(feature = "peers")]
+            {
+                let error = peer_case(&task, 901).unwrap().err().expect("901 is wrong");
+                assert!(error.contains("expected 901"), "{error}");
+            }
+        }
+    }
+
+    #[test]
+    fn both_conventions_count_the_same_moves_in_kiki_and_the_peer() {
+        let sfens = vec![START_SFEN.to_string(), SECOND.to_string()];
+        let mut counts = Vec::new();
+        for leaf in [Leaf::List, Leaf::Count] {
+            let task = Task::Movegen {
+                sfens: sfens.clone(),
+                leaf,
+            };
+            let (mut case, moves) = registry::visit(
+                "qugiy",
+                MakeCase {
+                    task: &task,
+                    expected: 0,
+                },
+            )
+            .unwrap()
+            .unwrap();
+            assert_eq!((case.body)(2), 2 * moves);
+            counts.push(moves);
+            if let Some(outcome) = peer_case(&task, 0) {
+                let (mut case, moves) = outcome.unwrap();
+                assert_eq!((case.body)(2), 2 * moves);
+                counts.push(moves);
+            }
+        }
+        assert!(counts.iter().all(|&c| c == counts[0]), "{counts:?}");
+    }
+}

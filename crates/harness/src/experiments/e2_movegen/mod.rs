@@ -1,0 +1,107 @@
+//! E2: legal move generation over game positions and perft nodes per second, per backend and
+//! peer, each in two conventions (moves built into a list, or only counted), with every perft
+//! count checked against the published value.
+//!
+//! The files keep the parts apart: `measure` checks and times every backend (and the peer) on
+//! each task into a `Measurement`, `analysis` turns it into series, tables, plots, claims and
+//! the numbers the findings quote, and `findings` writes the method and findings paragraphs.
+
+mod analysis;
+mod findings;
+mod measure;
+
+use super::{Config, Progress};
+use crate::results::ExperimentResult;
+use measure::Measurement;
+
+pub const TITLE: &str = "Move generation and perft";
+
+/// Measures, then analyses and writes up.
+pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
+    let measurement = measure::measure(config, progress);
+    result(&measurement)
+}
+
+/// The analysis of `m`, and the prose written from it, as E2's result.
+fn result(m: &Measurement) -> ExperimentResult {
+    let analysis = analysis::analyse(m);
+    ExperimentResult {
+        wall_seconds: None,
+        id: "E2".to_string(),
+        title: TITLE.to_string(),
+        method: findings::method(m),
+        findings: findings::paragraph(m, &analysis.numbers),
+        comparisons: analysis.comparisons,
+        series: analysis.series,
+        tables: analysis.tables,
+        plots: analysis.plots,
+        summary: analysis.summary,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::tests::assert_well_formed;
+
+    #[test]
+    fn smoke_run_is_well_formed_and_counts_check() {
+        let config = Config {
+            backends: vec!["qugiy".to_string(), "bonanza".to_string()],
+            ..Config::smoke()
+        };
+        let experiment = run(&config, &mut |_, _| {});
+        assert_well_formed(&experiment);
+        assert!(
+            experiment.findings.contains("Every perft count matched"),
+            "{}",
+            experiment.findings
+        );
+        // Six tasks (move generation and two perfts, each as list and count) × (two backends
+        // and the peers), per case the samples and, where the kernel allows software events
+        // (not in every container), the task clock that stands in for hardware counters, with
+        // its table.
+        let tasks = [
+            "movegen list greedy-playout",
+            "movegen count greedy-playout",
+            "perft start d3",
+            "perft second d2",
+            "perft start d3 (leaf list)",
+            "perft second d2 (leaf list)",
+        ];
+        for task in tasks {
+            assert!(
+                experiment
+                    .series
+                    .iter()
+                    .any(|s| s.label("task") == Some(task)),
+                "no series for {task}"
+            );
+        }
+        let cases = tasks.len() * (2 + measure::peer_names().len());
+        if crate::measure::Counters::open(&config.counter_events).is_ok() {
+            assert_eq!(experiment.series.len(), 2 * cases);
+            assert_eq!(experiment.tables.len(), 2);
+            assert!(experiment.method.contains("task-clock-ns per op"));
+        } else {
+            assert_eq!(experiment.series.len(), cases);
+            assert!(experiment.method.contains("counters unavailable"));
+        }
+        #[cfg(feature = "peers")]
+        for needle in [
+            "Against haitaka",
+            "count-only perft: start position ×",
+            "list-leaf perft: start position ×",
+            "list convention: move generation ×",
+            "count convention: move generation ×",
+            "Target, kiki's list move generation at least ×1.5 the speed of haitaka",
+        ] {
+            assert!(
+                experiment.findings.contains(needle),
+                "{needle}: {}",
+                experiment.findings
+            );
+        }
+        assert!(experiment.method.contains("two leaf conventions"));
+    }
+}

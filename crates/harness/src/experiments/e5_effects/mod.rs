@@ -1,0 +1,62 @@
+//! E5: incremental effect boards (seed 001) — ns per make + unmake per ray stepper (padded
+//! mailbox, SquareWithWall, the distance check, qugiy bitboards), every stepper first proved
+//! equal to a from-scratch recount after every make and unmake.
+//!
+//! The files keep the parts apart: `measure` verifies and times the steppers into a
+//! `Measurement`, `analysis` turns it into series, the table, the plot and the ratios to sqww,
+//! and `findings` writes the method and findings paragraphs.
+
+mod analysis;
+mod findings;
+mod measure;
+
+use super::{claims_method, Config, Progress};
+use crate::results::ExperimentResult;
+use measure::Measurement;
+
+pub const TITLE: &str = "Effect boards: ray steppers";
+
+/// Measures, then analyses and writes up.
+pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
+    let measurement = measure::measure(config, progress);
+    result(&measurement)
+}
+
+/// The analysis of `m`, and the prose written from it, as E5's result.
+fn result(m: &Measurement) -> ExperimentResult {
+    let analysis = analysis::analyse(m);
+    ExperimentResult {
+        wall_seconds: None,
+        comparisons: analysis.comparisons,
+        id: "E5".to_string(),
+        title: TITLE.to_string(),
+        method: format!("{} {}", findings::method(m), claims_method(m.threshold)),
+        findings: findings::paragraph(m, &analysis.numbers),
+        series: analysis.series,
+        tables: analysis.tables,
+        plots: analysis.plots,
+        summary: analysis.summary,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::effects_timing::NAMES;
+    use crate::experiments::tests::assert_well_formed;
+
+    #[test]
+    fn smoke_run_is_well_formed_and_verified() {
+        let experiment = run(&Config::smoke(), &mut |_, _| {});
+        assert_well_formed(&experiment);
+        assert_eq!(experiment.series.len(), NAMES.len());
+        assert!(
+            experiment.findings.contains("Seed 001's claim"),
+            "{}",
+            experiment.findings
+        );
+        assert!(experiment
+            .findings
+            .contains("matched a from-scratch recount"));
+    }
+}

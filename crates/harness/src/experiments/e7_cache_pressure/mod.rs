@@ -1,0 +1,119 @@
+//! E7: do big lookup tables lose once an evaluation competes for the cache (seed 004)? The
+//! table-miss cost isolated: lookups timed as a dependent chain after P pressure reads, against
+//! each backend's hot twin.
+//!
+//! The files keep the parts apart: `measure` runs the chains, probes and brackets into a
+//! `Measurement`, `survival` estimates where the probed table lines are, `analysis` turns it into series, plots, tables, the summary and the numbers
+//! the findings quote, and `findings` writes the method and findings paragraphs from them.
+
+mod analysis;
+mod findings;
+mod measure;
+mod survival;
+
+use super::{Config, Progress};
+use crate::cache_levels::CacheLevels;
+use crate::machine::Machine;
+use crate::results::ExperimentResult;
+use measure::Measurement;
+
+pub const TITLE: &str =
+    "Cache pressure: what table misses cost once an evaluation fills the cache (seed 004)";
+
+/// The label of the bracket's case that does the evaluation reads alone.
+const EVAL_ALONE: &str = "evaluation alone";
+/// The positive control's case: a table of known size read at random.
+const SYNTHETIC: &str = "synthetic";
+/// Evaluation reads per lookup in the free-running bracket.
+const BRACKET_READS: u32 = 4;
+/// The hot twin's byte mask: each attack table is read in its first 4 KiB only.
+const HOT_MASK: usize = 4095;
+/// The negative controls' bound: a backend whose tables fit one page must show a table-miss
+/// cost within ± this many ns per lookup.
+const NEGATIVE_BOUND_NS: f64 = 0.3;
+/// The negative controls: backends whose tables fit within one page.
+const NEGATIVE_CONTROLS: [&str; 2] = ["mailbox", "sqww"];
+/// The positive control passes when its cost is within this fraction of E6's latency.
+const POSITIVE_TOLERANCE: f64 = 0.25;
+
+/// The cache levels E7 sizes itself from: those the report measured (E6's, passed in the
+/// configuration), else a short pointer chase here.
+pub fn levels(config: &Config) -> CacheLevels {
+    config
+        .cache_levels
+        .clone()
+        .unwrap_or_else(|| CacheLevels::probe(&Machine::detect(), config.quick || config.smoke))
+}
+
+/// Measures, then analyses and writes up.
+pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
+    let measurement = measure::measure(config, levels(config), progress);
+    result(&measurement)
+}
+
+/// The analysis of `m`, and the prose written from it, as E7's result.
+fn result(m: &Measurement) -> ExperimentResult {
+    let analysis = analysis::analyse(m);
+    ExperimentResult {
+        wall_seconds: None,
+        comparisons: analysis.claims.records.clone(),
+        id: "E7".to_string(),
+        title: TITLE.to_string(),
+        method: findings::method(m),
+        findings: findings::paragraph(m, &analysis.numbers),
+        summary: analysis.summary,
+        series: analysis.series,
+        tables: analysis.tables,
+        plots: analysis.plots,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::tests::assert_well_formed;
+
+    #[test]
+    fn smoke_run_is_well_formed() {
+        let config = Config {
+            backends: vec![
+                "magic-plain".to_string(),
+                "dbb".to_string(),
+                "mailbox".to_string(),
+            ],
+            ..Config::smoke()
+        };
+        let experiment = run(&config, &mut |_, _| {});
+        assert_well_formed(&experiment);
+        let summary = |key: &str| {
+            experiment
+                .summary
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_else(|| panic!("summary lacks {key}"))
+        };
+        assert!(summary("pressure_max_bytes").as_u64().unwrap() > 0);
+        assert!(summary("table_miss_cost")["magic-plain"]["ns"].is_number());
+        assert!(summary("negative_controls")["mailbox"]["pass"].is_boolean());
+        assert!(summary("positive_control")["expected_ns"].as_f64().unwrap() > 0.0);
+        assert!(!summary("positive_controls").as_array().unwrap().is_empty());
+        assert_eq!(summary("aa_control")["backend"], "magic-plain");
+        assert!(!summary("survival").as_array().unwrap().is_empty());
+        let calibration = summary("survival_calibration");
+        assert!(
+            calibration["l1_ns"].as_f64().unwrap() > 0.0,
+            "{calibration}"
+        );
+        assert_eq!(
+            calibration["neighbour_total_variation"]
+                .as_array()
+                .unwrap()
+                .len(),
+            3
+        );
+        assert!(summary("table_pages")["magic-plain"].is_object());
+        assert!(summary("seed_004_verdict").is_string());
+        assert!(experiment.findings.contains("magic-plain"));
+    }
+}

@@ -1,0 +1,32 @@
+//! The measuring harness: the check against the reference, workloads, measurement, the
+//! experiments, statistics, results.json and the published report.
+
+pub mod cache_levels;
+pub mod conditions;
+pub mod effects_timing;
+pub mod experiments;
+pub mod invocations;
+pub mod machine;
+pub mod measure;
+#[cfg(feature = "peers")]
+pub mod peers;
+pub mod plot;
+pub mod report;
+pub mod results;
+pub mod stats;
+pub mod verify;
+pub mod workloads;
+
+/// The last non-blank line of a child process's output (what a failed valgrind, cargo or kiki
+/// child says last), for one-line errors.
+pub fn last_line(output: &[u8]) -> String {
+    String::from_utf8_lossy(output)
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .to_string()
+}
+
+/// The workspace root this crate was built in (E6's and E9's source tree, the committed reports).
+pub const WORKSPACE_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");

@@ -1,0 +1,568 @@
+//! What machine and build produced a report: CPU identity and caches, kernel, huge-page mode,
+//! compiler, target features, git state, `Cargo.lock` hash and date.
+
+use serde::{Deserialize, Serialize};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// One cache level as the machine describes it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cache {
+    pub level: u8,
+    /// `Data`, `Instruction` or `Unified`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub bytes: usize,
+    pub line_bytes: usize,
+    pub ways: usize,
+    /// Which logical CPUs share it (sysfs list such as `0-1`), when known.
+    pub shared_cpus: String,
+}
+
+/// The machine and build a report was made on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    pub cpu_model: String,
+    pub vendor: String,
+    pub family: u32,
+    pub model: u32,
+    pub stepping: u32,
+    /// Where the cache list came from: `sysfs`, `cpuid` or `unknown`.
+    pub cache_source: String,
+    pub caches: Vec<Cache>,
+    pub logical_cpus: usize,
+    pub kernel: String,
+    /// The transparent-huge-page mode in force (`always`, `madvise`, `never`, or `unknown`).
+    pub transparent_huge_pages: String,
+    pub rustc: String,
+    pub profile: String,
+    pub opt_level: String,
+    pub target: String,
+    pub rustflags: String,
+    /// Target features the binary was compiled with (of those that matter here).
+    pub compiled_features: Vec<String>,
+    /// The same features as this CPU reports them at run time.
+    pub cpu_features: Vec<String>,
+    pub git_commit: String,
+    /// `clean`, `dirty` or `unknown`, as of the build.
+    pub git_tree: String,
+    pub cargo_lock_hash: String,
+    /// UTC, `YYYY-MM-DDTHH:MM:SSZ`.
+    pub date_utc: String,
+}
+
+/// The features that decide which code paths backends take.
+const FEATURES: [&str; 11] = [
+    "sse4.1", "sse4.2", "ssse3", "popcnt", "lzcnt", "bmi1", "bmi2", "avx2", "avx512f", "avx512bw",
+    "avx512vl",
+];
+
+fn compiled_features() -> Vec<&'static str> {
+    let flags = [
+        cfg!(target_feature = "sse4.1"),
+        cfg!(target_feature = "sse4.2"),
+        cfg!(target_feature = "ssse3"),
+        cfg!(target_feature = "popcnt"),
+        cfg!(target_feature = "lzcnt"),
+        cfg!(target_feature = "bmi1"),
+        cfg!(target_feature = "bmi2"),
+        cfg!(target_feature = "avx2"),
+        cfg!(target_feature = "avx512f"),
+        cfg!(target_feature = "avx512bw"),
+        cfg!(target_feature = "avx512vl"),
+    ];
+    FEATURES
+        .iter()
+        .zip(flags)
+        .filter(|(_, on)| *on)
+        .map(|(name, _)| *name)
+        .collect()
+}
+
+#[cfg(target_arch = "x86_64")]
+fn cpu_features() -> Vec<&'static str> {
+    let flags = [
+        std::arch::is_x86_feature_detected!("sse4.1"),
+        std::arch::is_x86_feature_detected!("sse4.2"),
+        std::arch::is_x86_feature_detected!("ssse3"),
+        std::arch::is_x86_feature_detected!("popcnt"),
+        std::arch::is_x86_feature_detected!("lzcnt"),
+        std::arch::is_x86_feature_detected!("bmi1"),
+        std::arch::is_x86_feature_detected!("bmi2"),
+        std::arch::is_x86_feature_detected!("avx2"),
+        std::arch::is_x86_feature_detected!("avx512f"),
+        std::arch::is_x86_feature_detected!("avx512bw"),
+        std::arch::is_x86_feature_detected!("avx512vl"),
+    ];
+    FEATURES
+        .iter()
+        .zip(flags)
+        .filter(|(_, on)| *on)
+        .map(|(name, _)| *name)
+        .collect()
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn cpu_features() -> Vec<&'static str> {
+    Vec::new()
+}
+
+/// Family, model and stepping from CPUID leaf 1 `eax`, with the extended fields applied as
+/// both vendors specify: the extended family is added when the base family is 15, and the
+/// extended model is prepended when the base family is 15 (or 6, Intel's convention).
+pub fn decode_signature(eax: u32) -> (u32, u32, u32) {
+    let stepping = eax & 0xF;
+    let base_model = (eax >> 4) & 0xF;
+    let base_family = (eax >> 8) & 0xF;
+    let ext_model = (eax >> 16) & 0xF;
+    let ext_family = (eax >> 20) & 0xFF;
+    let family = if base_family == 0xF {
+        base_family + ext_family
+    } else {
+        base_family
+    };
+    let model = if base_family == 0xF || base_family == 0x6 {
+        (ext_model << 4) | base_model
+    } else {
+        base_model
+    };
+    (family, model, stepping)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn cpuid(leaf: u32, subleaf: u32) -> [u32; 4] {
+    // CPUID exists on every x86-64 CPU (safe since Rust 1.87); unsupported leaves return
+    // zeros or the highest basic leaf's data, so callers bound leaves by the maximum leaf.
+    let r = core::arch::x86_64::__cpuid_count(leaf, subleaf);
+    [r.eax, r.ebx, r.ecx, r.edx]
+}
+
+/// Vendor string, brand string, (family, model, stepping) and the caches from CPUID.
+#[cfg(target_arch = "x86_64")]
+fn cpuid_identity() -> (String, String, (u32, u32, u32), Vec<Cache>) {
+    let [max_leaf, b, c, d] = cpuid(0, 0);
+    let mut vendor_bytes = Vec::new();
+    for word in [b, d, c] {
+        vendor_bytes.extend_from_slice(&word.to_le_bytes());
+    }
+    let vendor = String::from_utf8_lossy(&vendor_bytes).trim().to_string();
+    let signature = decode_signature(cpuid(1, 0)[0]);
+    let max_extended = cpuid(0x8000_0000, 0)[0];
+    let mut brand = String::new();
+    if max_extended >= 0x8000_0004 {
+        let mut bytes = Vec::new();
+        for leaf in 0x8000_0002..=0x8000_0004u32 {
+            for word in cpuid(leaf, 0) {
+                bytes.extend_from_slice(&word.to_le_bytes());
+            }
+        }
+        brand = String::from_utf8_lossy(&bytes)
+            .trim_matches(char::from(0))
+            .trim()
+            .to_string();
+    }
+    // Deterministic cache parameters: Intel leaf 4, AMD leaf 0x8000001D (same format).
+    let cache_leaf = if vendor == "AuthenticAMD" && max_extended >= 0x8000_001D {
+        Some(0x8000_001D)
+    } else if max_leaf >= 4 {
+        Some(4)
+    } else {
+        None
+    };
+    let mut caches = Vec::new();
+    if let Some(leaf) = cache_leaf {
+        for subleaf in 0..16 {
+            let regs = cpuid(leaf, subleaf);
+            match decode_cache_leaf(regs) {
+                Some(cache) => caches.push(cache),
+                None => break,
+            }
+        }
+    }
+    (vendor, brand, signature, caches)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn cpuid_identity() -> (String, String, (u32, u32, u32), Vec<Cache>) {
+    (String::new(), String::new(), (0, 0, 0), Vec::new())
+}
+
+/// One cache from the registers of CPUID leaf 4 / 0x8000001D; `None` at the end of the list.
+pub fn decode_cache_leaf([eax, ebx, ecx, _]: [u32; 4]) -> Option<Cache> {
+    let kind = match eax & 0x1F {
+        1 => "Data",
+        2 => "Instruction",
+        3 => "Unified",
+        _ => return None,
+    };
+    let line = (ebx & 0xFFF) as usize + 1;
+    let partitions = ((ebx >> 12) & 0x3FF) as usize + 1;
+    let ways = ((ebx >> 22) & 0x3FF) as usize + 1;
+    let sets = ecx as usize + 1;
+    Some(Cache {
+        level: ((eax >> 5) & 0x7) as u8,
+        kind: kind.to_string(),
+        bytes: line * partitions * ways * sets,
+        line_bytes: line,
+        ways,
+        shared_cpus: String::new(),
+    })
+}
+
+/// `48K`, `1024K`, `32M`, `12345` (bytes) → bytes.
+pub fn parse_size(text: &str) -> Option<usize> {
+    let text = text.trim();
+    let (digits, scale) = match text.chars().last()? {
+        'K' | 'k' => (&text[..text.len() - 1], 1 << 10),
+        'M' | 'm' => (&text[..text.len() - 1], 1 << 20),
+        'G' | 'g' => (&text[..text.len() - 1], 1 << 30),
+        _ => (text, 1),
+    };
+    digits.trim().parse::<usize>().ok().map(|n| n * scale)
+}
+
+/// The bracketed choice of a sysfs mode line such as `always [madvise] never`.
+pub fn parse_bracketed(text: &str) -> Option<String> {
+    let start = text.find('[')?;
+    let end = start + text[start..].find(']')?;
+    Some(text[start + 1..end].to_string())
+}
+
+/// The value of the first `key : value` line of `/proc/cpuinfo`-style text.
+pub fn cpuinfo_field(text: &str, key: &str) -> Option<String> {
+    text.lines().find_map(|line| {
+        let (k, v) = line.split_once(':')?;
+        (k.trim() == key).then(|| v.trim().to_string())
+    })
+}
+
+fn read_trimmed(path: &str) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
+}
+
+fn sysfs_caches() -> Vec<Cache> {
+    let mut caches = Vec::new();
+    for index in 0..16 {
+        let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{index}");
+        let field = |name: &str| read_trimmed(&format!("{dir}/{name}"));
+        let (Some(level), Some(kind), Some(size)) = (field("level"), field("type"), field("size"))
+        else {
+            break;
+        };
+        let (Some(level), Some(bytes)) = (level.parse().ok(), parse_size(&size)) else {
+            continue;
+        };
+        caches.push(Cache {
+            level,
+            kind,
+            bytes,
+            line_bytes: field("coherency_line_size")
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(64),
+            ways: field("ways_of_associativity")
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0),
+            shared_cpus: field("shared_cpu_list").unwrap_or_default(),
+        });
+    }
+    caches
+}
+
+/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian (Howard Hinnant's
+/// `civil_from_days`).
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// Seconds since the Unix epoch → `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn format_utc(seconds: u64) -> String {
+    let (year, month, day) = civil_from_days((seconds / 86_400) as i64);
+    let rest = seconds % 86_400;
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
+/// A file-name-safe CPU id: the model's meaningful words, then family and model, so that
+/// virtual machines that all call themselves "AMD EPYC" stay apart: `amd-epyc-f26-m2`.
+pub fn cpu_slug_of(model_name: &str, family: u32, model: u32) -> String {
+    const NOISE: [&str; 4] = ["(r)", "(tm)", "cpu", "processor"];
+    let mut words = Vec::new();
+    for raw in model_name.split_whitespace() {
+        let lower = raw.to_ascii_lowercase();
+        if lower.starts_with('@') || lower == "with" {
+            break; // clock speed or "with Radeon Graphics" follow: not part of the model
+        }
+        let cleaned = lower.replace("(r)", "").replace("(tm)", "");
+        if NOISE.contains(&lower.as_str()) || cleaned.ends_with("-core") {
+            continue;
+        }
+        let slug: String = cleaned
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let slug = slug.trim_matches('-').to_string();
+        if !slug.is_empty() {
+            words.push(slug);
+        }
+        if words.len() == 5 {
+            break;
+        }
+    }
+    if words.is_empty() {
+        words.push("cpu".to_string());
+    }
+    format!("{}-f{family}-m{model}", words.join("-"))
+}
+
+impl Machine {
+    /// Reads everything from this machine and build.
+    pub fn detect() -> Machine {
+        let (vendor, brand, (family, model, stepping), cpuid_caches) = cpuid_identity();
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let cpu_model = if brand.is_empty() {
+            cpuinfo_field(&cpuinfo, "model name").unwrap_or_else(|| "unknown".to_string())
+        } else {
+            brand
+        };
+        let sysfs = sysfs_caches();
+        let (cache_source, caches) = if !sysfs.is_empty() {
+            ("sysfs", sysfs)
+        } else if !cpuid_caches.is_empty() {
+            ("cpuid", cpuid_caches)
+        } else {
+            ("unknown", Vec::new())
+        };
+        let seconds = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        Machine {
+            cpu_model,
+            vendor,
+            family,
+            model,
+            stepping,
+            cache_source: cache_source.to_string(),
+            caches,
+            logical_cpus: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            kernel: read_trimmed("/proc/sys/kernel/osrelease")
+                .unwrap_or_else(|| "unknown".to_string()),
+            transparent_huge_pages: read_trimmed("/sys/kernel/mm/transparent_hugepage/enabled")
+                .and_then(|s| parse_bracketed(&s))
+                .unwrap_or_else(|| "unknown".to_string()),
+            rustc: env!("KIKI_RUSTC_VERSION").to_string(),
+            profile: env!("KIKI_PROFILE").to_string(),
+            opt_level: env!("KIKI_OPT_LEVEL").to_string(),
+            target: env!("KIKI_TARGET").to_string(),
+            rustflags: env!("KIKI_RUSTFLAGS").to_string(),
+            compiled_features: compiled_features().into_iter().map(String::from).collect(),
+            cpu_features: cpu_features().into_iter().map(String::from).collect(),
+            git_commit: env!("KIKI_GIT_COMMIT").to_string(),
+            git_tree: env!("KIKI_GIT_TREE").to_string(),
+            cargo_lock_hash: env!("KIKI_CARGO_LOCK_HASH").to_string(),
+            date_utc: format_utc(seconds),
+        }
+    }
+
+    pub fn cpu_slug(&self) -> String {
+        cpu_slug_of(&self.cpu_model, self.family, self.model)
+    }
+
+    /// `YYYY-MM-DD` of the report.
+    pub fn date(&self) -> &str {
+        self.date_utc.get(..10).unwrap_or(&self.date_utc)
+    }
+
+    /// The data (or unified) cache of `level`, in bytes.
+    pub fn cache_bytes(&self, level: u8) -> Option<usize> {
+        self.caches
+            .iter()
+            .find(|c| c.level == level && c.kind != "Instruction")
+            .map(|c| c.bytes)
+    }
+
+    /// The report's machine section in Markdown (a heading and a two-column table).
+    pub fn markdown(&self) -> String {
+        let caches = if self.caches.is_empty() {
+            "unknown".to_string()
+        } else {
+            self.caches
+                .iter()
+                .map(|c| {
+                    let mut text = format!(
+                        "L{} {} {} ({}-way, {} B lines",
+                        c.level,
+                        c.kind.to_lowercase(),
+                        kiki_core::units::exact_bytes(c.bytes),
+                        c.ways,
+                        c.line_bytes
+                    );
+                    if !c.shared_cpus.is_empty() {
+                        text.push_str(&format!(", shared by CPUs {}", c.shared_cpus));
+                    }
+                    text.push(')');
+                    text
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        let list = |items: &[String]| {
+            if items.is_empty() {
+                "none".to_string()
+            } else {
+                items.join(", ")
+            }
+        };
+        let rows = [
+            ("CPU", self.cpu_model.clone()),
+            (
+                "CPUID",
+                format!(
+                    "{} family {} model {} stepping {}",
+                    self.vendor, self.family, self.model, self.stepping
+                ),
+            ),
+            ("Caches", format!("{caches} (from {})", self.cache_source)),
+            ("Logical CPUs", self.logical_cpus.to_string()),
+            ("Kernel", self.kernel.clone()),
+            (
+                "Transparent huge pages",
+                format!("`{}`", self.transparent_huge_pages),
+            ),
+            ("Compiler", self.rustc.clone()),
+            (
+                "Build",
+                format!(
+                    "profile `{}`, opt-level {}, target `{}`, RUSTFLAGS `{}`",
+                    self.profile, self.opt_level, self.target, self.rustflags
+                ),
+            ),
+            ("Compiled for", list(&self.compiled_features)),
+            ("CPU supports", list(&self.cpu_features)),
+            (
+                "Source",
+                format!(
+                    "git `{}` ({} at build time)",
+                    self.git_commit, self.git_tree
+                ),
+            ),
+            ("Cargo.lock", format!("`{}`", self.cargo_lock_hash)),
+            ("Date", self.date_utc.clone()),
+        ];
+        let mut out = String::from("## Machine\n\n| | |\n|---|---|\n");
+        for (key, value) in rows {
+            out.push_str(&format!("| {key} | {} |\n", value.replace('|', "\\|")));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signature_decoding_applies_extended_fields() {
+        // AMD family 26 (0xF + 0xB) model 2 stepping 1, as this machine reports.
+        assert_eq!(decode_signature(0x00B0_0F21), (26, 2, 1));
+        // AMD Zen 3, family 25 model 0x21 (ext model 2, base model 1).
+        assert_eq!(decode_signature(0x00A2_0F10), (25, 0x21, 0));
+        // Intel family 6 model 0x9E stepping 10 (Coffee Lake).
+        assert_eq!(decode_signature(0x0009_06EA), (6, 0x9E, 10));
+        // A base family below 15 other than 6 ignores both extended fields.
+        assert_eq!(decode_signature(0x0FF0_0512), (5, 1, 2));
+    }
+
+    #[test]
+    fn cache_leaf_decoding() {
+        // L1d: type 1, level 1; 64 B lines, 1 partition, 12 ways, 64 sets = 48 KiB.
+        let eax = 1 | (1 << 5);
+        let ebx = 63 | (11 << 22); // line 64, partitions 1, ways 12
+        let cache = decode_cache_leaf([eax, ebx, 63, 0]).unwrap();
+        assert_eq!(cache.level, 1);
+        assert_eq!(cache.kind, "Data");
+        assert_eq!(cache.bytes, 48 << 10);
+        assert_eq!(cache.ways, 12);
+        assert_eq!(decode_cache_leaf([0, 0, 0, 0]), None);
+    }
+
+    #[test]
+    fn text_parsers() {
+        assert_eq!(parse_size("48K"), Some(48 << 10));
+        assert_eq!(parse_size("32768K"), Some(32 << 20));
+        assert_eq!(parse_size("2M"), Some(2 << 20));
+        assert_eq!(parse_size("512"), Some(512));
+        assert_eq!(parse_size("x"), None);
+        assert_eq!(
+            parse_bracketed("always [madvise] never").as_deref(),
+            Some("madvise")
+        );
+        assert_eq!(parse_bracketed("always madvise never"), None);
+        let cpuinfo = "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC\n";
+        assert_eq!(
+            cpuinfo_field(cpuinfo, "model name").as_deref(),
+            Some("AMD EPYC")
+        );
+        assert_eq!(cpuinfo_field(cpuinfo, "flags"), None);
+    }
+
+    #[test]
+    fn dates_from_epoch_seconds() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+        assert_eq!(format_utc(951_782_400 + 3_661), "2000-02-29T01:01:01Z");
+    }
+
+    #[test]
+    fn slugs_keep_model_words_and_family() {
+        assert_eq!(cpu_slug_of("AMD EPYC", 26, 2), "amd-epyc-f26-m2");
+        assert_eq!(
+            cpu_slug_of("AMD EPYC 7763 64-Core Processor", 25, 1),
+            "amd-epyc-7763-f25-m1"
+        );
+        assert_eq!(
+            cpu_slug_of("Intel(R) Core(TM) i7-8700K CPU @ 3.70GHz", 6, 158),
+            "intel-core-i7-8700k-f6-m158"
+        );
+        assert_eq!(
+            cpu_slug_of("AMD Ryzen 7 5800H with Radeon Graphics", 25, 80),
+            "amd-ryzen-7-5800h-f25-m80"
+        );
+        assert_eq!(cpu_slug_of("", 0, 0), "cpu-f0-m0");
+    }
+
+    #[test]
+    fn detects_this_machine() {
+        let machine = Machine::detect();
+        assert!(!machine.cpu_model.is_empty());
+        assert!(machine.logical_cpus >= 1);
+        assert!(machine
+            .cpu_slug()
+            .contains(&format!("-f{}-m{}", machine.family, machine.model)));
+        assert_eq!(machine.date_utc.len(), 20);
+        let json = serde_json::to_string(&machine).unwrap();
+        assert!(json.contains("\"date_utc\""));
+        let back: Machine = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, machine);
+        let markdown = machine.markdown();
+        assert!(markdown.starts_with("## Machine"));
+        assert!(markdown.contains("Transparent huge pages"));
+    }
+}

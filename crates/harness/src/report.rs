@@ -1,0 +1,690 @@
+//! Writes a report folder (`results.json`, then `report.md` and every plot as SVG and PNG),
+//! reads one back, and re-renders one from its `results.json` alone.
+//!
+//! The folder is built under a hidden temporary name beside its final place and published only
+//! when every file is written, so a folder named `<cpu-slug>-<date>` is always complete. Publishing
+//! claims the name atomically (it fails if the name exists, whatever it is: a folder, a file or a
+//! dangling link) and moves on to `-2`, `-3`, …; an existing report is never overwritten, and
+//! measured data is never deleted: where writing or publishing fails, the temporary folder stays
+//! and the error names it.
+
+use super::machine::Machine;
+use super::plot;
+use super::results::{
+    BackendEntry, ExperimentResult, Plot, Report, Table, READABLE_SCHEMAS, RENDERABLE_SCHEMAS,
+    SCHEMA_VERSION,
+};
+use kiki_core::input::quote_input;
+use serde_json::Value;
+use std::fs;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+/// The report of `experiments` measured on `machine` by this binary (whose backends it lists),
+/// with no mode or run conditions recorded (the caller sets them).
+pub fn new_report(machine: Machine, experiments: Vec<ExperimentResult>) -> Report {
+    Report {
+        schema_version: SCHEMA_VERSION,
+        kiki_version: env!("CARGO_PKG_VERSION").to_string(),
+        cpu_slug: machine.cpu_slug(),
+        date: machine.date().to_string(),
+        machine,
+        mode: String::new(),
+        invocations: 1,
+        conditions: None,
+        backends: backends(),
+        experiments,
+    }
+}
+
+/// Writes `report` into a new folder `out_dir/<slug>-<date>[-N]` and returns its path. Errors
+/// are one line for the user.
+pub fn write_report(out_dir: &Path, report: &Report) -> Result<PathBuf, String> {
+    fs::create_dir_all(out_dir)
+        .map_err(|e| format!("cannot create output folder {}: {e}", out_dir.display()))?;
+    let base = file_safe(&format!("{}-{}", report.cpu_slug, report.date));
+    let temp = claim_temp_folder(out_dir, &base)?;
+    write_files(&temp, report).map_err(|e| {
+        format!(
+            "{e}; what was written is kept in {} (results.json first)",
+            temp.display()
+        )
+    })?;
+    publish_folder(&temp, out_dir, &base)
+}
+
+/// A new, empty hidden folder `out_dir/.tmp-<base>-<pid>[-N]`, created (never reused).
+fn claim_temp_folder(out_dir: &Path, base: &str) -> Result<PathBuf, String> {
+    let pid = std::process::id();
+    for attempt in 0..1_000 {
+        let temp = out_dir.join(format!(".tmp-{base}-{pid}-{attempt}"));
+        match fs::create_dir(&temp) {
+            Ok(()) => return Ok(temp),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(format!(
+                    "cannot write into output folder {}: {e}",
+                    out_dir.display()
+                ))
+            }
+        }
+    }
+    Err(format!(
+        "cannot create a temporary folder in {}: 1000 names taken",
+        out_dir.display()
+    ))
+}
+
+/// How many names (`base`, `base-2`, …) publishing tries before it gives up.
+const PUBLISH_ATTEMPTS: usize = 10_000;
+
+/// Moves the finished folder `temp` to the first free name `base`, `base-2`, `base-3`, … in
+/// `out_dir`, claiming each name atomically, so reports finishing together never lose one.
+/// On failure `temp` stays where it is and the error says so.
+pub fn publish_folder(temp: &Path, out_dir: &Path, base: &str) -> Result<PathBuf, String> {
+    let mut last_error = None;
+    for attempt in 1..=PUBLISH_ATTEMPTS {
+        let name = if attempt == 1 {
+            base.to_string()
+        } else {
+            format!("{base}-{attempt}")
+        };
+        let target = out_dir.join(&name);
+        match rename_no_replace(temp, &target) {
+            Ok(()) => return Ok(target),
+            // Taken (by a folder, a file or a link): the next name.
+            Err(e) if is_taken(&e) => continue,
+            Err(e) => {
+                last_error = Some(format!("cannot move it to {}: {e}", target.display()));
+                break;
+            }
+        }
+    }
+    let why = last_error.unwrap_or_else(|| format!("{PUBLISH_ATTEMPTS} names are taken"));
+    Err(format!(
+        "the report is complete but could not be published ({why}); it is kept in {}",
+        temp.display()
+    ))
+}
+
+fn is_taken(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::AlreadyExists | io::ErrorKind::DirectoryNotEmpty
+    ) || error.raw_os_error() == Some(libc_enotempty())
+}
+
+fn libc_enotempty() -> i32 {
+    #[cfg(unix)]
+    {
+        libc::ENOTEMPTY
+    }
+    #[cfg(not(unix))]
+    {
+        -1
+    }
+}
+
+/// Renames `from` to `to` only if `to` does not exist, atomically: `renameat2` with
+/// `RENAME_NOREPLACE` on Linux; elsewhere (or on a file system without it) the name is claimed
+/// by creating an empty folder, which the rename then replaces.
+fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::ffi::CString;
+        use std::os::unix::ffi::OsStrExt;
+        let from_c = CString::new(from.as_os_str().as_bytes())?;
+        let to_c = CString::new(to.as_os_str().as_bytes())?;
+        // SAFETY: two valid NUL-terminated paths relative to the current directory.
+        let status = unsafe {
+            libc::renameat2(
+                libc::AT_FDCWD,
+                from_c.as_ptr(),
+                libc::AT_FDCWD,
+                to_c.as_ptr(),
+                libc::RENAME_NOREPLACE,
+            )
+        };
+        if status == 0 {
+            return Ok(());
+        }
+        let error = io::Error::last_os_error();
+        if !matches!(
+            error.raw_os_error(),
+            Some(libc::EINVAL) | Some(libc::ENOSYS)
+        ) {
+            return Err(error);
+        }
+    }
+    // Claim the name with a folder creation (fails if anything has it), then replace the empty
+    // folder by the report.
+    fs::create_dir(to)?;
+    fs::rename(from, to).inspect_err(|_| {
+        let _ = fs::remove_dir(to);
+    })
+}
+
+/// Writes `results.json` (the measured data) first, then `report.md` and the plots.
+fn write_files(dir: &Path, report: &Report) -> Result<(), String> {
+    let json =
+        serde_json::to_string(report).map_err(|e| format!("cannot serialise results.json: {e}"))?;
+    write(&dir.join("results.json"), (json + "\n").as_bytes())?;
+    render_into(dir, report)
+}
+
+/// Writes `report.md` and every plot of `report` into `dir`, each file through a temporary name
+/// and a rename, so a failure leaves the earlier file whole.
+pub fn render_into(dir: &Path, report: &Report) -> Result<(), String> {
+    let stems = plot_stems(&report.experiments);
+    for (experiment, stems) in report.experiments.iter().zip(&stems) {
+        for (plot, stem) in experiment.plots.iter().zip(stems) {
+            let svg = plot::render_svg(plot)?;
+            write(&dir.join(format!("{stem}.svg")), svg.as_bytes())?;
+            let png = dir.join(format!("{stem}.png"));
+            let temp = temp_name(&png);
+            plot::render_png(plot, &temp)
+                .and_then(|()| rename(&temp, &png))
+                .inspect_err(|_| {
+                    let _ = fs::remove_file(&temp);
+                })?;
+        }
+    }
+    write(
+        &dir.join("report.md"),
+        render_markdown(report, &stems).as_bytes(),
+    )
+}
+
+/// `kiki render DIR`: rewrites `DIR/report.md` and the plots from `DIR/results.json`.
+pub fn rerender(dir: &Path) -> Result<(), String> {
+    let report = read_report(&dir.join("results.json"))?;
+    if !RENDERABLE_SCHEMAS.contains(&report.schema_version) {
+        return Err(format!(
+            "results.json has schema_version {}, which holds no tables or plots; only versions \
+             {} can be re-rendered (the folder is left as it is)",
+            report.schema_version,
+            list(&RENDERABLE_SCHEMAS)
+        ));
+    }
+    render_into(dir, &report)
+}
+
+/// `dir/.tmp-<pid>-<name>`: hidden, and with the same extension (the PNG encoder goes by it).
+fn temp_name(path: &Path) -> PathBuf {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    path.with_file_name(format!(".tmp-{}-{name}", std::process::id()))
+}
+
+fn rename(from: &Path, to: &Path) -> Result<(), String> {
+    fs::rename(from, to).map_err(|e| format!("cannot write {}: {e}", to.display()))
+}
+
+/// Writes `path` whole or not at all (a temporary file renamed over it).
+fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let temp = temp_name(path);
+    fs::write(&temp, bytes)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        .and_then(|()| rename(&temp, path))
+        .inspect_err(|_| {
+            let _ = fs::remove_file(&temp);
+        })
+}
+
+/// The largest `results.json` read back (a full report's is about 1.5 MB).
+pub const MAX_RESULTS_BYTES: u64 = 256 << 20;
+
+/// Reads and checks one `results.json`; the error says what is wrong, in one line: a file too
+/// large or unreadable, not JSON, not an object, a `schema_version` this build cannot read, or a
+/// shape that does not match it.
+pub fn read_report(path: &Path) -> Result<Report, String> {
+    let shown = quote_input(&path.display().to_string());
+    let file = fs::File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let mut text = String::new();
+    file.take(MAX_RESULTS_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if text.len() as u64 > MAX_RESULTS_BYTES {
+        return Err(format!(
+            "{shown} is larger than {} MiB",
+            MAX_RESULTS_BYTES >> 20
+        ));
+    }
+    parse_report(&text)
+}
+
+/// Parses and checks the text of a `results.json` (see [`read_report`]).
+pub fn parse_report(text: &str) -> Result<Report, String> {
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| format!("results.json is not JSON: {e}"))?;
+    check_shape(&value)?;
+    serde_json::from_value(value).map_err(|e| format!("results.json: {e}"))
+}
+
+/// `1, 2 and 3`.
+fn list(versions: &[u32]) -> String {
+    let text: Vec<String> = versions.iter().map(u32::to_string).collect();
+    match text.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => text.join(""),
+    }
+}
+
+fn json_kind(json: &Value) -> &'static str {
+    match json {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The checks that give the clearest messages, made before the typed reading: an object with a
+/// readable `schema_version`, a `machine` object and an `experiments` array of objects with
+/// string ids.
+fn check_shape(json: &Value) -> Result<(), String> {
+    let Value::Object(fields) = json else {
+        return Err(format!(
+            "results.json is {}, not an object",
+            json_kind(json)
+        ));
+    };
+    let readable = list(&READABLE_SCHEMAS);
+    match fields.get("schema_version") {
+        None => return Err("results.json has no schema_version".into()),
+        Some(Value::Number(number)) => {
+            if !number
+                .as_u64()
+                .is_some_and(|v| READABLE_SCHEMAS.iter().any(|&r| u64::from(r) == v))
+            {
+                return Err(format!(
+                    "results.json has schema_version {number}, this kiki reads {readable}"
+                ));
+            }
+        }
+        Some(other) => {
+            return Err(format!(
+                "results.json schema_version is {}, not a number",
+                json_kind(other)
+            ))
+        }
+    }
+    match fields.get("machine") {
+        Some(Value::Object(_)) => {}
+        Some(other) => {
+            return Err(format!(
+                "results.json machine is {}, not an object",
+                json_kind(other)
+            ))
+        }
+        None => return Err("results.json has no machine".into()),
+    }
+    let experiments = match fields.get("experiments") {
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            return Err(format!(
+                "results.json experiments is {}, not an array",
+                json_kind(other)
+            ))
+        }
+        None => return Err("results.json has no experiments".into()),
+    };
+    for (index, experiment) in experiments.iter().enumerate() {
+        if !experiment.is_object() {
+            return Err(format!(
+                "results.json experiments[{index}] is {}, not an object",
+                json_kind(experiment)
+            ));
+        }
+        if !experiment.get("id").is_some_and(Value::is_string) {
+            return Err(format!(
+                "results.json experiments[{index}] has no string id"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The backends of this binary: name, availability, code path, table bytes.
+fn backends() -> Vec<BackendEntry> {
+    kiki_variants::registry::summaries()
+        .iter()
+        .map(|s| BackendEntry {
+            name: s.info.name.to_string(),
+            available: s.availability.is_ok(),
+            simd_path: s.simd_path.to_string(),
+            table_bytes: s.table_bytes as u64,
+        })
+        .collect()
+}
+
+/// Keeps `[A-Za-z0-9._-]`, turning anything else into `-` (file names must be portable).
+pub fn file_safe(text: &str) -> String {
+    let cleaned: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let cleaned = cleaned.trim_start_matches('.').to_string();
+    if cleaned.is_empty() {
+        "report".to_string()
+    } else {
+        cleaned
+    }
+}
+
+/// One unique, file-safe stem per plot (a repeated stem gets `-2`, `-3`, …).
+fn plot_stems(experiments: &[ExperimentResult]) -> Vec<Vec<String>> {
+    let mut used: Vec<String> = Vec::new();
+    experiments
+        .iter()
+        .map(|experiment| {
+            experiment
+                .plots
+                .iter()
+                .map(|plot| {
+                    let base = file_safe(&plot.file_stem);
+                    let mut stem = base.clone();
+                    let mut n = 2;
+                    while used.contains(&stem) || stem == "report" || stem == "results" {
+                        stem = format!("{base}-{n}");
+                        n += 1;
+                    }
+                    used.push(stem.clone());
+                    stem
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The whole `report.md`.
+fn render_markdown(report: &Report, stems: &[Vec<String>]) -> String {
+    let experiments = &report.experiments;
+    let mut out = format!("# kiki report: {}, {}\n\n", report.cpu_slug, report.date);
+    out.push_str(
+        "Every figure below was measured by `kiki report` on the machine described first; \
+         raw samples are in [`results.json`](results.json).\n\n",
+    );
+    out.push_str(report.machine.markdown().trim_end());
+    out.push('\n');
+    if !report.mode.is_empty() {
+        out.push_str(&format!(
+            "| Mode | `{}`, {} process invocation{} per timing experiment |\n",
+            report.mode,
+            report.invocations,
+            if report.invocations == 1 { "" } else { "s" }
+        ));
+    }
+    for (key, value) in report.conditions.iter().flat_map(|c| c.rows()) {
+        out.push_str(&format!("| {key} | {} |\n", value.replace('|', "\\|")));
+    }
+    out.push('\n');
+    if !experiments.is_empty() {
+        out.push_str("## Experiments\n\n");
+        for experiment in experiments {
+            out.push_str(&format!(
+                "- [{} — {}](#{})\n",
+                experiment.id,
+                experiment.title,
+                anchor(&heading(experiment))
+            ));
+        }
+        out.push('\n');
+    }
+    for (experiment, stems) in experiments.iter().zip(stems) {
+        out.push_str(&format!("## {}\n\n", heading(experiment)));
+        if let Some(seconds) = experiment.wall_seconds {
+            out.push_str(&format!("*Measured in {seconds:.0} s.*\n\n"));
+        }
+        if !experiment.method.trim().is_empty() {
+            out.push_str(&format!("**Method.** {}\n\n", experiment.method.trim()));
+        }
+        for (plot, stem) in experiment.plots.iter().zip(stems) {
+            out.push_str(&plot_markdown(plot, stem));
+        }
+        for table in &experiment.tables {
+            out.push_str(&table_markdown(table));
+        }
+        if !experiment.findings.trim().is_empty() {
+            out.push_str(&format!("**Findings.** {}\n\n", experiment.findings.trim()));
+        }
+    }
+    out
+}
+
+fn heading(experiment: &ExperimentResult) -> String {
+    format!("{} — {}", experiment.id, experiment.title)
+}
+
+/// The anchor GitHub gives a heading: lower case, spaces to `-`, punctuation dropped.
+fn anchor(heading: &str) -> String {
+    heading
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+fn plot_markdown(plot: &Plot, stem: &str) -> String {
+    let alt = plot.title.replace(['[', ']'], "");
+    format!("![{alt}]({stem}.png)\n\n[{alt} (SVG)]({stem}.svg)\n\n")
+}
+
+/// A Markdown table; `|` inside a cell is escaped and line breaks become spaces.
+pub fn table_markdown(table: &Table) -> String {
+    if table.headers.is_empty() {
+        return String::new();
+    }
+    let cell = |text: &str| text.replace('|', "\\|").replace(['\n', '\r'], " ");
+    let row = |cells: &mut dyn Iterator<Item = String>| {
+        let mut line = String::from("|");
+        for c in cells {
+            line.push(' ');
+            line.push_str(&c);
+            line.push_str(" |");
+        }
+        line.push('\n');
+        line
+    };
+    let columns = table.headers.len();
+    let mut out = row(&mut table.headers.iter().map(|h| cell(h)));
+    out.push_str(&row(&mut (0..columns).map(|_| "---".to_string())));
+    for cells in &table.rows {
+        let padded = (0..columns).map(|i| cells.get(i).map(|c| cell(c)).unwrap_or_default());
+        out.push_str(&row(&mut padded.into_iter()));
+    }
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bad_results_json_is_named_in_one_line() {
+        let cases = [
+            ("[]", "results.json is an array, not an object"),
+            ("null", "results.json is null, not an object"),
+            ("{}", "results.json has no schema_version"),
+            (
+                r#"{"schema_version": 999, "machine": {}, "experiments": []}"#,
+                "results.json has schema_version 999, this kiki reads 1, 2 and 3",
+            ),
+            (
+                r#"{"schema_version": "1", "machine": {}, "experiments": []}"#,
+                "results.json schema_version is a string, not a number",
+            ),
+            (
+                r#"{"schema_version": 1, "experiments": []}"#,
+                "results.json has no machine",
+            ),
+            (
+                r#"{"schema_version": 1, "machine": [], "experiments": []}"#,
+                "results.json machine is an array, not an object",
+            ),
+            (
+                r#"{"schema_version": 1, "machine": {}, "experiments": {}}"#,
+                "results.json experiments is an object, not an array",
+            ),
+            (
+                r#"{"schema_version": 1, "machine": {}, "experiments": [{"id": "E1"}, 3]}"#,
+                "results.json experiments[1] is a number, not an object",
+            ),
+            (
+                r#"{"schema_version": 1, "machine": {}, "experiments": [{"id": 1}]}"#,
+                "results.json experiments[0] has no string id",
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(parse_report(text).unwrap_err(), expected, "{text}");
+        }
+        let missing =
+            parse_report(r#"{"schema_version": 2, "machine": {}, "experiments": [{"id": "E1"}]}"#)
+                .unwrap_err();
+        assert!(
+            missing.starts_with("results.json: missing field"),
+            "{missing}"
+        );
+    }
+
+    /// Every committed report reads back (schema 1 for the index, schema 2 re-renders).
+    #[test]
+    fn committed_reports_read_back() {
+        let reports = Path::new(crate::WORKSPACE_ROOT).join("reports");
+        let mut read = 0;
+        for entry in fs::read_dir(&reports).unwrap() {
+            let path = entry.unwrap().path().join("results.json");
+            if path.exists() {
+                let report = read_report(&path).unwrap_or_else(|e| panic!("{e}"));
+                assert!(!report.experiments.is_empty());
+                read += 1;
+            }
+        }
+        assert!(read > 0);
+    }
+
+    /// Every committed report of schema 2 or later re-renders byte for byte from its results.json with
+    /// today's renderer: what was published stays reproducible as the code moves on.
+    #[test]
+    fn committed_reports_of_schema_2_and_later_re_render_identically() {
+        let reports = Path::new(crate::WORKSPACE_ROOT).join("reports");
+        let mut rendered = 0;
+        for entry in fs::read_dir(&reports).unwrap() {
+            let folder = entry.unwrap().path();
+            let Ok(report) = read_report(&folder.join("results.json")) else {
+                continue;
+            };
+            if !RENDERABLE_SCHEMAS.contains(&report.schema_version) {
+                continue;
+            }
+            let name = folder.file_name().unwrap().to_string_lossy().into_owned();
+            let copy = scratch(&format!("rerender-{name}"));
+            render_into(&copy, &report).unwrap();
+            for file in fs::read_dir(&copy).unwrap() {
+                let file = file.unwrap().file_name();
+                assert!(
+                    fs::read(copy.join(&file)).unwrap() == fs::read(folder.join(&file)).unwrap(),
+                    "{name}: {file:?} differs when re-rendered"
+                );
+            }
+            fs::remove_dir_all(&copy).unwrap();
+            rendered += 1;
+        }
+        assert!(rendered > 0, "no report of schema 2 or later is committed");
+    }
+
+    #[test]
+    fn anchors_and_tables() {
+        assert_eq!(
+            anchor("E7 — cache pressure (the seed's argument)"),
+            "e7--cache-pressure-the-seeds-argument"
+        );
+        let table = Table {
+            headers: vec!["backend".into(), "a|b".into()],
+            rows: vec![vec!["qugiy".into(), "1\n2".into()], vec!["short".into()]],
+        };
+        assert_eq!(
+            table_markdown(&table),
+            "| backend | a\\|b |\n| --- | --- |\n| qugiy | 1 2 |\n| short |  |\n\n"
+        );
+        assert_eq!(file_safe("amd epyc/7B13"), "amd-epyc-7B13");
+        assert_eq!(file_safe("..hidden"), "hidden");
+    }
+
+    /// A scratch folder under the system's temporary folder, removed at the end.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("kiki-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn publishing_from_many_threads_loses_no_report() {
+        let out = scratch("publish-race");
+        const REPORTS: usize = 24;
+        let temps: Vec<PathBuf> = (0..REPORTS)
+            .map(|i| {
+                let temp = out.join(format!(".tmp-{i}"));
+                fs::create_dir(&temp).unwrap();
+                fs::write(temp.join("results.json"), i.to_string()).unwrap();
+                temp
+            })
+            .collect();
+        // An existing report and a dangling link hold the first two names.
+        fs::create_dir(out.join("cpu-2026-11-22")).unwrap();
+        fs::write(out.join("cpu-2026-11-22").join("results.json"), "old").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("/nonexistent-kiki", out.join("cpu-2026-11-22-2")).unwrap();
+        let published: Vec<PathBuf> = std::thread::scope(|scope| {
+            let handles: Vec<_> = temps
+                .iter()
+                .map(|temp| scope.spawn(|| publish_folder(temp, &out, "cpu-2026-11-22").unwrap()))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let mut seen: Vec<String> = published
+            .iter()
+            .map(|dir| fs::read_to_string(dir.join("results.json")).unwrap())
+            .collect();
+        seen.sort_by_key(|text| text.parse::<usize>().unwrap());
+        let expected: Vec<String> = (0..REPORTS).map(|i| i.to_string()).collect();
+        assert_eq!(seen, expected, "every prepared report is published once");
+        assert_eq!(
+            fs::read_to_string(out.join("cpu-2026-11-22").join("results.json")).unwrap(),
+            "old",
+            "the existing report is untouched"
+        );
+        assert!(!published.contains(&out.join("cpu-2026-11-22")));
+        assert!(!published.contains(&out.join("cpu-2026-11-22-2")));
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn a_failed_publish_keeps_the_measured_data() {
+        let out = scratch("publish-fail");
+        let temp = out.join(".tmp-x");
+        fs::create_dir(&temp).unwrap();
+        fs::write(temp.join("results.json"), "data").unwrap();
+        // The target's parent does not exist: every rename fails with a real error.
+        let error = publish_folder(&temp, &out.join("missing"), "cpu").unwrap_err();
+        assert!(error.contains("kept in"), "{error}");
+        assert_eq!(
+            fs::read_to_string(temp.join("results.json")).unwrap(),
+            "data"
+        );
+        fs::remove_dir_all(&out).unwrap();
+    }
+}
