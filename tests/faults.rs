@@ -1,7 +1,7 @@
 //! Bad input and faults (issue 13): write errors, hostile text, numbers, repeated flags, output
 //! folders, the hidden E8 workload, Ctrl-C and report publishing, each as a user meets it.
 
-mod common;
+use crate::common;
 use common::TempDir;
 
 use std::process::{Command, Output, Stdio};

@@ -1,7 +1,7 @@
 //! Property tests: SFEN round trips on positions from legal play, and no panic from any input
 //! a user or a file can hand to the SFEN parser, the positions reader or the report readers.
 
-mod common;
+use crate::common;
 use common::TempDir;
 
 use kiki::cli::rebuild_report_index;

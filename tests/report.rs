@@ -1,7 +1,7 @@
 //! The report writer and its commands: every file written, plots non-empty, results.json
 //! readable, nothing overwritten or left half-written, clear errors, and the index.
 
-mod common;
+use crate::common;
 use common::TempDir;
 
 use kiki_harness::machine::{Cache, Machine};

@@ -1,0 +1,43 @@
+//! Every integration test of the workspace in one test binary: one link instead of eighteen
+//! (release builds link with LTO, and linking was most of the suite's build time). Each file
+//! under `tests/` is a module here; `every_test_file_is_a_module` fails if one is left out.
+
+mod common;
+
+mod attacks_many;
+mod backends;
+mod backends_agree;
+mod bitboard_ops;
+mod brute_force;
+mod cli;
+mod cli_mate1;
+mod effects;
+mod effects_cli;
+mod faults;
+mod hands;
+mod layers;
+mod masked_lookups;
+mod mate1;
+mod move_count;
+mod perft;
+mod properties;
+mod report;
+
+/// A test file that is not declared above would silently never run (`autotests = false`).
+#[test]
+fn every_test_file_is_a_module() {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let declared = include_str!("main.rs");
+    for entry in std::fs::read_dir(&folder).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if let Some(module) = name.strip_suffix(".rs") {
+            if module != "main" {
+                let line = format!("mod {module};");
+                assert!(
+                    declared.contains(&line),
+                    "tests/{name} is not declared in tests/main.rs"
+                );
+            }
+        }
+    }
+}
