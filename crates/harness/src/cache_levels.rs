@@ -72,7 +72,9 @@ impl EffectiveLevel {
 pub struct CacheLevels {
     /// Smallest first.
     pub levels: Vec<EffectiveLevel>,
-    /// The latency of a dependent load beyond the last level (ns).
+    /// The latency of a dependent load beyond the last level (ns; NaN, written `null`, where
+    /// unknown).
+    #[serde(with = "crate::invocations::nan")]
     pub memory_ns: f64,
     /// The measured curve the levels come from: `(bytes, ns per load)`, smallest first
     /// (huge pages where the kernel granted them).

@@ -15,6 +15,7 @@ use kiki_engine::position::{Move, Piece, Position, START_SFEN};
 use kiki_variants::qugiy::Qugiy;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -188,10 +189,12 @@ pub fn verify_all(workload: &Workload) -> Result<Verified, String> {
 }
 
 /// Timed samples of one competitor.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Samples {
-    pub name: &'static str,
-    pub layout: &'static str,
+    #[serde(with = "crate::invocations::static_str")]
+    pub name: crate::invocations::StaticStr,
+    #[serde(with = "crate::invocations::static_str")]
+    pub layout: crate::invocations::StaticStr,
     /// Nanoseconds per make + unmake update, one per sample.
     pub ns_per_update: Vec<f64>,
 }

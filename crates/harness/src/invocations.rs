@@ -4,202 +4,200 @@
 //! Layout and environment move results between processes (Mytkowicz et al.), so one process's
 //! rounds cannot say how much a figure would move on a rerun. `kiki report` therefore runs each
 //! timing experiment in K child processes (interleaved across experiments, each with its own
-//! environment size and round order, each taking its share of the rounds). A child *records*
-//! what every timing primitive measured, in call order; the parent then runs the same
-//! experiment with every primitive *replaying* the K recordings merged (samples concatenated,
-//! one block per invocation), so the experiment's own analysis sees all rounds and nothing is
-//! timed twice. A replayed call checks that it times the same cases as the recorded one.
+//! environment size and round order, each taking its share of the rounds). Each child is told
+//! which [`Invocation`] it is, measures, and writes its typed measurement; the parent reads the
+//! K measurements back and analyses them once. An experiment that pools rounds merges its K
+//! measurements explicitly, one block per invocation (the helpers here).
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use std::cell::RefCell;
 
-/// What the timing primitives of this process do.
-enum Session {
-    /// Measure (a plain run, K = 1).
-    Live,
-    /// Measure as invocation `index` of `count`, and keep every call's result.
-    Record {
-        index: usize,
-        count: usize,
-        calls: Vec<Value>,
-    },
-    /// Do not measure: hand out call `next` of every invocation, merged.
-    Replay {
-        invocations: Vec<Vec<Value>>,
-        next: usize,
-    },
+/// Which of the K process invocations of an experiment this is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Invocation {
+    /// From 0.
+    pub index: usize,
+    /// K, at least 1.
+    pub count: usize,
 }
 
-// Per thread: an experiment runs, records and replays on the thread that started it (its own
-// helper threads time nothing), and tests running side by side do not see each other's session.
-thread_local! {
-    static SESSION: RefCell<Session> = const { RefCell::new(Session::Live) };
-    /// The first replay error of the session, reported by `finish_replay`.
-    static REPLAY_ERROR: RefCell<Option<String>> = const { RefCell::new(None) };
-}
+impl Invocation {
+    /// A plain run: the one invocation.
+    pub const ONLY: Invocation = Invocation { index: 0, count: 1 };
 
-fn with_session<R>(f: impl FnOnce(&mut Session) -> R) -> R {
-    SESSION.with(|session| f(&mut session.borrow_mut()))
-}
-
-/// Notes a replayed call that failed (the primitive carries on with empty results).
-pub fn replay_failed(error: String) {
-    REPLAY_ERROR.with(|first| {
-        first.borrow_mut().get_or_insert(error);
-    });
-}
-
-/// Starts recording as invocation `index` of `count`.
-pub fn start_recording(index: usize, count: usize) {
-    with_session(|session| {
-        *session = Session::Record {
+    /// Invocation `index` of `count` (at least 1).
+    pub fn new(index: usize, count: usize) -> Invocation {
+        Invocation {
             index,
             count: count.max(1),
-            calls: Vec::new(),
         }
-    });
-}
+    }
 
-/// Stops recording and returns what was recorded (empty when not recording).
-pub fn finish_recording() -> Vec<Value> {
-    match with_session(|session| std::mem::replace(session, Session::Live)) {
-        Session::Record { calls, .. } => calls,
-        _ => Vec::new(),
+    /// The rounds this invocation takes of an experiment's `total`: its share, rounded up (so
+    /// every invocation takes as many); all of them in a plain run.
+    pub fn rounds(self, total: usize) -> usize {
+        total.div_ceil(self.count.max(1)).max(1)
     }
 }
 
-/// Starts replaying the recordings of every invocation.
-pub fn start_replay(invocations: Vec<Vec<Value>>) {
-    REPLAY_ERROR.with(|first| *first.borrow_mut() = None);
-    with_session(|session| {
-        *session = Session::Replay {
-            invocations,
-            next: 0,
+/// Merges the rows of K invocations, one after another in invocation order: every part must
+/// hold the same rows (the same `key`s, in the same order); `extend(into, from)` appends one
+/// invocation's row to the merged one. `Err` says how they differ.
+pub fn merge_rows<R: Clone, K: PartialEq + std::fmt::Debug>(
+    parts: &[Vec<R>],
+    key: impl Fn(&R) -> K,
+    mut extend: impl FnMut(&mut R, &R),
+) -> Result<Vec<R>, String> {
+    let Some((first, rest)) = parts.split_first() else {
+        return Ok(Vec::new());
+    };
+    let mut merged = first.clone();
+    for part in rest {
+        if part.len() != merged.len() {
+            return Err(format!(
+                "invocations measured different numbers of cases ({} and {})",
+                merged.len(),
+                part.len()
+            ));
         }
-    });
+        for (into, from) in merged.iter_mut().zip(part) {
+            let (a, b) = (key(into), key(from));
+            if a != b {
+                return Err(format!("invocations measured {a:?} and {b:?}"));
+            }
+            extend(into, from);
+        }
+    }
+    Ok(merged)
 }
 
-/// Stops replaying; `Err` when a replayed call failed or the experiment made fewer calls than
-/// were recorded.
-pub fn finish_replay() -> Result<(), String> {
-    let session = with_session(|session| std::mem::replace(session, Session::Live));
-    let error = REPLAY_ERROR.with(|first| first.borrow_mut().take());
-    match (session, error) {
-        (Session::Replay { .. }, Some(error)) => Err(error),
-        (Session::Replay { invocations, next }, None) => {
-            let recorded = invocations.first().map_or(0, Vec::len);
-            if next < recorded {
-                Err(format!(
-                    "the replay used {next} of {recorded} recorded measurements"
-                ))
-            } else {
-                Ok(())
+/// One field of every invocation's measurement, for [`merge_rows`].
+pub fn gather<M, R: Clone>(parts: &[M], field: impl Fn(&M) -> &[R]) -> Vec<Vec<R>> {
+    parts.iter().map(|p| field(p).to_vec()).collect()
+}
+
+/// The notes of every invocation, each once, in order of first appearance.
+pub fn union<T: Clone + PartialEq>(parts: impl IntoIterator<Item = Vec<T>>) -> Vec<T> {
+    let mut all: Vec<T> = Vec::new();
+    for part in parts {
+        for item in part {
+            if !all.contains(&item) {
+                all.push(item);
             }
         }
-        _ => Ok(()),
     }
+    all
 }
 
-/// This process's invocation and the number of invocations: `(0, 1)` for a plain run.
-pub fn invocation() -> (usize, usize) {
-    with_session(|session| match session {
-        Session::Record { index, count, .. } => (*index, *count),
-        _ => (0, 1),
-    })
-}
+/// `&'static str`, for fields read with [`static_str`] (serde would otherwise borrow a field
+/// spelled `&str` from the input).
+pub type StaticStr = &'static str;
 
-/// The rounds this process takes of an experiment's `rounds`: its share when recording
-/// (rounded up, so every invocation takes as many), all of them otherwise.
-pub fn rounds(rounds: usize) -> usize {
-    let (_, count) = invocation();
-    rounds.div_ceil(count).max(1)
-}
+/// Serde for `&'static str` fields (names the experiments keep as static strings): written as
+/// strings; read back interned, so that each distinct name is allocated once per process.
+pub mod static_str {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::collections::HashSet;
+    use std::sync::Mutex;
 
-/// Something one timing call returns that invocations can be merged into.
-pub trait Mergeable: Serialize + DeserializeOwned {
-    /// One invocation's result after another, in invocation order; `Err` when they do not
-    /// describe the same cases.
-    fn merge(parts: Vec<Self>) -> Result<Self, String>;
-}
+    /// The one `&'static str` for `text`.
+    pub fn intern(text: &str) -> &'static str {
+        static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
+        let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+        let names = names.get_or_insert_with(HashSet::new);
+        if let Some(name) = names.get(text) {
+            return name;
+        }
+        let name: &'static str = Box::leak(text.to_string().into_boxed_str());
+        names.insert(name);
+        name
+    }
 
-/// Runs one timing call: live (and recorded when recording), or replayed from the recordings.
-/// A replay that cannot be read or merged is an error the caller reports (it means the
-/// experiment did not make the same calls as in the children).
-pub fn timed<T: Mergeable>(live: impl FnOnce() -> T) -> Result<T, String> {
-    let replayed = with_session(|session| match session {
-        Session::Replay { invocations, next } => {
-            let call = *next;
-            *next += 1;
-            let parts = invocations
+    pub fn serialize<S: Serializer>(text: &&'static str, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(text)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+        Ok(intern(&String::deserialize(d)?))
+    }
+
+    /// `Vec<&'static str>`.
+    pub mod vec {
+        use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+        pub fn serialize<S: Serializer>(list: &[&'static str], s: S) -> Result<S::Ok, S::Error> {
+            list.serialize(s)
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<&'static str>, D::Error> {
+            Ok(Vec::<String>::deserialize(d)?
                 .iter()
-                .map(|calls| {
-                    let value = calls.get(call).cloned().ok_or_else(|| {
-                        format!("measurement {call} was not recorded in every invocation")
-                    })?;
-                    serde_json::from_value::<T>(value)
-                        .map_err(|e| format!("measurement {call} reads back wrong: {e}"))
-                })
-                .collect::<Result<Vec<T>, String>>();
-            Some(parts.and_then(T::merge))
+                .map(|s| super::intern(s))
+                .collect())
         }
-        _ => None,
-    });
-    if let Some(result) = replayed {
-        return result;
     }
-    let result = live();
-    if with_session(|session| matches!(session, Session::Record { .. })) {
-        let value = serde_json::to_value(&result).map_err(|e| e.to_string())?;
-        with_session(|session| {
-            if let Session::Record { calls, .. } = session {
-                calls.push(value);
-            }
-        });
-    }
-    Ok(result)
-}
 
-/// The number of invocations being replayed (1 when not replaying).
-pub fn replayed_invocations() -> usize {
-    with_session(|session| match session {
-        Session::Replay { invocations, .. } => invocations.len().max(1),
-        _ => 1,
-    })
-}
+    /// `Option<&'static str>`.
+    pub mod option {
+        use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// Whether this process replays (it then measures nothing).
-pub fn replaying() -> bool {
-    with_session(|session| matches!(session, Session::Replay { .. }))
-}
-
-/// A child's recording, as written to its file.
-#[derive(Serialize, Deserialize)]
-pub struct Recording {
-    pub experiment: String,
-    pub invocation: usize,
-    pub calls: Vec<Value>,
-}
-
-/// Lists of `(case name, per-round values…)` merge by concatenating each case's values.
-impl Mergeable for Vec<(String, Vec<f64>, Vec<f64>)> {
-    fn merge(parts: Vec<Self>) -> Result<Self, String> {
-        let mut parts = parts.into_iter();
-        let mut merged = parts.next().unwrap_or_default();
-        for part in parts {
-            if part.len() != merged.len() {
-                return Err("invocations timed different numbers of cases".into());
-            }
-            for (into, from) in merged.iter_mut().zip(part) {
-                if into.0 != from.0 {
-                    return Err(format!("invocations timed {} and {}", into.0, from.0));
-                }
-                into.1.extend(from.1);
-                into.2.extend(from.2);
-            }
+        pub fn serialize<S: Serializer>(
+            text: &Option<&'static str>,
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            text.serialize(s)
         }
-        Ok(merged)
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<&'static str>, D::Error> {
+            Ok(Option::<String>::deserialize(d)?.map(|s| super::intern(&s)))
+        }
+    }
+}
+
+/// Serde for `f64` fields that may be NaN (JSON has no NaN): NaN is written as `null` and read
+/// back as NaN.
+pub mod nan {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+        x.is_finite().then_some(*x).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+    }
+
+    /// Arrays and lists of such values.
+    pub mod seq {
+        use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+        pub fn serialize<S: Serializer, const N: usize>(
+            xs: &[f64; N],
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            xs.iter()
+                .map(|x| x.is_finite().then_some(*x))
+                .collect::<Vec<_>>()
+                .serialize(s)
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
+            d: D,
+        ) -> Result<[f64; N], D::Error> {
+            let values = Vec::<Option<f64>>::deserialize(d)?;
+            let mut out = [f64::NAN; N];
+            if values.len() != N {
+                return Err(serde::de::Error::invalid_length(
+                    values.len(),
+                    &"as many values as the array holds",
+                ));
+            }
+            for (o, v) in out.iter_mut().zip(values) {
+                *o = v.unwrap_or(f64::NAN);
+            }
+            Ok(out)
+        }
     }
 }
 
@@ -207,42 +205,62 @@ impl Mergeable for Vec<(String, Vec<f64>, Vec<f64>)> {
 mod tests {
     use super::*;
 
-    type Cases = Vec<(String, Vec<f64>, Vec<f64>)>;
-
-    fn case(name: &str, x: f64) -> Cases {
-        vec![(name.to_string(), vec![x], vec![x * 10.0])]
+    #[test]
+    fn an_invocation_takes_its_share_of_the_rounds() {
+        assert_eq!(Invocation::ONLY.rounds(21), 21);
+        assert_eq!(Invocation::new(0, 2).rounds(21), 11);
+        assert_eq!(Invocation::new(1, 0), Invocation::new(1, 1));
+        assert_eq!(Invocation::new(4, 5).rounds(3), 1);
+        let json = serde_json::to_string(&Invocation::new(1, 3)).unwrap();
+        assert_eq!(json, r#"{"index":1,"count":3}"#);
     }
 
-    /// Recording, then replaying two invocations: the replay merges them in order, measures
-    /// nothing, and notices a call it has no recording for. (One test: the session is global.)
     #[test]
-    fn record_then_replay() {
-        assert_eq!(rounds(21), 21);
-        start_recording(0, 2);
-        assert_eq!(invocation(), (0, 2));
-        assert_eq!(rounds(21), 11);
-        let first = timed(|| case("a", 1.0)).unwrap();
-        assert_eq!(first, case("a", 1.0));
-        let zero = finish_recording();
-        start_recording(1, 2);
-        timed(|| case("a", 2.0)).unwrap();
-        let one = finish_recording();
-        assert_eq!(invocation(), (0, 1));
-
-        start_replay(vec![zero.clone(), one.clone()]);
-        assert!(replaying());
-        let merged: Cases = timed(|| panic!("a replay measures nothing")).unwrap();
+    fn rows_merge_one_invocation_after_another() {
+        type Row = (String, Vec<f64>);
+        let part = |x: f64| -> Vec<Row> { vec![("a".into(), vec![x]), ("b".into(), vec![-x])] };
+        let merged = merge_rows(
+            &[part(1.0), part(2.0)],
+            |r| r.0.clone(),
+            |into, from| into.1.extend(&from.1),
+        )
+        .unwrap();
         assert_eq!(
             merged,
-            vec![("a".to_string(), vec![1.0, 2.0], vec![10.0, 20.0])]
+            vec![("a".into(), vec![1.0, 2.0]), ("b".into(), vec![-1.0, -2.0])]
         );
-        let extra: Result<Cases, String> = timed(|| panic!("a replay measures nothing"));
-        assert!(extra.unwrap_err().contains("not recorded"));
-        assert!(finish_replay().is_ok());
+        let other = vec![("a".to_string(), vec![3.0]), ("c".to_string(), vec![3.0])];
+        let error = merge_rows(&[part(1.0), other], |r| r.0.clone(), |_, _| {}).unwrap_err();
+        assert!(error.contains("\"b\" and \"c\""), "{error}");
+        assert_eq!(union([vec![1, 2], vec![2, 3]]), vec![1, 2, 3]);
+    }
 
-        start_replay(vec![zero, one]);
-        assert!(finish_replay().unwrap_err().contains("used 0 of 1"));
-        let other = vec![case("a", 1.0), case("b", 1.0)];
-        assert!(Cases::merge(other).unwrap_err().contains("timed a and b"));
+    #[test]
+    fn static_names_and_nan_survive_json() {
+        #[derive(Serialize, Deserialize)]
+        struct Named {
+            #[serde(with = "static_str")]
+            name: StaticStr,
+            #[serde(with = "static_str::vec")]
+            names: Vec<&'static str>,
+            #[serde(with = "nan")]
+            x: f64,
+            #[serde(with = "nan::seq")]
+            xs: [f64; 2],
+        }
+        let json = serde_json::to_string(&Named {
+            name: "rook",
+            names: vec!["a", "b"],
+            x: f64::NAN,
+            xs: [1.0, f64::NAN],
+        })
+        .unwrap();
+        let back: Named = serde_json::from_str(&json).unwrap();
+        assert_eq!((back.name, back.names), ("rook", vec!["a", "b"]));
+        assert!(back.x.is_nan() && back.xs[0] == 1.0 && back.xs[1].is_nan());
+        assert!(std::ptr::eq(
+            static_str::intern("zz"),
+            static_str::intern("zz")
+        ));
     }
 }

@@ -1,12 +1,12 @@
 //! Timing machinery: warm-up, repeated samples with backends interleaved round-robin, CPU
 //! pinning, page-aligned buffers with a huge-page choice, and hardware counters where present.
 
-use super::invocations;
+use super::invocations::{self, Invocation};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 /// How long to warm up and how many samples of what length to take.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SampleConfig {
     /// Warm-up per case before any sample (also used to calibrate the repetitions).
     pub warmup: Duration,
@@ -80,86 +80,18 @@ pub fn calibrate(case: &mut Case<'_>, config: &SampleConfig) -> u64 {
 /// that no case always follows the same neighbour. Counters (if given) are read around every
 /// sample. `progress` gets the fraction of rounds done.
 ///
-/// Run as one of several process invocations (`invocations`), it takes its share of the rounds
-/// and starts its rotation at its own offset; replaying, it measures nothing and returns the
-/// invocations' samples, one block per invocation.
+/// As one of several process invocations (`invocation`), it takes its share of the rounds and
+/// starts its rotation at its own offset.
 pub fn interleaved(
     cases: &mut [Case<'_>],
     config: &SampleConfig,
-    counters: Option<&mut Counters>,
-    progress: &mut dyn FnMut(f64),
-) -> Vec<CaseResult> {
-    let replayed = invocations::timed(|| measure_interleaved(cases, config, counters, progress));
-    match replayed {
-        Ok(results) if same_cases(&results, cases) => results,
-        Ok(_) => {
-            invocations::replay_failed("a replayed measurement timed other cases".into());
-            empty_results(cases)
-        }
-        Err(error) => {
-            invocations::replay_failed(error);
-            empty_results(cases)
-        }
-    }
-}
-
-fn same_cases(results: &[CaseResult], cases: &[Case<'_>]) -> bool {
-    results.len() == cases.len() && results.iter().zip(cases).all(|(r, c)| r.name == c.name)
-}
-
-fn empty_results(cases: &[Case<'_>]) -> Vec<CaseResult> {
-    cases
-        .iter()
-        .map(|c| CaseResult {
-            name: c.name.clone(),
-            ns_per_op: Vec::new(),
-            counters_per_op: Vec::new(),
-        })
-        .collect()
-}
-
-/// Invocations merge case by case: samples one block after another, counters averaged.
-impl invocations::Mergeable for Vec<CaseResult> {
-    fn merge(parts: Vec<Self>) -> Result<Self, String> {
-        let count = parts.len().max(1) as f64;
-        let mut parts = parts.into_iter();
-        let mut merged = parts.next().unwrap_or_default();
-        for part in parts {
-            if part.len() != merged.len() {
-                return Err("invocations timed different numbers of cases".into());
-            }
-            for (into, from) in merged.iter_mut().zip(part) {
-                if into.name != from.name {
-                    return Err(format!("invocations timed {} and {}", into.name, from.name));
-                }
-                into.ns_per_op.extend(from.ns_per_op);
-                for ((name, total), (other, value)) in
-                    into.counters_per_op.iter_mut().zip(from.counters_per_op)
-                {
-                    if *name == other {
-                        *total += value;
-                    }
-                }
-            }
-        }
-        for result in &mut merged {
-            for (_, total) in &mut result.counters_per_op {
-                *total /= count;
-            }
-        }
-        Ok(merged)
-    }
-}
-
-fn measure_interleaved(
-    cases: &mut [Case<'_>],
-    config: &SampleConfig,
+    invocation: Invocation,
     mut counters: Option<&mut Counters>,
     progress: &mut dyn FnMut(f64),
 ) -> Vec<CaseResult> {
-    let (offset, _) = invocations::invocation();
+    let offset = invocation.index;
     let config = &SampleConfig {
-        samples: invocations::rounds(config.samples),
+        samples: invocation.rounds(config.samples),
         ..*config
     };
     let n = cases.len();
@@ -208,6 +140,32 @@ fn measure_interleaved(
             }
         })
         .collect()
+}
+
+/// The case results of K invocations merged case by case: samples one block after another,
+/// counters averaged. `Err` when they did not time the same cases.
+pub fn merge_case_results(parts: &[Vec<CaseResult>]) -> Result<Vec<CaseResult>, String> {
+    let count = parts.len().max(1) as f64;
+    let mut merged = invocations::merge_rows(
+        parts,
+        |r| r.name.clone(),
+        |into, from| {
+            into.ns_per_op.extend(&from.ns_per_op);
+            for ((name, total), (other, value)) in
+                into.counters_per_op.iter_mut().zip(&from.counters_per_op)
+            {
+                if name == other {
+                    *total += value;
+                }
+            }
+        },
+    )?;
+    for result in &mut merged {
+        for (_, total) in &mut result.counters_per_op {
+            *total /= count;
+        }
+    }
+    Ok(merged)
 }
 
 // ---- the thread clock ---------------------------------------------------------------------
@@ -287,8 +245,9 @@ pub fn unpin(cpus: usize) {
 
 // ---- hardware counters -------------------------------------------------------------------
 
-/// A hardware event `perf_event_open` can count.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A hardware event `perf_event_open` can count (written by its name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Event {
     Cycles,
     Instructions,
@@ -541,7 +500,9 @@ mod tests {
             min_sample: Duration::from_micros(20),
         };
         let mut fractions = Vec::new();
-        let results = interleaved(&mut cases, &config, None, &mut |f| fractions.push(f));
+        let results = interleaved(&mut cases, &config, Invocation::ONLY, None, &mut |f| {
+            fractions.push(f)
+        });
         drop(cases);
         assert_eq!(results.len(), 2);
         for r in &results {

@@ -33,7 +33,7 @@ pub fn eval_index(i: u64, len: usize) -> usize {
 
 /// Which lookups of a workload a timing uses: one slider kind (both lance colours count as
 /// lance), or every item as it comes (`Mixed`, dispatched on each item's kind).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum PieceGroup {
     Rook,
     Bishop,
@@ -93,13 +93,16 @@ impl PieceGroup {
 }
 
 /// A named, seeded list of lookups (and, for game-like workloads, the positions they came from).
-#[derive(Clone, Debug, PartialEq)]
+/// A measurement keeps its name, description and positions: the items stay in the process
+/// that timed them.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Workload {
     /// Short id used in labels: `uniform-25`, `random-play`, `greedy-playout`, `user`.
     pub name: String,
     /// How it was made, for the report.
     pub description: String,
     pub seed: u64,
+    #[serde(skip)]
     pub items: Vec<LookupItem>,
     /// SFENs of the positions the items came from (empty for uniform workloads).
     pub sfens: Vec<String>,

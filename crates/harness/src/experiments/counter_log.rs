@@ -6,15 +6,35 @@ use super::series;
 use crate::measure::{CaseResult, Counters, Event};
 use crate::results::{Series, Table};
 use crate::stats::format_sig;
+use serde::{Deserialize, Serialize};
 
-/// The counters of one experiment and what they counted.
+/// The counters of one experiment and what they counted (in a measurement: what they counted,
+/// and the events' names or why there were none; the open counters stay in the process).
+#[derive(Serialize, Deserialize)]
 pub(crate) struct CounterLog {
-    counters: Result<Counters, String>,
+    #[serde(skip)]
+    counters: Option<Counters>,
+    /// The events' names, or why they are unavailable.
+    events: Result<Vec<String>, String>,
     /// What one operation is, for units (`lookup`, `node`, `iteration`).
-    per: &'static str,
+    #[serde(with = "crate::invocations::static_str")]
+    per: crate::invocations::StaticStr,
     records: Vec<Record>,
 }
 
+impl Clone for CounterLog {
+    /// What was counted, without the open counters.
+    fn clone(&self) -> CounterLog {
+        CounterLog {
+            counters: None,
+            events: self.events.clone(),
+            per: self.per,
+            records: self.records.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Serialize, Deserialize)]
 struct Record {
     labels: Vec<(String, String)>,
     /// (event name, count per operation).
@@ -24,12 +44,17 @@ struct Record {
 impl CounterLog {
     /// Opens `events` for the calling thread; counts are per `per` (e.g. "lookup").
     pub(crate) fn open(events: &[Event], per: &'static str) -> CounterLog {
+        let counters = if events.is_empty() {
+            Err("counters not read (--counters none)".to_string())
+        } else {
+            Counters::open(events)
+        };
         CounterLog {
-            counters: if events.is_empty() {
-                Err("counters not read (--counters none)".to_string())
-            } else {
-                Counters::open(events)
-            },
+            events: counters
+                .as_ref()
+                .map(|c| c.names().iter().map(|s| s.to_string()).collect())
+                .map_err(Clone::clone),
+            counters: counters.ok(),
             per,
             records: Vec::new(),
         }
@@ -37,20 +62,50 @@ impl CounterLog {
 
     /// For `interleaved`: the open counters, or `None` where they are unavailable.
     pub(crate) fn counters(&mut self) -> Option<&mut Counters> {
-        self.counters.as_mut().ok()
+        self.counters.as_mut()
     }
 
     /// One sentence for the method paragraph: what was counted, or why nothing was.
     pub(crate) fn note(&self) -> String {
-        match &self.counters {
-            Ok(c) => format!(
+        match &self.events {
+            Ok(names) => format!(
                 "Counters (perf_event_open, user space, this thread): {} per {}, totals over \
                  all samples",
-                c.names().join(", "),
+                names.join(", "),
                 self.per
             ),
             Err(reason) => reason.clone(),
         }
+    }
+
+    /// The logs of K invocations as one: the first's records, each count averaged over the
+    /// invocations (as their samples are pooled). `Err` when they counted different cells.
+    pub(crate) fn merge(parts: &[&CounterLog]) -> Result<CounterLog, String> {
+        let Some((first, _)) = parts.split_first() else {
+            return Err("no counter log".into());
+        };
+        let records: Vec<Vec<Record>> = parts.iter().map(|p| p.records.clone()).collect();
+        let count = parts.len() as f64;
+        let mut merged = crate::invocations::merge_rows(
+            &records,
+            |r| r.labels.clone(),
+            |into, from| {
+                for ((name, total), (other, value)) in into.values.iter_mut().zip(&from.values) {
+                    if name == other {
+                        *total += value;
+                    }
+                }
+            },
+        )?;
+        for record in &mut merged {
+            for (_, total) in &mut record.values {
+                *total /= count;
+            }
+        }
+        Ok(CounterLog {
+            records: merged,
+            ..(*first).clone()
+        })
     }
 
     /// Keeps `result`'s counts under `labels` (its case name is added as `backend`).
@@ -173,7 +228,13 @@ mod tests {
             samples: 3,
             min_sample: Duration::from_micros(200),
         };
-        let results = interleaved(&mut cases, &config, Some(counters), &mut |_| {});
+        let results = interleaved(
+            &mut cases,
+            &config,
+            crate::invocations::Invocation::ONLY,
+            Some(counters),
+            &mut |_| {},
+        );
         for result in &results {
             log.record(&[("task", "spin")], result);
         }
@@ -198,7 +259,8 @@ mod tests {
     #[test]
     fn unavailable_counters_record_nothing() {
         let mut log = CounterLog {
-            counters: Err("counters unavailable: test".into()),
+            counters: None,
+            events: Err("counters unavailable: test".into()),
             per: "op",
             records: Vec::new(),
         };

@@ -17,6 +17,7 @@ pub mod e7_cache_pressure;
 pub mod e8_simulated_caches;
 pub mod e9_isa_levels;
 
+use crate::invocations::Invocation;
 use crate::machine::Machine;
 use crate::measure::{Event, SampleConfig};
 use crate::results::{ExperimentResult, PairRecord, Point, Series};
@@ -27,10 +28,12 @@ use crate::stats::{
 use kiki_core::backend::{Backend, Bitboard};
 use kiki_core::types::{Color, Slider, Square};
 use kiki_variants::registry;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-/// What to run and how big.
-#[derive(Clone, Debug, PartialEq)]
+/// What to run and how big (written to every child invocation as it is).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Config {
     /// Fewer samples and smaller sweeps (same code paths): the whole `kiki report --quick`
     /// fits in about 3 minutes on a 2-core machine.
@@ -156,153 +159,237 @@ pub struct Context<'a> {
     pub machine: &'a Machine,
 }
 
-/// One experiment of the report.
+/// An experiment's id: `E1` … `E10` (so written in results.json).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ExperimentId {
+    E1,
+    E2,
+    E3,
+    E4,
+    E5,
+    E6,
+    E7,
+    E8,
+    E9,
+    E10,
+}
+
+impl ExperimentId {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExperimentId::E1 => "E1",
+            ExperimentId::E2 => "E2",
+            ExperimentId::E3 => "E3",
+            ExperimentId::E4 => "E4",
+            ExperimentId::E5 => "E5",
+            ExperimentId::E6 => "E6",
+            ExperimentId::E7 => "E7",
+            ExperimentId::E8 => "E8",
+            ExperimentId::E9 => "E9",
+            ExperimentId::E10 => "E10",
+        }
+    }
+}
+
+impl std::fmt::Display for ExperimentId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where an experiment measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// In K child processes, one [`Invocation`] each, analysed once over all K (E1–E7, E10).
+    Invocations,
+    /// Once, in the report's own process (E8 runs valgrind, E9 builds kiki).
+    Parent,
+}
+
+/// One experiment of the report: it measures one invocation into a typed measurement, and
+/// analyses the measurements of all its invocations at once.
 pub trait Experiment: Sync {
-    /// `E1` … `E9`.
-    fn id(&self) -> &'static str;
+    /// One invocation's raw data.
+    type Measurement: Serialize + DeserializeOwned;
+    fn id(&self) -> ExperimentId;
     /// The report's heading for it.
     fn title(&self) -> &'static str;
     /// One line for `kiki report --help`: what it measures, and what it needs beyond the binary.
     fn about(&self) -> &'static str;
     /// Whether `kiki report` runs it unless told otherwise; an experiment that is not (E9, which
-    /// compiles kiki three more times) runs when named in `--only` or `--with`.
+    /// builds kiki several times) runs only when named in `--only` or `--with`.
     fn runs_by_default(&self) -> bool {
         true
     }
-    /// Whether its timing goes through the measurement primitives that can be recorded in child
-    /// processes and replayed (E1–E7); E8 (valgrind) and E9 (builds) run once, in this process.
-    fn replayable(&self) -> bool {
-        true
+    /// Where it measures: in K child invocations, or once in the report's process.
+    fn placement(&self) -> Placement {
+        Placement::Invocations
     }
-    /// Measures, analyses and writes its findings. Where it cannot run here (no valgrind, no
-    /// source tree), the result says why in its findings instead of failing the report.
-    fn run(&self, context: &Context<'_>, progress: Progress<'_>) -> ExperimentResult;
+    /// Measures as `invocation` (its share of the rounds, its own round order).
+    fn measure(
+        &self,
+        context: &Context<'_>,
+        invocation: Invocation,
+        progress: Progress<'_>,
+    ) -> Self::Measurement;
+    /// Analyses the measurements of every invocation, in invocation order (at least one). Where
+    /// it cannot run here (no valgrind, no source tree), the result says why in its findings
+    /// instead of failing the report.
+    fn analyse(
+        &self,
+        measurements: &[Self::Measurement],
+        context: &Context<'_>,
+    ) -> ExperimentResult;
 }
 
-/// E1–E7: measured in this process from a [`Config`] alone.
-struct InProcess {
-    id: &'static str,
-    title: &'static str,
-    about: &'static str,
-    /// Whether all its timing goes through the recordable primitives (all of E1–E7 do).
-    replayable: bool,
-    run: fn(&Config, Progress<'_>) -> ExperimentResult,
+/// [`Experiment`] with its measurement as JSON, so that the experiments fit one list.
+pub trait DynExperiment: Sync {
+    fn id(&self) -> ExperimentId;
+    fn title(&self) -> &'static str;
+    fn about(&self) -> &'static str;
+    fn runs_by_default(&self) -> bool;
+    fn placement(&self) -> Placement;
+    /// [`Experiment::measure`], written as JSON.
+    fn measure_json(
+        &self,
+        context: &Context<'_>,
+        invocation: Invocation,
+        progress: Progress<'_>,
+    ) -> Result<String, String>;
+    /// [`Experiment::analyse`] of measurements written by [`DynExperiment::measure_json`];
+    /// for a timed experiment with the method's sentence on intervals and the warning about
+    /// cells whose invocations disagree. `Err` when one does not read back.
+    fn analyse_json(
+        &self,
+        measurements: &[String],
+        context: &Context<'_>,
+    ) -> Result<ExperimentResult, String>;
 }
 
-impl Experiment for InProcess {
-    fn id(&self) -> &'static str {
-        self.id
+impl<E: Experiment> DynExperiment for E {
+    fn id(&self) -> ExperimentId {
+        Experiment::id(self)
     }
     fn title(&self) -> &'static str {
-        self.title
+        Experiment::title(self)
     }
     fn about(&self) -> &'static str {
-        self.about
+        Experiment::about(self)
     }
-    fn replayable(&self) -> bool {
-        self.replayable
+    fn runs_by_default(&self) -> bool {
+        Experiment::runs_by_default(self)
     }
-    fn run(&self, context: &Context<'_>, progress: Progress<'_>) -> ExperimentResult {
-        let mut result = (self.run)(context.config, progress);
-        // What every timed table cell and error bar shows, and which cells moved between
-        // processes: the same for E1–E7, so said once here.
-        result.method.push(' ');
-        result.method.push_str(&intervals_method());
-        let mut disagreements = Disagreements::new(context.config.threshold);
-        for series in &result.series {
-            let cell = series
-                .labels
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join(" ");
-            disagreements.check(&format!("{cell} ({})", series.unit), &series.samples);
+    fn placement(&self) -> Placement {
+        Experiment::placement(self)
+    }
+    fn measure_json(
+        &self,
+        context: &Context<'_>,
+        invocation: Invocation,
+        progress: Progress<'_>,
+    ) -> Result<String, String> {
+        let measurement = self.measure(context, invocation, progress);
+        serde_json::to_string(&measurement)
+            .map_err(|e| format!("{}: cannot write its measurement: {e}", self.id()))
+    }
+    fn analyse_json(
+        &self,
+        measurements: &[String],
+        context: &Context<'_>,
+    ) -> Result<ExperimentResult, String> {
+        let read = measurements
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                serde_json::from_str::<E::Measurement>(text).map_err(|e| {
+                    format!(
+                        "{}: invocation {}'s measurement reads back wrong: {e}",
+                        self.id(),
+                        i + 1
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        if read.is_empty() {
+            return Err(format!("{}: nothing was measured", self.id()));
         }
-        if let Some(warning) = disagreements.warning() {
-            result.findings.push(' ');
-            result.findings.push_str(&warning);
+        let mut result = self.analyse(&read, context);
+        if Experiment::placement(self) == Placement::Invocations {
+            timed_result(&mut result, context.config.threshold, read.len());
         }
-        result
+        Ok(result)
+    }
+}
+
+/// What every timed table cell and error bar shows, and which cells moved between processes:
+/// the same for every timed experiment, so said once here.
+fn timed_result(result: &mut ExperimentResult, threshold: f64, invocations: usize) {
+    result.method.push(' ');
+    result.method.push_str(&intervals_method(invocations));
+    let mut disagreements = Disagreements::new(threshold, invocations);
+    for series in &result.series {
+        let cell = series
+            .labels
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        disagreements.check(&format!("{cell} ({})", series.unit), &series.samples);
+    }
+    if let Some(warning) = disagreements.warning() {
+        result.findings.push(' ');
+        result.findings.push_str(&warning);
+    }
+}
+
+/// A result that says why an experiment could not be analysed (its invocations measured
+/// different things): the report carries on with the others.
+pub(crate) fn failed_result(id: ExperimentId, title: &str, why: &str) -> ExperimentResult {
+    ExperimentResult {
+        wall_seconds: None,
+        id: id.to_string(),
+        title: title.to_string(),
+        method: String::new(),
+        findings: format!("{id} could not be analysed: {why}."),
+        comparisons: Vec::new(),
+        series: Vec::new(),
+        tables: Vec::new(),
+        plots: Vec::new(),
+        summary: Vec::new(),
     }
 }
 
 /// Every experiment, in report order: the one list `kiki report`, its `--help` and its `--only`
 /// read.
-pub static EXPERIMENTS: [&dyn Experiment; 10] = [
-    &InProcess {
-        id: "E1",
-        title: e1_attacks::TITLE,
-        about: "slider lookups per backend: latency and throughput on random and game-like inputs",
-        replayable: true,
-        run: e1_attacks::run,
-    },
-    &InProcess {
-        id: "E2",
-        title: e2_movegen::TITLE,
-        about: "legal move generation and perft per backend, beside the peer engine haitaka",
-        replayable: true,
-        run: e2_movegen::run,
-    },
-    &InProcess {
-        id: "E3",
-        title: e3_mate1::TITLE,
-        about: "mate-in-1 per backend, against brute force over the same positions",
-        replayable: true,
-        run: e3_mate1::run,
-    },
-    &InProcess {
-        id: "E4",
-        title: e4_hands::TITLE,
-        about: "hand layouts: packed against guarded fields",
-        replayable: true,
-        run: e4_hands::run,
-    },
-    &InProcess {
-        id: "E5",
-        title: e5_effects::TITLE,
-        about: "incremental effect counts: mailbox against SquareWithWall steppers",
-        replayable: true,
-        run: e5_effects::run,
-    },
-    &InProcess {
-        id: "E6",
-        title: e6_memory::TITLE,
-        about: "the memory hierarchy: dependent-load latency over sizes, and each cache level's effective size",
-        replayable: true,
-        run: e6_memory::run,
-    },
-    &InProcess {
-        id: "E7",
-        title: e7_cache_pressure::TITLE,
-        about: "what table misses cost after pressure reads, each backend against its hot twin (seed 004)",
-        replayable: true,
-        run: e7_cache_pressure::run,
-    },
+pub static EXPERIMENTS: [&dyn DynExperiment; 10] = [
+    &e1_attacks::Attacks,
+    &e2_movegen::Movegen,
+    &e3_mate1::Mate1,
+    &e4_hands::Hands,
+    &e5_effects::Effects,
+    &e6_memory::Memory,
+    &e7_cache_pressure::CachePressure,
     &e8_simulated_caches::SimulatedCaches,
     &e9_isa_levels::IsaLevels,
-    &InProcess {
-        id: "E10",
-        title: e10_attack_maps::TITLE,
-        about: "whole-side attack maps and counts: per piece against set-wise SIMD fills, king safety by map, recounts against incremental boards",
-        replayable: true,
-        run: e10_attack_maps::run,
-    },
+    &e10_attack_maps::AttackMaps,
 ];
 
 /// The experiment with this id (any case).
-pub fn find(id: &str) -> Option<&'static dyn Experiment> {
+pub fn find(id: &str) -> Option<&'static dyn DynExperiment> {
     EXPERIMENTS
         .iter()
         .copied()
-        .find(|e| e.id().eq_ignore_ascii_case(id))
+        .find(|e| e.id().as_str().eq_ignore_ascii_case(id))
 }
 
 /// The experiments to run: those named in `only` (every id must exist; checking is the
 /// caller's job, unknown ids are ignored here), else the default ones plus those named in
 /// `with`; in report order.
-pub fn selected(only: &[String], with: &[String]) -> Vec<&'static dyn Experiment> {
-    let named =
-        |list: &[String], e: &dyn Experiment| list.iter().any(|id| id.eq_ignore_ascii_case(e.id()));
+pub fn selected(only: &[String], with: &[String]) -> Vec<&'static dyn DynExperiment> {
+    let named = |list: &[String], e: &dyn DynExperiment| {
+        list.iter()
+            .any(|id| id.eq_ignore_ascii_case(e.id().as_str()))
+    };
     EXPERIMENTS
         .iter()
         .copied()
@@ -316,19 +403,16 @@ pub fn selected(only: &[String], with: &[String]) -> Vec<&'static dyn Experiment
         .collect()
 }
 
-/// Runs `experiments` in order. Pins the measuring thread first when `config.pin_cpu` says so;
-/// a failed pin is reported through `progress` and the run carries on unpinned. `progress` gets
-/// `("E1: …", fraction of that experiment)`.
+/// Runs `experiments` in order, each measured once in this process (a plain run, K = 1) and
+/// analysed. Pins the measuring thread first when `config.pin_cpu` says so; a failed pin is
+/// reported through `progress` and the run carries on unpinned. `progress` gets `("E1: …",
+/// fraction of that experiment)`.
 pub fn run_experiments(
-    experiments: &[&dyn Experiment],
+    experiments: &[&dyn DynExperiment],
     context: &Context<'_>,
     progress: &mut dyn FnMut(&str, f64),
-) -> Vec<ExperimentResult> {
-    if let Some(cpu) = context.config.pin_cpu {
-        if let Err(reason) = crate::measure::pin_to_cpu(cpu) {
-            progress(&format!("not pinned: {reason}"), 0.0);
-        }
-    }
+) -> Result<Vec<ExperimentResult>, String> {
+    pin(context.config, progress);
     experiments
         .iter()
         .map(|experiment| {
@@ -336,11 +420,22 @@ pub fn run_experiments(
             let mut forward =
                 |message: &str, fraction: f64| progress(&format!("{id}: {message}"), fraction);
             let started = std::time::Instant::now();
-            let mut result = experiment.run(context, &mut forward);
+            let measurement = experiment.measure_json(context, Invocation::ONLY, &mut forward)?;
+            let mut result = experiment.analyse_json(&[measurement], context)?;
             result.wall_seconds = Some(started.elapsed().as_secs_f64());
-            result
+            Ok(result)
         })
         .collect()
+}
+
+/// Pins the measuring thread where `config.pin_cpu` says; a failed pin is said through
+/// `progress`.
+pub fn pin(config: &Config, progress: &mut dyn FnMut(&str, f64)) {
+    if let Some(cpu) = config.pin_cpu {
+        if let Err(reason) = crate::measure::pin_to_cpu(cpu) {
+            progress(&format!("not pinned: {reason}"), 0.0);
+        }
+    }
 }
 
 // ---- shared pieces ------------------------------------------------------------------------
@@ -438,14 +533,13 @@ pub(crate) const CLAIM_SEED: u64 = 0xC1A1_0003;
 /// The comparison of two time series taken in the same interleaved rounds, at `threshold`.
 /// Replayed from K process invocations, each series is K blocks of rounds, one per invocation,
 /// and the bootstrap resamples invocations first.
-pub(crate) fn claim(a: &[f64], b: &[f64], threshold: f64) -> Option<Comparison> {
-    compare(&blocks(a), &blocks(b), threshold, CLAIM_SEED)
+pub(crate) fn claim(a: &[f64], b: &[f64], threshold: f64, k: usize) -> Option<Comparison> {
+    compare(&blocks(a, k), &blocks(b, k), threshold, CLAIM_SEED)
 }
 
-/// A series' samples split into its invocations' blocks of rounds (one block when the series
-/// was measured in this process alone).
-pub(crate) fn blocks(samples: &[f64]) -> Vec<Vec<f64>> {
-    let k = crate::invocations::replayed_invocations();
+/// A series' samples split into its `k` invocations' blocks of rounds (one block when the
+/// series was measured in one process).
+pub(crate) fn blocks(samples: &[f64], k: usize) -> Vec<Vec<f64>> {
     if k > 1 && samples.len().is_multiple_of(k) && !samples.is_empty() {
         samples
             .chunks(samples.len() / k)
@@ -461,8 +555,8 @@ const INTERVAL_SEED: u64 = 0x1A7E_0001;
 
 /// A timed quantity's value and 95 % interval (see [`estimate`]; [`estimate_linear`] where no
 /// sample is positive); NaN when nothing was measured.
-pub(crate) fn interval(samples: &[f64]) -> Estimate {
-    let blocks = blocks(samples);
+pub(crate) fn interval(samples: &[f64], k: usize) -> Estimate {
+    let blocks = blocks(samples, k);
     // A quantity that came out zero (no reads in a smoke-sized run) has no geometric mean.
     estimate(&blocks, INTERVAL_SEED)
         .or_else(|| estimate_linear(&blocks, INTERVAL_SEED))
@@ -475,8 +569,8 @@ pub(crate) fn interval(samples: &[f64]) -> Estimate {
 
 /// The value [`interval`] gives, without the bootstrap (for ranking and prose): the geometric
 /// mean over invocations of each one's median.
-pub(crate) fn typical(samples: &[f64]) -> f64 {
-    let medians: Vec<f64> = blocks(samples)
+pub(crate) fn typical(samples: &[f64], k: usize) -> f64 {
+    let medians: Vec<f64> = blocks(samples, k)
         .iter()
         .filter_map(|b| {
             let finite: Vec<f64> = b.iter().copied().filter(|x| x.is_finite()).collect();
@@ -493,8 +587,8 @@ pub(crate) fn typical(samples: &[f64]) -> f64 {
 }
 
 /// As [`interval`] for a quantity that can be zero or negative (a difference).
-pub(crate) fn interval_linear(samples: &[f64]) -> Estimate {
-    estimate_linear(&blocks(samples), INTERVAL_SEED).unwrap_or(Estimate {
+pub(crate) fn interval_linear(samples: &[f64], k: usize) -> Estimate {
+    estimate_linear(&blocks(samples, k), INTERVAL_SEED).unwrap_or(Estimate {
         value: f64::NAN,
         low: f64::NAN,
         high: f64::NAN,
@@ -520,8 +614,7 @@ pub(crate) fn interval_point(x: f64, estimate: &Estimate) -> Point {
 }
 
 /// The method's sentence on what a table cell and an error bar show.
-pub(crate) fn intervals_method() -> String {
-    let k = crate::invocations::replayed_invocations();
+pub(crate) fn intervals_method(k: usize) -> String {
     let over = if k > 1 {
         format!("the geometric mean over the {k} invocations of each one's median")
     } else {
@@ -539,21 +632,24 @@ pub(crate) fn intervals_method() -> String {
 #[derive(Default)]
 pub(crate) struct Disagreements {
     threshold: f64,
+    /// The invocations pooled in every series.
+    k: usize,
     cells: usize,
     disagreeing: Vec<(String, f64, f64)>,
 }
 
 impl Disagreements {
-    pub fn new(threshold: f64) -> Disagreements {
+    pub fn new(threshold: f64, k: usize) -> Disagreements {
         Disagreements {
             threshold,
+            k,
             ..Disagreements::default()
         }
     }
 
     /// Checks one cell's samples.
     pub fn check(&mut self, cell: &str, samples: &[f64]) {
-        let blocks = blocks(samples);
+        let blocks = blocks(samples, self.k);
         if blocks.len() < 2 {
             return;
         }
@@ -589,13 +685,17 @@ impl Disagreements {
 /// `results.json`.
 pub(crate) struct Claims {
     threshold: f64,
+    /// The invocations pooled in every series.
+    k: usize,
     pub records: Vec<PairRecord>,
 }
 
 impl Claims {
-    pub fn new(threshold: f64) -> Claims {
+    /// Claims at `threshold` about series pooled from `k` invocations.
+    pub fn new(threshold: f64, k: usize) -> Claims {
         Claims {
             threshold,
+            k,
             records: Vec::new(),
         }
     }
@@ -607,7 +707,7 @@ impl Claims {
         (a_name, a): (&str, &[f64]),
         (b_name, b): (&str, &[f64]),
     ) -> Option<Comparison> {
-        let comparison = claim(a, b, self.threshold)?;
+        let comparison = claim(a, b, self.threshold, self.k)?;
         self.records.push(PairRecord {
             cell: cell.to_string(),
             a: a_name.to_string(),
@@ -648,8 +748,8 @@ pub(crate) fn percent(threshold: f64) -> String {
 }
 
 /// The method's sentence on how ratios and claims are computed.
-pub(crate) fn claims_method(threshold: f64) -> String {
-    let k = crate::invocations::replayed_invocations();
+/// `k` is the number of process invocations the cells pool.
+pub(crate) fn claims_method(threshold: f64, k: usize) -> String {
     let interval = if k > 1 {
         format!(
             "a hierarchical bootstrap over the {k} process invocations and then the rounds \
@@ -692,7 +792,7 @@ mod tests {
 
     #[test]
     fn one_list_in_order_with_unique_ids() {
-        let ids: Vec<&str> = EXPERIMENTS.iter().map(|e| e.id()).collect();
+        let ids: Vec<&str> = EXPERIMENTS.iter().map(|e| e.id().as_str()).collect();
         assert_eq!(
             ids,
             ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9", "E10"]
@@ -700,22 +800,26 @@ mod tests {
         for e in EXPERIMENTS {
             assert!(!e.title().is_empty() && e.about().len() > 20, "{}", e.id());
         }
-        assert_eq!(find("e8").unwrap().id(), "E8");
-        assert_eq!(find("e10").unwrap().id(), "E10");
+        assert_eq!(find("e8").unwrap().id(), ExperimentId::E8);
+        assert_eq!(find("e10").unwrap().id(), ExperimentId::E10);
+        assert_eq!(
+            serde_json::to_string(&ExperimentId::E10).unwrap(),
+            "\"E10\""
+        );
         assert!(find("E11").is_none());
-        let default: Vec<&str> = selected(&[], &[]).iter().map(|e| e.id()).collect();
+        let default: Vec<&str> = selected(&[], &[]).iter().map(|e| e.id().as_str()).collect();
         assert_eq!(
             default,
             ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E10"]
         );
         let with: Vec<&str> = selected(&[], &["e9".into()])
             .iter()
-            .map(|e| e.id())
+            .map(|e| e.id().as_str())
             .collect();
         assert_eq!(with.len(), 10);
         let only: Vec<&str> = selected(&["E9".into(), "e1".into()], &[])
             .iter()
-            .map(|e| e.id())
+            .map(|e| e.id().as_str())
             .collect();
         assert_eq!(only, ["E1", "E9"]);
     }
@@ -727,7 +831,7 @@ mod tests {
         let fast = [1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0];
         let slow: Vec<f64> = fast.iter().map(|x| x * 1.5).collect();
         let close: Vec<f64> = fast.iter().map(|x| x * 1.01).collect();
-        let mut claims = Claims::new(0.03);
+        let mut claims = Claims::new(0.03, 1);
         let text = claims.ratio_text("cell", ("b", &slow), ("a", &fast));
         assert!(text.starts_with("b ×1.50 ("), "{text}");
         let level = claims.ratio_text("cell", ("c", &close), ("a", &fast));
@@ -739,7 +843,8 @@ mod tests {
             (claims.records[1].a.as_str(), claims.records[1].b.as_str()),
             ("c", "a")
         );
-        assert!(claims_method(0.03).contains("beyond ±3 %"));
+        assert!(claims_method(0.03, 1).contains("beyond ±3 %"));
+        assert!(claims_method(0.03, 2).contains("over the 2 process invocations"));
     }
 
     #[test]
@@ -754,6 +859,24 @@ mod tests {
             and_list(&["x".to_string(), "y".to_string(), "z".to_string()]),
             "x, y and z"
         );
+    }
+
+    /// `experiment` measured once (a plain run) and analysed, as `kiki report --invocations 1`
+    /// would.
+    pub(crate) fn run_once(
+        experiment: &dyn DynExperiment,
+        config: &Config,
+        progress: Progress<'_>,
+    ) -> ExperimentResult {
+        let machine = Machine::detect();
+        let context = Context {
+            config,
+            machine: &machine,
+        };
+        let measurement = experiment
+            .measure_json(&context, Invocation::ONLY, progress)
+            .unwrap();
+        experiment.analyse_json(&[measurement], &context).unwrap()
     }
 
     /// Every experiment, smoke-sized: well-formed results (series with samples, plots with
@@ -833,7 +956,8 @@ mod tests {
             assert!(message.starts_with("E6: "));
             assert!((0.0..=1.0).contains(&fraction));
             messages += 1;
-        });
+        })
+        .unwrap();
         assert_eq!(results.len(), 1);
         assert_eq!(results[0].id, "E6");
         assert!(messages > 0);

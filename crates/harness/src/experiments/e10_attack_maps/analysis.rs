@@ -76,9 +76,9 @@ pub(super) struct Numbers {
     pub recount: Option<RecountVerdict>,
 }
 
-fn best_of<'a>(rows: impl Iterator<Item = &'a Row>) -> Option<(&'a Row, Best)> {
+fn best_of<'a>(rows: impl Iterator<Item = &'a Row>, k: usize) -> Option<(&'a Row, Best)> {
     rows.filter(|r| !r.ns.is_empty())
-        .map(|r| (r, typical(&r.ns)))
+        .map(|r| (r, typical(&r.ns, k)))
         .min_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(r, _)| {
             (
@@ -86,7 +86,7 @@ fn best_of<'a>(rows: impl Iterator<Item = &'a Row>) -> Option<(&'a Row, Best)> {
                 Best {
                     backend: r.backend.clone(),
                     variant: r.variant.clone(),
-                    estimate: interval(&r.ns),
+                    estimate: interval(&r.ns, k),
                 },
             )
         })
@@ -101,12 +101,14 @@ fn map_verdicts(m: &Measurement, claims: &mut Claims) -> Vec<MapVerdict> {
                     .iter()
                     .filter(move |r| r.group == group && &r.set == set && r.variant == variant)
             };
-            let Some((per_piece_row, per_piece)) = best_of(in_cell(Method::PerPiece.name())) else {
+            let Some((per_piece_row, per_piece)) =
+                best_of(in_cell(Method::PerPiece.name()), m.invocations)
+            else {
                 continue;
             };
             let mut set_wise = Vec::new();
             for method in m.methods.iter().filter(|m| **m != Method::PerPiece) {
-                if let Some((row, best)) = best_of(in_cell(method.name())) {
+                if let Some((row, best)) = best_of(in_cell(method.name()), m.invocations) {
                     let cell = format!("{group} ({set})");
                     let a = format!("{} {}", row.backend, row.variant);
                     let b = format!("{} {}", per_piece_row.backend, per_piece_row.variant);
@@ -170,9 +172,12 @@ fn engine_effects(m: &Measurement, claims: &mut Claims) -> Vec<EngineEffect> {
 
 fn recount_verdict(m: &Measurement, claims: &mut Claims) -> Option<RecountVerdict> {
     let rows = || m.rows.iter().filter(|r| r.group == RECOUNT);
-    let (recount_row, best_recount) =
-        best_of(rows().filter(|r| r.backend != INCREMENTAL && r.variant != CONTROL))?;
-    let (incremental_row, best_incremental) = best_of(rows().filter(|r| r.backend == INCREMENTAL))?;
+    let (recount_row, best_recount) = best_of(
+        rows().filter(|r| r.backend != INCREMENTAL && r.variant != CONTROL),
+        m.invocations,
+    )?;
+    let (incremental_row, best_incremental) =
+        best_of(rows().filter(|r| r.backend == INCREMENTAL), m.invocations)?;
     let name = |r: &Row| format!("{} {}", r.backend, r.variant);
     let ratio = claims.compare(
         RECOUNT,
@@ -196,9 +201,9 @@ fn recount_verdict(m: &Measurement, claims: &mut Claims) -> Option<RecountVerdic
     })
 }
 
-fn cell_text(row: Option<&Row>) -> String {
+fn cell_text(row: Option<&Row>, k: usize) -> String {
     match row {
-        Some(r) if !r.ns.is_empty() => format_interval(&interval(&r.ns)),
+        Some(r) if !r.ns.is_empty() => format_interval(&interval(&r.ns, k)),
         _ => "–".to_string(),
     }
 }
@@ -223,7 +228,10 @@ fn tables(m: &Measurement) -> Vec<Table> {
                 let mut row = vec![b.to_string()];
                 for (set, _) in &m.sets {
                     for method in &m.methods {
-                        row.push(cell_text(m.row(group, set, b, &method.name())));
+                        row.push(cell_text(
+                            m.row(group, set, b, &method.name()),
+                            m.invocations,
+                        ));
                     }
                 }
                 row
@@ -246,7 +254,7 @@ fn tables(m: &Measurement) -> Vec<Table> {
             let mut row = vec![b.to_string()];
             for (group, set) in [(PERFT, "start position"), (MATE1, "tactical")] {
                 for mode in &m.modes {
-                    row.push(cell_text(m.row(group, set, b, &mode.name())));
+                    row.push(cell_text(m.row(group, set, b, &mode.name()), m.invocations));
                 }
             }
             row
@@ -268,10 +276,13 @@ fn tables(m: &Measurement) -> Vec<Table> {
         .map(|b| {
             let mut row = vec![
                 b.to_string(),
-                cell_text(m.row(RECOUNT, "random games", b, CONTROL)),
+                cell_text(m.row(RECOUNT, "random games", b, CONTROL), m.invocations),
             ];
             for method in &m.methods {
-                row.push(cell_text(m.row(RECOUNT, "random games", b, &method.name())));
+                row.push(cell_text(
+                    m.row(RECOUNT, "random games", b, &method.name()),
+                    m.invocations,
+                ));
             }
             row
         })
@@ -283,7 +294,7 @@ fn tables(m: &Measurement) -> Vec<Table> {
     {
         let mut row = vec![
             format!("{INCREMENTAL} {} (make+unmake of the board)", r.variant),
-            cell_text(Some(r)),
+            cell_text(Some(r), m.invocations),
         ];
         row.extend(m.methods.iter().map(|_| "–".to_string()));
         rows.push(row);
@@ -326,7 +337,8 @@ fn line_over(
             .enumerate()
             .filter_map(|(i, (group, set, variant))| {
                 let row = m.row(group, set, backend, variant)?;
-                (!row.ns.is_empty()).then(|| interval_point(i as f64, &interval(&row.ns)))
+                (!row.ns.is_empty())
+                    .then(|| interval_point(i as f64, &interval(&row.ns, m.invocations)))
             })
             .collect(),
     }
@@ -428,7 +440,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             )
         })
         .collect();
-    let mut claims = Claims::new(m.threshold);
+    let mut claims = Claims::new(m.threshold, m.invocations);
     let neighbour_control = neighbour_control(m, &mut claims);
     let maps = map_verdicts(m, &mut claims);
     let engine = engine_effects(m, &mut claims);

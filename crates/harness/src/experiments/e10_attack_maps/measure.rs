@@ -3,6 +3,7 @@
 
 use crate::effects_timing::{self, Replayer, Workload};
 use crate::experiments::{Config, Progress};
+use crate::invocations::{gather, merge_rows, union, Invocation};
 use crate::measure::{interleaved, Case, SampleConfig};
 use kiki_core::backend::Backend;
 use kiki_core::reference::Reference;
@@ -18,6 +19,7 @@ use kiki_engine::position::{KingSafety, Position, START_SFEN};
 use kiki_variants::mailbox::Mailbox;
 use kiki_variants::qugiy::Qugiy;
 use kiki_variants::registry::{self, BackendVisitor};
+use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 
 /// The timed groups, each one interleaved run: (name, unit).
@@ -38,8 +40,10 @@ pub(super) const CONTROL: &str = "make+unmake only";
 pub(super) const INCREMENTAL: &str = "incremental";
 
 /// One timed cell.
-pub(super) struct Row {
-    pub group: &'static str,
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct Row {
+    #[serde(with = "crate::invocations::static_str")]
+    pub group: crate::invocations::StaticStr,
     /// The position set (`-` for groups with their own workload).
     pub set: String,
     pub backend: String,
@@ -49,12 +53,17 @@ pub(super) struct Row {
 }
 
 /// Everything E10 measured, and the settings the method paragraph reports.
-pub(super) struct Measurement {
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct Measurement {
+    #[serde(with = "crate::invocations::static_str::vec")]
     pub backends: Vec<&'static str>,
     pub skipped: Vec<String>,
-    /// Every method timed, in order (per piece first).
+    /// Every method timed, in order (per piece first); read back as this process lists them
+    /// (the same binary, machine and SIMD level as the process that timed them).
+    #[serde(skip, default = "methods")]
     pub methods: Vec<Method>,
     /// Every king-safety mode timed, per square first.
+    #[serde(skip, default = "all_modes")]
     pub modes: Vec<KingSafety>,
     /// Position sets: (name, positions).
     pub sets: Vec<(String, usize)>,
@@ -68,6 +77,25 @@ pub(super) struct Measurement {
     pub verified_positions: usize,
     pub rows: Vec<Row>,
     pub errors: Vec<String>,
+    /// The process invocations pooled here (1 as measured; K once merged).
+    pub invocations: usize,
+}
+
+/// K invocations' measurements as one: every row's rounds one invocation after another, errors
+/// of any; the rest from the first.
+pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
+    let first = parts.first().ok_or("nothing measured")?;
+    let rows = merge_rows(
+        &gather(parts, |p| &p.rows),
+        |r| (r.group, r.set.clone(), r.backend.clone(), r.variant.clone()),
+        |into, from| into.ns.extend(&from.ns),
+    )?;
+    Ok(Measurement {
+        rows,
+        errors: union(parts.iter().map(|p| p.errors.clone())),
+        invocations: parts.len(),
+        ..first.clone()
+    })
 }
 
 impl Measurement {
@@ -88,6 +116,17 @@ pub(super) fn methods() -> Vec<Method> {
     std::iter::once(Method::PerPiece)
         .chain(levels.into_iter().map(Method::SetWise))
         .collect()
+}
+
+/// Every king-safety mode: per square, then by the attack map of each method.
+fn modes(methods: &[Method]) -> Vec<KingSafety> {
+    std::iter::once(KingSafety::PerSquare)
+        .chain(methods.iter().copied().map(KingSafety::AttackMap))
+        .collect()
+}
+
+fn all_modes() -> Vec<KingSafety> {
+    modes(&methods())
 }
 
 /// Game-like position sets: random play (the effects workload's games, a position every few
@@ -361,13 +400,15 @@ fn split_name(name: &str) -> (String, String) {
 }
 
 /// Times every group on every backend.
-pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
+pub(super) fn measure(
+    config: &Config,
+    invocation: Invocation,
+    progress: Progress<'_>,
+) -> Measurement {
     let (backends, skipped) = config.backend_names();
     let seed = config.seed ^ 0xE10;
     let methods = methods();
-    let modes: Vec<KingSafety> = std::iter::once(KingSafety::PerSquare)
-        .chain(methods.iter().copied().map(KingSafety::AttackMap))
-        .collect();
+    let modes = modes(&methods);
     let per_set = config.pick(6, 200, 600);
     let perft_depth = config.pick(2, 3, 4);
     let mate1_count = config.pick(6, 100, 300);
@@ -465,7 +506,7 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
         if cases.is_empty() {
             continue;
         }
-        let results = interleaved(&mut cases, &sampling, None, &mut |f| {
+        let results = interleaved(&mut cases, &sampling, invocation, None, &mut |f| {
             progress(&label, (g as f64 + f) / total)
         });
         for result in results {
@@ -513,6 +554,7 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
         verified_positions,
         rows,
         errors,
+        invocations: 1,
     }
 }
 

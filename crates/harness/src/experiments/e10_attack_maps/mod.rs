@@ -10,16 +10,42 @@ mod analysis;
 mod findings;
 mod measure;
 
-use super::{Config, Progress};
+use super::{failed_result, Context, Experiment, ExperimentId, Progress};
+use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
 use measure::Measurement;
 
 pub const TITLE: &str = "Whole-side attack maps and counts: per piece against set-wise SIMD";
 
 /// Measures, then analyses and writes up.
-pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
-    let measurement = measure::measure(config, progress);
-    result(&measurement)
+/// E10 in the list of experiments.
+pub(crate) struct AttackMaps;
+
+impl Experiment for AttackMaps {
+    type Measurement = Measurement;
+    fn id(&self) -> ExperimentId {
+        ExperimentId::E10
+    }
+    fn title(&self) -> &'static str {
+        TITLE
+    }
+    fn about(&self) -> &'static str {
+        "whole-side attack maps and counts: per piece against set-wise SIMD fills, king safety by map, recounts against incremental boards"
+    }
+    fn measure(
+        &self,
+        context: &Context<'_>,
+        invocation: Invocation,
+        progress: Progress<'_>,
+    ) -> Measurement {
+        measure::measure(context.config, invocation, progress)
+    }
+    fn analyse(&self, measurements: &[Measurement], _: &Context<'_>) -> ExperimentResult {
+        match measure::merge(measurements) {
+            Ok(m) => result(&m),
+            Err(why) => failed_result(ExperimentId::E10, TITLE, &why),
+        }
+    }
 }
 
 fn result(m: &Measurement) -> ExperimentResult {
@@ -42,10 +68,12 @@ fn result(m: &Measurement) -> ExperimentResult {
 mod tests {
     use super::*;
     use crate::experiments::tests::assert_well_formed;
+    use crate::experiments::Config;
 
     #[test]
     fn smoke_run_is_well_formed_and_verified() {
-        let experiment = run(&Config::smoke(), &mut |_, _| {});
+        let experiment =
+            crate::experiments::tests::run_once(&AttackMaps, &Config::smoke(), &mut |_, _| {});
         assert_well_formed(&experiment);
         assert!(
             experiment.findings.contains("equalled the per-piece ones"),

@@ -53,8 +53,8 @@ pub(super) struct KindCycles {
 }
 
 /// Cycles per lookup at `ghz`: ns × GHz, the interval scaled alike.
-fn cycles(ns: &[f64], ghz: f64) -> Estimate {
-    interval(ns).map(|ns| ns * ghz)
+fn cycles(ns: &[f64], ghz: f64, k: usize) -> Estimate {
+    interval(ns, k).map(|ns| ns * ghz)
 }
 
 /// The targets: on every workload, pext's throughput cycles per lookup for each kind.
@@ -71,7 +71,7 @@ fn pext_cycles(m: &Measurement, ghz: f64) -> Vec<KindCycles> {
                 .into_iter()
                 .filter_map(|w| {
                     let cell = m.cell(w, piece, Mode::Throughput, CYCLE_BACKEND)?;
-                    Some((w.to_string(), cycles(&cell.ns, ghz)))
+                    Some((w.to_string(), cycles(&cell.ns, ghz, m.invocations)))
                 })
                 .collect(),
         })
@@ -140,7 +140,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis<'_> {
     }));
     let plots = Mode::BOTH.iter().flat_map(|&mode| plots(m, mode)).collect();
     // The claims are made in the order the findings quote them: leaders, then wins.
-    let mut claims = Claims::new(m.threshold);
+    let mut claims = Claims::new(m.threshold, m.invocations);
     let leaders: Vec<(Mode, Vec<Leader>)> = Mode::BOTH
         .iter()
         .map(|&mode| (mode, leaders(m, mode, &mut claims)))
@@ -273,11 +273,13 @@ fn batch_table(m: &Measurement) -> Option<Table> {
             let mut row = vec![backend.to_string(), piece.name().to_string()];
             for c in &cells {
                 let timed = c.filter(|c| !c.ns.is_empty());
-                row.push(timed.map_or("–".to_string(), |c| format_interval(&interval(&c.ns))));
+                row.push(timed.map_or("–".to_string(), |c| {
+                    format_interval(&interval(&c.ns, m.invocations))
+                }));
                 if let Some(ghz) = m.clock_ghz {
-                    row.push(
-                        timed.map_or("–".to_string(), |c| format_interval(&cycles(&c.ns, ghz))),
-                    );
+                    row.push(timed.map_or("–".to_string(), |c| {
+                        format_interval(&cycles(&c.ns, ghz, m.invocations))
+                    }));
                 }
             }
             rows.push(row);
@@ -331,12 +333,12 @@ fn table(m: &Measurement, mode: Mode) -> Table {
             for backend in &m.backends {
                 let cell = m.cell(&workload.name, group, mode, backend);
                 row.push(match cell {
-                    Some(c) => format_interval(&interval(&c.ns)),
+                    Some(c) => format_interval(&interval(&c.ns, m.invocations)),
                     None => "–".to_string(),
                 });
                 if let Some(ghz) = m.clock_ghz {
                     row.push(match cell {
-                        Some(c) => format_interval(&cycles(&c.ns, ghz)),
+                        Some(c) => format_interval(&cycles(&c.ns, ghz, m.invocations)),
                         None => "–".to_string(),
                     });
                 }
@@ -418,7 +420,7 @@ fn plots(m: &Measurement, mode: Mode) -> Vec<Plot> {
                         .collect();
                     Some(interval_point(
                         i as f64,
-                        &interval(&grouped).map(|ns| plotted(mode, ns)),
+                        &interval(&grouped, m.invocations).map(|ns| plotted(mode, ns)),
                     ))
                 })
                 .collect(),
@@ -434,7 +436,10 @@ fn plots(m: &Measurement, mode: Mode) -> Vec<Plot> {
                 .enumerate()
                 .filter_map(|(i, &g)| {
                     m.cell("uniform-25", g, mode, backend).map(|c| {
-                        interval_point(i as f64, &interval(&c.ns).map(|ns| plotted(mode, ns)))
+                        interval_point(
+                            i as f64,
+                            &interval(&c.ns, m.invocations).map(|ns| plotted(mode, ns)),
+                        )
                     })
                 })
                 .collect(),
@@ -450,7 +455,10 @@ fn plots(m: &Measurement, mode: Mode) -> Vec<Plot> {
                 .enumerate()
                 .filter_map(|(i, w)| {
                     m.cell(w, PieceGroup::Mixed, mode, backend).map(|c| {
-                        interval_point(i as f64, &interval(&c.ns).map(|ns| plotted(mode, ns)))
+                        interval_point(
+                            i as f64,
+                            &interval(&c.ns, m.invocations).map(|ns| plotted(mode, ns)),
+                        )
                     })
                 })
                 .collect(),
@@ -507,7 +515,7 @@ fn leaders(m: &Measurement, mode: Mode, claims: &mut Claims) -> Vec<Leader> {
             .iter()
             .filter_map(|b| {
                 m.cell(w, PieceGroup::Mixed, mode, b)
-                    .map(|c| (*b, typical(&c.ns)))
+                    .map(|c| (*b, typical(&c.ns, m.invocations)))
             })
             .collect();
         let order = ranked(&entries);
@@ -546,7 +554,7 @@ fn mixing(m: &Measurement) -> Vec<(String, f64)> {
         for backend in &m.backends {
             let median_of = |group| {
                 m.cell(&workload.name, group, Mode::Throughput, backend)
-                    .map(|c| typical(&c.ns))
+                    .map(|c| typical(&c.ns, m.invocations))
             };
             let singles: Vec<f64> = groups
                 .iter()
@@ -576,7 +584,9 @@ fn wins(m: &Measurement, mode: Mode, claims: &mut Claims) -> Wins {
                 .iter()
                 .filter_map(|b| m.cell(&workload.name, group, mode, b))
                 .collect();
-            ranked_cells.sort_by(|a, b| typical(&a.ns).total_cmp(&typical(&b.ns)));
+            ranked_cells.sort_by(|a, b| {
+                typical(&a.ns, m.invocations).total_cmp(&typical(&b.ns, m.invocations))
+            });
             let Some(best) = ranked_cells.first() else {
                 continue;
             };

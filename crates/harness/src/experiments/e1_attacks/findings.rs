@@ -300,7 +300,7 @@ pub(super) fn method(m: &Measurement) -> String {
     if !m.skipped.is_empty() {
         method.push_str(&format!(" Skipped: {}.", m.skipped.join("; ")));
     }
-    format!("{method} {}", claims_method(m.threshold))
+    format!("{method} {}", claims_method(m.threshold, m.invocations))
 }
 
 #[cfg(test)]

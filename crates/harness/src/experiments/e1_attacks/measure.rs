@@ -5,14 +5,17 @@ use crate::experiments::counter_log::CounterLog;
 use crate::experiments::{
     convert, fold, lookup, Config, Input, Progress, BISHOP, DRAGON, HORSE, LANCE, MIXED, ROOK,
 };
+use crate::invocations::{gather, merge_rows, Invocation};
 use crate::measure::{interleaved, Case, SampleConfig};
 use crate::workloads::{self, LookupItem, PieceGroup, Policy, Workload};
 use kiki_core::backend::{Backend, Bitboard};
 use kiki_variants::registry::{self, BackendVisitor};
+use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 
 /// One timed cell: a backend on one workload's piece group in one mode.
-pub(super) struct Cell {
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct Cell {
     pub workload: String,
     pub piece: PieceGroup,
     pub mode: Mode,
@@ -23,7 +26,8 @@ pub(super) struct Cell {
 /// One batch cell: a backend's lookups of one slider kind over the (occupancy, square) pairs
 /// of the game-like random workload, one at a time (`variant` "one at a time") or through
 /// `attacks_many_occupancies_at` at a SIMD level (`variant` "batch/<level>").
-pub(super) struct BatchCell {
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct BatchCell {
     pub piece: PieceGroup,
     pub backend: String,
     pub variant: String,
@@ -34,7 +38,9 @@ pub(super) struct BatchCell {
 pub(super) const ONE_AT_A_TIME: &str = "one at a time";
 
 /// Everything E1 measured, and the settings the method paragraph reports.
-pub(super) struct Measurement {
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct Measurement {
+    #[serde(with = "crate::invocations::static_str::vec")]
     pub backends: Vec<&'static str>,
     /// Backends asked for but not measured, with the reason.
     pub skipped: Vec<String>,
@@ -58,6 +64,32 @@ pub(super) struct Measurement {
     pub user_note: String,
     /// The core clock measured after the runs (`conditions::measure_clock_ghz`), if it could be.
     pub clock_ghz: Option<f64>,
+    /// The process invocations pooled here (1 as measured; K once merged).
+    pub invocations: usize,
+}
+
+/// K invocations' measurements as one: every cell's rounds one invocation after another,
+/// counters averaged, the rest (the same in every invocation, or the first's) from the first.
+pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
+    let first = parts.first().ok_or("nothing measured")?;
+    let cells = merge_rows(
+        &gather(parts, |p| &p.cells),
+        |c| (c.workload.clone(), c.piece, c.mode, c.backend.clone()),
+        |into, from| into.ns.extend(&from.ns),
+    )?;
+    let batch = merge_rows(
+        &gather(parts, |p| &p.batch),
+        |c| (c.piece, c.backend.clone(), c.variant.clone()),
+        |into, from| into.ns.extend(&from.ns),
+    )?;
+    let logs: Vec<&CounterLog> = parts.iter().map(|p| &p.counter_log).collect();
+    Ok(Measurement {
+        cells,
+        batch,
+        counter_log: CounterLog::merge(&logs)?,
+        invocations: parts.len(),
+        ..first.clone()
+    })
 }
 
 impl Measurement {
@@ -76,7 +108,11 @@ impl Measurement {
 }
 
 /// Measures every backend on every workload × piece group × mode, interleaved per cell.
-pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
+pub(super) fn measure(
+    config: &Config,
+    invocation: Invocation,
+    progress: Progress<'_>,
+) -> Measurement {
     let (backends, skipped) = config.backend_names();
     let n = config.pick(256, 4096, 16384);
     let sampling = config.sampling();
@@ -149,10 +185,13 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
                     })
                     .collect();
                 let base = done as f64 / total as f64;
-                let results =
-                    interleaved(&mut cases, &sampling, counter_log.counters(), &mut |f| {
-                        progress(&message, 0.9 * (base + f / total as f64))
-                    });
+                let results = interleaved(
+                    &mut cases,
+                    &sampling,
+                    invocation,
+                    counter_log.counters(),
+                    &mut |f| progress(&message, 0.9 * (base + f / total as f64)),
+                );
                 for result in results {
                     counter_log.record(
                         &[
@@ -202,7 +241,7 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
                     cases.extend(made);
                 }
             }
-            let results = interleaved(&mut cases, &sampling, None, &mut |f| {
+            let results = interleaved(&mut cases, &sampling, invocation, None, &mut |f| {
                 progress(&message, 0.9 + 0.05 * (k as f64 + f))
             });
             for result in results {
@@ -238,6 +277,7 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
         thin,
         user_note,
         clock_ghz,
+        invocations: 1,
     }
 }
 

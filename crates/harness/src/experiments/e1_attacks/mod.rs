@@ -9,15 +9,16 @@ mod analysis;
 mod findings;
 mod measure;
 
-use super::{Config, Progress};
+use super::{failed_result, Context, Experiment, ExperimentId, Progress};
+use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
 use measure::Measurement;
 
 pub const TITLE: &str = "Attack throughput and latency";
 
 /// Throughput: independent lookups. Latency: each lookup's input is chosen by the last result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) enum Mode {
     Throughput,
     Latency,
 }
@@ -35,9 +36,34 @@ impl Mode {
 }
 
 /// Measures, then analyses and writes up.
-pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
-    let measurement = measure::measure(config, progress);
-    result(&measurement)
+/// E1 in the list of experiments.
+pub(crate) struct Attacks;
+
+impl Experiment for Attacks {
+    type Measurement = Measurement;
+    fn id(&self) -> ExperimentId {
+        ExperimentId::E1
+    }
+    fn title(&self) -> &'static str {
+        TITLE
+    }
+    fn about(&self) -> &'static str {
+        "slider lookups per backend: latency and throughput on random and game-like inputs"
+    }
+    fn measure(
+        &self,
+        context: &Context<'_>,
+        invocation: Invocation,
+        progress: Progress<'_>,
+    ) -> Measurement {
+        measure::measure(context.config, invocation, progress)
+    }
+    fn analyse(&self, measurements: &[Measurement], _: &Context<'_>) -> ExperimentResult {
+        match measure::merge(measurements) {
+            Ok(m) => result(&m),
+            Err(why) => failed_result(ExperimentId::E1, TITLE, &why),
+        }
+    }
 }
 
 /// The analysis of `m`, and the prose written from it, as E1's result.
@@ -61,6 +87,7 @@ fn result(m: &Measurement) -> ExperimentResult {
 mod tests {
     use super::*;
     use crate::experiments::tests::assert_well_formed;
+    use crate::experiments::Config;
 
     #[test]
     fn smoke_run_is_well_formed() {
@@ -70,7 +97,7 @@ mod tests {
             ..Config::smoke()
         };
         let mut last = 0.0;
-        let experiment = run(&config, &mut |_, f| {
+        let experiment = crate::experiments::tests::run_once(&Attacks, &config, &mut |_, f| {
             assert!(f >= last - 1e-9, "progress went back: {f} < {last}");
             last = f;
         });

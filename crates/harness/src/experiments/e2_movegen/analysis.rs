@@ -118,7 +118,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     series.extend(m.counter_log.series());
     let mut tables = vec![table(m, &tasks)];
     tables.extend(m.counter_log.table(&["backend", "task"], |_| true));
-    let mut claims = Claims::new(m.threshold);
+    let mut claims = Claims::new(m.threshold, m.invocations);
     let fastest: Vec<Fastest> = tasks
         .iter()
         .filter_map(|task| fastest(m, task, &mut claims))
@@ -184,7 +184,9 @@ fn table(m: &Measurement, tasks: &[String]) -> Table {
             let mut row = vec![b.to_string()];
             for task in tasks {
                 row.push(match m.row(task, b) {
-                    Some(r) => format_interval(&interval(&r.ns).map(per_second_millions)),
+                    Some(r) => {
+                        format_interval(&interval(&r.ns, m.invocations).map(per_second_millions))
+                    }
                     None => "–".to_string(),
                 });
             }
@@ -239,7 +241,10 @@ fn panel(
                 .enumerate()
                 .filter_map(|(i, task)| {
                     m.row(task, b).map(|r| {
-                        interval_point(i as f64, &interval(&r.ns).map(per_second_millions))
+                        interval_point(
+                            i as f64,
+                            &interval(&r.ns, m.invocations).map(per_second_millions),
+                        )
                     })
                 })
                 .collect(),
@@ -265,7 +270,7 @@ fn fastest(m: &Measurement, task: &str, claims: &mut Claims) -> Option<Fastest> 
     let entries: Vec<(&str, f64)> = m
         .backends
         .iter()
-        .filter_map(|b| m.row(task, b).map(|r| (*b, typical(&r.ns))))
+        .filter_map(|b| m.row(task, b).map(|r| (*b, typical(&r.ns, m.invocations))))
         .collect();
     let order = ranked(&entries);
     if order.len() < 2 {
@@ -293,7 +298,7 @@ fn fastest(m: &Measurement, task: &str, claims: &mut Claims) -> Option<Fastest> 
             let ratio = claims.compare(task, (peer, &peer_row.ns), (best, best_ns))?;
             Some(PeerAgainstBest {
                 peer,
-                ns: typical(&peer_row.ns),
+                ns: typical(&peer_row.ns, m.invocations),
                 ratio,
             })
         })

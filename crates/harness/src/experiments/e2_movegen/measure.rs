@@ -2,6 +2,7 @@
 
 use crate::experiments::counter_log::CounterLog;
 use crate::experiments::{Config, Progress};
+use crate::invocations::{gather, merge_rows, union, Invocation};
 use crate::measure::{interleaved, Case, SampleConfig};
 use crate::workloads::{self, Policy};
 use kiki_core::backend::Backend;
@@ -10,28 +11,45 @@ use kiki_engine::movegen::MoveList;
 use kiki_engine::perft::{perft_leaf, Leaf};
 use kiki_engine::position::{Position, START_SFEN};
 use kiki_variants::registry::{self, BackendVisitor};
+use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 use std::time::Duration;
 
 /// One timed task's samples for one backend (or peer).
-pub(super) struct Row {
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct Row {
     pub task: String,
     /// What the task times: "movegen", or the perft position ("start", "second").
-    pub subject: &'static str,
+    #[serde(with = "crate::invocations::static_str")]
+    pub subject: crate::invocations::StaticStr,
     /// The convention: moves built into a list and the list counted, or only counted (for
     /// perft, at the last ply).
+    #[serde(with = "LeafName")]
     pub leaf: Leaf,
     /// The series' unit, and what one operation is (for the table's headers).
-    pub unit: &'static str,
-    pub per_op: &'static str,
+    #[serde(with = "crate::invocations::static_str")]
+    pub unit: crate::invocations::StaticStr,
+    #[serde(with = "crate::invocations::static_str")]
+    pub per_op: crate::invocations::StaticStr,
     pub backend: String,
     pub ns: Vec<f64>,
 }
 
+/// [`Leaf`] in a measurement.
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Leaf")]
+enum LeafName {
+    Count,
+    List,
+}
+
 /// Everything E2 measured, and the settings the method paragraph reports.
-pub(super) struct Measurement {
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct Measurement {
+    #[serde(with = "crate::invocations::static_str::vec")]
     pub backends: Vec<&'static str>,
     /// The peers timed beside the backends (empty without the `peers` feature).
+    #[serde(with = "crate::invocations::static_str::vec")]
     pub peers: Vec<&'static str>,
     /// Backends asked for but not measured, with the reason.
     pub skipped: Vec<String>,
@@ -48,6 +66,27 @@ pub(super) struct Measurement {
     pub rows: Vec<Row>,
     /// Wrong counts, positions that would not load, unknown backends.
     pub errors: Vec<String>,
+    /// The process invocations pooled here (1 as measured; K once merged).
+    pub invocations: usize,
+}
+
+/// K invocations' measurements as one: every row's rounds one invocation after another,
+/// counters averaged, errors of any; the rest from the first.
+pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
+    let first = parts.first().ok_or("nothing measured")?;
+    let rows = merge_rows(
+        &gather(parts, |p| &p.rows),
+        |r| (r.task.clone(), r.backend.clone()),
+        |into, from| into.ns.extend(&from.ns),
+    )?;
+    let logs: Vec<&CounterLog> = parts.iter().map(|p| &p.counter_log).collect();
+    Ok(Measurement {
+        rows,
+        counter_log: CounterLog::merge(&logs)?,
+        errors: union(parts.iter().map(|p| p.errors.clone())),
+        invocations: parts.len(),
+        ..first.clone()
+    })
 }
 
 impl Measurement {
@@ -243,7 +282,11 @@ pub(super) fn peer_names() -> Vec<&'static str> {
 }
 
 /// Times move generation and both perfts on every backend and peer, each task interleaved.
-pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
+pub(super) fn measure(
+    config: &Config,
+    invocation: Invocation,
+    progress: Progress<'_>,
+) -> Measurement {
     let (backends, skipped) = config.backend_names();
     progress("generating positions", 0.0);
     let positions = config.pick(16, 256, 1024);
@@ -334,9 +377,13 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
             Task::Movegen { .. } => base,
             Task::Perft { .. } => perft_sampling,
         };
-        let results = interleaved(&mut cases, &sampling, counter_log.counters(), &mut |f| {
-            progress(task_name, (t as f64 + f) / tasks.len() as f64)
-        });
+        let results = interleaved(
+            &mut cases,
+            &sampling,
+            invocation,
+            counter_log.counters(),
+            &mut |f| progress(task_name, (t as f64 + f) / tasks.len() as f64),
+        );
         for result in results {
             counter_log.record(&[("task", task_name)], &result);
             let (unit, per_op) = match task {
@@ -368,6 +415,7 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
         sfens,
         rows,
         errors,
+        invocations: 1,
     }
 }
 

@@ -10,16 +10,42 @@ mod analysis;
 mod findings;
 mod measure;
 
-use super::{Config, Progress};
+use super::{failed_result, Context, Experiment, ExperimentId, Progress};
+use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
 use measure::Measurement;
 
 pub const TITLE: &str = "Move generation and perft";
 
 /// Measures, then analyses and writes up.
-pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
-    let measurement = measure::measure(config, progress);
-    result(&measurement)
+/// E2 in the list of experiments.
+pub(crate) struct Movegen;
+
+impl Experiment for Movegen {
+    type Measurement = Measurement;
+    fn id(&self) -> ExperimentId {
+        ExperimentId::E2
+    }
+    fn title(&self) -> &'static str {
+        TITLE
+    }
+    fn about(&self) -> &'static str {
+        "legal move generation and perft per backend, beside the peer engine haitaka"
+    }
+    fn measure(
+        &self,
+        context: &Context<'_>,
+        invocation: Invocation,
+        progress: Progress<'_>,
+    ) -> Measurement {
+        measure::measure(context.config, invocation, progress)
+    }
+    fn analyse(&self, measurements: &[Measurement], _: &Context<'_>) -> ExperimentResult {
+        match measure::merge(measurements) {
+            Ok(m) => result(&m),
+            Err(why) => failed_result(ExperimentId::E2, TITLE, &why),
+        }
+    }
 }
 
 /// The analysis of `m`, and the prose written from it, as E2's result.
@@ -43,6 +69,7 @@ fn result(m: &Measurement) -> ExperimentResult {
 mod tests {
     use super::*;
     use crate::experiments::tests::assert_well_formed;
+    use crate::experiments::Config;
 
     #[test]
     fn smoke_run_is_well_formed_and_counts_check() {
@@ -50,7 +77,7 @@ mod tests {
             backends: vec!["qugiy".to_string(), "bonanza".to_string()],
             ..Config::smoke()
         };
-        let experiment = run(&config, &mut |_, _| {});
+        let experiment = crate::experiments::tests::run_once(&Movegen, &config, &mut |_, _| {});
         assert_well_formed(&experiment);
         assert!(
             experiment.findings.contains("Every perft count matched"),

@@ -64,7 +64,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             )
         })
         .collect();
-    let mut claims = Claims::new(m.threshold);
+    let mut claims = Claims::new(m.threshold, m.invocations);
     let fastest: Vec<Fastest> = ["fast mate", "fast no-mate"]
         .into_iter()
         .filter_map(|task| fastest(m, task, &mut claims))
@@ -114,7 +114,7 @@ fn table(m: &Measurement, tasks: &[&str]) -> Table {
             let mut row = vec![b.to_string()];
             for task in tasks {
                 row.push(match m.row(task, b) {
-                    Some(r) => format_interval(&interval(&r.ns)),
+                    Some(r) => format_interval(&interval(&r.ns, m.invocations)),
                     None => "–".to_string(),
                 });
             }
@@ -136,7 +136,7 @@ fn plot(m: &Measurement, tasks: &[&str]) -> Plot {
                 .enumerate()
                 .filter_map(|(i, task)| {
                     m.row(task, b)
-                        .map(|r| interval_point(i as f64, &interval(&r.ns)))
+                        .map(|r| interval_point(i as f64, &interval(&r.ns, m.invocations)))
                 })
                 .collect(),
         })
@@ -162,7 +162,7 @@ fn fastest(m: &Measurement, task: &'static str, claims: &mut Claims) -> Option<F
     let entries: Vec<(&str, f64)> = m
         .backends
         .iter()
-        .filter_map(|b| m.row(task, b).map(|r| (*b, typical(&r.ns))))
+        .filter_map(|b| m.row(task, b).map(|r| (*b, typical(&r.ns, m.invocations))))
         .collect();
     let order = ranked(&entries);
     let &(best, best_ns) = order.first()?;

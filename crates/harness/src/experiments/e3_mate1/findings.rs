@@ -73,5 +73,5 @@ pub(super) fn method(m: &Measurement) -> String {
     if !m.skipped.is_empty() {
         method.push_str(&format!(" Skipped: {}.", m.skipped.join("; ")));
     }
-    format!("{method} {}", claims_method(m.threshold))
+    format!("{method} {}", claims_method(m.threshold, m.invocations))
 }

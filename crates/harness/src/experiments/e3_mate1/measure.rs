@@ -2,23 +2,29 @@
 
 use super::TASKS;
 use crate::experiments::{Config, Progress};
+use crate::invocations::{gather, merge_rows, union, Invocation};
 use crate::measure::{interleaved, Case};
 use kiki_core::backend::Backend;
 use kiki_engine::mate1::{mate_in_1, mate_in_1_brute_force, tactical_positions};
 use kiki_engine::position::Position;
 use kiki_variants::mailbox::Mailbox;
 use kiki_variants::registry::{self, BackendVisitor};
+use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 
 /// One task's samples for one backend.
-pub(super) struct Row {
-    pub task: &'static str,
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct Row {
+    #[serde(with = "crate::invocations::static_str")]
+    pub task: crate::invocations::StaticStr,
     pub backend: String,
     pub ns: Vec<f64>,
 }
 
 /// Everything E3 measured, and the settings the method paragraph reports.
-pub(super) struct Measurement {
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct Measurement {
+    #[serde(with = "crate::invocations::static_str::vec")]
     pub backends: Vec<&'static str>,
     /// Backends asked for but not measured, with the reason.
     pub skipped: Vec<String>,
@@ -33,6 +39,25 @@ pub(super) struct Measurement {
     pub rows: Vec<Row>,
     /// Wrong answers, empty sets, unknown backends.
     pub errors: Vec<String>,
+    /// The process invocations pooled here (1 as measured; K once merged).
+    pub invocations: usize,
+}
+
+/// K invocations' measurements as one: every row's rounds one invocation after another, errors
+/// of any; the rest from the first.
+pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
+    let first = parts.first().ok_or("nothing measured")?;
+    let rows = merge_rows(
+        &gather(parts, |p| &p.rows),
+        |r| (r.task, r.backend.clone()),
+        |into, from| into.ns.extend(&from.ns),
+    )?;
+    Ok(Measurement {
+        rows,
+        errors: union(parts.iter().map(|p| p.errors.clone())),
+        invocations: parts.len(),
+        ..first.clone()
+    })
 }
 
 impl Measurement {
@@ -119,7 +144,11 @@ impl BackendVisitor for MakeCase<'_> {
 }
 
 /// Times both solvers on both sets for every backend, each task interleaved.
-pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
+pub(super) fn measure(
+    config: &Config,
+    invocation: Invocation,
+    progress: Progress<'_>,
+) -> Measurement {
     let (backends, skipped) = config.backend_names();
     progress("generating positions", 0.0);
     let seed = config.seed ^ 0xE3;
@@ -154,7 +183,7 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
                 Err(error) => errors.push(error.to_string()),
             }
         }
-        let results = interleaved(&mut cases, &sampling, None, &mut |f| {
+        let results = interleaved(&mut cases, &sampling, invocation, None, &mut |f| {
             progress(task, (t as f64 + f) / TASKS.len() as f64)
         });
         for result in results {
@@ -175,5 +204,6 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
         threshold: config.threshold,
         rows,
         errors,
+        invocations: 1,
     }
 }

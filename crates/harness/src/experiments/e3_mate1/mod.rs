@@ -10,7 +10,8 @@ mod analysis;
 mod findings;
 mod measure;
 
-use super::{Config, Progress};
+use super::{failed_result, Context, Experiment, ExperimentId, Progress};
+use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
 use measure::Measurement;
 
@@ -25,9 +26,34 @@ const TASKS: [(&str, bool, bool); 4] = [
 ];
 
 /// Measures, then analyses and writes up.
-pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
-    let measurement = measure::measure(config, progress);
-    result(&measurement)
+/// E3 in the list of experiments.
+pub(crate) struct Mate1;
+
+impl Experiment for Mate1 {
+    type Measurement = Measurement;
+    fn id(&self) -> ExperimentId {
+        ExperimentId::E3
+    }
+    fn title(&self) -> &'static str {
+        TITLE
+    }
+    fn about(&self) -> &'static str {
+        "mate-in-1 per backend, against brute force over the same positions"
+    }
+    fn measure(
+        &self,
+        context: &Context<'_>,
+        invocation: Invocation,
+        progress: Progress<'_>,
+    ) -> Measurement {
+        measure::measure(context.config, invocation, progress)
+    }
+    fn analyse(&self, measurements: &[Measurement], _: &Context<'_>) -> ExperimentResult {
+        match measure::merge(measurements) {
+            Ok(m) => result(&m),
+            Err(why) => failed_result(ExperimentId::E3, TITLE, &why),
+        }
+    }
 }
 
 /// The analysis of `m`, and the prose written from it, as E3's result.
@@ -51,6 +77,7 @@ fn result(m: &Measurement) -> ExperimentResult {
 mod tests {
     use super::*;
     use crate::experiments::tests::assert_well_formed;
+    use crate::experiments::Config;
 
     #[test]
     fn smoke_run_is_well_formed_and_answers_agree() {
@@ -58,7 +85,7 @@ mod tests {
             backends: vec!["qugiy".to_string(), "bonanza".to_string()],
             ..Config::smoke()
         };
-        let experiment = run(&config, &mut |_, _| {});
+        let experiment = crate::experiments::tests::run_once(&Mate1, &config, &mut |_, _| {});
         assert_well_formed(&experiment);
         assert!(
             experiment.findings.contains("agreed with the set labels"),

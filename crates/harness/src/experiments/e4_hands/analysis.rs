@@ -67,7 +67,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         tables.push(cycles_table(m, ghz));
     }
     // The claims are made in the order the findings quote them.
-    let mut claims = Claims::new(m.threshold);
+    let mut claims = Claims::new(m.threshold, m.invocations);
     let fastest: Vec<Fastest> = OPS
         .into_iter()
         .filter_map(|op| fastest(m, op, &mut claims))
@@ -120,7 +120,7 @@ fn ns_table(m: &Measurement) -> Table {
             let mut row = vec![layout.to_string()];
             for op in OPS {
                 row.push(match m.row(op, layout) {
-                    Some(r) => format_interval(&interval(&r.ns)),
+                    Some(r) => format_interval(&interval(&r.ns, m.invocations)),
                     None => "–".to_string(),
                 });
             }
@@ -142,7 +142,7 @@ fn cycles_table(m: &Measurement, ghz: f64) -> Table {
                 let mut row = vec![layout.to_string()];
                 row.extend(OPS.iter().map(|op| {
                     m.row(op, layout).map_or("–".to_string(), |r| {
-                        format!("{:.2}", typical(&r.ns) * ghz)
+                        format!("{:.2}", typical(&r.ns, m.invocations) * ghz)
                     })
                 }));
                 row
@@ -161,7 +161,7 @@ fn plot(m: &Measurement) -> Plot {
                 .enumerate()
                 .filter_map(|(i, op)| {
                     m.row(op, layout)
-                        .map(|r| interval_point(i as f64, &interval(&r.ns)))
+                        .map(|r| interval_point(i as f64, &interval(&r.ns, m.invocations)))
                 })
                 .collect(),
         })
@@ -185,7 +185,7 @@ fn plot(m: &Measurement) -> Plot {
 fn fastest(m: &Measurement, op: &'static str, claims: &mut Claims) -> Option<Fastest> {
     let entries: Vec<(&str, f64)> = LAYOUTS
         .iter()
-        .filter_map(|l| m.row(op, l).map(|r| (*l, typical(&r.ns))))
+        .filter_map(|l| m.row(op, l).map(|r| (*l, typical(&r.ns, m.invocations))))
         .collect();
     let order = ranked(&entries);
     let &(best, best_ns) = order.first()?;
@@ -226,7 +226,7 @@ fn batched(m: &Measurement, ghz: f64) -> Vec<(&'static str, &'static str, f64)> 
         .filter(|op| **op != "superior-chain")
         .flat_map(|op| LAYOUTS.iter().map(move |l| (*op, *l)))
         .filter_map(|(op, layout)| {
-            let cycles = typical(&m.row(op, layout)?.ns) * ghz;
+            let cycles = typical(&m.row(op, layout)?.ns, m.invocations) * ghz;
             (cycles < BATCHED_BELOW_CYCLES).then_some((op, layout, cycles))
         })
         .collect()
@@ -236,6 +236,6 @@ fn batched(m: &Measurement, ghz: f64) -> Vec<(&'static str, &'static str, f64)> 
 fn chain(m: &Measurement) -> Vec<(&'static str, f64)> {
     LAYOUTS
         .iter()
-        .filter_map(|l| Some((*l, typical(&m.row("superior-chain", l)?.ns))))
+        .filter_map(|l| Some((*l, typical(&m.row("superior-chain", l)?.ns, m.invocations))))
         .collect()
 }

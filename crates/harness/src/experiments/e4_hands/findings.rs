@@ -74,5 +74,5 @@ pub(super) fn method(m: &Measurement, n: &Numbers) -> String {
         100.0 * n.true_share,
         m.samples,
     );
-    format!("{method} {}", claims_method(m.threshold))
+    format!("{method} {}", claims_method(m.threshold, m.invocations))
 }

@@ -2,24 +2,29 @@
 
 use super::OPS;
 use crate::experiments::{Config, Progress};
+use crate::invocations::{gather, merge_rows, Invocation};
 use crate::measure::{interleaved, Case};
 use kiki_engine::hands::{ByteHand, GuardedHand, HandLayout, PackedHand};
 use kiki_engine::position::PieceKind;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 
 const MAX: [u8; 7] = PieceKind::HAND_MAX;
 
 /// One operation's samples for one layout.
-pub(super) struct Row {
-    pub op: &'static str,
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct Row {
+    #[serde(with = "crate::invocations::static_str")]
+    pub op: crate::invocations::StaticStr,
     pub layout: String,
     pub ns: Vec<f64>,
 }
 
 /// Everything E4 measured, and the settings the method paragraph reports.
-pub(super) struct Measurement {
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct Measurement {
     /// The hand pairs (as many as every operation does per repetition).
     pub inputs: Inputs,
     /// The seed the pairs were drawn from.
@@ -31,6 +36,24 @@ pub(super) struct Measurement {
     pub rows: Vec<Row>,
     /// The clock measured after the runs, if it could be.
     pub clock_ghz: Option<f64>,
+    /// The process invocations pooled here (1 as measured; K once merged).
+    pub invocations: usize,
+}
+
+/// K invocations' measurements as one: every row's rounds one invocation after another; the
+/// rest (the clock too) from the first.
+pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
+    let first = parts.first().ok_or("nothing measured")?;
+    let rows = merge_rows(
+        &gather(parts, |p| &p.rows),
+        |r| (r.op, r.layout.clone()),
+        |into, from| into.ns.extend(&from.ns),
+    )?;
+    Ok(Measurement {
+        rows,
+        invocations: parts.len(),
+        ..first.clone()
+    })
 }
 
 impl Measurement {
@@ -42,9 +65,13 @@ impl Measurement {
 
 /// Pairs where about half the superiority answers are true (`b` drawn below `a`, sometimes
 /// one field raised), and per entry a kind that can be added and one that can be removed.
-pub(super) struct Inputs {
+/// A measurement keeps the pairs; the kinds stay in the process that timed them.
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct Inputs {
     pub pairs: Vec<([u8; 7], [u8; 7])>,
+    #[serde(skip)]
     pub addable: Vec<PieceKind>,
+    #[serde(skip)]
     pub removable: Vec<PieceKind>,
 }
 
@@ -138,7 +165,11 @@ fn case<H: HandLayout + 'static>(op: &'static str, inputs: &Inputs) -> Case<'sta
 }
 
 /// Times every operation on the three layouts, each interleaved, then measures the clock.
-pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
+pub(super) fn measure(
+    config: &Config,
+    invocation: Invocation,
+    progress: Progress<'_>,
+) -> Measurement {
     progress("generating hands", 0.0);
     let n = config.pick(256, 4096, 4096);
     let inputs = inputs(config.seed ^ 0xE4, n);
@@ -150,7 +181,7 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
             case::<GuardedHand>(op, &inputs),
             case::<ByteHand>(op, &inputs),
         ];
-        let results = interleaved(&mut cases, &sampling, None, &mut |f| {
+        let results = interleaved(&mut cases, &sampling, invocation, None, &mut |f| {
             progress(op, (i as f64 + f) / OPS.len() as f64)
         });
         rows.extend(results.into_iter().map(|r| Row {
@@ -169,6 +200,7 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
         threshold: config.threshold,
         rows,
         clock_ghz,
+        invocations: 1,
     }
 }
 

@@ -10,7 +10,8 @@ mod analysis;
 mod findings;
 mod measure;
 
-use super::{Config, Progress};
+use super::{failed_result, Context, Experiment, ExperimentId, Progress};
+use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
 use kiki_engine::hands::{ByteHand, GuardedHand, HandLayout, PackedHand};
 use measure::Measurement;
@@ -21,9 +22,34 @@ const LAYOUTS: [&str; 3] = [PackedHand::NAME, GuardedHand::NAME, ByteHand::NAME]
 const OPS: [&str; 5] = ["superior", "superior-chain", "count", "add", "remove"];
 
 /// Measures, then analyses and writes up.
-pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
-    let measurement = measure::measure(config, progress);
-    result(&measurement)
+/// E4 in the list of experiments.
+pub(crate) struct Hands;
+
+impl Experiment for Hands {
+    type Measurement = Measurement;
+    fn id(&self) -> ExperimentId {
+        ExperimentId::E4
+    }
+    fn title(&self) -> &'static str {
+        TITLE
+    }
+    fn about(&self) -> &'static str {
+        "hand layouts: packed against guarded fields"
+    }
+    fn measure(
+        &self,
+        context: &Context<'_>,
+        invocation: Invocation,
+        progress: Progress<'_>,
+    ) -> Measurement {
+        measure::measure(context.config, invocation, progress)
+    }
+    fn analyse(&self, measurements: &[Measurement], _: &Context<'_>) -> ExperimentResult {
+        match measure::merge(measurements) {
+            Ok(m) => result(&m),
+            Err(why) => failed_result(ExperimentId::E4, TITLE, &why),
+        }
+    }
 }
 
 /// The analysis of `m`, and the prose written from it, as E4's result.
@@ -47,11 +73,13 @@ fn result(m: &Measurement) -> ExperimentResult {
 mod tests {
     use super::*;
     use crate::experiments::tests::assert_well_formed;
+    use crate::experiments::Config;
     use measure::Row;
 
     #[test]
     fn smoke_run_is_well_formed() {
-        let experiment = run(&Config::smoke(), &mut |_, _| {});
+        let experiment =
+            crate::experiments::tests::run_once(&Hands, &Config::smoke(), &mut |_, _| {});
         assert_well_formed(&experiment);
         assert_eq!(experiment.series.len(), OPS.len() * LAYOUTS.len());
     }
@@ -66,6 +94,7 @@ mod tests {
             threshold: config.threshold,
             rows,
             clock_ghz,
+            invocations: 1,
         }
     }
 

@@ -47,14 +47,14 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         .collect();
     let entries: Vec<(&str, f64)> = results
         .iter()
-        .map(|r| (r.name, typical(&r.ns_per_update)))
+        .map(|r| (r.name, typical(&r.ns_per_update, m.invocations)))
         .collect();
     let fastest = ranked(&entries).first().copied();
     let summary = fastest
         .map(|(best, _)| ("fastest".to_string(), Json::from(best)))
         .into_iter()
         .collect();
-    let mut claims = Claims::new(m.threshold);
+    let mut claims = Claims::new(m.threshold, m.invocations);
     let to_sqww: Vec<(&'static str, Comparison)> = results
         .iter()
         .filter(|r| r.name != "sqww")
@@ -103,7 +103,7 @@ fn table(m: &Measurement, to_sqww: &[(&'static str, Comparison)]) -> Table {
             .map(|r| {
                 vec![
                     r.name.to_string(),
-                    format_interval(&interval(&r.ns_per_update)),
+                    format_interval(&interval(&r.ns_per_update, m.invocations)),
                     to_sqww
                         .iter()
                         .find(|(name, _)| *name == r.name)
@@ -133,7 +133,10 @@ fn plot(m: &Measurement) -> Plot {
             .iter()
             .map(|r| PlotLine {
                 name: r.name.to_string(),
-                points: vec![interval_point(0.0, &interval(&r.ns_per_update))],
+                points: vec![interval_point(
+                    0.0,
+                    &interval(&r.ns_per_update, m.invocations),
+                )],
             })
             .collect(),
     }

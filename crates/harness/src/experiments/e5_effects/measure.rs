@@ -2,10 +2,12 @@
 
 use crate::effects_timing::{self, verify_all, workload, Samples};
 use crate::experiments::{Config, Progress};
-use crate::invocations;
+use crate::invocations::{gather, merge_rows, Invocation};
+use serde::{Deserialize, Serialize};
 
 /// Everything E5 measured, and the settings the method paragraph reports.
-pub(super) struct Measurement {
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct Measurement {
     /// The seed of the games.
     pub workload_seed: u64,
     pub moves: usize,
@@ -21,10 +23,38 @@ pub(super) struct Measurement {
     pub threshold: f64,
     /// Why nothing was measured, if so.
     pub error: Option<String>,
+    /// The process invocations pooled here (1 as measured; K once merged).
+    pub invocations: usize,
+}
+
+/// K invocations' measurements as one: every stepper's rounds one invocation after another;
+/// an error of any; the rest from the first.
+pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
+    let first = parts.first().ok_or("nothing measured")?;
+    let error = parts.iter().find_map(|p| p.error.clone());
+    let results = if error.is_some() {
+        Vec::new()
+    } else {
+        merge_rows(
+            &gather(parts, |p| &p.results),
+            |r| r.name,
+            |into, from| into.ns_per_update.extend(&from.ns_per_update),
+        )?
+    };
+    Ok(Measurement {
+        results,
+        error,
+        invocations: parts.len(),
+        ..first.clone()
+    })
 }
 
 /// Verifies every stepper, then times them (in `effects_timing`, on the thread clock).
-pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
+pub(super) fn measure(
+    config: &Config,
+    invocation: Invocation,
+    progress: Progress<'_>,
+) -> Measurement {
     let seed = config.seed ^ 0xE5;
     let moves = config.pick(400, 20_000, 100_000);
     let samples = config.pick(3, 9, 15);
@@ -33,7 +63,7 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
         progress("verifying against a from-scratch recount", 0.2);
         let verified = verify_all(&w)?;
         progress("timing make + unmake", 0.5);
-        let results = timed(&w, samples)?;
+        let results = timed(&w, samples, invocation)?;
         Ok((w.games.len(), verified.comparisons, results))
     });
     progress("done", 1.0);
@@ -50,34 +80,25 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
         results,
         threshold: config.threshold,
         error,
+        invocations: 1,
     }
 }
 
-/// Times the steppers through the invocation session: live (this invocation's share of the
-/// rounds), or replayed from every invocation's recording, each stepper's samples in
-/// invocation order.
-fn timed(workload: &effects_timing::Workload, samples: usize) -> Result<Vec<Samples>, String> {
-    // A failed measurement is recorded as one entry named by its error, so that replaying
-    // says why instead of merging nothing.
-    const FAILED: &str = "failed: ";
-    let rounds = invocations::rounds(samples);
-    let recorded = invocations::timed(|| match effects_timing::measure(workload, rounds) {
-        Ok(results) => results
-            .into_iter()
-            .map(|r| (r.name.to_string(), r.ns_per_update, Vec::new()))
-            .collect(),
-        Err(why) => vec![(format!("{FAILED}{why}"), Vec::new(), Vec::new())],
-    })?;
-    if let Some((why, _, _)) = recorded.iter().find(|(n, _, _)| n.starts_with(FAILED)) {
-        return Err(why[FAILED.len()..].to_string());
-    }
+/// Times the steppers (this invocation's share of the rounds), each stepper's samples in the
+/// order `effects_timing` lists them.
+fn timed(
+    workload: &effects_timing::Workload,
+    samples: usize,
+    invocation: Invocation,
+) -> Result<Vec<Samples>, String> {
+    let measured = effects_timing::measure(workload, invocation.rounds(samples))?;
     let mut steppers = effects_timing::steppers(samples);
     for stepper in &mut steppers {
-        let (_, ns, _) = recorded
+        let result = measured
             .iter()
-            .find(|(name, _, _)| name == stepper.name)
-            .ok_or_else(|| format!("no samples of {} were recorded", stepper.name))?;
-        stepper.ns_per_update = ns.clone();
+            .find(|r| r.name == stepper.name)
+            .ok_or_else(|| format!("no samples of {} were taken", stepper.name))?;
+        stepper.ns_per_update = result.ns_per_update.clone();
     }
     Ok(steppers)
 }

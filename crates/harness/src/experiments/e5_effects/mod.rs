@@ -10,16 +10,42 @@ mod analysis;
 mod findings;
 mod measure;
 
-use super::{claims_method, Config, Progress};
+use super::{claims_method, failed_result, Context, Experiment, ExperimentId, Progress};
+use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
 use measure::Measurement;
 
 pub const TITLE: &str = "Effect boards: ray steppers";
 
 /// Measures, then analyses and writes up.
-pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
-    let measurement = measure::measure(config, progress);
-    result(&measurement)
+/// E5 in the list of experiments.
+pub(crate) struct Effects;
+
+impl Experiment for Effects {
+    type Measurement = Measurement;
+    fn id(&self) -> ExperimentId {
+        ExperimentId::E5
+    }
+    fn title(&self) -> &'static str {
+        TITLE
+    }
+    fn about(&self) -> &'static str {
+        "incremental effect counts: mailbox against SquareWithWall steppers"
+    }
+    fn measure(
+        &self,
+        context: &Context<'_>,
+        invocation: Invocation,
+        progress: Progress<'_>,
+    ) -> Measurement {
+        measure::measure(context.config, invocation, progress)
+    }
+    fn analyse(&self, measurements: &[Measurement], _: &Context<'_>) -> ExperimentResult {
+        match measure::merge(measurements) {
+            Ok(m) => result(&m),
+            Err(why) => failed_result(ExperimentId::E5, TITLE, &why),
+        }
+    }
 }
 
 /// The analysis of `m`, and the prose written from it, as E5's result.
@@ -30,7 +56,11 @@ fn result(m: &Measurement) -> ExperimentResult {
         comparisons: analysis.comparisons,
         id: "E5".to_string(),
         title: TITLE.to_string(),
-        method: format!("{} {}", findings::method(m), claims_method(m.threshold)),
+        method: format!(
+            "{} {}",
+            findings::method(m),
+            claims_method(m.threshold, m.invocations)
+        ),
         findings: findings::paragraph(m, &analysis.numbers),
         series: analysis.series,
         tables: analysis.tables,
@@ -44,10 +74,12 @@ mod tests {
     use super::*;
     use crate::effects_timing::NAMES;
     use crate::experiments::tests::assert_well_formed;
+    use crate::experiments::Config;
 
     #[test]
     fn smoke_run_is_well_formed_and_verified() {
-        let experiment = run(&Config::smoke(), &mut |_, _| {});
+        let experiment =
+            crate::experiments::tests::run_once(&Effects, &Config::smoke(), &mut |_, _| {});
         assert_well_formed(&experiment);
         assert_eq!(experiment.series.len(), NAMES.len());
         assert!(

@@ -98,12 +98,12 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         })
         .collect();
     let measured = CacheLevels::from_invocations(
-        &invocation_curves(&series),
+        &invocation_curves(&series, m.invocations),
         &curve(&series),
         &m.machine,
         SOURCE,
     );
-    let mut claims = Claims::new(m.threshold);
+    let mut claims = Claims::new(m.threshold, m.invocations);
     let levels = levels(m, &measured);
     let far = far(m, &mut claims);
     let steps = steps(m, &mut claims);
@@ -156,7 +156,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             far,
             steps,
             threshold: m.threshold,
-            invocations: crate::invocations::replayed_invocations(),
+            invocations: m.invocations,
         },
         comparisons: claims.records,
     }
@@ -218,11 +218,11 @@ pub(super) fn curve(series: &[Series]) -> Vec<(usize, f64)> {
 
 /// The same curve once per invocation (per size, the median of that invocation's block of
 /// samples), in invocation order; one curve when E6 ran in this process alone.
-pub(super) fn invocation_curves(series: &[Series]) -> Vec<Vec<(usize, f64)>> {
+pub(super) fn invocation_curves(series: &[Series], k: usize) -> Vec<Vec<(usize, f64)>> {
     let chosen = curve_series(series);
     let per_size: Vec<(usize, Vec<Vec<f64>>)> = chosen
         .iter()
-        .map(|&(bytes, s)| (bytes, blocks(&s.samples)))
+        .map(|&(bytes, s)| (bytes, blocks(&s.samples, k)))
         .collect();
     let k = per_size.iter().map(|(_, b)| b.len()).max().unwrap_or(0);
     (0..k)
@@ -236,7 +236,7 @@ pub(super) fn invocation_curves(series: &[Series]) -> Vec<Vec<(usize, f64)>> {
 }
 
 fn summary_at(m: &Measurement, pages: Pages, bytes: usize) -> Option<Estimate> {
-    m.at(pages, bytes).map(|p| interval(&p.ns))
+    m.at(pages, bytes).map(|p| interval(&p.ns, m.invocations))
 }
 
 fn median_at(m: &Measurement, pages: Pages, bytes: usize) -> Option<f64> {

@@ -220,7 +220,7 @@ fn spread(n: &Numbers) -> String {
 /// the caches.
 pub(super) fn method(m: &Measurement) -> String {
     let machine = &m.machine;
-    let invocations = crate::invocations::replayed_invocations();
+    let invocations = m.invocations;
     let mut method = format!(
         "A ring of 64-byte lines shuffled into one cycle (Sattolo, seed {:#x} ^ size), each \
          line holding the next line's index: every load depends on the last, and the order \

@@ -2,7 +2,7 @@
 
 use crate::cache_levels::{chase, ring, sizes, sweep_max, LINE};
 use crate::experiments::{Config, Progress};
-use crate::invocations::{self, Mergeable};
+use crate::invocations::{gather, merge_rows, union, Invocation};
 use crate::machine::Machine;
 use crate::measure::{interleaved, Case, SampleConfig};
 use kiki_core::pages::{PageBuffer, Pages};
@@ -12,7 +12,9 @@ use std::time::Duration;
 
 /// One size on one page size: ns per load samples, and the huge-page bytes the kernel granted
 /// (if it says).
-pub(super) struct Measured {
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct Measured {
+    #[serde(with = "PagesName")]
     pub pages: Pages,
     pub bytes: usize,
     pub ns: Vec<f64>,
@@ -20,7 +22,8 @@ pub(super) struct Measured {
 }
 
 /// Everything E6 measured, and the settings the method paragraph reports.
-pub(super) struct Measurement {
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct Measurement {
     pub machine: Machine,
     /// The report's seed (each ring's is this ^ its size).
     pub seed: u64,
@@ -36,6 +39,48 @@ pub(super) struct Measurement {
     pub advice_errors: Vec<String>,
     /// The practical threshold of a claim (`--threshold`).
     pub threshold: f64,
+    /// The process invocations pooled here (1 as measured; K once merged).
+    pub invocations: usize,
+}
+
+/// [`Pages`] in a measurement.
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Pages")]
+enum PagesName {
+    Small,
+    Huge,
+}
+
+/// K invocations' measurements as one: every point's rounds one invocation after another, the
+/// huge-page bytes the least any invocation was granted (unknown if any could not tell), every
+/// failed `madvise`; the rest from the first. `Err` when they swept different sizes.
+pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
+    let first = parts.first().ok_or("nothing measured")?;
+    if let Some(other) = parts.iter().find(|p| p.sizes != first.sizes) {
+        let max = |m: &Measurement| rounded_bytes(m.sizes.last().copied().unwrap_or(0) as f64);
+        return Err(format!(
+            "invocations swept E6 to {} and to {}",
+            max(first),
+            max(other)
+        ));
+    }
+    let measured = merge_rows(
+        &gather(parts, |p| &p.measured),
+        |m| (m.pages, m.bytes),
+        |into, from| {
+            into.ns.extend(&from.ns);
+            into.huge_page_bytes = match (into.huge_page_bytes, from.huge_page_bytes) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                _ => None,
+            };
+        },
+    )?;
+    Ok(Measurement {
+        measured,
+        advice_errors: union(parts.iter().map(|p| p.advice_errors.clone())),
+        invocations: parts.len(),
+        ..first.clone()
+    })
 }
 
 impl Measurement {
@@ -55,54 +100,11 @@ pub(super) const MAX_LOADS_PER_REPETITION: u64 = 1 << 16;
 /// The fewest loads one repetition makes (small rings go round several times).
 pub(super) const MIN_LOADS_PER_REPETITION: u64 = 4096;
 
-/// How far the sizes go, as the invocations agree on it: every invocation plans its sweep
-/// (free memory may differ between them), and the replay takes theirs, so that all time the
-/// same sizes.
-#[derive(Serialize, Deserialize)]
+/// How far the sizes go: every invocation plans its sweep (free memory may differ between
+/// them), and their measurements merge only where all timed the same sizes.
 struct Plan {
     max: usize,
     why: String,
-}
-
-impl Mergeable for Plan {
-    fn merge(parts: Vec<Plan>) -> Result<Plan, String> {
-        let mut parts = parts.into_iter();
-        let first = parts.next().ok_or("no invocation planned E6's sizes")?;
-        for other in parts {
-            if other.max != first.max {
-                return Err(format!(
-                    "invocations swept E6 to {} and to {}",
-                    rounded_bytes(first.max as f64),
-                    rounded_bytes(other.max as f64)
-                ));
-            }
-        }
-        Ok(first)
-    }
-}
-
-/// The huge-page bytes the kernel granted each ring of one size, as the invocations saw them
-/// (merged: the least any invocation was granted; unknown if any could not tell).
-#[derive(Serialize, Deserialize)]
-struct Grants(Vec<Option<usize>>);
-
-impl Mergeable for Grants {
-    fn merge(parts: Vec<Grants>) -> Result<Grants, String> {
-        let mut parts = parts.into_iter();
-        let mut merged = parts.next().ok_or("no invocation read huge pages")?;
-        for other in parts {
-            if other.0.len() != merged.0.len() {
-                return Err("invocations read huge pages of different rings".into());
-            }
-            for (into, from) in merged.0.iter_mut().zip(other.0) {
-                *into = match (*into, from) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    _ => None,
-                };
-            }
-        }
-        Ok(merged)
-    }
 }
 
 fn plan(config: &Config, machine: &Machine) -> Plan {
@@ -117,12 +119,13 @@ fn plan(config: &Config, machine: &Machine) -> Plan {
 }
 
 /// Chases the ring at every size, both page sizes side by side and interleaved.
-pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
+pub(super) fn measure(
+    config: &Config,
+    invocation: Invocation,
+    progress: Progress<'_>,
+) -> Measurement {
     let machine = Machine::detect();
-    let plan = invocations::timed(|| plan(config, &machine)).unwrap_or_else(|error| {
-        invocations::replay_failed(error);
-        plan(config, &machine)
-    });
+    let plan = plan(config, &machine);
     let per_octave = config.pick(1, 2, 2);
     let sizes = sizes(plan.max, per_octave);
     let sampling = SampleConfig {
@@ -138,17 +141,14 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
             Duration::from_millis(20),
         ),
     };
-    // A replay times nothing: it needs no rings of the full size.
-    let replaying = invocations::replaying();
     let mut measured = Vec::new();
     let mut advice_errors = Vec::new();
     for (i, &bytes) in sizes.iter().enumerate() {
         let message = format!("pointer chase {}", rounded_bytes(bytes as f64));
         // Both page sizes live side by side and are interleaved round-robin.
-        let ring_bytes = if replaying { 2 * LINE } else { bytes };
         let rings: Vec<(Pages, PageBuffer)> = [Pages::Small, Pages::Huge]
             .into_iter()
-            .map(|pages| (pages, ring(ring_bytes, pages, config.seed ^ bytes as u64)))
+            .map(|pages| (pages, ring(bytes, pages, config.seed ^ bytes as u64)))
             .collect();
         for (pages, buffer) in &rings {
             if let Err(error) = &buffer.advice {
@@ -174,22 +174,16 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
             })
             .collect();
         let base = i as f64 / sizes.len() as f64;
-        let results = interleaved(&mut cases, &sampling, None, &mut |f| {
+        let results = interleaved(&mut cases, &sampling, invocation, None, &mut |f| {
             progress(&message, base + f / sizes.len() as f64)
         });
         drop(cases);
-        let grants =
-            invocations::timed(|| Grants(rings.iter().map(|(_, b)| b.huge_page_bytes()).collect()))
-                .unwrap_or_else(|error| {
-                    invocations::replay_failed(error);
-                    Grants(vec![None; rings.len()])
-                });
-        for ((result, (pages, _)), huge_bytes) in results.into_iter().zip(&rings).zip(grants.0) {
+        for (result, (pages, buffer)) in results.into_iter().zip(&rings) {
             measured.push(Measured {
                 pages: *pages,
                 bytes,
                 ns: result.ns_per_op,
-                huge_page_bytes: huge_bytes,
+                huge_page_bytes: buffer.huge_page_bytes(),
             });
         }
     }
@@ -204,5 +198,6 @@ pub(super) fn measure(config: &Config, progress: Progress<'_>) -> Measurement {
         measured,
         advice_errors,
         threshold: config.threshold,
+        invocations: 1,
     }
 }

@@ -11,17 +11,43 @@ mod measure;
 
 pub use crate::cache_levels::{ring, sizes};
 
-use super::{claims_method, Config, Progress};
+use super::{claims_method, failed_result, Context, Experiment, ExperimentId, Progress};
 use crate::cache_levels::{CacheLevels, EffectiveLevel};
+use crate::invocations::Invocation;
 use crate::results::{ExperimentResult, Series};
 use measure::Measurement;
 
 pub const TITLE: &str = "Memory latency curve";
 
 /// Measures, then analyses and writes up.
-pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
-    let measurement = measure::measure(config, progress);
-    result(&measurement)
+/// E6 in the list of experiments.
+pub(crate) struct Memory;
+
+impl Experiment for Memory {
+    type Measurement = Measurement;
+    fn id(&self) -> ExperimentId {
+        ExperimentId::E6
+    }
+    fn title(&self) -> &'static str {
+        TITLE
+    }
+    fn about(&self) -> &'static str {
+        "the memory hierarchy: dependent-load latency over sizes, and each cache level's effective size"
+    }
+    fn measure(
+        &self,
+        context: &Context<'_>,
+        invocation: Invocation,
+        progress: Progress<'_>,
+    ) -> Measurement {
+        measure::measure(context.config, invocation, progress)
+    }
+    fn analyse(&self, measurements: &[Measurement], _: &Context<'_>) -> ExperimentResult {
+        match measure::merge(measurements) {
+            Ok(m) => result(&m),
+            Err(why) => failed_result(ExperimentId::E6, TITLE, &why),
+        }
+    }
 }
 
 /// The analysis of `m`, and the prose written from it, as E6's result.
@@ -32,7 +58,11 @@ fn result(m: &Measurement) -> ExperimentResult {
         comparisons: analysis.comparisons,
         id: "E6".to_string(),
         title: TITLE.to_string(),
-        method: format!("{} {}", findings::method(m), claims_method(m.threshold)),
+        method: format!(
+            "{} {}",
+            findings::method(m),
+            claims_method(m.threshold, m.invocations)
+        ),
         findings: findings::paragraph(&analysis.numbers),
         series: analysis.series,
         tables: analysis.tables,
@@ -76,10 +106,12 @@ pub fn levels_from_result(result: &ExperimentResult) -> Option<CacheLevels> {
 mod tests {
     use super::*;
     use crate::experiments::tests::assert_well_formed;
+    use crate::experiments::Config;
 
     #[test]
     fn smoke_run_is_well_formed() {
-        let experiment = run(&Config::smoke(), &mut |_, _| {});
+        let experiment =
+            crate::experiments::tests::run_once(&Memory, &Config::smoke(), &mut |_, _| {});
         assert_well_formed(&experiment);
         assert_eq!(experiment.series.len(), 2 * sizes(1 << 20, 1).len());
         let levels = experiment

@@ -125,7 +125,7 @@ impl Verdict {
 
 /// Per-round table-miss cost: the case with `mask` minus its hot twin, ns per lookup.
 fn paired(
-    chains: &[Chain],
+    (chains, k): (&[Chain], usize),
     part: &str,
     reads: u32,
     case: &str,
@@ -139,7 +139,7 @@ fn paired(
         mask,
         &mask_label(HOT_MASK),
     )?;
-    let estimate = interval_linear(&differences);
+    let estimate = interval_linear(&differences, k);
     (!estimate.value.is_nan()).then_some(estimate)
 }
 
@@ -182,7 +182,15 @@ fn full() -> String {
 }
 
 fn cost(m: &Measurement, reads: u32, case: &str) -> Option<Estimate> {
-    paired(&m.chains, "chain", reads, case, &full(), "as built", "huge")
+    paired(
+        (&m.chains, m.invocations),
+        "chain",
+        reads,
+        case,
+        &full(),
+        "as built",
+        "huge",
+    )
 }
 
 fn chain_ns<'a>(m: &'a Measurement, reads: u32, case: &str) -> Option<&'a [f64]> {
@@ -212,7 +220,7 @@ fn pressure_x(reads: u32) -> f64 {
 
 pub(super) fn analyse(m: &Measurement) -> Analysis {
     let top_reads = m.pressure_reads.last().copied().unwrap_or(0);
-    let mut claims = Claims::new(m.threshold);
+    let mut claims = Claims::new(m.threshold, m.invocations);
     let costs: Vec<BackendCosts> = m
         .backends
         .iter()
@@ -288,7 +296,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
                     &full(),
                     AA_SECOND,
                 )?;
-                let e = interval_linear(&rounds);
+                let e = interval_linear(&rounds, m.invocations);
                 // Its spread is that of a chain that misses, far wider than the negative
                 // controls': it passes when it resolves no bias, and the findings quote the
                 // bound it puts on one.
@@ -310,7 +318,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
                 .chain([usize::MAX].iter())
                 .filter_map(|&mask| {
                     paired(
-                        &m.chains,
+                        (&m.chains, m.invocations),
                         "dose",
                         top_reads,
                         &dose_case(name, mask),
@@ -335,7 +343,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         .filter_map(|t| {
             let at = |tables: &str, pressure: &str| {
                 paired(
-                    &m.chains,
+                    (&m.chains, m.invocations),
                     "pages",
                     top_reads.max(1),
                     t.backend,
@@ -430,7 +438,7 @@ fn bracket_costs(m: &Measurement) -> Vec<(String, Estimate, Estimate)> {
             return None;
         }
         let d: Vec<f64> = with.iter().zip(alone).map(|(a, b)| a - b).collect();
-        Some(interval_linear(&d))
+        Some(interval_linear(&d, m.invocations))
     };
     m.backends
         .iter()
@@ -450,8 +458,8 @@ fn round_differences(a: &[f64], b: &[f64]) -> Option<Vec<f64>> {
 }
 
 /// An interval of per-round values, `None` where nothing was measured.
-fn interval_of_rounds(rounds: Option<Vec<f64>>) -> Option<Estimate> {
-    let e = interval_linear(&rounds?);
+fn interval_of_rounds(rounds: Option<Vec<f64>>, k: usize) -> Option<Estimate> {
+    let e = interval_linear(&rounds?, k);
     (!e.value.is_nan()).then_some(e)
 }
 
@@ -480,7 +488,7 @@ fn pair(m: &Measurement, backend: &str, top: u32, claims: &mut Claims) -> Option
     };
     let ratio_change = match (log_ratio(top), log_ratio(0)) {
         (Some(t), Some(z)) => {
-            interval_of_rounds(round_differences(&t, &z)).map(|e| e.map(f64::exp))
+            interval_of_rounds(round_differences(&t, &z), m.invocations).map(|e| e.map(f64::exp))
         }
         _ => None,
     };
@@ -494,9 +502,9 @@ fn pair(m: &Measurement, backend: &str, top: u32, claims: &mut Claims) -> Option
     };
     Some(Pair {
         backend: backend.to_string(),
-        difference: interval_of_rounds(gap_top),
-        difference_unpressed: interval_of_rounds(gap_zero),
-        difference_growth: interval_of_rounds(growth),
+        difference: interval_of_rounds(gap_top, m.invocations),
+        difference_unpressed: interval_of_rounds(gap_zero, m.invocations),
+        difference_growth: interval_of_rounds(growth, m.invocations),
         unpressed: compare(claims, 0),
         at_top: compare(claims, top),
         ratio_change,

@@ -123,7 +123,7 @@ pub(super) fn method(m: &Measurement) -> String {
          ratio change is reported beside it.",
     );
     text.push(' ');
-    text.push_str(&claims_method(m.threshold));
+    text.push_str(&claims_method(m.threshold, m.invocations));
     text
 }
 

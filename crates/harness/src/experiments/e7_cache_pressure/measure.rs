@@ -5,7 +5,7 @@
 use super::{BRACKET_READS, EVAL_ALONE, HOT_MASK};
 use crate::cache_levels::CacheLevels;
 use crate::experiments::{convert, fold, lookup, typical, Config, Input, Progress, MIXED};
-use crate::invocations;
+use crate::invocations::{gather, merge_rows, union, Invocation};
 use crate::measure::{interleaved, time_ns, Case, SampleConfig};
 use crate::workloads::{self, eval_index, LookupItem, SearchWorkload};
 use kiki_core::backend::{Backend, Bitboard};
@@ -15,11 +15,14 @@ use kiki_core::units::rounded_bytes;
 use kiki_variants::registry::{self, BackendVisitor};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 /// Everything E7 measured, and the settings the method paragraph reports.
-pub(super) struct Measurement {
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct Measurement {
+    #[serde(with = "crate::invocations::static_str::vec")]
     pub backends: Vec<&'static str>,
     /// Backends asked for but not measured, with the reason.
     pub skipped: Vec<String>,
@@ -41,12 +44,14 @@ pub(super) struct Measurement {
     pub dose_masks: Vec<usize>,
     /// The A/A control's backend (the one with the largest attack tables): its full-table chain
     /// timed twice per node, as if it were its own twin.
-    pub aa_backend: Option<&'static str>,
+    #[serde(with = "crate::invocations::static_str::option")]
+    pub aa_backend: Option<crate::invocations::StaticStr>,
     /// Every chain point: per round, ns per lookup.
     pub chains: Vec<Chain>,
     /// The survival probe's backend, and per pressure count the timed reloads of the node's
     /// table lines (ns each).
-    pub survival_backend: Option<&'static str>,
+    #[serde(with = "crate::invocations::static_str::option")]
+    pub survival_backend: Option<crate::invocations::StaticStr>,
     pub survival: Vec<(u32, Reloads)>,
     /// The survival classes' calibration (with the probe).
     pub calibration: Option<Calibration>,
@@ -61,25 +66,108 @@ pub(super) struct Measurement {
     /// Sentences for the method paragraph (failed `madvise`, skipped parts).
     pub notes: Vec<String>,
     pub threshold: f64,
+    /// Which invocation measured (the first, once merged).
+    pub invocation: Invocation,
+    /// The process invocations pooled here (1 as measured; K once merged).
+    pub invocations: usize,
+}
+
+/// K invocations' measurements as one: every chain's, reload's, calibration load's and
+/// bracket's rounds one invocation after another; the pressure buffer's and the calibration's
+/// grants and steps the least of any; a collapse refused if any kernel refused it (the bytes the
+/// first's); every note; the rest from the first.
+pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
+    let first = parts.first().ok_or("nothing measured")?;
+    let chains = merge_rows(
+        &gather(parts, |p| &p.chains),
+        |c| {
+            (
+                c.part,
+                c.reads,
+                c.case.clone(),
+                c.mask.clone(),
+                c.tables,
+                c.pressure,
+            )
+        },
+        |into, from| into.ns.extend(&from.ns),
+    )?;
+    let survival = merge_rows(
+        &gather(parts, |p| &p.survival),
+        |(reads, _)| *reads,
+        |(_, into), (_, from)| into.extend(from),
+    )?;
+    let table_pages = merge_rows(
+        &gather(parts, |p| &p.table_pages),
+        |t| t.backend,
+        |into, from| {
+            if into.collapse.is_ok() {
+                into.collapse = from.collapse.clone();
+            }
+        },
+    )?;
+    let bracket = merge_rows(
+        &gather(parts, |p| &p.bracket),
+        |b| (b.bytes, b.case.clone()),
+        |into, from| into.ns.extend(&from.ns),
+    )?;
+    let least = |grants: Vec<Option<usize>>| -> Option<usize> {
+        grants
+            .into_iter()
+            .try_fold(usize::MAX, |a, b| Some(a.min(b?)))
+    };
+    let calibration = parts
+        .iter()
+        .map(|p| p.calibration.clone())
+        .collect::<Option<Vec<Calibration>>>()
+        .map(|all| {
+            let mut merged = all[0].clone();
+            for other in &all[1..] {
+                for (into, from) in merged.loads.iter_mut().zip(&other.loads) {
+                    into.extend(from);
+                }
+                merged.step_ns = merged.step_ns.min(other.step_ns);
+            }
+            merged.samples = merged.loads[0].ns.len();
+            for (median, loads) in merged.medians.iter_mut().zip(&merged.loads) {
+                *median = typical(&loads.ns, parts.len());
+            }
+            merged
+        });
+    Ok(Measurement {
+        chains,
+        survival,
+        calibration,
+        table_pages,
+        bracket,
+        pressure_huge: least(parts.iter().map(|p| p.pressure_huge).collect()),
+        notes: union(parts.iter().map(|p| p.notes.clone())),
+        invocations: parts.len(),
+        ..first.clone()
+    })
 }
 
 /// One chain case at one point: which part of the experiment, the pressure reads per node,
 /// the case (backend or `synthetic`), the mask label, the table and pressure pages, and ns per
 /// lookup per round.
-#[derive(Clone, Debug)]
-pub(super) struct Chain {
-    pub part: &'static str,
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Chain {
+    #[serde(with = "crate::invocations::static_str")]
+    pub part: crate::invocations::StaticStr,
     pub reads: u32,
     pub case: String,
     pub mask: String,
-    pub tables: &'static str,
-    pub pressure: &'static str,
+    #[serde(with = "crate::invocations::static_str")]
+    pub tables: crate::invocations::StaticStr,
+    #[serde(with = "crate::invocations::static_str")]
+    pub pressure: crate::invocations::StaticStr,
     pub ns: Vec<f64>,
 }
 
-#[derive(Clone, Debug)]
-pub(super) struct TablePages {
-    pub backend: &'static str,
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct TablePages {
+    #[serde(with = "crate::invocations::static_str")]
+    pub backend: crate::invocations::StaticStr,
     pub table_bytes: usize,
     pub huge_before: Option<usize>,
     pub huge_after: Option<usize>,
@@ -90,9 +178,10 @@ pub(super) struct TablePages {
 /// reads only, in order): how many lookups read them, how many distinct lines it touches and the
 /// LRU stack distance of every read, bucketed by powers of two, from which the misses of any
 /// fully associative LRU cache of 64 × 2^j bytes follow.
-#[derive(Clone, Debug)]
-pub(super) struct Reuse {
-    pub backend: &'static str,
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Reuse {
+    #[serde(with = "crate::invocations::static_str")]
+    pub backend: crate::invocations::StaticStr,
     /// Lookups along the walk (a lookup may read more than one table line, or none).
     pub lookups: u64,
     pub reads: u64,
@@ -201,8 +290,8 @@ fn stack_distances(backend: &'static str, lines: &[u64], lookups: u64) -> Reuse 
     }
 }
 
-#[derive(Clone, Debug)]
-pub(super) struct Bracket {
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Bracket {
     pub bytes: usize,
     pub case: String,
     pub ns: Vec<f64>,
@@ -487,6 +576,7 @@ fn time_chains(
     sampling: &SampleConfig,
     (ns_per_tick, last_level): (f64, usize),
     window_nodes: &mut Option<usize>,
+    invocation: Invocation,
     progress: &mut dyn FnMut(f64),
 ) -> Vec<(String, Vec<f64>, Vec<f64>)> {
     let names: Vec<String> = cases
@@ -497,7 +587,7 @@ fn time_chains(
                 .map(move |mask| format!("{} [{mask}]", c.case))
         })
         .collect();
-    let live = || {
+    let measured = {
         let nodes = workload.nodes();
         let slice = SLICE_NODES.min(nodes);
         // Window: as given, or enough slices that the slowest case's window lasts
@@ -525,8 +615,8 @@ fn time_chains(
             }
         }
         *window_nodes = Some(window);
-        let (offset, _) = invocations::invocation();
-        let rounds = invocations::rounds(sampling.samples);
+        let offset = invocation.index;
+        let rounds = invocation.rounds(sampling.samples);
         let n = cases.len();
         let per_node = workload.lookups.len() as f64 / nodes.max(1) as f64;
         let mut ns: Vec<Vec<Vec<f64>>> = cases
@@ -580,21 +670,8 @@ fn time_chains(
             .map(|(name, ns)| (name, ns, Vec::new()))
             .collect::<Vec<_>>()
     };
-    match invocations::timed(live) {
-        Ok(result)
-            if result.len() == names.len() && result.iter().zip(&names).all(|(r, n)| &r.0 == n) =>
-        {
-            result
-        }
-        Ok(_) => {
-            invocations::replay_failed("a replayed chain measurement timed other cases".into());
-            Vec::new()
-        }
-        Err(error) => {
-            invocations::replay_failed(error);
-            Vec::new()
-        }
-    }
+    debug_assert!(measured.iter().zip(&names).all(|(r, n)| &r.0 == n));
+    measured
 }
 
 /// The mean of `values` without their lowest and highest tenth (sorts `values`).
@@ -669,7 +746,12 @@ impl Steps<'_> {
 /// Measures everything E7 reports: the chain sweep over pressure (with the positive control and
 /// the dose–response at the highest pressure), the survival probe, the free-running bracket and,
 /// last because it cannot be undone in this process, the table-page split.
-pub(super) fn measure(config: &Config, levels: CacheLevels, progress: Progress<'_>) -> Measurement {
+pub(super) fn measure(
+    config: &Config,
+    levels: CacheLevels,
+    invocation: Invocation,
+    progress: Progress<'_>,
+) -> Measurement {
     let (backends, skipped) = config.backend_names();
     progress("generating the search-order workload", 0.0);
     let nodes = config.pick(600, 20_000, 100_000);
@@ -712,38 +794,20 @@ pub(super) fn measure(config: &Config, levels: CacheLevels, progress: Progress<'
         bracket_lookups: 0,
         notes: Vec::new(),
         threshold: config.threshold,
+        invocation,
+        invocations: 1,
     };
-    let replaying = invocations::replaying();
-    // A replay measures nothing: small stand-in buffers keep it quick.
-    let buffer_bytes = if replaying { 4096 } else { pressure_bytes };
-    let pressure = PageBuffer::new(buffer_bytes, Pages::Huge, |i| i as u64);
+    let pressure = PageBuffer::new(pressure_bytes, Pages::Huge, |i| i as u64);
     if let Err(error) = &pressure.advice {
         m.notes
             .push(format!("madvise for the pressure buffer failed: {error}"));
     }
-    // What the kernel granted, as the measuring processes saw it (the smallest grant of any).
-    let granted = invocations::timed(|| {
-        let bytes = pressure.huge_page_bytes().map_or(-1.0, |b| b as f64);
-        vec![("pressure huge pages".to_string(), vec![bytes], Vec::new())]
-    });
-    m.pressure_huge = match granted {
-        Ok(points) => points
-            .first()
-            .and_then(|(_, bytes, _)| bytes.iter().copied().reduce(f64::min))
-            .filter(|b| *b >= 0.0)
-            .map(|b| b as usize),
-        Err(error) => {
-            invocations::replay_failed(error);
-            None
-        }
-    };
+    // What the kernel granted this process (merged: the smallest grant of any).
+    m.pressure_huge = pressure.huge_page_bytes();
     let synthetic: Vec<PageBuffer> = m
         .synthetic
         .iter()
-        .map(|(_, bytes)| {
-            let bytes = if replaying { 4096 } else { *bytes };
-            PageBuffer::new(bytes, Pages::Huge, |i| i as u64 * 0x9E37)
-        })
+        .map(|(_, bytes)| PageBuffer::new(*bytes, Pages::Huge, |i| i as u64 * 0x9E37))
         .collect();
     let total = m.pressure_reads.len() + 4;
     let mut steps = Steps {
@@ -762,7 +826,7 @@ pub(super) fn measure(config: &Config, levels: CacheLevels, progress: Progress<'
         .collect();
     bracket(&mut m, &workload, &mut steps);
     drop(synthetic);
-    table_pages(&mut m, &workload, &pressure, replaying, &mut steps);
+    table_pages(&mut m, &workload, &pressure, &mut steps);
     (steps.progress)("done", 1.0);
     m
 }
@@ -845,6 +909,7 @@ fn chain_sweep(
             &m.sampling,
             (m.ns_per_tick, m.levels.last_level_bytes()),
             &mut window,
+            m.invocation,
             &mut |f| steps.report(&message, f),
         );
         push_chains(m, &cases, results, "chain", reads, ("as built", "huge"));
@@ -887,6 +952,7 @@ fn chain_sweep(
             &m.sampling,
             (m.ns_per_tick, m.levels.last_level_bytes()),
             &mut window,
+            m.invocation,
             &mut |f| steps.report("dose–response", f),
         );
         push_chains(m, &cases, results, "dose", highest, ("as built", "huge"));
@@ -961,7 +1027,7 @@ fn survival(
     m.survival_backend = Some(name);
     let smoke = m.sampling.samples <= 3;
     steps.report("survival probe, calibration", 0.0);
-    m.calibration = calibration(name, &m.levels, if smoke { 50 } else { 300 });
+    m.calibration = calibration(name, &m.levels, if smoke { 50 } else { 300 }, m.invocation);
     for reads in survival_reads(smoke, m.levels.last_level_bytes()) {
         steps.report(&format!("survival probe, {reads} pressure reads"), 0.0);
         let probe = Probe {
@@ -969,18 +1035,14 @@ fn survival(
             pressure,
             reads,
             nodes: survival_nodes(smoke, reads),
+            offset: m.invocation.index,
         };
-        let timed = invocations::timed(|| registry::visit(name, probe).unwrap_or_default());
-        let reloads = match timed {
-            Ok(mut cases) if cases.len() == 1 => {
-                let (_, ns, invocation) = cases.remove(0);
-                Reloads { ns, invocation }
-            }
-            Ok(_) => Reloads::default(),
-            Err(error) => {
-                invocations::replay_failed(error);
-                Reloads::default()
-            }
+        let mut cases = registry::visit(name, probe).unwrap_or_default();
+        let reloads = if cases.len() == 1 {
+            let (_, ns, invocation) = cases.remove(0);
+            Reloads { ns, invocation }
+        } else {
+            Reloads::default()
         };
         m.survival.push((reads, reloads));
     }
@@ -988,10 +1050,18 @@ fn survival(
 }
 
 /// Timed single loads, ns each, and the invocation that timed each one (for resampling).
-#[derive(Clone, Debug, Default)]
-pub(super) struct Reloads {
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(crate) struct Reloads {
     pub ns: Vec<f64>,
     pub invocation: Vec<f64>,
+}
+
+impl Reloads {
+    /// Another invocation's reloads after these.
+    fn extend(&mut self, other: &Reloads) {
+        self.ns.extend(&other.ns);
+        self.invocation.extend(&other.invocation);
+    }
 }
 
 /// The byte address of every attack-table line `offsets` name, in first-read order, once each:
@@ -1020,6 +1090,8 @@ struct Probe<'a> {
     pressure: &'a [u64],
     reads: u32,
     nodes: usize,
+    /// This invocation's index: its own starting point.
+    offset: usize,
 }
 
 impl BackendVisitor for Probe<'_> {
@@ -1027,7 +1099,7 @@ impl BackendVisitor for Probe<'_> {
     fn visit<B: Backend>(self, backend: B) -> Self::Output {
         let ns_per_tick = tick_ns();
         let zero = black_box(0u64);
-        let (offset, _) = invocations::invocation();
+        let offset = self.offset;
         let walk = Walk {
             workload: self.workload,
             pressure: self.pressure,
@@ -1076,11 +1148,12 @@ const CALIBRATION_WARMUP: usize = 8;
 /// The survival classes' calibration: single loads of the probed backend's own table lines
 /// placed in each level, timed with the probe's own wrapper ([`ticks`] around one load), and
 /// how they were placed.
-#[derive(Clone, Debug)]
-pub(super) struct Calibration {
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Calibration {
     /// Per level, in [`SURVIVAL_LEVELS`]' order, every timed load (over all invocations).
     pub loads: [Reloads; 4],
     /// The median ns of one timed load per level.
+    #[serde(with = "crate::invocations::nan::seq")]
     pub medians: [f64; 4],
     /// Timed loads per level, over all invocations.
     pub samples: usize,
@@ -1096,6 +1169,7 @@ pub(super) struct Calibration {
     /// The time stamp's step in ns: the greatest common divisor of the timed loads' tick
     /// counts (the smallest over invocations). A coarse counter (AMD's advances 10 ns at a
     /// time) blurs levels closer than one step.
+    #[serde(with = "crate::invocations::nan")]
     pub step_ns: f64,
 }
 
@@ -1106,6 +1180,7 @@ fn calibration(
     backend: &'static str,
     levels: &CacheLevels,
     per_level: usize,
+    invocation: Invocation,
 ) -> Option<Calibration> {
     let l1 = levels.levels.first().map_or(32 << 10, |l| l.bytes);
     let l2 = levels.levels.get(1).map_or(16 * l1, |l| l.bytes);
@@ -1123,17 +1198,18 @@ fn calibration(
     let calibrate = Calibrate {
         plan: &plan,
         per_level,
+        offset: invocation.index,
     };
-    let timed = invocations::timed(|| registry::visit(backend, calibrate).unwrap_or_default());
-    match timed {
-        Ok(cases)
+    let cases = registry::visit(backend, calibrate).unwrap_or_default();
+    match cases {
+        cases
             if cases.len() == SURVIVAL_LEVELS.len() + 1
                 && cases.iter().zip(SURVIVAL_LEVELS).all(|(c, l)| c.0 == l)
                 && cases[SURVIVAL_LEVELS.len()].0 == CLOCK_STEP =>
         {
             plan.samples = cases[0].1.len();
             for (i, (_, ns, invocation)) in cases.iter().take(4).enumerate() {
-                plan.medians[i] = typical(ns);
+                plan.medians[i] = typical(ns, 1);
                 plan.loads[i] = Reloads {
                     ns: ns.clone(),
                     invocation: invocation.clone(),
@@ -1146,14 +1222,7 @@ fn calibration(
                 .fold(f64::INFINITY, f64::min);
             Some(plan)
         }
-        Ok(_) => {
-            invocations::replay_failed("a replayed calibration timed other levels".into());
-            None
-        }
-        Err(error) => {
-            invocations::replay_failed(error);
-            None
-        }
+        _ => None,
     }
 }
 
@@ -1164,6 +1233,8 @@ const CLOCK_STEP: &str = "clock step";
 struct Calibrate<'a> {
     plan: &'a Calibration,
     per_level: usize,
+    /// This invocation's index: its own random lines.
+    offset: usize,
 }
 
 impl BackendVisitor for Calibrate<'_> {
@@ -1184,7 +1255,7 @@ impl BackendVisitor for Calibrate<'_> {
             .max(plan.memory_evict_bytes.unwrap_or(0));
         let evict = PageBuffer::new(evict_bytes, Pages::Huge, |i| i as u64);
         let evict = evict.as_slice();
-        let (offset, _) = invocations::invocation();
+        let offset = self.offset;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(0xCA1B ^ offset as u64);
         let mut ns = vec![Vec::with_capacity(self.per_level); SURVIVAL_LEVELS.len()];
         let mut step = 0u64;
@@ -1332,14 +1403,9 @@ fn bracket(m: &mut Measurement, workload: &SearchWorkload, steps: &mut Steps<'_>
         .take(count)
         .collect();
     m.bracket_lookups = items.len();
-    let replaying = invocations::replaying();
     for bytes in [0, m.pressure_bytes] {
         let message = format!("free-running bracket, E = {}", rounded_bytes(bytes as f64));
-        let buffer = (bytes > 0).then(|| {
-            PageBuffer::new(if replaying { 4096 } else { bytes }, Pages::Huge, |i| {
-                i as u64
-            })
-        });
+        let buffer = (bytes > 0).then(|| PageBuffer::new(bytes, Pages::Huge, |i| i as u64));
         let eval: &[u64] = buffer.as_ref().map_or(&[], |b| b.as_slice());
         let mut cases: Vec<Case<'_>> = m
             .backends
@@ -1356,7 +1422,7 @@ fn bracket(m: &mut Measurement, workload: &SearchWorkload, steps: &mut Steps<'_>
             })
             .collect();
         cases.push(eval_alone_case(items.len(), eval));
-        let results = interleaved(&mut cases, &m.sampling, None, &mut |f| {
+        let results = interleaved(&mut cases, &m.sampling, m.invocation, None, &mut |f| {
             steps.report(&message, f)
         });
         for result in results {
@@ -1435,7 +1501,6 @@ fn table_pages(
     m: &mut Measurement,
     workload: &SearchWorkload,
     pressure_huge: &PageBuffer,
-    replaying: bool,
     steps: &mut Steps<'_>,
 ) {
     let big: Vec<&'static str> = m
@@ -1452,17 +1517,13 @@ fn table_pages(
         return;
     }
     let reads = m.pressure_reads.last().copied().unwrap_or(0).max(1);
-    let small_pressure = PageBuffer::new(
-        if replaying { 4096 } else { m.pressure_bytes },
-        Pages::Small,
-        |i| i as u64,
-    );
+    let small_pressure = PageBuffer::new(m.pressure_bytes, Pages::Small, |i| i as u64);
     // One window for all four variants: round r walks the same nodes in each.
     let mut window = None;
     for (phase, tables) in [(0, "4k"), (1, "huge")] {
         if phase == 1 {
             for &name in &big {
-                let (before, after, collapse) = recorded_collapse(name);
+                let (before, after, collapse) = collapse(name);
                 m.table_pages.push(TablePages {
                     backend: name,
                     table_bytes: attack_table_bytes(name),
@@ -1494,6 +1555,7 @@ fn table_pages(
                 &m.sampling,
                 (m.ns_per_tick, m.levels.last_level_bytes()),
                 &mut window,
+                m.invocation,
                 &mut |f| steps.report(&message, f),
             );
             push_chains(m, &cases, results, "pages", reads, (tables, pressure_pages));
@@ -1502,40 +1564,16 @@ fn table_pages(
     steps.done += 1;
 }
 
-/// [`collapse_tables`] done live and recorded, or replayed from the invocations (the first
-/// one's bytes; refused if any invocation's kernel refused).
-fn recorded_collapse(name: &str) -> (Option<usize>, Option<usize>, Result<(), String>) {
-    let encode = |bytes: Option<usize>| bytes.map_or(-1.0, |b| b as f64);
-    let timed = invocations::timed(|| {
-        let (before, after, outcome) = collapse_tables(name);
-        // The name must be the same in every invocation (the merge checks it): the reason a
-        // kernel refused goes to this process's standard error only.
-        if let Err(why) = &outcome {
-            eprintln!("kiki: E7: {name}'s tables not collapsed to huge pages: {why}");
-        }
-        vec![(
-            format!("collapse {name}"),
-            vec![encode(before), encode(after)],
-            vec![if outcome.is_ok() { 1.0 } else { 0.0 }],
-        )]
+/// [`collapse_tables`], the reason a kernel refused said on this process's standard error
+/// only (the measurement names the refusal alone, the same in every invocation).
+fn collapse(name: &str) -> (Option<usize>, Option<usize>, Result<(), String>) {
+    let (before, after, outcome) = collapse_tables(name);
+    let outcome = outcome.map_err(|why| {
+        eprintln!("kiki: E7: {name}'s tables not collapsed to huge pages: {why}");
+        "the kernel refused MADV_COLLAPSE (or the tables are smaller than one aligned 2 MiB page)"
+            .to_string()
     });
-    match timed {
-        Ok(points) if points.len() == 1 => {
-            let (_, bytes, ok) = &points[0];
-            let decode = |x: Option<&f64>| x.filter(|b| **b >= 0.0).map(|b| *b as usize);
-            let outcome = if ok.iter().all(|x| *x > 0.5) {
-                Ok(())
-            } else {
-                Err("the kernel refused MADV_COLLAPSE (or the tables are smaller than one aligned 2 MiB page)".to_string())
-            };
-            (decode(bytes.first()), decode(bytes.get(1)), outcome)
-        }
-        Ok(_) => (None, None, Err("not recorded".into())),
-        Err(error) => {
-            invocations::replay_failed(error);
-            (None, None, Err("not recorded".into()))
-        }
-    }
+    (before, after, outcome)
 }
 
 /// Collapses `name`'s attack tables into huge pages: the huge-page bytes before and after, and

@@ -11,8 +11,9 @@ mod findings;
 mod measure;
 mod survival;
 
-use super::{Config, Progress};
+use super::{failed_result, Config, Context, Experiment, ExperimentId, Progress};
 use crate::cache_levels::CacheLevels;
+use crate::invocations::Invocation;
 use crate::machine::Machine;
 use crate::results::ExperimentResult;
 use measure::Measurement;
@@ -46,9 +47,34 @@ pub fn levels(config: &Config) -> CacheLevels {
 }
 
 /// Measures, then analyses and writes up.
-pub fn run(config: &Config, progress: Progress<'_>) -> ExperimentResult {
-    let measurement = measure::measure(config, levels(config), progress);
-    result(&measurement)
+/// E7 in the list of experiments.
+pub(crate) struct CachePressure;
+
+impl Experiment for CachePressure {
+    type Measurement = Measurement;
+    fn id(&self) -> ExperimentId {
+        ExperimentId::E7
+    }
+    fn title(&self) -> &'static str {
+        TITLE
+    }
+    fn about(&self) -> &'static str {
+        "what table misses cost after pressure reads, each backend against its hot twin (seed 004)"
+    }
+    fn measure(
+        &self,
+        context: &Context<'_>,
+        invocation: Invocation,
+        progress: Progress<'_>,
+    ) -> Measurement {
+        measure::measure(context.config, levels(context.config), invocation, progress)
+    }
+    fn analyse(&self, measurements: &[Measurement], _: &Context<'_>) -> ExperimentResult {
+        match measure::merge(measurements) {
+            Ok(m) => result(&m),
+            Err(why) => failed_result(ExperimentId::E7, TITLE, &why),
+        }
+    }
 }
 
 /// The analysis of `m`, and the prose written from it, as E7's result.
@@ -72,6 +98,7 @@ fn result(m: &Measurement) -> ExperimentResult {
 mod tests {
     use super::*;
     use crate::experiments::tests::assert_well_formed;
+    use crate::experiments::Config;
 
     #[test]
     fn smoke_run_is_well_formed() {
@@ -83,7 +110,8 @@ mod tests {
             ],
             ..Config::smoke()
         };
-        let experiment = run(&config, &mut |_, _| {});
+        let experiment =
+            crate::experiments::tests::run_once(&CachePressure, &config, &mut |_, _| {});
         assert_well_formed(&experiment);
         let summary = |key: &str| {
             experiment

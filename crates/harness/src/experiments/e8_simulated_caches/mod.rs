@@ -23,8 +23,9 @@ pub use simulate::{
 };
 pub use workload::*;
 
-use super::{Context, Experiment, Progress};
+use super::{Context, Experiment, ExperimentId, Placement, Progress};
 use crate::cache_levels::CacheLevels;
+use crate::invocations::Invocation;
 use crate::machine::Machine;
 use crate::results::ExperimentResult;
 use std::path::Path;
@@ -41,8 +42,10 @@ const LOOKUPS_FULL: usize = 200_000;
 pub struct SimulatedCaches;
 
 impl Experiment for SimulatedCaches {
-    fn id(&self) -> &'static str {
-        "E8"
+    /// Measured and analysed at once, in the report's process: its result.
+    type Measurement = ExperimentResult;
+    fn id(&self) -> ExperimentId {
+        ExperimentId::E8
     }
     fn title(&self) -> &'static str {
         TITLE
@@ -50,10 +53,15 @@ impl Experiment for SimulatedCaches {
     fn about(&self) -> &'static str {
         "simulated cache misses per lookup under valgrind callgrind (needs valgrind)"
     }
-    fn replayable(&self) -> bool {
-        false
+    fn placement(&self) -> Placement {
+        Placement::Parent
     }
-    fn run(&self, context: &Context<'_>, progress: Progress<'_>) -> ExperimentResult {
+    fn measure(
+        &self,
+        context: &Context<'_>,
+        _: Invocation,
+        progress: Progress<'_>,
+    ) -> ExperimentResult {
         run(
             context.machine,
             context.config.cache_levels.as_ref(),
@@ -61,6 +69,9 @@ impl Experiment for SimulatedCaches {
             &std::env::temp_dir(),
             progress,
         )
+    }
+    fn analyse(&self, measurements: &[ExperimentResult], _: &Context<'_>) -> ExperimentResult {
+        measurements[0].clone()
     }
 }
 

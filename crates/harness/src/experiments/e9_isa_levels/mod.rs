@@ -11,7 +11,8 @@ mod analysis;
 
 pub use analysis::{experiment, IsaRun, TITLE};
 
-use super::{Context, Experiment, Progress};
+use super::{Context, Experiment, ExperimentId, Placement, Progress};
+use crate::invocations::Invocation;
 use crate::report::read_report;
 use crate::results::ExperimentResult;
 use std::path::{Path, PathBuf};
@@ -137,8 +138,10 @@ const LEVELS: [Level; 6] = [
 pub struct IsaLevels;
 
 impl Experiment for IsaLevels {
-    fn id(&self) -> &'static str {
-        "E9"
+    /// Measured and analysed at once, in the report's process: its result.
+    type Measurement = ExperimentResult;
+    fn id(&self) -> ExperimentId {
+        ExperimentId::E9
     }
     fn title(&self) -> &'static str {
         TITLE
@@ -151,10 +154,18 @@ impl Experiment for IsaLevels {
     fn runs_by_default(&self) -> bool {
         false
     }
-    fn replayable(&self) -> bool {
-        false
+    fn placement(&self) -> Placement {
+        Placement::Parent
     }
-    fn run(&self, context: &Context<'_>, progress: Progress<'_>) -> ExperimentResult {
+    fn analyse(&self, measurements: &[ExperimentResult], _: &Context<'_>) -> ExperimentResult {
+        measurements[0].clone()
+    }
+    fn measure(
+        &self,
+        context: &Context<'_>,
+        _: Invocation,
+        progress: Progress<'_>,
+    ) -> ExperimentResult {
         match runs(context, progress) {
             Ok((runs, skipped, gathers)) => {
                 let mut result = experiment(&runs, context.config.threshold);
