@@ -525,7 +525,7 @@ fn quick_report_of_every_experiment_is_complete() {
     let results = read_report(&folder.join("results.json")).unwrap();
     let ids: Vec<&str> = results.experiments.iter().map(|e| e.id.as_str()).collect();
     for experiment in kiki_harness::experiments::EXPERIMENTS {
-        let id = experiment.id();
+        let id = experiment.id().as_str();
         if !experiment.runs_by_default() {
             assert!(!ids.contains(&id), "{id} runs only when named");
             continue;

@@ -331,21 +331,15 @@ struct ReportArgs {
     /// --quick; 1 measures in this process alone).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=20), value_name = "K")]
     invocations: Option<u64>,
-    /// Child mode: measure as invocation I of --invocations and write the recording to
-    /// --recording instead of a report (what `kiki report` runs K times).
-    #[arg(long, hide = true, requires = "recording", value_name = "I")]
-    record_invocation: Option<u64>,
+    /// Child mode: measure the one invocation FILE (written by the report) describes and write
+    /// its measurement (what `kiki report` runs K times per timed experiment).
     #[arg(long, hide = true, value_name = "FILE")]
-    recording: Option<PathBuf>,
-    /// Child mode: the cache levels the parent measured (JSON), so every invocation of E7 and
-    /// E8 sizes itself alike.
-    #[arg(long, hide = true, value_name = "JSON")]
-    cache_levels: Option<String>,
+    child: Option<PathBuf>,
     /// Perf events read in E1 and E2 (default: cycles, instructions, l1d-read-misses,
     /// llc-misses, dtlb-read-misses; task-clock-ns needs no PMU; `none`).
     #[arg(long, value_name = "LIST")]
     counters: Option<String>,
-    /// Forwarded to the child invocations.
+    /// The child invocations measure at this level too.
     #[command(flatten)]
     simd: SimdOption,
 }

@@ -13,6 +13,7 @@ pub mod peers;
 pub mod plot;
 pub mod report;
 pub mod results;
+pub mod schedule;
 pub mod stats;
 pub mod verify;
 pub mod workloads;
