@@ -1,0 +1,86 @@
+//! `kiki report` stopped by a signal while a child invocation measures: the child is killed and
+//! reaped, no scratch folder is left, one line says so, and the exit code is 130.
+
+#![cfg(target_os = "linux")]
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The processes whose parent is `parent` (from /proc).
+fn children_of(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            // /proc/PID/stat: "pid (comm) state ppid …"; comm may hold spaces and parentheses.
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    let after = &stat[stat.rfind(')')? + 1..];
+                    after.split_whitespace().nth(1)?.parse::<u32>().ok()
+                })
+                == Some(parent)
+        })
+        .collect()
+}
+
+#[test]
+fn sigterm_kills_the_child_and_cleans_the_scratch() {
+    let temp = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let report = Command::new(env!("CARGO_BIN_EXE_kiki"))
+        .args(["report", "--quick", "--invocations", "2", "--only", "E1"])
+        .arg("--out")
+        .arg(out.path())
+        .env("TMPDIR", temp.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the kiki binary runs");
+    let pid = report.id();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let child = loop {
+        if let Some(&child) = children_of(pid).first() {
+            break child;
+        }
+        assert!(Instant::now() < deadline, "no child invocation started");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    // SAFETY: signalling our own child process.
+    unsafe {
+        libc::kill(pid as libc::pid_t, libc::SIGTERM);
+    }
+    let output = report.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        !Path::new(&format!("/proc/{child}")).exists(),
+        "the child {child} survived"
+    );
+    let left: Vec<String> = std::fs::read_dir(temp.path())
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    assert!(
+        !left
+            .iter()
+            .any(|name| name.starts_with("kiki-invocations-")),
+        "scratch left in TMPDIR: {left:?}"
+    );
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(
+        lines[0].starts_with("kiki report: interrupted; "),
+        "{stderr}"
+    );
+    // The first child was still measuring: nothing to keep, and no report was written.
+    assert!(
+        lines[0].contains("nothing was measured yet, the scratch folder is removed"),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+    assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
+}
