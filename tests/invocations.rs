@@ -1,13 +1,46 @@
-//! `kiki report` stopped by a signal while a child invocation measures: the child is killed and
-//! reaped, no scratch folder is left, one line says so, and the exit code is 130.
+//! `kiki report`'s child invocations end to end: K measurements pooled into one result, and a
+//! report stopped by a signal while a child measures (the child killed and reaped, no scratch
+//! left, one line saying so, exit code 130).
 
-#![cfg(target_os = "linux")]
-
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// Two invocations of E4: every series holds both invocations' rounds, the method says so, and
+/// the scratch folder is gone.
+#[test]
+fn two_invocations_pool_their_rounds() {
+    let temp = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_kiki"))
+        .args(["report", "--quick", "--invocations", "2", "--only", "E4"])
+        .arg("--out")
+        .arg(out.path())
+        .env("TMPDIR", temp.path())
+        .output()
+        .expect("the kiki binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let folder = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
+    let text = std::fs::read_to_string(folder.join("results.json")).unwrap();
+    let results: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(results["invocations"], 2);
+    let e4 = &results["experiments"][0];
+    assert_eq!(e4["id"], "E4");
+    let method = e4["method"].as_str().unwrap();
+    assert!(
+        method.contains("Measured in 2 process invocations"),
+        "{method}"
+    );
+    // Quick sampling takes 7 rounds: 4 per invocation, rounded up.
+    for series in e4["series"].as_array().unwrap() {
+        assert_eq!(series["samples"].as_array().unwrap().len(), 8, "{series}");
+    }
+    assert_eq!(std::fs::read_dir(temp.path()).unwrap().count(), 0);
+}
+
 /// The processes whose parent is `parent` (from /proc).
+#[cfg(target_os = "linux")]
 fn children_of(parent: u32) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -27,6 +60,7 @@ fn children_of(parent: u32) -> Vec<u32> {
         .collect()
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn sigterm_kills_the_child_and_cleans_the_scratch() {
     let temp = tempfile::tempdir().unwrap();
