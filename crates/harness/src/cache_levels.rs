@@ -456,7 +456,7 @@ impl CacheLevels {
     /// [`sweep_max`], two per doubling, the median of a few short samples each, timed on the
     /// thread's CPU clock where there is one so that time spent descheduled is left out),
     /// found by [`CacheLevels::from_curve`]. About 1.2 s on a busy 2-core Zen 4 VM (a sweep to
-    /// 128 MiB), 0.7 s `quick`. It times live, outside the invocations' recording and replay.
+    /// 128 MiB), 0.7 s `quick`. It times in the report's own process, before any child invocation.
     pub fn probe(machine: &Machine, quick: bool) -> CacheLevels {
         let (max, _) = sweep_max(machine);
         // Samples long enough (2^15 loads, 50 µs and more) for the clock's own cost to vanish.

@@ -1,9 +1,13 @@
 //! The experiments of the report behind one trait, [`Experiment`], and the one list of them.
 //!
-//! Each experiment takes a [`Context`] (configuration and machine) and a progress callback
-//! `(message, fraction done)` and returns an [`ExperimentResult`]: raw series, tables, plots and
-//! findings computed from its own data. E1–E7 time code in this process, E8 runs this binary
-//! under valgrind, E9 builds kiki for other instruction-set levels and runs E1 and E2 with each.
+//! Each experiment measures one process invocation into its own typed measurement
+//! ([`Experiment::measure`], given a [`Context`], the [`Invocation`] and a progress callback),
+//! and analyses the measurements of all K invocations at once ([`Experiment::analyse`]) into an
+//! [`ExperimentResult`]: raw series, tables, plots and findings computed from its own data.
+//! Timed experiments (E1–E7, E10) pool their invocations' rounds explicitly, one block per
+//! invocation; [`DynExperiment`] carries measurements as JSON between processes
+//! (`crate::schedule`). E8 runs this binary under valgrind and E9 builds kiki for other
+//! instruction-set levels and runs E1 and E2 with each: both run once, in the report's process.
 
 mod counter_log;
 pub mod e10_attack_maps;
@@ -531,7 +535,7 @@ pub(crate) fn per_second_millions(ns: f64) -> f64 {
 pub(crate) const CLAIM_SEED: u64 = 0xC1A1_0003;
 
 /// The comparison of two time series taken in the same interleaved rounds, at `threshold`.
-/// Replayed from K process invocations, each series is K blocks of rounds, one per invocation,
+/// Pooled from `k` process invocations, each series is `k` blocks of rounds, one per invocation,
 /// and the bootstrap resamples invocations first.
 pub(crate) fn claim(a: &[f64], b: &[f64], threshold: f64, k: usize) -> Option<Comparison> {
     compare(&blocks(a, k), &blocks(b, k), threshold, CLAIM_SEED)

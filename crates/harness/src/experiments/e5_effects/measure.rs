@@ -63,7 +63,7 @@ pub(super) fn measure(
         progress("verifying against a from-scratch recount", 0.2);
         let verified = verify_all(&w)?;
         progress("timing make + unmake", 0.5);
-        let results = timed(&w, samples, invocation)?;
+        let results = time_steppers(&w, samples, invocation)?;
         Ok((w.games.len(), verified.comparisons, results))
     });
     progress("done", 1.0);
@@ -86,7 +86,7 @@ pub(super) fn measure(
 
 /// Times the steppers (this invocation's share of the rounds), each stepper's samples in the
 /// order `effects_timing` lists them.
-fn timed(
+fn time_steppers(
     workload: &effects_timing::Workload,
     samples: usize,
     invocation: Invocation,

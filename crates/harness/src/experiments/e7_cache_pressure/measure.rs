@@ -563,8 +563,8 @@ pub(super) const WARM_IN_SAMPLES: u32 = 10;
 /// carried the other cases' table and pressure traffic, and a short warm-in left a table that
 /// fits the cache half cold. The case order rotates from invocation to invocation. Inside a
 /// case every node's chain is timed per mask (see [`chain_body`]). Returns per case and mask,
-/// per round, the trimmed mean over the window's slices of ns per lookup. Recorded and
-/// replayed across invocations like every timing primitive.
+/// per round, the trimmed mean over the window's slices of ns per lookup. Each invocation
+/// times its own share of the rounds; [`merge`] pools them.
 ///
 /// `window` is the window in nodes: when `Some`, it is used as given (so that calls at other
 /// pressure counts walk the very same nodes in each round, and a round's values pair across
@@ -1174,8 +1174,8 @@ pub(crate) struct Calibration {
 }
 
 /// The calibration of `backend`'s table lines, its sizes from the measured levels (never
-/// sysfs): `per_level` timed loads per level in this invocation, recorded and replayed like
-/// every timing. `None` when a replay fails.
+/// sysfs): `per_level` timed loads per level in this invocation (pooled over the invocations
+/// by [`merge`]). `None` when the backend could not be visited.
 fn calibration(
     backend: &'static str,
     levels: &CacheLevels,
