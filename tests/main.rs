@@ -15,6 +15,7 @@ mod effects;
 mod effects_cli;
 mod faults;
 mod hands;
+mod invocations;
 mod layers;
 mod masked_lookups;
 mod mate1;
