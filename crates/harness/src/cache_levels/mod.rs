@@ -508,9 +508,23 @@ mod tests {
 
     #[test]
     fn mem_available_is_read_in_bytes() {
-        let meminfo = "MemTotal:       24684096 kB\nMemFree: 1 kB\nMemAvailable:   22936336 kB\n";
-        assert_eq!(parse_mem_available(meminfo), Some(22936336 * 1024));
+        // The fields every kernel writes, as one wrote them (MemAvailable since 3.14).
+        let common = "MemTotal:       24684096 kB\nMemFree:        17525380 kB\n\
+                      Buffers:           15092 kB\nCached:          5128488 kB\n\
+                      SwapCached:            0 kB\nActive:          2116140 kB\n\
+                      Inactive:        4558464 kB\nSwapTotal:             0 kB\n\
+                      SwapFree:              0 kB\nDirty:            113860 kB\n\
+                      Writeback:             0 kB\nMapped:           273724 kB\n\
+                      Slab:             238480 kB\nCommitted_AS:    3473104 kB\n\
+                      VmallocTotal:   34359738367 kB\nVmallocUsed:       35456 kB\n\
+                      VmallocChunk:          0 kB\nHugePages_Total:       0\n";
+        let meminfo = format!("{common}MemAvailable:   22936336 kB\n");
+        assert_eq!(parse_mem_available(&meminfo), Some(22936336 * 1024));
+        assert_eq!(parse_mem_available(common), None, "a kernel before 3.14");
         assert_eq!(parse_mem_available("MemTotal: 5 kB\n"), None);
+        if let Ok(text) = std::fs::read_to_string("/proc/meminfo") {
+            assert!(parse_mem_available(&text).is_some(), "this machine's own");
+        }
     }
 
     #[test]

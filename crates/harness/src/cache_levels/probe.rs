@@ -124,13 +124,12 @@ pub fn mem_available() -> Option<usize> {
     parse_mem_available(&std::fs::read_to_string("/proc/meminfo").ok()?)
 }
 
-/// `MemAvailable` from the text of `/proc/meminfo`, in bytes.
+/// `MemAvailable` from the text of `/proc/meminfo`, in bytes (parsed by procfs); `None` where
+/// the kernel does not say (before 3.14) or the text is not meminfo.
 pub fn parse_mem_available(meminfo: &str) -> Option<usize> {
-    let line = meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("MemAvailable:"))?;
-    let kib: usize = line.trim().trim_end_matches("kB").trim().parse().ok()?;
-    kib.checked_mul(1024)
+    use procfs_core::FromBufRead;
+    let info = procfs_core::Meminfo::from_buf_read(meminfo.as_bytes()).ok()?;
+    usize::try_from(info.mem_available?).ok()
 }
 
 // ---- the shuffled ring ------------------------------------------------------------------------
