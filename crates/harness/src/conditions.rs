@@ -36,28 +36,51 @@ pub struct CpuTimes {
     pub steal: u64,
 }
 
-/// Parses the first (`cpu `) line of `/proc/stat`.
-pub fn parse_cpu_times(stat: &str) -> Option<CpuTimes> {
-    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
-    let fields: Vec<u64> = line
-        .split_ascii_whitespace()
-        .skip(1)
-        .map(|f| f.parse().ok())
-        .collect::<Option<_>>()?;
-    // user nice system idle iowait irq softirq steal guest guest_nice; guest time is already
-    // counted in user and nice.
-    let field = |i: usize| fields.get(i).copied().unwrap_or(0);
-    if fields.len() < 4 {
-        return None;
+/// What procfs asks of the system to parse `/proc/stat`: the tick rate and the rest only
+/// convert to durations, which kiki does not read (it keeps ticks).
+struct TicksOnly;
+
+impl procfs_core::SystemInfoInterface for TicksOnly {
+    fn boot_time_secs(&self) -> procfs_core::ProcResult<u64> {
+        Ok(0)
     }
+    fn ticks_per_second(&self) -> u64 {
+        100
+    }
+    fn page_size(&self) -> u64 {
+        4096
+    }
+    fn is_little_endian(&self) -> bool {
+        cfg!(target_endian = "little")
+    }
+}
+
+/// The aggregate `cpu` line of the text of `/proc/stat` (parsed by procfs, which also asks for
+/// the `ctxt`, `btime` and `processes` lines every kernel writes).
+pub fn parse_cpu_times(stat: &str) -> Option<CpuTimes> {
+    use procfs_core::FromBufReadSI;
+    let cpu = procfs_core::KernelStats::from_buf_read(stat.as_bytes(), &TicksOnly)
+        .ok()?
+        .total;
+    // user nice system idle iowait irq softirq steal (guest time is already counted in user
+    // and nice); fields an old kernel does not write count as 0.
+    let field = |f: Option<u64>| f.unwrap_or(0);
     Some(CpuTimes {
-        total: (0..8).map(field).sum(),
-        idle: field(3) + field(4),
-        steal: field(7),
+        total: cpu.user
+            + cpu.nice
+            + cpu.system
+            + cpu.idle
+            + field(cpu.iowait)
+            + field(cpu.irq)
+            + field(cpu.softirq)
+            + field(cpu.steal),
+        idle: cpu.idle + field(cpu.iowait),
+        steal: field(cpu.steal),
     })
 }
 
-/// The 1-minute load average from `/proc/loadavg`.
+/// The 1-minute load average from `/proc/loadavg`. Parsed here, not by procfs, which reads the
+/// averages as `f32`: a recorded `0.52` would become `0.5199999809265137`.
 pub fn parse_load(loadavg: &str) -> Option<f64> {
     loadavg.split_ascii_whitespace().next()?.parse().ok()
 }
@@ -273,14 +296,23 @@ mod tests {
 
     #[test]
     fn proc_files_parse() {
-        let stat = "cpu  100 5 50 800 20 1 2 30 0 0\ncpu0 50 2 25 400 10 0 1 15 0 0\n";
-        let times = parse_cpu_times(stat).unwrap();
+        // The lines every kernel writes besides the CPUs'.
+        let rest = "intr 1 2\nctxt 4501\nbtime 1764000000\nprocesses 812\nprocs_running 2\n";
+        let stat =
+            format!("cpu  100 5 50 800 20 1 2 30 7 0\ncpu0 50 2 25 400 10 0 1 15 7 0\n{rest}");
+        let times = parse_cpu_times(&stat).unwrap();
         assert_eq!(times.total, 100 + 5 + 50 + 800 + 20 + 1 + 2 + 30);
         assert_eq!(times.idle, 820);
         assert_eq!(times.steal, 30);
-        // Old kernels without steal still parse.
-        assert_eq!(parse_cpu_times("cpu 1 2 3 4\n").unwrap().steal, 0);
-        assert_eq!(parse_cpu_times("intr 1 2\n"), None);
+        // Old kernels without iowait, irq, softirq or steal still parse.
+        let old = parse_cpu_times(&format!("cpu 1 2 3 4\n{rest}")).unwrap();
+        assert_eq!((old.total, old.idle, old.steal), (10, 4, 0));
+        assert_eq!(parse_cpu_times(rest), None, "no cpu line");
+        assert_eq!(parse_cpu_times("cpu 1 x 3 4\n"), None);
+        // This machine's own, where it has one.
+        if let Ok(text) = std::fs::read_to_string("/proc/stat") {
+            assert!(parse_cpu_times(&text).is_some_and(|t| t.total >= t.idle + t.steal));
+        }
         assert_eq!(parse_load("0.52 0.40 0.30 1/123 4567\n"), Some(0.52));
         assert_eq!(parse_load(""), None);
     }

@@ -106,79 +106,10 @@ fn cpu_features() -> Vec<&'static str> {
     Vec::new()
 }
 
-/// Family, model and stepping from CPUID leaf 1 `eax`, with the extended fields applied as
-/// both vendors specify: the extended family is added when the base family is 15, and the
-/// extended model is prepended when the base family is 15 (or 6, Intel's convention).
-pub fn decode_signature(eax: u32) -> (u32, u32, u32) {
-    let stepping = eax & 0xF;
-    let base_model = (eax >> 4) & 0xF;
-    let base_family = (eax >> 8) & 0xF;
-    let ext_model = (eax >> 16) & 0xF;
-    let ext_family = (eax >> 20) & 0xFF;
-    let family = if base_family == 0xF {
-        base_family + ext_family
-    } else {
-        base_family
-    };
-    let model = if base_family == 0xF || base_family == 0x6 {
-        (ext_model << 4) | base_model
-    } else {
-        base_model
-    };
-    (family, model, stepping)
-}
-
-#[cfg(target_arch = "x86_64")]
-fn cpuid(leaf: u32, subleaf: u32) -> [u32; 4] {
-    // CPUID exists on every x86-64 CPU (safe since Rust 1.87); unsupported leaves return
-    // zeros or the highest basic leaf's data, so callers bound leaves by the maximum leaf.
-    let r = core::arch::x86_64::__cpuid_count(leaf, subleaf);
-    [r.eax, r.ebx, r.ecx, r.edx]
-}
-
 /// Vendor string, brand string, (family, model, stepping) and the caches from CPUID.
 #[cfg(target_arch = "x86_64")]
 fn cpuid_identity() -> (String, String, (u32, u32, u32), Vec<Cache>) {
-    let [max_leaf, b, c, d] = cpuid(0, 0);
-    let mut vendor_bytes = Vec::new();
-    for word in [b, d, c] {
-        vendor_bytes.extend_from_slice(&word.to_le_bytes());
-    }
-    let vendor = String::from_utf8_lossy(&vendor_bytes).trim().to_string();
-    let signature = decode_signature(cpuid(1, 0)[0]);
-    let max_extended = cpuid(0x8000_0000, 0)[0];
-    let mut brand = String::new();
-    if max_extended >= 0x8000_0004 {
-        let mut bytes = Vec::new();
-        for leaf in 0x8000_0002..=0x8000_0004u32 {
-            for word in cpuid(leaf, 0) {
-                bytes.extend_from_slice(&word.to_le_bytes());
-            }
-        }
-        brand = String::from_utf8_lossy(&bytes)
-            .trim_matches(char::from(0))
-            .trim()
-            .to_string();
-    }
-    // Deterministic cache parameters: Intel leaf 4, AMD leaf 0x8000001D (same format).
-    let cache_leaf = if vendor == "AuthenticAMD" && max_extended >= 0x8000_001D {
-        Some(0x8000_001D)
-    } else if max_leaf >= 4 {
-        Some(4)
-    } else {
-        None
-    };
-    let mut caches = Vec::new();
-    if let Some(leaf) = cache_leaf {
-        for subleaf in 0..16 {
-            let regs = cpuid(leaf, subleaf);
-            match decode_cache_leaf(regs) {
-                Some(cache) => caches.push(cache),
-                None => break,
-            }
-        }
-    }
-    (vendor, brand, signature, caches)
+    identity_of(&raw_cpuid::CpuId::new())
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -186,24 +117,51 @@ fn cpuid_identity() -> (String, String, (u32, u32, u32), Vec<Cache>) {
     (String::new(), String::new(), (0, 0, 0), Vec::new())
 }
 
-/// One cache from the registers of CPUID leaf 4 / 0x8000001D; `None` at the end of the list.
-pub fn decode_cache_leaf([eax, ebx, ecx, _]: [u32; 4]) -> Option<Cache> {
-    let kind = match eax & 0x1F {
-        1 => "Data",
-        2 => "Instruction",
-        3 => "Unified",
+/// [`cpuid_identity`] from any CPUID source (the tests give recorded registers): the family
+/// and model with the extended fields applied as each vendor specifies, and the deterministic
+/// cache parameters (Intel's leaf 4, AMD's 0x8000001D, the same format).
+fn identity_of<R: raw_cpuid::CpuIdReader>(
+    cpuid: &raw_cpuid::CpuId<R>,
+) -> (String, String, (u32, u32, u32), Vec<Cache>) {
+    let vendor = cpuid
+        .get_vendor_info()
+        .map_or(String::new(), |v| v.as_str().trim().to_string());
+    let brand = cpuid
+        .get_processor_brand_string()
+        .map_or(String::new(), |b| {
+            b.as_str().trim_matches(char::from(0)).trim().to_string()
+        });
+    let signature = cpuid.get_feature_info().map_or((0, 0, 0), |f| {
+        (
+            u32::from(f.family_id()),
+            u32::from(f.model_id()),
+            u32::from(f.stepping_id()),
+        )
+    });
+    let caches = cpuid.get_cache_parameters().map_or_else(Vec::new, |list| {
+        list.take(16).filter_map(cache_of).collect()
+    });
+    (vendor, brand, signature, caches)
+}
+
+/// One cache of CPUID's deterministic cache parameters.
+fn cache_of(p: raw_cpuid::CacheParameter) -> Option<Cache> {
+    use raw_cpuid::CacheType;
+    let kind = match p.cache_type() {
+        CacheType::Data => "Data",
+        CacheType::Instruction => "Instruction",
+        CacheType::Unified => "Unified",
         _ => return None,
     };
-    let line = (ebx & 0xFFF) as usize + 1;
-    let partitions = ((ebx >> 12) & 0x3FF) as usize + 1;
-    let ways = ((ebx >> 22) & 0x3FF) as usize + 1;
-    let sets = ecx as usize + 1;
     Some(Cache {
-        level: ((eax >> 5) & 0x7) as u8,
+        level: p.level(),
         kind: kind.to_string(),
-        bytes: line * partitions * ways * sets,
-        line_bytes: line,
-        ways,
+        bytes: p.coherency_line_size()
+            * p.physical_line_partitions()
+            * p.associativity()
+            * p.sets(),
+        line_bytes: p.coherency_line_size(),
+        ways: p.associativity(),
         shared_cpus: String::new(),
     })
 }
@@ -269,31 +227,15 @@ fn sysfs_caches() -> Vec<Cache> {
     caches
 }
 
-/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian (Howard Hinnant's
-/// `civil_from_days`).
-pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
 /// Seconds since the Unix epoch → `YYYY-MM-DDTHH:MM:SSZ`.
 pub fn format_utc(seconds: u64) -> String {
-    let (year, month, day) = civil_from_days((seconds / 86_400) as i64);
-    let rest = seconds % 86_400;
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        rest / 60 % 60,
-        rest % 60
-    )
+    i64::try_from(seconds)
+        .ok()
+        .and_then(|s| jiff::Timestamp::from_second(s).ok())
+        .map_or_else(
+            || format!("@{seconds}"),
+            |t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        )
 }
 
 /// A file-name-safe CPU id: the model's meaningful words, then family and model, so that
@@ -476,30 +418,88 @@ impl Machine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use raw_cpuid::CpuIdResult;
+
+    /// A recorded CPUID: the vendor, leaf 1's `eax`, a brand string and one cache (an L1d of
+    /// 64 B lines, 1 partition, 12 ways, 64 sets = 48 KiB) in the vendor's cache leaf.
+    fn recorded(
+        vendor: &'static [u8; 12],
+        signature: u32,
+    ) -> impl Fn(u32, u32) -> CpuIdResult + Clone {
+        move |leaf, subleaf| {
+            let word = |bytes: &[u8]| u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+            let brand = b"Test CPU 9000\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
+            let cache_leaf = if vendor == b"AuthenticAMD" {
+                0x8000_001D
+            } else {
+                4
+            };
+            let regs = match (leaf, subleaf) {
+                (0, _) => [
+                    0xD,
+                    word(&vendor[0..4]),
+                    word(&vendor[8..12]),
+                    word(&vendor[4..8]),
+                ],
+                (1, _) => [signature, 0, 0, 0],
+                (0x8000_0000, _) => [0x8000_001D, 0, 0, 0],
+                (0x8000_0002..=0x8000_0004, _) => {
+                    let at = (leaf - 0x8000_0002) as usize * 16;
+                    let b = &brand[at..at + 16];
+                    [
+                        word(&b[0..4]),
+                        word(&b[4..8]),
+                        word(&b[8..12]),
+                        word(&b[12..16]),
+                    ]
+                }
+                (l, 0) if l == cache_leaf => [1 | (1 << 5), 63 | (11 << 22), 63, 0],
+                _ => [0; 4],
+            };
+            CpuIdResult {
+                eax: regs[0],
+                ebx: regs[1],
+                ecx: regs[2],
+                edx: regs[3],
+            }
+        }
+    }
+
+    fn identity(
+        vendor: &'static [u8; 12],
+        signature: u32,
+    ) -> (String, String, (u32, u32, u32), Vec<Cache>) {
+        identity_of(&raw_cpuid::CpuId::with_cpuid_reader(recorded(
+            vendor, signature,
+        )))
+    }
 
     #[test]
     fn signature_decoding_applies_extended_fields() {
         // AMD family 26 (0xF + 0xB) model 2 stepping 1, as this machine reports.
-        assert_eq!(decode_signature(0x00B0_0F21), (26, 2, 1));
+        assert_eq!(identity(b"AuthenticAMD", 0x00B0_0F21).2, (26, 2, 1));
         // AMD Zen 3, family 25 model 0x21 (ext model 2, base model 1).
-        assert_eq!(decode_signature(0x00A2_0F10), (25, 0x21, 0));
+        assert_eq!(identity(b"AuthenticAMD", 0x00A2_0F10).2, (25, 0x21, 0));
         // Intel family 6 model 0x9E stepping 10 (Coffee Lake).
-        assert_eq!(decode_signature(0x0009_06EA), (6, 0x9E, 10));
+        assert_eq!(identity(b"GenuineIntel", 0x0009_06EA).2, (6, 0x9E, 10));
         // A base family below 15 other than 6 ignores both extended fields.
-        assert_eq!(decode_signature(0x0FF0_0512), (5, 1, 2));
+        assert_eq!(identity(b"GenuineIntel", 0x0FF0_0512).2, (5, 1, 2));
     }
 
     #[test]
     fn cache_leaf_decoding() {
-        // L1d: type 1, level 1; 64 B lines, 1 partition, 12 ways, 64 sets = 48 KiB.
-        let eax = 1 | (1 << 5);
-        let ebx = 63 | (11 << 22); // line 64, partitions 1, ways 12
-        let cache = decode_cache_leaf([eax, ebx, 63, 0]).unwrap();
-        assert_eq!(cache.level, 1);
-        assert_eq!(cache.kind, "Data");
-        assert_eq!(cache.bytes, 48 << 10);
-        assert_eq!(cache.ways, 12);
-        assert_eq!(decode_cache_leaf([0, 0, 0, 0]), None);
+        for vendor in [b"AuthenticAMD", b"GenuineIntel"] {
+            let (name, brand, _, caches) = identity(vendor, 0x00B0_0F21);
+            assert_eq!(name.as_bytes(), vendor);
+            assert_eq!(brand, "Test CPU 9000");
+            assert_eq!(caches.len(), 1, "the list ends at the first null entry");
+            let cache = &caches[0];
+            assert_eq!(cache.level, 1);
+            assert_eq!(cache.kind, "Data");
+            assert_eq!(cache.bytes, 48 << 10);
+            assert_eq!(cache.ways, 12);
+            assert_eq!(cache.line_bytes, 64);
+        }
     }
 
     #[test]
@@ -524,9 +524,9 @@ mod tests {
 
     #[test]
     fn dates_from_epoch_seconds() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
-        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+        assert_eq!(format_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(format_utc(19_782 * 86_400), "2024-02-29T00:00:00Z");
+        assert_eq!(format_utc(86_399), "1970-01-01T23:59:59Z");
         assert_eq!(format_utc(951_782_400 + 3_661), "2000-02-29T01:01:01Z");
     }
 

@@ -31,8 +31,30 @@ fn ratio_text(c: &Comparison, threshold: f64) -> String {
     format!("×{:.2} ({:.2}–{:.2}), {word}", c.ratio, c.low, c.high)
 }
 
+/// The findings: the maps, king safety in perft and mate1, the effect recount, the AVX-512
+/// neighbour control and the verification.
 pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     let mut findings = Vec::new();
+    map_findings(m, n, &mut findings);
+    engine_findings(m, n, &mut findings);
+    recount_finding(m, n, &mut findings);
+    neighbour_finding(m, n, &mut findings);
+    if m.errors.is_empty() {
+        findings.push(format!(
+            "Before timing, every method's maps and counts equalled the per-piece ones on all {} \
+             position-backend pairs (both colours), and on the first 50 random-play positions a naive per-square count \
+             on the reference; perft counts and mate answers with every king-safety mode equalled the \
+             per-square ones.",
+            m.verified_positions
+        ));
+    } else {
+        findings.push(format!("Problems: {}.", m.errors.join("; ")));
+    }
+    findings.join(" ")
+}
+
+/// Per map group: the best per-piece map against the best set-wise ones.
+fn map_findings(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
     for v in &n.maps {
         let set_wise: Vec<String> = v
             .set_wise
@@ -61,6 +83,10 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
             and_list(&set_wise)
         ));
     }
+}
+
+/// Per engine group and king-safety mode: the range of per-square ratios across backends.
+fn engine_findings(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
     for group in [PERFT, MATE1] {
         let mut modes: Vec<&str> = Vec::new();
         for e in n.engine.iter().filter(|e| e.group == group) {
@@ -105,6 +131,10 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
             ));
         }
     }
+}
+
+/// The effect counts' recount against the fastest incremental effect board.
+fn recount_finding(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
     if let Some(r) = &n.recount {
         let versus = r.ratio.map_or("no paired samples".to_string(), |c| {
             ratio_text(&c, m.threshold)
@@ -126,6 +156,10 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
             best_text(&r.best_incremental),
         ));
     }
+}
+
+/// The AVX-512 neighbour control: the other cells timed again without the AVX-512 cells.
+fn neighbour_finding(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
     if !n.neighbour_control.is_empty() {
         let level = n
             .neighbour_control
@@ -170,18 +204,6 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
             n.neighbour_control.len() - level,
         ));
     }
-    if m.errors.is_empty() {
-        findings.push(format!(
-            "Before timing, every method's maps and counts equalled the per-piece ones on all {} \
-             position-backend pairs (both colours), and on the first 50 random-play positions a naive per-square count \
-             on the reference; perft counts and mate answers with every king-safety mode equalled the \
-             per-square ones.",
-            m.verified_positions
-        ));
-    } else {
-        findings.push(format!("Problems: {}.", m.errors.join("; ")));
-    }
-    findings.join(" ")
 }
 
 pub(super) fn method(m: &Measurement) -> String {

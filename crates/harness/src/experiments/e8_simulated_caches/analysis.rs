@@ -129,7 +129,81 @@ pub fn experiment(
     let results = &plain[..];
     let backends: Vec<String> = dedup(results.iter().map(|r| r.backend.clone()));
     let geometry_names: Vec<String> = geometries.iter().map(|g| g.name.clone()).collect();
-    let find = |b: &str, g: &str| results.iter().find(|r| r.backend == b && r.geometry == g);
+    let mut series = plain_series(results);
+    let mut tables = vec![plain_table(results, &backends, &geometry_names)];
+    let mut plots = if results.is_empty() {
+        Vec::new()
+    } else {
+        plain_plots(results, &backends, &geometry_names)
+    };
+    let mut findings = Vec::new();
+    let mut summary = vec![
+        ("available".to_string(), Json::Bool(true)),
+        ("valgrind".to_string(), Json::from(valgrind)),
+    ];
+    let mut best_per_geometry = Vec::new();
+    let mut mispredicts_per_geometry = Vec::new();
+    for g in &geometry_names {
+        let Some(ranking) = Ranking::of(results, g) else {
+            continue;
+        };
+        mispredicts_per_geometry.push((g.clone(), ranking.mispredicts));
+        findings.push(ranking.finding);
+        best_per_geometry.push((g.clone(), Json::from(ranking.best)));
+    }
+    if let Some(seed_case) = seed_prediction(results, &geometry_names) {
+        findings.push(seed_case);
+    }
+    if let Some(under) = pressure(all_results, &geometry_names) {
+        series.extend(under.series);
+        tables.push(under.table);
+        plots.push(under.plot);
+        findings.extend(under.findings);
+        summary.push((
+            "best_backend_per_geometry_under_pressure".into(),
+            Json::Object(under.best.into_iter().collect()),
+        ));
+        summary.push((
+            "evaluation_alone_per_lookup".into(),
+            Json::Object(under.evaluation_alone.into_iter().collect()),
+        ));
+    }
+    let inconsistent = inconsistent(results);
+    if !inconsistent.is_empty() {
+        findings.push(format!(
+            "Inconsistent cells, more LL than L1 misses, which one stream cannot give: {}.",
+            inconsistent.join("; ")
+        ));
+    }
+    if !failures.is_empty() {
+        findings.push(format!("Not simulated: {}.", failures.join("; ")));
+    }
+    summary.push((
+        "best_backend_per_geometry".into(),
+        Json::Object(best_per_geometry.into_iter().collect()),
+    ));
+    summary.push((
+        "mispredicts_per_lookup".into(),
+        Json::Object(mispredicts_per_geometry.into_iter().collect()),
+    ));
+    summary.push(("consistent".into(), Json::Bool(inconsistent.is_empty())));
+    summary.push(("lookups".into(), Json::from(lookups as u64)));
+    ExperimentResult {
+        wall_seconds: None,
+        comparisons: Vec::new(),
+        id: "E8".into(),
+        title: TITLE.into(),
+        method: method(lookups, geometries, stream),
+        series,
+        tables,
+        plots,
+        findings: findings.join(" "),
+        summary,
+    }
+}
+
+/// Every lookups-alone cell's counts per lookup, one series per count.
+fn plain_series(results: &[SimResult]) -> Vec<Series> {
     let mut series = Vec::new();
     for r in results {
         let labels = vec![
@@ -150,6 +224,12 @@ pub fn experiment(
             });
         }
     }
+    series
+}
+
+/// The lookups-alone counts per geometry and backend.
+fn plain_table(results: &[SimResult], backends: &[String], geometry_names: &[String]) -> Table {
+    let find = |b: &str, g: &str| results.iter().find(|r| r.backend == b && r.geometry == g);
     let mut table = Table {
         headers: [
             "backend",
@@ -164,8 +244,8 @@ pub fn experiment(
         .to_vec(),
         rows: Vec::new(),
     };
-    for g in &geometry_names {
-        for b in &backends {
+    for g in geometry_names {
+        for b in backends {
             if let Some(r) = find(b, g) {
                 table.rows.push(vec![
                     b.clone(),
@@ -179,73 +259,75 @@ pub fn experiment(
             }
         }
     }
+    table
+}
+
+/// Estimated cycles and LL misses per lookup, per geometry and backend, as bar plots.
+fn plain_plots(results: &[SimResult], backends: &[String], geometry_names: &[String]) -> Vec<Plot> {
+    let find = |b: &str, g: &str| results.iter().find(|r| r.backend == b && r.geometry == g);
     let bar_plot =
-        |stem: &str, title: &str, y_label: &str, value: &dyn Fn(&SimResult) -> f64, log_y: bool| {
-            Plot {
-                file_stem: stem.into(),
-                title: title.into(),
-                x_label: "simulated cache geometry".into(),
-                y_label: y_label.into(),
-                log_x: false,
-                log_y,
-                kind: PlotKind::Bar,
-                categories: geometry_names.iter().map(|g| short_geometry(g)).collect(),
-                markers: Vec::new(),
-                lines: backends
-                    .iter()
-                    .map(|b| PlotLine {
-                        name: b.clone(),
-                        points: geometry_names
-                            .iter()
-                            .enumerate()
-                            .filter_map(|(i, g)| find(b, g).map(|r| (i, value(r))))
-                            .map(|(i, y)| Point {
-                                x: i as f64,
-                                y,
-                                y_low: y,
-                                y_high: y,
-                            })
-                            .collect(),
-                    })
-                    .collect(),
-            }
+        |stem: &str, title: &str, y_label: &str, value: &dyn Fn(&SimResult) -> f64| Plot {
+            file_stem: stem.into(),
+            title: title.into(),
+            x_label: "simulated cache geometry".into(),
+            y_label: y_label.into(),
+            log_x: false,
+            log_y: false,
+            kind: PlotKind::Bar,
+            categories: geometry_names.iter().map(|g| short_geometry(g)).collect(),
+            markers: Vec::new(),
+            lines: backends
+                .iter()
+                .map(|b| PlotLine {
+                    name: b.clone(),
+                    points: geometry_names
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, g)| find(b, g).map(|r| (i, value(r))))
+                        .map(|(i, y)| Point {
+                            x: i as f64,
+                            y,
+                            y_low: y,
+                            y_high: y,
+                        })
+                        .collect(),
+                })
+                .collect(),
         };
-    let plots = if results.is_empty() {
-        Vec::new()
-    } else {
-        vec![
-            bar_plot(
-                "e8-estimated-cycles",
-                "E8 estimated cycles per lookup (simulated caches)",
-                "estimated cycles / lookup",
-                &|r| r.per_lookup(r.counts.estimated_cycles()),
-                false,
-            ),
-            bar_plot(
-                "e8-ll-misses",
-                "E8 last-level misses per lookup (simulated caches)",
-                "LL misses / lookup",
-                &|r| r.per_lookup(r.counts.ll_misses() as f64),
-                false,
-            ),
-        ]
-    };
-    let mut findings = Vec::new();
-    let mut summary = vec![
-        ("available".to_string(), Json::Bool(true)),
-        ("valgrind".to_string(), Json::from(valgrind)),
-    ];
-    let mut best_per_geometry = Vec::new();
-    let mut mispredicts_per_geometry = Vec::new();
-    for g in &geometry_names {
-        let mut ranked: Vec<&SimResult> = results.iter().filter(|r| &r.geometry == g).collect();
+    vec![
+        bar_plot(
+            "e8-estimated-cycles",
+            "E8 estimated cycles per lookup (simulated caches)",
+            "estimated cycles / lookup",
+            &|r| r.per_lookup(r.counts.estimated_cycles()),
+        ),
+        bar_plot(
+            "e8-ll-misses",
+            "E8 last-level misses per lookup (simulated caches)",
+            "LL misses / lookup",
+            &|r| r.per_lookup(r.counts.ll_misses() as f64),
+        ),
+    ]
+}
+
+/// One geometry's backends ranked by estimated cycles: the finding, the mispredicts per
+/// backend and the cheapest backend.
+struct Ranking {
+    finding: String,
+    mispredicts: Json,
+    best: String,
+}
+
+impl Ranking {
+    fn of(results: &[SimResult], g: &str) -> Option<Ranking> {
+        let mut ranked: Vec<&SimResult> = results.iter().filter(|r| r.geometry == g).collect();
         ranked.sort_by(|a, b| {
             a.counts
                 .estimated_cycles()
                 .total_cmp(&b.counts.estimated_cycles())
         });
         let (Some(best), Some(worst)) = (ranked.first(), ranked.last()) else {
-            continue;
+            return None;
         };
         let cycles = |r: &SimResult| r.per_lookup(r.counts.estimated_cycles());
         let most_ll = ranked
@@ -281,16 +363,7 @@ pub fn experiment(
             mispredicts(most),
             most.backend
         );
-        mispredicts_per_geometry.push((
-            g.clone(),
-            Json::Object(
-                ranked
-                    .iter()
-                    .map(|r| (r.backend.clone(), Json::from(mispredicts(r))))
-                    .collect(),
-            ),
-        ));
-        findings.push(format!(
+        let finding = format!(
             "With {g}, {} is cheapest at {:.1} estimated cycles per lookup{} and {} dearest at \
              {:.1} ({:.1}×); {ll_sentence}; {branch_sentence}.",
             best.backend,
@@ -299,30 +372,24 @@ pub fn experiment(
             worst.backend,
             cycles(worst),
             cycles(worst) / cycles(best).max(1e-9),
-        ));
-        best_per_geometry.push((g.clone(), Json::from(best.backend.clone())));
+        );
+        Some(Ranking {
+            finding,
+            mispredicts: Json::Object(
+                ranked
+                    .iter()
+                    .map(|r| (r.backend.clone(), Json::from(mispredicts(r))))
+                    .collect(),
+            ),
+            best: best.backend.clone(),
+        })
     }
-    if let Some(seed_case) = seed_prediction(results, &geometry_names) {
-        findings.push(seed_case);
-    }
-    let mut tables = vec![table];
-    let mut plots = plots;
-    if let Some(under) = pressure(all_results, &geometry_names) {
-        series.extend(under.series);
-        tables.push(under.table);
-        plots.push(under.plot);
-        findings.extend(under.findings);
-        summary.push((
-            "best_backend_per_geometry_under_pressure".into(),
-            Json::Object(under.best.into_iter().collect()),
-        ));
-        summary.push((
-            "evaluation_alone_per_lookup".into(),
-            Json::Object(under.evaluation_alone.into_iter().collect()),
-        ));
-    }
-    // One stream's steady state has no more LL than L1 misses; a cell with more is not one.
-    let inconsistent: Vec<String> = results
+}
+
+/// The cells with more LL than L1 misses: one stream's steady state has no more LL than L1
+/// misses, so a cell with more is not one.
+fn inconsistent(results: &[SimResult]) -> Vec<String> {
+    results
         .iter()
         .filter(|r| !r.counts.consistent())
         .map(|r| {
@@ -334,38 +401,7 @@ pub fn experiment(
                 r.per_lookup(r.counts.l1_misses() as f64)
             )
         })
-        .collect();
-    if !inconsistent.is_empty() {
-        findings.push(format!(
-            "Inconsistent cells, more LL than L1 misses, which one stream cannot give: {}.",
-            inconsistent.join("; ")
-        ));
-    }
-    if !failures.is_empty() {
-        findings.push(format!("Not simulated: {}.", failures.join("; ")));
-    }
-    summary.push((
-        "best_backend_per_geometry".into(),
-        Json::Object(best_per_geometry.into_iter().collect()),
-    ));
-    summary.push((
-        "mispredicts_per_lookup".into(),
-        Json::Object(mispredicts_per_geometry.into_iter().collect()),
-    ));
-    summary.push(("consistent".into(), Json::Bool(inconsistent.is_empty())));
-    summary.push(("lookups".into(), Json::from(lookups as u64)));
-    ExperimentResult {
-        wall_seconds: None,
-        comparisons: Vec::new(),
-        id: "E8".into(),
-        title: TITLE.into(),
-        method: method(lookups, geometries, stream),
-        series,
-        tables,
-        plots,
-        findings: findings.join(" "),
-        summary,
-    }
+        .collect()
 }
 
 /// The pressure variant, summarised: what each backend's lookups add to the evaluation's own
@@ -399,56 +435,108 @@ impl Marginal {
     }
 }
 
-fn pressure(results: &[SimResult], geometries: &[String]) -> Option<Pressure> {
-    let under: Vec<&SimResult> = results.iter().filter(|r| r.eval_bytes > 0).collect();
-    let alone = |g: &str| {
-        under
-            .iter()
-            .find(|r| r.geometry == g && r.backend == EVAL_ALONE)
-    };
-    let plain = |b: &str, g: &str| {
-        results
-            .iter()
-            .find(|r| r.eval_bytes == 0 && r.backend == b && r.geometry == g)
-    };
-    let mut rows: Vec<Marginal> = Vec::new();
-    let mut evaluation_alone = Vec::new();
-    let mut alone_sentences = Vec::new();
-    for g in geometries {
-        let Some(base) = alone(g) else { continue };
-        let base_l1 = base.per_lookup(base.counts.l1_misses() as f64);
-        let base_ll = base.per_lookup(base.counts.ll_misses() as f64);
-        let base_cycles = base.per_lookup(base.counts.estimated_cycles());
-        evaluation_alone.push((
-            g.clone(),
-            serde_json::json!({
-                "eval_bytes": base.eval_bytes,
-                "l1_misses": base_l1,
-                "ll_misses": base_ll,
-                "estimated_cycles": base_cycles,
-            }),
-        ));
-        alone_sentences.push(format!(
-            "{g}: {base_l1:.3} L1 and {base_ll:.3} LL misses, {base_cycles:.1} estimated cycles"
-        ));
-        for r in under
-            .iter()
-            .filter(|r| &r.geometry == g && r.backend != EVAL_ALONE)
-        {
-            rows.push(Marginal {
-                geometry: g.clone(),
-                backend: r.backend.clone(),
-                eval_bytes: r.eval_bytes,
-                l1: r.per_lookup(r.counts.l1_misses() as f64) - base_l1,
-                ll: r.per_lookup(r.counts.ll_misses() as f64) - base_ll,
-                cycles: r.per_lookup(r.counts.estimated_cycles()) - base_cycles,
-                without: plain(&r.backend, g).map(|p| p.per_lookup(p.counts.estimated_cycles())),
-            });
+/// The marginals of every backend under pressure, with the evaluation-alone runs they subtract
+/// (per geometry, as summary values and as sentences).
+struct Marginals {
+    rows: Vec<Marginal>,
+    evaluation_alone: Vec<(String, Json)>,
+    alone_sentences: Vec<String>,
+}
+
+impl Marginals {
+    fn of(results: &[SimResult], geometries: &[String]) -> Marginals {
+        let under: Vec<&SimResult> = results.iter().filter(|r| r.eval_bytes > 0).collect();
+        let alone = |g: &str| {
+            under
+                .iter()
+                .find(|r| r.geometry == g && r.backend == EVAL_ALONE)
+        };
+        let plain = |b: &str, g: &str| {
+            results
+                .iter()
+                .find(|r| r.eval_bytes == 0 && r.backend == b && r.geometry == g)
+        };
+        let mut out = Marginals {
+            rows: Vec::new(),
+            evaluation_alone: Vec::new(),
+            alone_sentences: Vec::new(),
+        };
+        for g in geometries {
+            let Some(base) = alone(g) else { continue };
+            let base_l1 = base.per_lookup(base.counts.l1_misses() as f64);
+            let base_ll = base.per_lookup(base.counts.ll_misses() as f64);
+            let base_cycles = base.per_lookup(base.counts.estimated_cycles());
+            out.evaluation_alone.push((
+                g.clone(),
+                serde_json::json!({
+                    "eval_bytes": base.eval_bytes,
+                    "l1_misses": base_l1,
+                    "ll_misses": base_ll,
+                    "estimated_cycles": base_cycles,
+                }),
+            ));
+            out.alone_sentences.push(format!(
+                "{g}: {base_l1:.3} L1 and {base_ll:.3} LL misses, {base_cycles:.1} estimated cycles"
+            ));
+            for r in under
+                .iter()
+                .filter(|r| &r.geometry == g && r.backend != EVAL_ALONE)
+            {
+                out.rows.push(Marginal {
+                    geometry: g.clone(),
+                    backend: r.backend.clone(),
+                    eval_bytes: r.eval_bytes,
+                    l1: r.per_lookup(r.counts.l1_misses() as f64) - base_l1,
+                    ll: r.per_lookup(r.counts.ll_misses() as f64) - base_ll,
+                    cycles: r.per_lookup(r.counts.estimated_cycles()) - base_cycles,
+                    without: plain(&r.backend, g)
+                        .map(|p| p.per_lookup(p.counts.estimated_cycles())),
+                });
+            }
         }
+        out
     }
+}
+
+fn pressure(results: &[SimResult], geometries: &[String]) -> Option<Pressure> {
+    let Marginals {
+        rows,
+        evaluation_alone,
+        alone_sentences,
+    } = Marginals::of(results, geometries);
     if rows.is_empty() {
         return None;
     }
+    let (series, table) = pressure_series_and_table(&rows);
+    let shown: Vec<&String> = geometries
+        .iter()
+        .filter(|g| rows.iter().any(|r| &r.geometry == *g))
+        .collect();
+    let mut findings = vec![format!(
+        "The evaluation alone ({EVAL_READS} reads per lookup, no lookup), which every pressure \
+         row subtracts, costs per lookup — {}.",
+        alone_sentences.join("; ")
+    )];
+    let mut best = Vec::new();
+    for g in &shown {
+        let Some((sentence, cheapest)) = pressure_finding(&rows, g) else {
+            continue;
+        };
+        findings.push(sentence);
+        best.push(cheapest);
+    }
+    Some(Pressure {
+        series,
+        table,
+        plot: pressure_plot(&rows, &shown),
+        findings,
+        best,
+        evaluation_alone,
+    })
+}
+
+/// The marginals as series and as a table.
+fn pressure_series_and_table(rows: &[Marginal]) -> (Vec<Series>, Table) {
     let mut series = Vec::new();
     let mut table = Table {
         headers: [
@@ -464,7 +552,7 @@ fn pressure(results: &[SimResult], geometries: &[String]) -> Option<Pressure> {
         .to_vec(),
         rows: Vec::new(),
     };
-    for r in &rows {
+    for r in rows {
         let labels = vec![
             ("backend".to_string(), r.backend.clone()),
             ("geometry".to_string(), r.geometry.clone()),
@@ -491,12 +579,13 @@ fn pressure(results: &[SimResult], geometries: &[String]) -> Option<Pressure> {
             r.growth().map_or("–".into(), |g| format!("{g:.2}")),
         ]);
     }
+    (series, table)
+}
+
+/// The marginal cycles per lookup, per geometry shown and backend, as a bar plot.
+fn pressure_plot(rows: &[Marginal], shown: &[&String]) -> Plot {
     let backends = dedup(rows.iter().map(|r| r.backend.clone()));
-    let shown: Vec<&String> = geometries
-        .iter()
-        .filter(|g| rows.iter().any(|r| &r.geometry == *g))
-        .collect();
-    let plot = Plot {
+    Plot {
         file_stem: "e8-pressure-cycles".into(),
         title: "E8 marginal cycles per lookup beside an evaluation of 2 × LL".into(),
         x_label: "simulated cache geometry".into(),
@@ -526,79 +615,69 @@ fn pressure(results: &[SimResult], geometries: &[String]) -> Option<Pressure> {
                     .collect(),
             })
             .collect(),
+    }
+}
+
+/// Geometry `g` under pressure: who adds the least and the most, who is hurt most relative to
+/// its cost alone, and magic-plain's LL misses against dbb's; with the cheapest backend as a
+/// summary entry.
+fn pressure_finding(rows: &[Marginal], g: &str) -> Option<(String, (String, Json))> {
+    let mut ranked: Vec<&Marginal> = rows.iter().filter(|r| r.geometry == g).collect();
+    ranked.sort_by(|a, b| a.cycles.total_cmp(&b.cycles));
+    let (Some(first), Some(last)) = (ranked.first(), ranked.last()) else {
+        return None;
     };
-    let mut findings = vec![format!(
-        "The evaluation alone ({EVAL_READS} reads per lookup, no lookup), which every pressure \
-         row subtracts, costs per lookup — {}.",
-        alone_sentences.join("; ")
-    )];
-    let mut best = Vec::new();
-    for g in &shown {
-        let mut ranked: Vec<&Marginal> = rows.iter().filter(|r| &r.geometry == *g).collect();
-        ranked.sort_by(|a, b| a.cycles.total_cmp(&b.cycles));
-        let (Some(first), Some(last)) = (ranked.first(), ranked.last()) else {
-            continue;
-        };
-        let grew = |r: &Marginal| {
-            r.growth()
-                .map_or(String::new(), |g| format!(", ×{g:.2} its cost alone"))
-        };
-        let added: Vec<(&str, f64)> = ranked
-            .iter()
-            .map(|r| (r.backend.as_str(), r.cycles))
-            .collect();
-        let mut sentence = format!(
-            "Beside an evaluation of {} ({EVAL_READS} random reads per lookup) with {g}, {} adds \
-             the least, {:.1} estimated cycles per lookup{}{}, and {} the most, {:.1}{}",
-            compact_bytes(first.eval_bytes as f64),
-            first.backend,
-            first.cycles,
-            grew(first),
-            near(&first.backend, first.cycles, &added),
-            last.backend,
-            last.cycles,
-            grew(last),
-        );
-        // Who the pressure hurts most and least, relative to the same lookups without it.
-        let mut growth: Vec<(&str, f64)> = ranked
-            .iter()
-            .filter_map(|r| r.growth().map(|g| (r.backend.as_str(), g)))
-            .collect();
-        growth.sort_by(|a, b| a.1.total_cmp(&b.1));
-        if let (Some(least), Some(most)) = (growth.first(), growth.last()) {
-            sentence.push_str(&format!(
-                "; relative to its cost without the evaluation, {} is hurt most (×{:.2}{}) and {} \
-                 least (×{:.2}{})",
-                most.0,
-                most.1,
-                near(most.0, most.1, &growth),
-                least.0,
-                least.1,
-                near(least.0, least.1, &growth)
-            ));
-        }
-        let find = |b: &str| ranked.iter().find(|r| r.backend == b);
-        if let (Some(plain_magic), Some(dbb)) = (find("magic-plain"), find("dbb")) {
-            sentence.push_str(&format!(
-                "; magic-plain adds {:.3} LL misses per lookup to the evaluation's, dbb {:.3}",
-                plain_magic.ll, dbb.ll
-            ));
-        }
-        sentence.push('.');
-        findings.push(sentence);
-        best.push((
-            format!("{g}, evaluation {}", compact_bytes(first.eval_bytes as f64)),
-            Json::from(first.backend.clone()),
+    let grew = |r: &Marginal| {
+        r.growth()
+            .map_or(String::new(), |g| format!(", ×{g:.2} its cost alone"))
+    };
+    let added: Vec<(&str, f64)> = ranked
+        .iter()
+        .map(|r| (r.backend.as_str(), r.cycles))
+        .collect();
+    let mut sentence = format!(
+        "Beside an evaluation of {} ({EVAL_READS} random reads per lookup) with {g}, {} adds \
+         the least, {:.1} estimated cycles per lookup{}{}, and {} the most, {:.1}{}",
+        compact_bytes(first.eval_bytes as f64),
+        first.backend,
+        first.cycles,
+        grew(first),
+        near(&first.backend, first.cycles, &added),
+        last.backend,
+        last.cycles,
+        grew(last),
+    );
+    // Who the pressure hurts most and least, relative to the same lookups without it.
+    let mut growth: Vec<(&str, f64)> = ranked
+        .iter()
+        .filter_map(|r| r.growth().map(|g| (r.backend.as_str(), g)))
+        .collect();
+    growth.sort_by(|a, b| a.1.total_cmp(&b.1));
+    if let (Some(least), Some(most)) = (growth.first(), growth.last()) {
+        sentence.push_str(&format!(
+            "; relative to its cost without the evaluation, {} is hurt most (×{:.2}{}) and {} \
+             least (×{:.2}{})",
+            most.0,
+            most.1,
+            near(most.0, most.1, &growth),
+            least.0,
+            least.1,
+            near(least.0, least.1, &growth)
         ));
     }
-    Some(Pressure {
-        series,
-        table,
-        plot,
-        findings,
-        best,
-        evaluation_alone,
-    })
+    let find = |b: &str| ranked.iter().find(|r| r.backend == b);
+    if let (Some(plain_magic), Some(dbb)) = (find("magic-plain"), find("dbb")) {
+        sentence.push_str(&format!(
+            "; magic-plain adds {:.3} LL misses per lookup to the evaluation's, dbb {:.3}",
+            plain_magic.ll, dbb.ll
+        ));
+    }
+    sentence.push('.');
+    let best = (
+        format!("{g}, evaluation {}", compact_bytes(first.eval_bytes as f64)),
+        Json::from(first.backend.clone()),
+    );
+    Some((sentence, best))
 }
 
 /// What the data says about seed 004's claim for `magic-plain` (60.75 MiB of tables) against the

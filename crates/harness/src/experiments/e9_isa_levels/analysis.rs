@@ -300,24 +300,6 @@ pub fn experiment(runs: &[IsaRun], threshold: f64) -> ExperimentResult {
         .iter()
         .map(|l| (l.as_str(), blocks(runs, l)))
         .collect();
-
-    // Raw samples of every build, one block per slot, under the `isa` label.
-    let mut series_out = Vec::new();
-    for level in &levels {
-        for (key, slot_samples) in &per_level[level.as_str()] {
-            let mut labels = vec![
-                ("isa".to_string(), level.clone()),
-                ("source".to_string(), key.experiment.clone()),
-            ];
-            labels.extend(key.labels.iter().cloned());
-            series_out.push(Series {
-                labels,
-                unit: key.unit.clone(),
-                samples: slot_samples.concat(),
-            });
-        }
-    }
-
     let sources: Vec<String> = {
         let mut s: Vec<String> = per_level
             .values()
@@ -332,39 +314,115 @@ pub fn experiment(runs: &[IsaRun], threshold: f64) -> ExperimentResult {
         .filter(|s| per_level.contains_key(s.level) && per_level.contains_key(s.base))
         .collect();
 
-    let mut backend_table = Table {
-        headers: ["experiment", "backend"]
-            .iter()
-            .map(|h| h.to_string())
-            .chain(steps.iter().map(|s| format!("{} speed", s.name())))
-            .collect(),
-        rows: Vec::new(),
-    };
-    let mut count_table = Table {
-        headers: [
-            "step",
-            "experiment",
-            "cells faster",
-            "cells level",
-            "cells slower",
-        ]
-        .iter()
-        .map(|h| h.to_string())
-        .collect(),
-        rows: Vec::new(),
-    };
-    let mut largest_table = Table {
-        headers: ["step", "cell", "speed [95 % interval] claim"]
-            .iter()
-            .map(|h| h.to_string())
-            .collect(),
-        rows: Vec::new(),
-    };
-    let mut comparisons = Vec::new();
-    let mut plots = Vec::new();
-    let mut findings = Vec::new();
-    let mut summary = Vec::new();
+    let mut fold = Fold::new(&steps);
     for source in &sources {
+        fold.source(source, &steps, &per_level, threshold);
+    }
+    let Fold {
+        backend_table,
+        count_table,
+        largest_table,
+        comparisons,
+        plots,
+        mut findings,
+        summary,
+    } = fold;
+    if findings.is_empty() {
+        findings.push(
+            "Fewer than two builds one step apart had matching series, so nothing could be \
+             compared."
+                .into(),
+        );
+    }
+    let mut tables = vec![backend_table, count_table];
+    if !largest_table.rows.is_empty() {
+        tables.push(largest_table);
+    }
+    ExperimentResult {
+        wall_seconds: None,
+        comparisons,
+        id: "E9".into(),
+        title: TITLE.into(),
+        method: method(&levels, &steps, &sources, slots, threshold),
+        series: raw_series(&levels, &per_level),
+        tables,
+        plots: plots.into_iter().filter(|p| !p.lines.is_empty()).collect(),
+        findings: findings.join(" "),
+        summary,
+    }
+}
+
+/// Raw samples of every build, one block per slot, under the `isa` label.
+fn raw_series(levels: &[String], per_level: &BTreeMap<&str, Blocks>) -> Vec<Series> {
+    let mut series = Vec::new();
+    for level in levels {
+        for (key, slot_samples) in &per_level[level.as_str()] {
+            let mut labels = vec![
+                ("isa".to_string(), level.clone()),
+                ("source".to_string(), key.experiment.clone()),
+            ];
+            labels.extend(key.labels.iter().cloned());
+            series.push(Series {
+                labels,
+                unit: key.unit.clone(),
+                samples: slot_samples.concat(),
+            });
+        }
+    }
+    series
+}
+
+/// E9's tables, claims, plots, findings and summary, filled source by source, step by step.
+struct Fold {
+    /// Per source and backend: each step's speed.
+    backend_table: Table,
+    /// Per step and source (and E1's mode): cells faster, level and slower.
+    count_table: Table,
+    /// Per step: the cells that changed most.
+    largest_table: Table,
+    comparisons: Vec<PairRecord>,
+    plots: Vec<Plot>,
+    findings: Vec<String>,
+    summary: Vec<(String, Json)>,
+}
+
+fn headers(names: &[&str]) -> Vec<String> {
+    names.iter().map(|h| h.to_string()).collect()
+}
+
+impl Fold {
+    fn new(steps: &[&Step]) -> Fold {
+        let mut backend_headers = headers(&["experiment", "backend"]);
+        backend_headers.extend(steps.iter().map(|s| format!("{} speed", s.name())));
+        let table = |headers: Vec<String>| Table {
+            headers,
+            rows: Vec::new(),
+        };
+        Fold {
+            backend_table: table(backend_headers),
+            count_table: table(headers(&[
+                "step",
+                "experiment",
+                "cells faster",
+                "cells level",
+                "cells slower",
+            ])),
+            largest_table: table(headers(&["step", "cell", "speed [95 % interval] claim"])),
+            comparisons: Vec::new(),
+            plots: Vec::new(),
+            findings: Vec::new(),
+            summary: Vec::new(),
+        }
+    }
+
+    /// Every step of `source`: its backends' rows, its plot, and each step's cells.
+    fn source(
+        &mut self,
+        source: &str,
+        steps: &[&Step],
+        per_level: &BTreeMap<&str, Blocks>,
+        threshold: f64,
+    ) {
         // The control first: two builds of the same code differ only in layout (each build is
         // linked once), and its widest per-backend interval is the floor below which no other
         // step's per-backend change can be told from layout.
@@ -402,7 +460,7 @@ pub fn experiment(runs: &[IsaRun], threshold: f64) -> ExperimentResult {
         backends.sort();
         backends.dedup();
         for backend in &backends {
-            let mut row = vec![source.clone(), backend.clone()];
+            let mut row = vec![source.to_string(), backend.clone()];
             for result in &results {
                 row.push(
                     result
@@ -412,7 +470,7 @@ pub fn experiment(runs: &[IsaRun], threshold: f64) -> ExperimentResult {
                         .unwrap_or_else(|| "—".into()),
                 );
             }
-            backend_table.rows.push(row);
+            self.backend_table.rows.push(row);
         }
         let mut lines: Vec<PlotLine> = backends
             .iter()
@@ -422,90 +480,12 @@ pub fn experiment(runs: &[IsaRun], threshold: f64) -> ExperimentResult {
             })
             .collect();
         for (index, (step, result)) in steps.iter().zip(&results).enumerate() {
-            let Some(result) = result else {
-                continue;
-            };
-            for (backend, c) in &result.per_backend {
-                let (y, y_low, y_high) = speed(c);
-                if let Some(line) = lines.iter_mut().find(|l| &l.name == backend) {
-                    line.points.push(Point {
-                        x: index as f64,
-                        y,
-                        y_low: y_low.min(y),
-                        y_high: y_high.max(y),
-                    });
-                }
-                comparisons.push(PairRecord {
-                    cell: format!("{source} {backend} (geometric mean of its cells)"),
-                    a: step.level.to_string(),
-                    b: step.base.to_string(),
-                    comparison: *c,
-                });
+            if let Some(result) = result {
+                self.step(source, (index, step), result, threshold, &mut lines);
             }
-            let (faster, level, slower) = result.counts();
-            // E1's cells split by mode: a latency chain cannot be vectorised across lookups, a
-            // throughput loop can, so a change only in throughput cells points at the compiler.
-            let modes: Vec<String> = {
-                let mut m: Vec<String> = result
-                    .per_cell
-                    .iter()
-                    .filter_map(|(k, _)| k.label("mode").map(str::to_string))
-                    .collect();
-                m.sort();
-                m.dedup();
-                m
-            };
-            if modes.len() > 1 {
-                for mode in &modes {
-                    let (f, l, s) = result.counts_where(|k| k.label("mode") == Some(mode));
-                    count_table.rows.push(vec![
-                        step.name(),
-                        format!("{source} {mode}"),
-                        f.to_string(),
-                        l.to_string(),
-                        s.to_string(),
-                    ]);
-                }
-            } else {
-                count_table.rows.push(vec![
-                    step.name(),
-                    source.clone(),
-                    faster.to_string(),
-                    level.to_string(),
-                    slower.to_string(),
-                ]);
-            }
-            for (key, c) in result.changed().iter().take(LARGEST) {
-                largest_table
-                    .rows
-                    .push(vec![step.name(), key.describe(), speed_text(c)]);
-            }
-            for (key, c) in &result.per_cell {
-                comparisons.push(PairRecord {
-                    cell: key.describe(),
-                    a: step.level.to_string(),
-                    b: step.base.to_string(),
-                    comparison: *c,
-                });
-            }
-            findings.push(step_finding(step, source, result, threshold));
-            let speeds: Vec<f64> = result.per_backend.iter().map(|(_, c)| speed(c).0).collect();
-            if let (Some(lo), Some(hi)) = (
-                speeds.iter().copied().reduce(f64::min),
-                speeds.iter().copied().reduce(f64::max),
-            ) {
-                summary.push((
-                    format!("{source}_{}_vs_{}_range", step.level, step.base),
-                    Json::from(vec![lo, hi]),
-                ));
-            }
-            summary.push((
-                format!("{source}_{}_vs_{}_cells", step.level, step.base),
-                Json::from(vec![faster, level, slower]),
-            ));
         }
         if !steps.is_empty() {
-            plots.push(Plot {
+            self.plots.push(Plot {
                 file_stem: format!("e9-{}", source.to_lowercase()),
                 title: format!("E9 {source}: speed gained by each build step, per backend"),
                 x_label: "step".into(),
@@ -519,28 +499,102 @@ pub fn experiment(runs: &[IsaRun], threshold: f64) -> ExperimentResult {
             });
         }
     }
-    if findings.is_empty() {
-        findings.push(
-            "Fewer than two builds one step apart had matching series, so nothing could be \
-             compared."
-                .into(),
-        );
+
+    /// One step of `source` (the `index`-th): its backends' points and claims, its counts, its
+    /// largest changes, its cells' claims, its finding and its summary values.
+    fn step(
+        &mut self,
+        source: &str,
+        (index, step): (usize, &Step),
+        result: &StepResult,
+        threshold: f64,
+        lines: &mut [PlotLine],
+    ) {
+        for (backend, c) in &result.per_backend {
+            let (y, y_low, y_high) = speed(c);
+            if let Some(line) = lines.iter_mut().find(|l| &l.name == backend) {
+                line.points.push(Point {
+                    x: index as f64,
+                    y,
+                    y_low: y_low.min(y),
+                    y_high: y_high.max(y),
+                });
+            }
+            self.comparisons.push(PairRecord {
+                cell: format!("{source} {backend} (geometric mean of its cells)"),
+                a: step.level.to_string(),
+                b: step.base.to_string(),
+                comparison: *c,
+            });
+        }
+        self.count_rows(source, step, result);
+        for (key, c) in result.changed().iter().take(LARGEST) {
+            self.largest_table
+                .rows
+                .push(vec![step.name(), key.describe(), speed_text(c)]);
+        }
+        for (key, c) in &result.per_cell {
+            self.comparisons.push(PairRecord {
+                cell: key.describe(),
+                a: step.level.to_string(),
+                b: step.base.to_string(),
+                comparison: *c,
+            });
+        }
+        self.findings
+            .push(step_finding(step, source, result, threshold));
+        let speeds: Vec<f64> = result.per_backend.iter().map(|(_, c)| speed(c).0).collect();
+        if let (Some(lo), Some(hi)) = (
+            speeds.iter().copied().reduce(f64::min),
+            speeds.iter().copied().reduce(f64::max),
+        ) {
+            self.summary.push((
+                format!("{source}_{}_vs_{}_range", step.level, step.base),
+                Json::from(vec![lo, hi]),
+            ));
+        }
+        let (faster, level, slower) = result.counts();
+        self.summary.push((
+            format!("{source}_{}_vs_{}_cells", step.level, step.base),
+            Json::from(vec![faster, level, slower]),
+        ));
     }
-    let mut tables = vec![backend_table, count_table];
-    if !largest_table.rows.is_empty() {
-        tables.push(largest_table);
-    }
-    ExperimentResult {
-        wall_seconds: None,
-        comparisons,
-        id: "E9".into(),
-        title: TITLE.into(),
-        method: method(&levels, &steps, &sources, slots, threshold),
-        series: series_out,
-        tables,
-        plots: plots.into_iter().filter(|p| !p.lines.is_empty()).collect(),
-        findings: findings.join(" "),
-        summary,
+
+    /// The step's counts of cells faster, level and slower: per mode where E1's cells have
+    /// several (a latency chain cannot be vectorised across lookups, a throughput loop can, so
+    /// a change only in throughput cells points at the compiler), else one row.
+    fn count_rows(&mut self, source: &str, step: &Step, result: &StepResult) {
+        let modes: Vec<String> = {
+            let mut m: Vec<String> = result
+                .per_cell
+                .iter()
+                .filter_map(|(k, _)| k.label("mode").map(str::to_string))
+                .collect();
+            m.sort();
+            m.dedup();
+            m
+        };
+        if modes.len() > 1 {
+            for mode in &modes {
+                let (f, l, s) = result.counts_where(|k| k.label("mode") == Some(mode));
+                self.count_table.rows.push(vec![
+                    step.name(),
+                    format!("{source} {mode}"),
+                    f.to_string(),
+                    l.to_string(),
+                    s.to_string(),
+                ]);
+            }
+        } else {
+            let (faster, level, slower) = result.counts();
+            self.count_table.rows.push(vec![
+                step.name(),
+                source.to_string(),
+                faster.to_string(),
+                level.to_string(),
+                slower.to_string(),
+            ]);
+        }
     }
 }
 

@@ -5,17 +5,22 @@
 //! a thread may get much less of the last level. The levels here come from the knees of a
 //! dependent-load latency curve instead: E6's own, or a short pointer chase
 //! ([`CacheLevels::probe`]) over the same shuffled rings ([`ring`], [`chase`]).
+//!
+//! The files keep the parts apart: this one the levels and the curve they were read from,
+//! `knees` the rule that finds the levels in a latency curve, `probe` the pointer chase that
+//! measures one and how far a sweep may go.
 
-use crate::machine::Machine;
-use crate::measure::thread_cpu_ns;
-use crate::stats::median;
-use kiki_core::pages::{PageBuffer, Pages};
-use kiki_core::units::rounded_bytes;
-use rand::{RngExt, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
+mod knees;
+mod probe;
+
+pub use knees::{
+    KNEE_RULE, LEVEL_RATIO, MIN_PLATEAU_POINTS, PER_INVOCATION_RULE, STEEP_PER_DOUBLING,
+};
+pub use probe::{
+    chase, mem_available, parse_mem_available, ring, sizes, sweep_max, sweep_max_with, LINE,
+};
+
 use serde::{Deserialize, Serialize};
-use std::hint::black_box;
-use std::time::Instant;
 
 /// One data-cache level as measured: the largest footprint it still serves, its load latency,
 /// and what sysfs/CPUID says its size is (if it says); where the level was found on several
@@ -171,461 +176,16 @@ fn interpolate(curve: &[(usize, f64)], bytes: usize) -> Option<f64> {
     }
 }
 
-// ---- finding the levels from a latency curve ------------------------------------------------
-
-/// An interval of the curve is part of a step when its latency grows faster than this per
-/// doubling of size.
-pub const STEEP_PER_DOUBLING: f64 = 1.5;
-
-/// Two neighbouring plateaus are two levels only when their median latencies are at least
-/// this far apart; closer ones (with whatever lies between them) are merged into one. A level
-/// also reaches no size slower than this times its plateau's latency.
-pub const LEVEL_RATIO: f64 = 2.0;
-
-/// The fewest points a plateau has: a single point between two steps is part of the step.
-pub const MIN_PLATEAU_POINTS: usize = 2;
-
-/// The knee rule of [`CacheLevels::from_curve`], as the method paragraphs quote it.
-pub const KNEE_RULE: &str = "The curve of median ns per load against size is cut at every run \
-     of neighbouring sizes whose latency climbs faster than ×1.5 per doubling of size; the runs \
-     of two or more sizes between the cuts are plateaus, neighbouring plateaus less than ×2 \
-     apart in median latency are merged, inside a cut two or more neighbouring sizes within ×2 of \
-     each other and more than ×2 from the plateaus on both sides make a plateau too, and every \
-     plateau but the last (the tail: memory) is a cache level, L1 first, with its plateau's \
-     median latency. A level's effective size is the \
-     largest size before the next plateau whose latency is below both the geometric mean of the \
-     two plateaus' medians and twice its own.";
-
-/// How [`CacheLevels::from_invocations`] combines the invocations' levels, as the method
-/// paragraphs quote it.
-pub const PER_INVOCATION_RULE: &str = "The rule runs on each invocation's own curve (per size, \
-     that invocation's median); levels are matched by their order (L1 the first on every \
-     curve). The levels reported are those more than half the invocations show (the lower \
-     median of the per-invocation level counts); a level's effective size is the median of the \
-     sizes the invocations that show it give it (the lower of the two middle ones for an even \
-     number, so it is always a measured size), its latency the median of their plateau \
-     latencies with their least and greatest, and memory's latency the median of their tails.";
-
-/// A plateau of the curve: points `first..=last`, and their median latency.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Plateau {
-    first: usize,
-    last: usize,
-    ns: f64,
-}
-
-/// The median latency of `points[first..=last]`.
-fn median_ns(points: &[(usize, f64)], first: usize, last: usize) -> f64 {
-    let ns: Vec<f64> = points[first..=last].iter().map(|p| p.1).collect();
-    median(&ns).unwrap_or(f64::NAN)
-}
-
-/// The plateaus of a curve sorted by size with finite positive latencies (see [`KNEE_RULE`]):
-/// the last one is the tail. A curve that ends inside a step has its tail made of the points
-/// after the last plateau, at their highest latency, when that is a level ratio above it.
-fn plateaus(points: &[(usize, f64)]) -> Vec<Plateau> {
-    let n = points.len();
-    if n == 0 {
-        return Vec::new();
-    }
-    let steep = |i: usize| {
-        let ((b0, ns0), (b1, ns1)) = (points[i], points[i + 1]);
-        (ns1 / ns0).ln() > STEEP_PER_DOUBLING.ln() * (b1 as f64 / b0 as f64).log2()
-    };
-    // Runs of points joined by intervals that are not steep.
-    let mut runs = vec![(0usize, 0usize)];
-    for i in 0..n - 1 {
-        if steep(i) {
-            runs.push((i + 1, i + 1));
-        } else if let Some(run) = runs.last_mut() {
-            run.1 = i + 1;
-        }
-    }
-    let mut spans: Vec<(usize, usize)> = runs
-        .into_iter()
-        .filter(|&(first, last)| last + 1 - first >= MIN_PLATEAU_POINTS)
-        .collect();
-    // Merge the closest neighbours (in latency) first, until all are a level ratio apart.
-    loop {
-        let closest = spans
-            .windows(2)
-            .enumerate()
-            .map(|(k, pair)| {
-                let low = median_ns(points, pair[0].0, pair[0].1);
-                let high = median_ns(points, pair[1].0, pair[1].1);
-                (k, high / low)
-            })
-            .filter(|&(_, ratio)| ratio < LEVEL_RATIO)
-            .min_by(|a, b| a.1.total_cmp(&b.1));
-        let Some((k, _)) = closest else { break };
-        let merged = (spans[k].0, spans[k + 1].1);
-        spans.splice(k..k + 2, [merged]);
-    }
-    // A level squeezed into a ramp: inside the step between two plateaus, the longest run of
-    // two or more neighbouring sizes within a level ratio of each other and more than one from
-    // both plateaus.
-    let mut with_hidden = Vec::with_capacity(spans.len());
-    for (k, &span) in spans.iter().enumerate() {
-        with_hidden.push(span);
-        if let Some(&next) = spans.get(k + 1) {
-            let low = median_ns(points, span.0, span.1) * LEVEL_RATIO;
-            let high = median_ns(points, next.0, next.1) / LEVEL_RATIO;
-            if let Some(hidden) = hidden_plateau(points, span.1 + 1, next.0, low, high) {
-                with_hidden.push(hidden);
-            }
-        }
-    }
-    let mut plateaus: Vec<Plateau> = with_hidden
-        .into_iter()
-        .map(|(first, last)| Plateau {
-            first,
-            last,
-            ns: median_ns(points, first, last),
-        })
-        .collect();
-    let after = plateaus.last().map_or(0, |p| p.last + 1);
-    if after < n {
-        let highest = points[after..].iter().map(|p| p.1).fold(0.0, f64::max);
-        let climbs = plateaus
-            .last()
-            .is_none_or(|p| highest >= p.ns * LEVEL_RATIO);
-        if climbs {
-            plateaus.push(Plateau {
-                first: after,
-                last: n - 1,
-                ns: highest,
-            });
-        }
-    }
-    plateaus
-}
-
-/// The longest run of two or more neighbouring points of `points[from..to]` with latencies
-/// strictly between `low` and `high` and within a level ratio of each other, as `(first, last)`.
-fn hidden_plateau(
-    points: &[(usize, f64)],
-    from: usize,
-    to: usize,
-    low: f64,
-    high: f64,
-) -> Option<(usize, usize)> {
-    let inside = |i: usize| points[i].1 > low && points[i].1 < high;
-    let mut best: Option<(usize, usize)> = None;
-    let mut first = from;
-    while first < to {
-        if !inside(first) {
-            first += 1;
-            continue;
-        }
-        let (mut last, mut least, mut most) = (first, points[first].1, points[first].1);
-        while last + 1 < to && inside(last + 1) {
-            let ns = points[last + 1].1;
-            if most.max(ns) / least.min(ns) >= LEVEL_RATIO {
-                break;
-            }
-            (least, most) = (least.min(ns), most.max(ns));
-            last += 1;
-        }
-        if last > first && best.is_none_or(|(f, l)| last - first > l - f) {
-            best = Some((first, last));
-        }
-        first = last + 1;
-    }
-    best
-}
-
-impl CacheLevels {
-    /// The cache levels a latency curve shows: `curve` is `(bytes, ns per load)`, one point
-    /// per size (any order; non-finite or non-positive latencies are left out).
-    ///
-    /// The curve (median ns per load against size, both on log scales) is cut at every run of
-    /// sizes whose latency climbs faster than ×1.5 per doubling; the runs of two or more sizes
-    /// between the cuts are plateaus, neighbours less than ×2 apart are merged, two or more
-    /// sizes inside a cut within ×2 of each other and more than ×2 from the plateaus on both
-    /// sides make a plateau too (a level squeezed into a ramp), and every plateau but the last
-    /// (the tail: memory) is a level, whose effective size is the largest
-    /// size before the next plateau with a latency below both the geometric mean of the two
-    /// plateaus' medians and twice its own ([`KNEE_RULE`] is the same rule for the methods).
-    ///
-    /// Levels are named `L1`, `L2`, … in order and carry `machine`'s size of the cache of the
-    /// same level, where it lists one. A curve with fewer steps than the machine lists levels
-    /// gives the levels it shows (so a missing `L3` means the curve shows no third level); a
-    /// flat curve gives none, and `memory_ns` is then its median (or, for a curve that never
-    /// levels off, its highest latency).
-    pub fn from_curve(curve: &[(usize, f64)], machine: &Machine, source: &str) -> CacheLevels {
-        let mut points: Vec<(usize, f64)> = curve
-            .iter()
-            .copied()
-            .filter(|&(bytes, ns)| bytes > 0 && ns.is_finite() && ns > 0.0)
-            .collect();
-        points.sort_by_key(|p| p.0);
-        points.dedup_by_key(|p| p.0);
-        let plateaus = plateaus(&points);
-        let levels = plateaus
-            .windows(2)
-            .zip(1u8..)
-            .map(|(pair, level)| {
-                let (here, next) = (pair[0], pair[1]);
-                let boundary = (here.ns * next.ns).sqrt().min(here.ns * LEVEL_RATIO);
-                let bytes = points[here.first..next.first]
-                    .iter()
-                    .filter(|p| p.1 < boundary)
-                    .map(|p| p.0)
-                    .max()
-                    .unwrap_or(points[here.last].0);
-                EffectiveLevel {
-                    level: format!("L{level}"),
-                    bytes,
-                    ns: here.ns,
-                    sysfs_bytes: machine.cache_bytes(level),
-                    ..EffectiveLevel::default()
-                }
-            })
-            .collect();
-        let memory_ns = plateaus
-            .last()
-            .map(|p| p.ns)
-            .or_else(|| points.last().map(|p| p.1))
-            .unwrap_or(f64::NAN);
-        CacheLevels {
-            levels,
-            memory_ns,
-            curve: points,
-            curve_spread: Vec::new(),
-            source: source.to_string(),
-        }
-    }
-
-    /// The cache levels of K invocations' curves of the same sizes (`curves`, one per
-    /// invocation, each point that invocation's median), the knee rule applied to each curve
-    /// on its own ([`CacheLevels::from_curve`]): [`PER_INVOCATION_RULE`] says how they are
-    /// combined. `pooled` (all invocations' samples together, per size) is kept as the curve
-    /// that [`CacheLevels::latency_at`] reads. With no curves, the levels of `pooled`.
-    pub fn from_invocations(
-        curves: &[Vec<(usize, f64)>],
-        pooled: &[(usize, f64)],
-        machine: &Machine,
-        source: &str,
-    ) -> CacheLevels {
-        let pooled = CacheLevels::from_curve(pooled, machine, source);
-        if curves.is_empty() {
-            return pooled;
-        }
-        let each: Vec<CacheLevels> = curves
-            .iter()
-            .map(|curve| CacheLevels::from_curve(curve, machine, source))
-            .collect();
-        let mut counts: Vec<usize> = each.iter().map(|c| c.levels.len()).collect();
-        counts.sort_unstable();
-        let shown = counts[(counts.len() - 1) / 2];
-        let levels = (0..shown)
-            .map(|i| {
-                let found: Vec<Option<&EffectiveLevel>> =
-                    each.iter().map(|c| c.levels.get(i)).collect();
-                let mut sizes: Vec<usize> = found.iter().flatten().map(|l| l.bytes).collect();
-                sizes.sort_unstable();
-                let ns: Vec<f64> = found.iter().flatten().map(|l| l.ns).collect();
-                let name = format!("L{}", i + 1);
-                EffectiveLevel {
-                    sysfs_bytes: machine.cache_bytes(i as u8 + 1),
-                    level: name,
-                    bytes: sizes[(sizes.len() - 1) / 2],
-                    ns: median(&ns).unwrap_or(f64::NAN),
-                    bytes_per_invocation: found.iter().map(|l| l.map(|l| l.bytes)).collect(),
-                    ns_low: ns.iter().copied().reduce(f64::min),
-                    ns_high: ns.iter().copied().reduce(f64::max),
-                }
-            })
-            .collect();
-        let memory: Vec<f64> = each
-            .iter()
-            .map(|c| c.memory_ns)
-            .filter(|ns| ns.is_finite())
-            .collect();
-        let curve_spread = curve_spread(curves, &pooled.curve);
-        CacheLevels {
-            levels,
-            memory_ns: median(&memory).unwrap_or(pooled.memory_ns),
-            curve: pooled.curve,
-            curve_spread,
-            source: source.to_string(),
-        }
-    }
-
-    /// The levels of a short pointer chase on this machine (huge pages, sizes from 4 KiB to
-    /// [`sweep_max`], two per doubling, the median of a few short samples each, timed on the
-    /// thread's CPU clock where there is one so that time spent descheduled is left out),
-    /// found by [`CacheLevels::from_curve`]. About 1.2 s on a busy 2-core Zen 4 VM (a sweep to
-    /// 128 MiB), 0.7 s `quick`. It times in the report's own process, before any child invocation.
-    pub fn probe(machine: &Machine, quick: bool) -> CacheLevels {
-        let (max, _) = sweep_max(machine);
-        // Samples long enough (2^15 loads, 50 µs and more) for the clock's own cost to vanish.
-        let (samples, sample_loads) = if quick { (5, 1 << 15) } else { (11, 1 << 15) };
-        let warm_loads: u64 = if quick { 1 << 17 } else { 1 << 19 };
-        let clock = || thread_cpu_ns().unwrap_or_else(|| EPOCH.elapsed().as_nanos() as u64);
-        let curve: Vec<(usize, f64)> = sizes(max, 2)
-            .into_iter()
-            .map(|bytes| {
-                let buffer = ring(bytes, Pages::Huge, PROBE_SEED ^ bytes as u64);
-                let words = buffer.as_slice();
-                let lines = (bytes / LINE).max(2) as u64;
-                // Once round the ring (or as far as the warm-up goes) so that a ring that fits
-                // a cache is in it, then samples that carry on from where the last stopped.
-                let mut at = chase(words, lines.clamp(4096, warm_loads), 0);
-                let loads = sample_loads;
-                let ns: Vec<f64> = (0..samples)
-                    .map(|_| {
-                        let start = clock();
-                        at = black_box(chase(words, loads, black_box(at)));
-                        clock().saturating_sub(start) as f64 / loads as f64
-                    })
-                    .collect();
-                (bytes, median(&ns).unwrap_or(f64::NAN))
-            })
-            .collect();
-        CacheLevels::from_curve(&curve, machine, "a short pointer chase")
-    }
-}
-
-/// The seed of the probe's rings (each ring's is this ^ its size).
-const PROBE_SEED: u64 = 0x6c65_7665_6c73; // "levels"
-
-/// The wall clock's zero where the thread has no CPU clock.
-static EPOCH: std::sync::LazyLock<Instant> = std::sync::LazyLock::new(Instant::now);
-
-// ---- how far a sweep goes ---------------------------------------------------------------------
-
-/// The largest size a latency or cache-pressure sweep should reach, and a sentence saying why
-/// (for the methods): four times the largest data cache the machine lists (sysfs or CPUID),
-/// rounded up to a power of two (256 MiB when it lists none), capped by a quarter of
-/// `MemAvailable` rounded down to a power of two (256 MiB when that is unknown), and at least
-/// 1 MiB.
-pub fn sweep_max(machine: &Machine) -> (usize, String) {
-    sweep_max_with(machine, mem_available())
-}
-
-/// [`sweep_max`] with `available` bytes of free memory (`None`: unknown).
-pub fn sweep_max_with(machine: &Machine, available: Option<usize>) -> (usize, String) {
-    let largest = machine
-        .caches
-        .iter()
-        .filter(|c| c.kind != "Instruction")
-        .max_by_key(|c| c.bytes);
-    let (target, why) = match largest {
-        Some(cache) => (
-            cache.bytes.saturating_mul(4).next_power_of_two(),
-            format!(
-                "four times the largest cache {} lists (L{}, {}) rounded up to a power of two",
-                machine.cache_source,
-                cache.level,
-                rounded_bytes(cache.bytes as f64)
-            ),
-        ),
-        None => (256 << 20, "256 MiB, as no cache size is known".to_string()),
-    };
-    let (cap, cap_text) = match available {
-        Some(bytes) => {
-            let quarter = bytes / 4;
-            let cap = if quarter == 0 {
-                0
-            } else {
-                1usize << quarter.ilog2()
-            };
-            (
-                cap,
-                format!(
-                    "a quarter of MemAvailable ({} of {}) rounded down to a power of two",
-                    rounded_bytes(quarter as f64),
-                    rounded_bytes(bytes as f64)
-                ),
-            )
-        }
-        None => (256 << 20, "256 MiB, as MemAvailable is unknown".to_string()),
-    };
-    let max = target.min(cap).max(1 << 20);
-    let sentence = if target <= cap {
-        format!(
-            "Sizes reach {}: {why}; the cap, {cap_text}, is not reached.",
-            rounded_bytes(max as f64)
-        )
-    } else {
-        format!(
-            "Sizes reach {}, capped by {cap_text}, short of {} ({why}).",
-            rounded_bytes(max as f64),
-            rounded_bytes(target as f64)
-        )
-    };
-    (max, sentence)
-}
-
-/// `MemAvailable` from `/proc/meminfo`, in bytes.
-pub fn mem_available() -> Option<usize> {
-    parse_mem_available(&std::fs::read_to_string("/proc/meminfo").ok()?)
-}
-
-/// `MemAvailable` from the text of `/proc/meminfo`, in bytes.
-pub fn parse_mem_available(meminfo: &str) -> Option<usize> {
-    let line = meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("MemAvailable:"))?;
-    let kib: usize = line.trim().trim_end_matches("kB").trim().parse().ok()?;
-    kib.checked_mul(1024)
-}
-
-// ---- the shuffled ring ------------------------------------------------------------------------
-
-/// A cache line: each ring element fills one, its first word the next element's index.
-pub const LINE: usize = 64;
-const WORDS_PER_LINE: usize = LINE / 8;
-
-/// A ring over `bytes / 64` cache lines: word 0 of each line holds the index of the next
-/// line, in one cycle through every line (Sattolo's shuffle), so hardware prefetchers cannot
-/// guess the next address.
-pub fn ring(bytes: usize, pages: Pages, seed: u64) -> PageBuffer {
-    let lines = (bytes / LINE).max(2);
-    let mut order: Vec<u32> = (0..lines as u32).collect();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    for i in (1..lines).rev() {
-        let j = rng.random_range(0..i);
-        order.swap(i, j);
-    }
-    let mut buffer = PageBuffer::new(lines * LINE, pages, |_| 0);
-    let words = buffer.as_mut_slice();
-    for (line, &next) in order.iter().enumerate() {
-        // Sattolo's permutation is one cycle: following `order` visits every line once.
-        words[line * WORDS_PER_LINE] = next as u64;
-    }
-    buffer
-}
-
-/// Follows the ring `loads` times from line `from`; returns the line where it stopped (where
-/// the next chase carries on).
-pub fn chase(words: &[u64], loads: u64, from: u64) -> u64 {
-    let mut at = from as usize;
-    for _ in 0..loads {
-        at = words[at * WORDS_PER_LINE] as usize;
-    }
-    at as u64
-}
-
-/// Buffer sizes: from 4 KiB up to `max`, `per_octave` points per doubling, each a whole number
-/// of lines.
-pub fn sizes(max: usize, per_octave: u32) -> Vec<usize> {
-    let mut out = Vec::new();
-    let mut exponent = 12.0f64;
-    while 2f64.powf(exponent) <= max as f64 + 0.5 {
-        let bytes = (2f64.powf(exponent) as usize) / LINE * LINE;
-        if out.last() != Some(&bytes) {
-            out.push(bytes);
-        }
-        exponent += 1.0 / per_octave as f64;
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
+    use super::probe::WORDS_PER_LINE;
     use super::*;
+    use crate::machine::Machine;
+    use kiki_core::pages::Pages;
+    use kiki_core::units::rounded_bytes;
+    use rand::{RngExt, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+    use std::time::Instant;
 
     #[test]
     fn latency_interpolates_in_log_size() {
@@ -950,9 +510,23 @@ mod tests {
 
     #[test]
     fn mem_available_is_read_in_bytes() {
-        let meminfo = "MemTotal:       24684096 kB\nMemFree: 1 kB\nMemAvailable:   22936336 kB\n";
-        assert_eq!(parse_mem_available(meminfo), Some(22936336 * 1024));
+        // The fields every kernel writes, as one wrote them (MemAvailable since 3.14).
+        let common = "MemTotal:       24684096 kB\nMemFree:        17525380 kB\n\
+                      Buffers:           15092 kB\nCached:          5128488 kB\n\
+                      SwapCached:            0 kB\nActive:          2116140 kB\n\
+                      Inactive:        4558464 kB\nSwapTotal:             0 kB\n\
+                      SwapFree:              0 kB\nDirty:            113860 kB\n\
+                      Writeback:             0 kB\nMapped:           273724 kB\n\
+                      Slab:             238480 kB\nCommitted_AS:    3473104 kB\n\
+                      VmallocTotal:   34359738367 kB\nVmallocUsed:       35456 kB\n\
+                      VmallocChunk:          0 kB\nHugePages_Total:       0\n";
+        let meminfo = format!("{common}MemAvailable:   22936336 kB\n");
+        assert_eq!(parse_mem_available(&meminfo), Some(22936336 * 1024));
+        assert_eq!(parse_mem_available(common), None, "a kernel before 3.14");
         assert_eq!(parse_mem_available("MemTotal: 5 kB\n"), None);
+        if let Ok(text) = std::fs::read_to_string("/proc/meminfo") {
+            assert!(parse_mem_available(&text).is_some(), "this machine's own");
+        }
     }
 
     #[test]

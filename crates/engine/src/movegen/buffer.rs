@@ -1,0 +1,238 @@
+//! The move lists (fixed capacity, on the stack) and the sinks the generator writes into: a
+//! list pushes each move, a counter only adds them up.
+
+use crate::position::{Move, PieceKind};
+use kiki_core::backend::Bitboard;
+use kiki_core::types::{Color, Square};
+use std::mem::MaybeUninit;
+
+/// A fixed-capacity move list on the stack: no heap allocation, no initialisation cost.
+pub struct MoveBuffer<const N: usize> {
+    moves: [MaybeUninit<Move>; N],
+    len: usize,
+}
+
+/// Legal moves: the most any legal shogi position has is 593 (the GUIDE's third position), so
+/// 600 always suffices for positions reachable in a game. `push` saturates rather than
+/// overflowing, so a nonsense position (say, one where the side not to move is in check)
+/// cannot make it write out of bounds.
+pub type MoveList = MoveBuffer<600>;
+
+/// Pseudo-legal moves (brute-force checks): moves that leave one's king attacked are kept, so
+/// a position with many moves and its king in check can exceed 593. Drops are at most 7 per
+/// empty square and board moves at most two per attacked square; 1024 leaves ample room for
+/// any position an SFEN can describe (and `push` saturates regardless).
+pub type PseudoMoveList = MoveBuffer<1024>;
+
+impl<const N: usize> Default for MoveBuffer<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const N: usize> MoveBuffer<N> {
+    pub const CAPACITY: usize = N;
+
+    #[inline(always)]
+    pub fn new() -> Self {
+        MoveBuffer {
+            moves: [const { MaybeUninit::uninit() }; N],
+            len: 0,
+        }
+    }
+
+    #[inline(always)]
+    pub fn push(&mut self, mv: Move) {
+        if let Some(slot) = self.moves.get_mut(self.len) {
+            *slot = MaybeUninit::new(mv);
+            self.len += 1;
+        }
+    }
+
+    #[inline(always)]
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    #[inline(always)]
+    pub fn as_slice(&self) -> &[Move] {
+        // SAFETY: the first `len` slots were written by `push` (and `len <= N`).
+        unsafe { std::slice::from_raw_parts(self.moves.as_ptr() as *const Move, self.len) }
+    }
+
+    #[inline(always)]
+    fn as_mut_slice(&mut self) -> &mut [Move] {
+        // SAFETY: as in `as_slice`.
+        unsafe { std::slice::from_raw_parts_mut(self.moves.as_mut_ptr() as *mut Move, self.len) }
+    }
+
+    /// Keeps the moves for which `keep` is true, in order.
+    pub fn retain(&mut self, mut keep: impl FnMut(Move) -> bool) {
+        let mut kept = 0;
+        let slice = self.as_mut_slice();
+        for i in 0..slice.len() {
+            let mv = slice[i];
+            if keep(mv) {
+                slice[kept] = mv;
+                kept += 1;
+            }
+        }
+        self.len = kept;
+    }
+
+    pub fn contains(&self, mv: Move) -> bool {
+        self.as_slice().contains(&mv)
+    }
+
+    /// The moves in USI text, sorted.
+    pub fn usi_sorted(&self) -> Vec<String> {
+        let mut texts: Vec<String> = self.iter().map(|m| m.to_string()).collect();
+        texts.sort();
+        texts
+    }
+}
+
+impl<const N: usize> std::ops::Deref for MoveBuffer<N> {
+    type Target = [Move];
+    #[inline(always)]
+    fn deref(&self) -> &[Move] {
+        self.as_slice()
+    }
+}
+
+/// Where the generator puts its moves: a [`MoveBuffer`] pushes each one, a [`MoveCounter`]
+/// only adds them up (popcounts, no move is made). The bulk methods carry the promotion rules
+/// so that both see the same sets.
+pub(super) trait MoveSink {
+    /// One board move.
+    fn board(&mut self, from: Square, to: Square, promote: bool);
+    /// Each of `kinds` dropped on each of `squares` (square by square).
+    fn drops<BB: Bitboard>(&mut self, kinds: &[PieceKind], squares: BB);
+    /// Pieces that never promote: one move to each target.
+    fn plain<BB: Bitboard>(&mut self, from: Square, targets: BB);
+    /// Silver, bishop, rook: promotion optional when the move starts or ends in the zone.
+    fn optional<BB: Bitboard>(&mut self, from: Square, targets: BB, zone: BB);
+    /// Pawn, lance, knight: promotion optional in the zone, compulsory in `forced` (a part
+    /// of the zone).
+    fn forced<BB: Bitboard>(&mut self, from: Square, targets: BB, zone: BB, forced: BB);
+    /// Unpinned pawns of `us` stepping onto `targets` (each from the square behind it):
+    /// promotion optional in the zone, compulsory in `forced`.
+    fn pawn_steps<BB: Bitboard>(&mut self, us: Color, targets: BB, zone: BB, forced: BB);
+}
+
+impl<const N: usize> MoveSink for MoveBuffer<N> {
+    #[inline(always)]
+    fn board(&mut self, from: Square, to: Square, promote: bool) {
+        self.push(Move::board(from, to, promote));
+    }
+
+    #[inline(always)]
+    fn drops<BB: Bitboard>(&mut self, kinds: &[PieceKind], squares: BB) {
+        for to in squares.squares() {
+            for &kind in kinds {
+                self.push(Move::drop(kind, to));
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn plain<BB: Bitboard>(&mut self, from: Square, targets: BB) {
+        for to in targets.squares() {
+            self.push(Move::board(from, to, false));
+        }
+    }
+
+    #[inline(always)]
+    fn optional<BB: Bitboard>(&mut self, from: Square, targets: BB, zone: BB) {
+        if zone.contains(from) {
+            for to in targets.squares() {
+                self.push(Move::board(from, to, true));
+                self.push(Move::board(from, to, false));
+            }
+        } else {
+            for to in (targets & zone).squares() {
+                self.push(Move::board(from, to, true));
+                self.push(Move::board(from, to, false));
+            }
+            for to in targets.and_not(zone).squares() {
+                self.push(Move::board(from, to, false));
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn forced<BB: Bitboard>(&mut self, from: Square, targets: BB, zone: BB, forced: BB) {
+        for to in targets.squares() {
+            if zone.contains(to) {
+                self.push(Move::board(from, to, true));
+                if !forced.contains(to) {
+                    self.push(Move::board(from, to, false));
+                }
+            } else {
+                self.push(Move::board(from, to, false));
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn pawn_steps<BB: Bitboard>(&mut self, us: Color, targets: BB, zone: BB, forced: BB) {
+        // The pawn stands one rank behind its target: one index up for black, down for white.
+        let back: i8 = match us {
+            Color::Black => 1,
+            Color::White => -1,
+        };
+        for to in targets.squares() {
+            // SAFETY: `to` was reached by one forward step from a square on the board.
+            let from = unsafe { Square::new_unchecked((to.index() as i8 + back) as u8) };
+            if zone.contains(to) {
+                self.push(Move::board(from, to, true));
+                if !forced.contains(to) {
+                    self.push(Move::board(from, to, false));
+                }
+            } else {
+                self.push(Move::board(from, to, false));
+            }
+        }
+    }
+}
+
+/// Counts what a [`MoveBuffer`] would hold, by popcounts of the same target sets.
+pub(super) struct MoveCounter(pub(super) u64);
+
+impl MoveSink for MoveCounter {
+    #[inline(always)]
+    fn board(&mut self, _from: Square, _to: Square, _promote: bool) {
+        self.0 += 1;
+    }
+
+    #[inline(always)]
+    fn drops<BB: Bitboard>(&mut self, kinds: &[PieceKind], squares: BB) {
+        self.0 += u64::from(squares.count()) * kinds.len() as u64;
+    }
+
+    #[inline(always)]
+    fn plain<BB: Bitboard>(&mut self, _from: Square, targets: BB) {
+        self.0 += u64::from(targets.count());
+    }
+
+    #[inline(always)]
+    fn optional<BB: Bitboard>(&mut self, from: Square, targets: BB, zone: BB) {
+        let promoting = if zone.contains(from) {
+            targets
+        } else {
+            targets & zone
+        };
+        self.0 += u64::from(targets.count() + promoting.count());
+    }
+
+    #[inline(always)]
+    fn forced<BB: Bitboard>(&mut self, _from: Square, targets: BB, zone: BB, forced: BB) {
+        // One move per target, plus the promotion in the zone where it is not compulsory.
+        self.0 += u64::from(targets.count() + (targets & zone).and_not(forced).count());
+    }
+
+    #[inline(always)]
+    fn pawn_steps<BB: Bitboard>(&mut self, _us: Color, targets: BB, zone: BB, forced: BB) {
+        self.0 += u64::from(targets.count() + (targets & zone).and_not(forced).count());
+    }
+}

@@ -1,0 +1,595 @@
+//! The main sweep and its controls: each backend's table-miss cost (real − hot twin) at each
+//! pressure count, the negative controls (tables within one page), the positive controls
+//! (synthetic tables of known size) and the A/A control; their table, plot, summary values and
+//! sentences.
+
+use super::{cost, estimate_json, level_markers, yes_no, Case, Mask};
+use crate::experiments::e7_cache_pressure::measure::{
+    aa_case, attack_table_bytes, synthetic_case, Measurement, ONE_PAGE,
+};
+use crate::experiments::e7_cache_pressure::{
+    HOT_MASK, NEGATIVE_BOUND_NS, NEGATIVE_CONTROLS, POSITIVE_TOLERANCE,
+};
+use crate::experiments::{and_list, interval_linear, interval_point};
+use crate::results::{Plot, PlotKind, PlotLine, Table};
+use crate::stats::{format_interval, format_sig, Estimate};
+use kiki_core::units::rounded_bytes;
+use serde_json::{json, Map, Value as Json};
+
+/// The share of the memory-sized synthetic table's cost that the half-last-level one must reach
+/// at the top pressure for the top to count as evicting.
+const TOP_EVICTS_SHARE: f64 = 0.8;
+
+/// A control's estimate at one pressure count, and whether it passes.
+pub type ControlPoint = (u32, Estimate, bool);
+
+/// One backend's attack-table bytes and its table-miss cost at each pressure count.
+pub type BackendCosts = (String, usize, Vec<(u32, Estimate)>);
+
+/// What a synthetic positive control's size stands for, where the findings single it out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Synthetic {
+    /// Half the measured last level.
+    HalfLastLevel,
+    /// The pressure buffer's size: a table in memory (the first design's positive control).
+    Memory,
+    /// Another size (half the L2 where the last level is not the L2).
+    Other,
+}
+
+impl Synthetic {
+    fn of(label: &str, m: &Measurement) -> Synthetic {
+        let last_level = m.levels.levels.last().map(|l| format!("½ {}", l.level));
+        if last_level.as_deref() == Some(label) {
+            Synthetic::HalfLastLevel
+        } else if label == "memory" {
+            Synthetic::Memory
+        } else {
+            Synthetic::Other
+        }
+    }
+}
+
+/// A positive control: a synthetic table of known size read at random in the same chain.
+pub struct Positive {
+    pub label: String,
+    pub kind: Synthetic,
+    pub bytes: usize,
+    /// Its cost at P = 0 against E6's latency at its size minus at 4 KiB.
+    pub at_zero: Estimate,
+    /// E6's pooled curve at its size minus at 4 KiB, and the least and greatest of the same
+    /// over E6's invocations (the curve moves between processes too).
+    pub expected: f64,
+    pub expected_low: f64,
+    pub expected_high: f64,
+    pub pass: bool,
+    /// Its cost at every pressure (how the pressure itself changes what a miss costs).
+    pub by_pressure: Vec<(u32, Estimate)>,
+}
+
+impl Positive {
+    /// Its cost at `reads`, where measured.
+    fn at(&self, reads: u32) -> Option<&Estimate> {
+        self.by_pressure
+            .iter()
+            .find(|(r, _)| *r == reads)
+            .map(|(_, e)| e)
+    }
+}
+
+/// The main sweep's costs and the controls.
+pub struct Chains {
+    /// Per backend: its attack-table bytes and its table-miss cost at each pressure.
+    pub costs: Vec<BackendCosts>,
+    /// Negative controls at the top pressure: backend, cost, pass.
+    pub negative: Vec<(String, Estimate, bool)>,
+    /// The positive controls, one per synthetic table size.
+    pub positive: Vec<Positive>,
+    /// The A/A control (the biggest-table backend's full chain against itself) per pressure:
+    /// its backend, and (P, estimate, pass).
+    pub aa: Option<(String, Vec<ControlPoint>)>,
+}
+
+/// Whether a negative control's cost lies within the bound.
+fn negative_passes(e: &Estimate) -> bool {
+    e.low >= -NEGATIVE_BOUND_NS && e.high <= NEGATIVE_BOUND_NS
+}
+
+impl Chains {
+    pub fn of(m: &Measurement, top_reads: u32) -> Chains {
+        let costs = m
+            .backends
+            .iter()
+            .map(|&name| {
+                let points = m
+                    .pressure_reads
+                    .iter()
+                    .filter_map(|&reads| cost(m, reads, name).map(|e| (reads, e)))
+                    .collect();
+                (name.to_string(), attack_table_bytes(name), points)
+            })
+            .collect();
+        Chains {
+            costs,
+            negative: negative(m, top_reads),
+            positive: positive(m),
+            aa: aa(m),
+        }
+    }
+
+    /// The table-miss cost against pressure: every backend and the positive controls.
+    pub fn plot(&self, m: &Measurement) -> Plot {
+        let mut markers = vec![(128.0, "P = 0".to_string())];
+        markers.extend(level_markers(m));
+        let line = |name: String, points: &[(u32, Estimate)]| PlotLine {
+            name,
+            points: points
+                .iter()
+                .map(|(reads, e)| interval_point(pressure_x(*reads), e))
+                .collect(),
+        };
+        let lines = self
+            .costs
+            .iter()
+            .map(|(name, _, points)| line(name.clone(), points))
+            .chain(self.positive.iter().map(|p| {
+                let name = format!(
+                    "synthetic {} ({}; positive control)",
+                    rounded_bytes(p.bytes as f64),
+                    p.label
+                );
+                line(name, &p.by_pressure)
+            }))
+            .collect();
+        Plot {
+            file_stem: "e7_table_miss_cost".into(),
+            title: "Table-miss cost per lookup (real − hot twin) against pressure".into(),
+            x_label: "bytes inserted per node by pressure reads (P × 64 B)".into(),
+            y_label: "ns per lookup".into(),
+            log_x: true,
+            log_y: false,
+            kind: PlotKind::Line,
+            categories: Vec::new(),
+            markers,
+            lines,
+        }
+    }
+
+    /// The costs by pressure, then the controls.
+    pub fn tables(&self, m: &Measurement, top_reads: u32) -> [Table; 2] {
+        [self.cost_table(m), self.controls_table(top_reads)]
+    }
+
+    fn cost_table(&self, m: &Measurement) -> Table {
+        let mut headers = vec!["backend".to_string(), "attack tables".to_string()];
+        headers.extend(
+            m.pressure_reads
+                .iter()
+                .map(|r| format!("P = {r} ({})", rounded_bytes(*r as f64 * 64.0))),
+        );
+        let row = |mut row: Vec<String>, at: &dyn Fn(u32) -> Option<String>| {
+            row.extend(
+                m.pressure_reads
+                    .iter()
+                    .map(|&reads| at(reads).unwrap_or_else(|| "—".into())),
+            );
+            row
+        };
+        let mut rows = Vec::new();
+        for (name, bytes, points) in &self.costs {
+            let tables = if *bytes == 0 {
+                "none".into()
+            } else {
+                rounded_bytes(*bytes as f64)
+            };
+            rows.push(row(vec![name.clone(), tables], &|reads| {
+                points
+                    .iter()
+                    .find(|(r, _)| *r == reads)
+                    .map(|(_, e)| format_interval(e))
+            }));
+        }
+        for p in &self.positive {
+            let head = vec![
+                format!("synthetic, {} (positive control)", p.label),
+                rounded_bytes(p.bytes as f64),
+            ];
+            rows.push(row(head, &|reads| p.at(reads).map(format_interval)));
+        }
+        if let Some((name, points)) = &self.aa {
+            let head = vec![
+                format!("{name} A/A (full against full)"),
+                rounded_bytes(attack_table_bytes(name) as f64),
+            ];
+            rows.push(row(head, &|reads| {
+                points
+                    .iter()
+                    .find(|(r, _, _)| *r == reads)
+                    .map(|(_, e, _)| format_interval(e))
+            }));
+        }
+        Table { headers, rows }
+    }
+
+    fn controls_table(&self, top_reads: u32) -> Table {
+        let mut rows = Vec::new();
+        for (name, e, pass) in &self.negative {
+            rows.push(vec![
+                format!("negative: {name} at P = {top_reads}"),
+                format_interval(e),
+                format!("within ±{NEGATIVE_BOUND_NS} ns"),
+                yes_no(*pass),
+            ]);
+        }
+        if let Some((name, points)) = &self.aa {
+            for (reads, e, pass) in points.iter().filter(|(r, _, _)| *r == 0 || *r == top_reads) {
+                rows.push(vec![
+                    format!("A/A: {name}'s full chain against itself at P = {reads}"),
+                    format_interval(e),
+                    "interval includes 0".to_string(),
+                    yes_no(*pass),
+                ]);
+            }
+        }
+        for p in &self.positive {
+            rows.push(vec![
+                format!(
+                    "positive: synthetic {} table ({}) at P = 0",
+                    rounded_bytes(p.bytes as f64),
+                    p.label
+                ),
+                format_interval(&p.at_zero),
+                format!(
+                    "{} [{}–{}] ± {:.0} % (E6: latency at its size − at 4 KiB, pooled \
+                     [invocations' least–greatest])",
+                    format_sig(p.expected),
+                    format_sig(p.expected_low),
+                    format_sig(p.expected_high),
+                    POSITIVE_TOLERANCE * 100.0
+                ),
+                yes_no(p.pass),
+            ]);
+        }
+        Table {
+            headers: vec![
+                "control".into(),
+                "table-miss cost, ns per lookup".into(),
+                "expected".into(),
+                "passes".into(),
+            ],
+            rows,
+        }
+    }
+
+    /// `table_miss_cost`, `negative_controls`, `positive_control`, `positive_controls`,
+    /// `positive_controls_pass` and `aa_control`.
+    pub fn summary(&self, top_reads: u32) -> Vec<(String, Json)> {
+        let mut table_miss = Map::new();
+        for (name, _, points) in &self.costs {
+            if let Some((_, e)) = points.iter().find(|(r, _)| *r == top_reads) {
+                let mut value = estimate_json(e);
+                value["pressure_reads"] = json!(top_reads);
+                table_miss.insert(name.clone(), value);
+            }
+        }
+        let mut negative = Map::new();
+        for (name, e, pass) in &self.negative {
+            let mut value = estimate_json(e);
+            value["pass"] = json!(pass);
+            negative.insert(name.clone(), value);
+        }
+        // `positive_control` is the memory-sized table (the one the first design had); all of
+        // them are in `positive_controls`, and `positive_controls_pass` says whether every one
+        // passed.
+        let positive = self
+            .positive
+            .iter()
+            .find(|p| p.kind == Synthetic::Memory)
+            .map_or(Json::Null, positive_json);
+        let positives: Vec<Json> = self.positive.iter().map(positive_json).collect();
+        let aa = self.aa.as_ref().map_or(Json::Null, |(name, points)| {
+            json!({"backend": name, "points": points.iter().map(|(r, e, pass)| {
+                let mut v = estimate_json(e);
+                v["pressure_reads"] = json!(r);
+                v["pass"] = json!(pass);
+                v
+            }).collect::<Vec<_>>()})
+        });
+        vec![
+            ("table_miss_cost".into(), Json::Object(table_miss)),
+            ("negative_controls".into(), Json::Object(negative)),
+            ("positive_control".into(), positive),
+            ("positive_controls".into(), Json::Array(positives)),
+            (
+                "positive_controls_pass".into(),
+                json!(!self.positive.is_empty() && self.positive.iter().all(|p| p.pass)),
+            ),
+            ("aa_control".into(), aa),
+        ]
+    }
+
+    /// The costs at the top pressure, largest first.
+    pub fn cost_sentence(&self, top: u32) -> Option<String> {
+        let inserted = rounded_bytes(top as f64 * 64.0);
+        let mut at_top: Vec<(&str, usize, f64, String)> = self
+            .costs
+            .iter()
+            .filter_map(|(name, bytes, points)| {
+                points
+                    .iter()
+                    .find(|(r, _)| *r == top)
+                    .map(|(_, e)| (name.as_str(), *bytes, e.value, format_interval(e)))
+            })
+            .collect();
+        at_top.sort_by(|a, b| b.2.total_cmp(&a.2));
+        if at_top.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "After {top} pressure reads per node (≈ {inserted} inserted), the table misses cost \
+             per lookup (listed by value; an order between two is claimed only below): {}.",
+            and_list(
+                &at_top
+                    .iter()
+                    .map(|(name, bytes, _, text)| if *bytes == 0 {
+                        format!("{name} {text} ns (no attack table to mask)")
+                    } else {
+                        format!(
+                            "{name} {text} ns ({} of tables)",
+                            rounded_bytes(*bytes as f64)
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            )
+        ))
+    }
+
+    /// The controls: negative, A/A, positive, what pressure does to a miss, and whether the
+    /// top pressure evicts.
+    pub fn control_sentences(&self, top: u32) -> Vec<String> {
+        let mut out = vec![self.negative_sentence()];
+        out.extend(self.aa_sentence());
+        out.extend(self.positive.iter().map(positive_sentence));
+        out.extend(self.pressure_sentence(top));
+        out.extend(self.evicts_sentence(top));
+        out
+    }
+
+    fn negative_sentence(&self) -> String {
+        let failed: Vec<String> = self
+            .negative
+            .iter()
+            .filter(|(_, _, pass)| !pass)
+            .map(|(name, e, _)| format!("{name} ({} ns)", format_interval(e)))
+            .collect();
+        if self.negative.is_empty() {
+            "No negative control was measured (mailbox, sqww not selected).".into()
+        } else if failed.is_empty() {
+            format!(
+                "The negative controls pass: {} stay within ±{NEGATIVE_BOUND_NS} ns.",
+                and_list(
+                    &self
+                        .negative
+                        .iter()
+                        .map(|(name, e, _)| format!("{name} {} ns", format_interval(e)))
+                        .collect::<Vec<_>>()
+                )
+            )
+        } else {
+            format!(
+                "**A NEGATIVE CONTROL FAILS: {} lie outside ±{NEGATIVE_BOUND_NS} ns although \
+                 their tables fit one page — the costs above are not isolated on this run.**",
+                and_list(&failed)
+            )
+        }
+    }
+
+    fn aa_sentence(&self) -> Option<String> {
+        let (name, points) = self.aa.as_ref()?;
+        let failed: Vec<String> = points
+            .iter()
+            .filter(|(_, _, pass)| !pass)
+            .map(|(r, e, _)| format!("{} ns at P = {r}", format_interval(e)))
+            .collect();
+        let bound = points
+            .iter()
+            .map(|(_, e, _)| e.low.abs().max(e.high.abs()))
+            .fold(0.0, f64::max);
+        Some(if failed.is_empty() {
+            format!(
+                "The A/A control passes: {name}'s full chain timed against itself resolves no \
+                 bias at any pressure (every interval includes 0; the widest bounds a bias of \
+                 the turn-taking to ±{} ns per lookup).",
+                format_sig(bound)
+            )
+        } else {
+            format!(
+                "**THE A/A CONTROL FAILS: {name}'s full chain against itself gives {}: the \
+                 turn-taking biases the costs above by that much.**",
+                and_list(&failed)
+            )
+        })
+    }
+
+    /// How the synthetic tables' cost per read moves from P = 0 to the top.
+    fn pressure_sentence(&self, top: u32) -> Option<String> {
+        let growth: Vec<String> = self
+            .positive
+            .iter()
+            .filter_map(|p| {
+                let top_e = p.at(top)?;
+                Some(format!(
+                    "{} ({}) from {} to {} ns",
+                    rounded_bytes(p.bytes as f64),
+                    p.label,
+                    format_sig(p.at_zero.value),
+                    format_sig(top_e.value)
+                ))
+            })
+            .collect();
+        (!growth.is_empty() && top > 0).then(|| {
+            format!(
+                "Pressure also changes what one miss costs, with no backend involved: the \
+                 synthetic tables' cost per read goes {} from P = 0 to P = {top}; a table's cost \
+                 under pressure mixes where its lines are with that.",
+                and_list(&growth)
+            )
+        })
+    }
+
+    /// Is the top pressure high on this CPU? A table of half the last level, read at random,
+    /// should cost about what a table in memory costs once the top P's reads come between its
+    /// reads; where it does not, the last level still holds much of it, and the top P
+    /// understates what a search with a bigger evaluation would do.
+    fn evicts_sentence(&self, top: u32) -> Option<String> {
+        let find = |kind: Synthetic| self.positive.iter().find(|p| p.kind == kind);
+        let (half, memory) = (find(Synthetic::HalfLastLevel)?, find(Synthetic::Memory)?);
+        if top == 0 {
+            return None;
+        }
+        let (h, mem) = (half.at(top)?.value, memory.at(top)?.value);
+        let share = h / mem;
+        let measured = format!(
+            "after {top} reads per node the synthetic table of {} ({}) costs {} ns per read, \
+             {:.0} % of the memory-sized one's {} ns (at least {:.0} % is asked)",
+            rounded_bytes(half.bytes as f64),
+            half.label,
+            format_sig(h),
+            share * 100.0,
+            format_sig(mem),
+            TOP_EVICTS_SHARE * 100.0
+        );
+        Some(if share >= TOP_EVICTS_SHARE {
+            format!("The top pressure evicts on this CPU: {measured}.")
+        } else {
+            format!(
+                "**The top pressure does not evict on this CPU**: {measured}, so much of a \
+                 table that size stays in the last level, and the costs above understate what \
+                 a bigger evaluation would do."
+            )
+        })
+    }
+}
+
+/// The x position of a pressure count on the log axis (P = 0 drawn one step left of the first).
+fn pressure_x(reads: u32) -> f64 {
+    if reads == 0 {
+        128.0
+    } else {
+        reads as f64 * 64.0
+    }
+}
+
+/// The negative controls at the top pressure: mailbox and sqww, then the one-page synthetic
+/// table (the masked path, real and twin alike).
+fn negative(m: &Measurement, top_reads: u32) -> Vec<(String, Estimate, bool)> {
+    let backends = m
+        .backends
+        .iter()
+        .filter(|name| NEGATIVE_CONTROLS.contains(name))
+        .filter_map(|&name| {
+            let e = cost(m, top_reads, name)?;
+            let pass = negative_passes(&e);
+            Some((name.to_string(), e, pass))
+        });
+    let one_page = m
+        .synthetic
+        .iter()
+        .filter(|(label, _)| label == ONE_PAGE)
+        .filter_map(|(label, _)| {
+            let case = synthetic_case(label);
+            let e = cost(m, top_reads, &case)?;
+            let pass = negative_passes(&e);
+            Some((case, e, pass))
+        });
+    backends.chain(one_page).collect()
+}
+
+/// The positive controls: every synthetic table but the one-page one, against E6's latency.
+fn positive(m: &Measurement) -> Vec<Positive> {
+    m.synthetic
+        .iter()
+        .filter(|(label, _)| label != ONE_PAGE)
+        .filter_map(|(label, bytes)| {
+            let case = synthetic_case(label);
+            let l1 = m.levels.latency_at(HOT_MASK + 1);
+            let expected = m.levels.latency_at(*bytes) - l1;
+            let (low, high) = m.levels.latency_range_at(*bytes);
+            let (expected_low, expected_high) = (low - l1, high - l1);
+            let at_zero = cost(m, 0, &case)?;
+            // Within the tolerance of the range E6's invocations span at that size.
+            let pass = at_zero.value >= expected_low * (1.0 - POSITIVE_TOLERANCE)
+                && at_zero.value <= expected_high * (1.0 + POSITIVE_TOLERANCE);
+            Some(Positive {
+                label: label.clone(),
+                kind: Synthetic::of(label, m),
+                bytes: *bytes,
+                at_zero,
+                expected,
+                expected_low,
+                expected_high,
+                pass,
+                by_pressure: m
+                    .pressure_reads
+                    .iter()
+                    .filter_map(|&r| cost(m, r, &case).map(|e| (r, e)))
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+/// The A/A control: the biggest-table backend's full chain against itself at each pressure.
+fn aa(m: &Measurement) -> Option<(String, Vec<ControlPoint>)> {
+    let name = m.aa_backend?;
+    let case = aa_case(name);
+    let points = m
+        .pressure_reads
+        .iter()
+        .filter_map(|&reads| {
+            let rounds = Case::chain(reads, &case).rounds(&m.chains, Mask::Full, Mask::Again)?;
+            let e = interval_linear(&rounds, m.invocations);
+            // Its spread is that of a chain that misses, far wider than the negative controls':
+            // it passes when it resolves no bias, and the findings quote the bound it puts on
+            // one.
+            let pass = e.low <= 0.0 && e.high >= 0.0;
+            (!e.value.is_nan()).then_some((reads, e, pass))
+        })
+        .collect();
+    Some((name.to_string(), points))
+}
+
+fn positive_json(p: &Positive) -> Json {
+    json!({"label": p.label, "bytes": p.bytes, "ns": p.at_zero.value, "low": p.at_zero.low,
+           "high": p.at_zero.high, "expected_ns": p.expected,
+           "expected_low_ns": p.expected_low, "expected_high_ns": p.expected_high, "pass": p.pass,
+           "by_pressure": p.by_pressure.iter().map(|(r, e)| {
+               let mut v = estimate_json(e);
+               v["pressure_reads"] = json!(r);
+               v
+           }).collect::<Vec<_>>()})
+}
+
+fn positive_sentence(p: &Positive) -> String {
+    let size = format!("{} ({})", rounded_bytes(p.bytes as f64), p.label);
+    if p.pass {
+        format!(
+            "The positive control at {size} passes: {} ns per read at P = 0, E6's curve says \
+             {} ns ({}–{} over its invocations).",
+            format_interval(&p.at_zero),
+            format_sig(p.expected),
+            format_sig(p.expected_low),
+            format_sig(p.expected_high)
+        )
+    } else {
+        format!(
+            "**THE POSITIVE CONTROL AT {size} FAILS: {} ns per read at P = 0 where E6's curve \
+             says {} ns ({}–{} over its invocations, ±{:.0} %).**",
+            format_interval(&p.at_zero),
+            format_sig(p.expected),
+            format_sig(p.expected_low),
+            format_sig(p.expected_high),
+            POSITIVE_TOLERANCE * 100.0
+        )
+    }
+}

@@ -1,0 +1,311 @@
+//! E7's analysis, one module per sub-study, each owning its numbers, tables, plots, summary
+//! values and sentences: `chains` (the table-miss costs and the controls), `dose` (the
+//! dose–response), `reuse` (the walk's stack distances), `survival` (the survival fractions and
+//! their calibration), `pages` (the table-page split), `bracket` (the free-running design) and
+//! `verdict` (seed 004's question, from the chains, the dose and the pages). [`analyse`]
+//! composes them in the report's order.
+
+pub(super) mod bracket;
+pub(super) mod chains;
+pub(super) mod dose;
+pub(super) mod pages;
+pub(super) mod reuse;
+pub(super) mod survival;
+pub(super) mod verdict;
+
+use super::measure::{mask_label, Chain, Measurement};
+use super::HOT_MASK;
+use crate::experiments::{interval_linear, series, Claims};
+use crate::results::{Plot, Series, Table};
+use crate::stats::Estimate;
+use serde_json::{json, Value as Json};
+
+/// E7's series, plots, tables, summary and claims, and the numbers the findings quote.
+pub(super) struct Analysis {
+    pub series: Vec<Series>,
+    pub plots: Vec<Plot>,
+    pub tables: Vec<Table>,
+    pub summary: Vec<(String, Json)>,
+    pub claims: Claims,
+    pub numbers: Numbers,
+}
+
+/// What the findings quote: each sub-study's numbers.
+pub(super) struct Numbers {
+    /// Pressure reads per node at the top of the sweep, and the bytes that inserts.
+    pub top_reads: u32,
+    pub chains: chains::Chains,
+    pub dose: dose::Dose,
+    pub survival: survival::Survival,
+    pub pages: pages::Pages,
+    pub bracket: bracket::Brackets,
+    pub verdict: verdict::Verdict,
+}
+
+/// The part of the sweep a chain was timed in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    /// The main sweep over the pressure counts.
+    Chain,
+    /// The dose–response at the top pressure.
+    Dose,
+    /// The table-page split.
+    Pages,
+}
+
+impl Part {
+    fn label(self) -> &'static str {
+        match self {
+            Part::Chain => "chain",
+            Part::Dose => "dose",
+            Part::Pages => "pages",
+        }
+    }
+}
+
+/// The pages a buffer lies on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PageSize {
+    /// 4 KiB pages.
+    Small,
+    /// 2 MiB pages.
+    Huge,
+}
+
+impl PageSize {
+    fn label(self) -> &'static str {
+        match self {
+            PageSize::Small => "4k",
+            PageSize::Huge => "huge",
+        }
+    }
+}
+
+/// Where a chain's attack tables lay: as the allocator gave them, or on pages of one size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tables {
+    AsBuilt,
+    On(PageSize),
+}
+
+impl Tables {
+    fn label(self) -> &'static str {
+        match self {
+            Tables::AsBuilt => "as built",
+            Tables::On(pages) => pages.label(),
+        }
+    }
+}
+
+/// The footprint a chain's lookups read: the whole tables, the hot twin's first 4 KiB, a dose
+/// mask, or the whole tables again (the A/A control's second chain).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mask {
+    Full,
+    Hot,
+    Bytes(usize),
+    Again,
+}
+
+impl Mask {
+    fn label(self) -> String {
+        match self {
+            Mask::Full => mask_label(usize::MAX),
+            Mask::Hot => mask_label(HOT_MASK),
+            Mask::Bytes(mask) => mask_label(mask),
+            Mask::Again => super::measure::AA_SECOND.to_string(),
+        }
+    }
+}
+
+/// One timed case: the part of the sweep, its pressure count, its case name, and where its
+/// tables and its pressure buffer lay.
+#[derive(Clone, Copy)]
+struct Case<'a> {
+    part: Part,
+    reads: u32,
+    case: &'a str,
+    tables: Tables,
+    pressure: PageSize,
+}
+
+impl<'a> Case<'a> {
+    /// `case` in the main sweep at `reads` (tables as built, pressure on huge pages).
+    fn chain(reads: u32, case: &'a str) -> Self {
+        Case {
+            part: Part::Chain,
+            reads,
+            case,
+            tables: Tables::AsBuilt,
+            pressure: PageSize::Huge,
+        }
+    }
+
+    /// The chain of this case with `mask`.
+    fn find(self, chains: &[Chain], mask: Mask) -> Option<&Chain> {
+        let (part, tables, pressure, mask) = (
+            self.part.label(),
+            self.tables.label(),
+            self.pressure.label(),
+            mask.label(),
+        );
+        chains.iter().find(|c| {
+            c.part == part
+                && c.reads == self.reads
+                && c.case == self.case
+                && c.mask == mask
+                && c.tables == tables
+                && c.pressure == pressure
+        })
+    }
+
+    /// Per round: the chain with `mask` minus the one with `twin`.
+    fn rounds(self, chains: &[Chain], mask: Mask, twin: Mask) -> Option<Vec<f64>> {
+        let (real, twin) = (&self.find(chains, mask)?.ns, &self.find(chains, twin)?.ns);
+        if real.len() != twin.len() || real.is_empty() {
+            return None;
+        }
+        Some(real.iter().zip(twin).map(|(a, b)| a - b).collect())
+    }
+
+    /// The table-miss cost: the chain with `mask` minus its hot twin, per round, ns per lookup.
+    fn cost(self, (chains, k): (&[Chain], usize), mask: Mask) -> Option<Estimate> {
+        let estimate = interval_linear(&self.rounds(chains, mask, Mask::Hot)?, k);
+        (!estimate.value.is_nan()).then_some(estimate)
+    }
+}
+
+/// Per-round table-miss cost of `case` in the main sweep at `reads`.
+fn cost_rounds(m: &Measurement, reads: u32, case: &str) -> Option<Vec<f64>> {
+    Case::chain(reads, case).rounds(&m.chains, Mask::Full, Mask::Hot)
+}
+
+/// The table-miss cost of `case` in the main sweep at `reads`.
+fn cost(m: &Measurement, reads: u32, case: &str) -> Option<Estimate> {
+    Case::chain(reads, case).cost((&m.chains, m.invocations), Mask::Full)
+}
+
+/// The whole-table chain's per-round times of `case` in the main sweep at `reads`.
+fn chain_ns<'a>(m: &'a Measurement, reads: u32, case: &str) -> Option<&'a [f64]> {
+    let full = Mask::Full.label();
+    m.chains
+        .iter()
+        .find(|c| {
+            c.part == Part::Chain.label() && c.reads == reads && c.case == case && c.mask == full
+        })
+        .map(|c| c.ns.as_slice())
+}
+
+/// Misses per lookup to three significant digits (`0.0123`, `1.50`, `12.3`).
+pub(super) fn per_lookup(x: f64) -> String {
+    if !x.is_finite() || x <= 0.0 {
+        return format!("{x}");
+    }
+    let decimals = (2 - x.log10().floor() as i32).max(0) as usize;
+    format!("{x:.decimals$}")
+}
+
+/// The measured cache levels as plot markers.
+fn level_markers(m: &Measurement) -> Vec<(f64, String)> {
+    m.levels
+        .levels
+        .iter()
+        .map(|l| (l.bytes as f64, format!("{} (measured)", l.level)))
+        .collect()
+}
+
+fn yes_no(pass: bool) -> String {
+    if pass { "yes" } else { "**no**" }.to_string()
+}
+
+fn estimate_json(e: &Estimate) -> Json {
+    json!({"ns": e.value, "low": e.low, "high": e.high})
+}
+
+/// Every timed chain as a series, whatever part of the sweep it belongs to.
+fn chain_series(m: &Measurement) -> Vec<Series> {
+    m.chains
+        .iter()
+        .map(|c| {
+            let reads = c.reads.to_string();
+            series(
+                &[
+                    ("part", c.part),
+                    ("case", &c.case),
+                    ("mask", &c.mask),
+                    ("pressure_reads", &reads),
+                    ("tables", c.tables),
+                    ("pressure_pages", c.pressure),
+                ],
+                "ns/lookup",
+                c.ns.clone(),
+            )
+        })
+        .collect()
+}
+
+pub(super) fn analyse(m: &Measurement) -> Analysis {
+    let top_reads = m.pressure_reads.last().copied().unwrap_or(0);
+    let mut claims = Claims::new(m.threshold, m.invocations);
+    let chains = chains::Chains::of(m, top_reads);
+    let dose = dose::Dose::of(m, top_reads);
+    let survival = survival::Survival::of(m);
+    let pages = pages::Pages::of(m, top_reads);
+    let bracket = bracket::Brackets::of(m);
+    let verdict = verdict::Verdict::of(m, top_reads, &pages, &dose, &mut claims);
+
+    let mut series = chain_series(m);
+    series.extend(survival::raw_series(m));
+    series.extend(reuse::raw_series(m));
+    series.extend(bracket::raw_series(m));
+
+    let mut plots = vec![chains.plot(m)];
+    plots.extend(dose.plot(m, top_reads));
+    plots.extend(reuse::plot(m));
+    plots.extend(survival.plot(m));
+    plots.extend(bracket.plot(m));
+
+    let mut tables = chains.tables(m, top_reads).to_vec();
+    tables.extend(dose.table(m));
+    tables.extend(reuse::table(m));
+    tables.extend(survival.tables(m));
+    tables.extend(pages.table());
+    tables.extend(bracket.table(m));
+
+    let mut summary: Vec<(String, Json)> = vec![
+        // The pressure buffer's bytes (what the reads are drawn from), and what the top count's
+        // reads insert per node.
+        ("pressure_max_bytes".into(), json!(m.pressure_bytes)),
+        (
+            "pressure_inserted_bytes_per_node_max".into(),
+            json!(top_reads as u64 * 64),
+        ),
+        ("pressure_reads_max".into(), json!(top_reads)),
+        (
+            "last_level_bytes".into(),
+            json!(m.levels.last_level_bytes()),
+        ),
+    ];
+    summary.extend(chains.summary(top_reads));
+    summary.extend(survival.summary(m));
+    summary.push(("table_pages".into(), pages.summary(top_reads)));
+    summary.push(("reuse".into(), reuse::summary(m)));
+    summary.extend(verdict.summary());
+
+    Analysis {
+        series,
+        plots,
+        tables,
+        summary,
+        claims,
+        numbers: Numbers {
+            top_reads,
+            chains,
+            dose,
+            survival,
+            pages,
+            bracket,
+            verdict,
+        },
+    }
+}
