@@ -20,8 +20,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 pub use backends::build_description;
+pub use kiki_harness::index::{rebuild as rebuild_report_index, Rebuilt};
 pub use perft::MAX_PERFT_DEPTH;
-pub use report_index::{rebuild as rebuild_report_index, Rebuilt};
 
 /// The exit codes, as `--help` and the README state them.
 pub const EXIT_OK: i32 = 0;

@@ -5,6 +5,7 @@ pub mod cache_levels;
 pub mod conditions;
 pub mod effects_timing;
 pub mod experiments;
+pub mod index;
 pub mod invocations;
 pub mod machine;
 pub mod measure;

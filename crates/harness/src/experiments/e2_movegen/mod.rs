@@ -9,6 +9,7 @@
 mod analysis;
 mod findings;
 mod measure;
+pub mod summary;
 
 use super::{Config, Progress};
 use crate::results::ExperimentResult;

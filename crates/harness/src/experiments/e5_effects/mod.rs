@@ -9,6 +9,7 @@
 mod analysis;
 mod findings;
 mod measure;
+pub mod summary;
 
 use super::{claims_method, Config, Progress};
 use crate::results::ExperimentResult;

@@ -8,6 +8,7 @@
 mod analysis;
 mod findings;
 mod measure;
+pub mod summary;
 
 pub use crate::cache_levels::{ring, sizes};
 
