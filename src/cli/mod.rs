@@ -326,7 +326,7 @@ struct ReportArgs {
     /// only when its whole interval lies beyond ±PERCENT.
     #[arg(long, default_value = "3", value_parser = threshold_percent, value_name = "PERCENT")]
     threshold: f64,
-    /// Process invocations per timing experiment (E1-E7), each a fresh process with its own
+    /// Process invocations per timing experiment (E1-E7, E10), each a fresh process with its own
     /// environment size and round order taking its share of the rounds (default: 5, or 2 with
     /// --quick; 1 measures in this process alone).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=20), value_name = "K")]

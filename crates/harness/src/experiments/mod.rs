@@ -2,8 +2,9 @@
 //!
 //! Each experiment takes a [`Context`] (configuration and machine) and a progress callback
 //! `(message, fraction done)` and returns an [`ExperimentResult`]: raw series, tables, plots and
-//! findings computed from its own data. E1–E7 time code in this process, E8 runs this binary
-//! under valgrind, E9 builds kiki for other instruction-set levels and runs E1 and E2 with each.
+//! findings computed from its own data. E1–E7 and E10 time code in this process, E8 runs this
+//! binary under valgrind, E9 builds kiki for other instruction-set levels and runs E1 and E2 with
+//! each.
 
 mod counter_log;
 pub mod e10_attack_maps;
@@ -158,7 +159,7 @@ pub struct Context<'a> {
 
 /// One experiment of the report.
 pub trait Experiment: Sync {
-    /// `E1` … `E9`.
+    /// `E1` … `E10`.
     fn id(&self) -> &'static str;
     /// The report's heading for it.
     fn title(&self) -> &'static str;
@@ -170,7 +171,7 @@ pub trait Experiment: Sync {
         true
     }
     /// Whether its timing goes through the measurement primitives that can be recorded in child
-    /// processes and replayed (E1–E7); E8 (valgrind) and E9 (builds) run once, in this process.
+    /// processes and replayed (E1–E7, E10); E8 (valgrind) and E9 (builds) run once, in this process.
     fn replayable(&self) -> bool {
         true
     }
@@ -179,12 +180,12 @@ pub trait Experiment: Sync {
     fn run(&self, context: &Context<'_>, progress: Progress<'_>) -> ExperimentResult;
 }
 
-/// E1–E7: measured in this process from a [`Config`] alone.
+/// E1–E7 and E10: measured in this process from a [`Config`] alone.
 struct InProcess {
     id: &'static str,
     title: &'static str,
     about: &'static str,
-    /// Whether all its timing goes through the recordable primitives (all of E1–E7 do).
+    /// Whether all its timing goes through the recordable primitives (all of E1–E7 and E10 do).
     replayable: bool,
     run: fn(&Config, Progress<'_>) -> ExperimentResult,
 }
@@ -205,7 +206,7 @@ impl Experiment for InProcess {
     fn run(&self, context: &Context<'_>, progress: Progress<'_>) -> ExperimentResult {
         let mut result = (self.run)(context.config, progress);
         // What every timed table cell and error bar shows, and which cells moved between
-        // processes: the same for E1–E7, so said once here.
+        // processes: the same for E1–E7 and E10, so said once here.
         result.method.push(' ');
         result.method.push_str(&intervals_method());
         let mut disagreements = Disagreements::new(context.config.threshold);
