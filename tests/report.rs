@@ -465,7 +465,7 @@ fn report_index_puts_one_report_per_cpu() {
         "[beta-f6-m85-2026-01-02](beta-f6-m85-2026-01-02/report.md)",
         "Not a complete report: mode not recorded (schema 3); lacks E2",
         // No comparison recorded against the winner: named in the verdict, not as best.
-        "| qugiy is ahead, not beyond the threshold | — |",
+        "| qugiy fastest by median (no comparison recorded against it) | — |",
     ] {
         assert!(
             index.contains(expected),

@@ -121,7 +121,13 @@ fn ranked(winners: &[Winner], comparisons: &[PairRecord], cells: &str, extra: St
     let line = match (winners.len(), decided.len()) {
         (0, _) => "no winner named".to_string(),
         (1, 1) => "a clear winner".to_string(),
-        (1, 0) => format!("{} is ahead, not beyond the threshold", winners[0].backend),
+        (1, 0) if comparisons.iter().any(|c| c.b == winners[0].backend) => {
+            format!("{} ahead, level with the runner-up", winners[0].backend)
+        }
+        (1, 0) => format!(
+            "{} fastest by median (no comparison recorded against it)",
+            winners[0].backend
+        ),
         (n, 0) => format!("no clear winner in any of {n} {cells}"),
         (n, d) => format!("a clear winner in {d} of {n} {cells}"),
     };
