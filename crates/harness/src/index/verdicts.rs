@@ -72,9 +72,15 @@ pub fn verdict(experiment: &ExperimentResult) -> Result<Verdict, String> {
     })
 }
 
-/// A number for a table cell (three significant figures or so).
+/// A number for a table cell: three significant figures (`1.67`, `0.373`, `-0.00654`).
 pub fn num(value: f64) -> String {
-    format_tick(value, false)
+    let magnitude = value.abs();
+    if magnitude >= 1.0 || magnitude == 0.0 || !value.is_finite() {
+        return format_tick(value, false);
+    }
+    let decimals = (2.0 - magnitude.log10().floor()).clamp(0.0, 8.0) as usize;
+    let text = format!("{value:.decimals$}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// Whether `winner` is clearly decided in its cell: the comparisons recorded against it there
@@ -286,7 +292,9 @@ fn e9(s: e9_isa_levels::summary::Summary) -> Verdict {
 }
 
 fn e10(s: e10_attack_maps::summary::Summary) -> Verdict {
-    let mut lines = Vec::new();
+    let mut faster = 0;
+    let mut ratios: Vec<f64> = Vec::new();
+    let mut variants: Vec<&str> = Vec::new();
     let mut best: Vec<Winner> = Vec::new();
     for (workload, w) in &s.workloads {
         let Some(fastest) = w
@@ -297,20 +305,15 @@ fn e10(s: e10_attack_maps::summary::Summary) -> Verdict {
             continue;
         };
         let r = &fastest.over_per_piece;
-        let claim = match r.claim {
-            Claim::Faster => "faster",
-            Claim::Slower => "slower",
-            Claim::Level => "level",
-        };
-        lines.push(format!(
-            "{workload}: {} {} takes {}× per-piece {}'s time ({claim})",
-            fastest.best.variant,
-            fastest.best.backend,
-            num(r.ratio),
-            w.best_per_piece.backend
-        ));
+        ratios.push(r.ratio);
+        if !variants.contains(&fastest.best.variant.as_str()) {
+            variants.push(&fastest.best.variant);
+        }
         let winner = match r.claim {
-            Claim::Faster => Some(format!("{} {}", fastest.best.backend, fastest.best.variant)),
+            Claim::Faster => {
+                faster += 1;
+                Some(format!("{} {}", fastest.best.backend, fastest.best.variant))
+            }
             _ if w
                 .best_set_wise
                 .iter()
@@ -325,12 +328,22 @@ fn e10(s: e10_attack_maps::summary::Summary) -> Verdict {
             backend,
         }));
     }
-    if lines.is_empty() {
+    if ratios.is_empty() {
         return Verdict::plain("see the report".into());
     }
+    let low = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let line = format!(
+        "the fastest set-wise method ({}) takes {}–{}× the best per-piece time; faster beyond \
+         the threshold in {faster} of {} workloads",
+        variants.join(", "),
+        num(low),
+        num(high),
+        ratios.len()
+    );
     let best: Vec<&Winner> = best.iter().collect();
     Verdict {
-        line: lines.join("; "),
+        line,
         best: (!best.is_empty()).then(|| grouped(&best)),
     }
 }
