@@ -7,7 +7,7 @@ use common::TempDir;
 use kiki_harness::machine::{Cache, Machine};
 use kiki_harness::report::{new_report, read_report, write_report};
 use kiki_harness::results::{
-    ExperimentResult, Plot, PlotKind, PlotLine, Point, Series, Table, SCHEMA_VERSION,
+    ExperimentResult, Plot, PlotKind, PlotLine, Point, Report, Series, Table, SCHEMA_VERSION,
 };
 use kiki_harness::stats::Claim;
 use serde_json::Value as Json;
@@ -574,15 +574,43 @@ fn quick_report_of_every_experiment_is_complete() {
         );
     }
     // Issue 10's measurements, each present in the summaries other tools read.
-    let summary = |id: &str, key: &str| {
-        results
-            .experiments
-            .iter()
-            .find(|e| e.id == id)
-            .and_then(|e| e.summary_value(key))
-            .cloned()
-            .unwrap_or_else(|| panic!("{id} summary lacks {key}"))
-    };
+    issue_10_summaries(&results);
+
+    // Every linked file exists and is non-empty; plots come in both formats.
+    let mut plots = 0;
+    for link in markdown.split("](").skip(1) {
+        let target = link.split(')').next().unwrap();
+        if target.starts_with('#') || target.contains("://") {
+            continue;
+        }
+        let bytes = std::fs::read(folder.join(target)).unwrap_or_else(|e| panic!("{target}: {e}"));
+        assert!(!bytes.is_empty(), "{target} is empty");
+        if let Some(stem) = target.strip_suffix(".png") {
+            assert_eq!(&bytes[..4], b"\x89PNG", "{target}");
+            let svg = std::fs::read_to_string(folder.join(format!("{stem}.svg"))).unwrap();
+            assert!(svg.contains("<svg") && svg.len() > 1000, "{stem}.svg");
+            plots += 1;
+        }
+    }
+    assert!(plots >= 8, "only {plots} plots");
+    no_temporary_folders(&temp.0);
+    rerendered_report_is_identical(&folder);
+}
+
+/// The summary value `key` of experiment `id` in `results`.
+fn summary_of(results: &Report, id: &str, key: &str) -> Json {
+    results
+        .experiments
+        .iter()
+        .find(|e| e.id == id)
+        .and_then(|e| e.summary_value(key))
+        .cloned()
+        .unwrap_or_else(|| panic!("{id} summary lacks {key}"))
+}
+
+/// E6's levels and E7's table-miss costs, controls and verdict in a quick report's summaries.
+fn issue_10_summaries(results: &Report) {
+    let summary = |id: &str, key: &str| summary_of(results, id, key);
     let levels = summary("E6", "effective_levels");
     let levels = levels.as_array().expect("a list of levels");
     assert!(!levels.is_empty());
@@ -661,6 +689,12 @@ fn quick_report_of_every_experiment_is_complete() {
         "{pairs}"
     );
     assert!(costs["magic-plain"]["pressure_reads"].as_u64().is_some());
+    e7_survival_reuse_and_pages(results);
+}
+
+/// E7's survival fractions and their calibration, the reuse per backend and the table pages.
+fn e7_survival_reuse_and_pages(results: &Report) {
+    let summary = |id: &str, key: &str| summary_of(results, id, key);
     // The survival fractions: per pressure count, per class (levels merged where a load's time
     // cannot tell them apart), shares summing to 1 within their intervals; each level's own key
     // holds its class's share, or null where it is merged.
@@ -741,26 +775,6 @@ fn quick_report_of_every_experiment_is_complete() {
         "{pages}"
     );
     assert!(summary("E7", "seed_004_verdict").is_string());
-
-    // Every linked file exists and is non-empty; plots come in both formats.
-    let mut plots = 0;
-    for link in markdown.split("](").skip(1) {
-        let target = link.split(')').next().unwrap();
-        if target.starts_with('#') || target.contains("://") {
-            continue;
-        }
-        let bytes = std::fs::read(folder.join(target)).unwrap_or_else(|e| panic!("{target}: {e}"));
-        assert!(!bytes.is_empty(), "{target} is empty");
-        if let Some(stem) = target.strip_suffix(".png") {
-            assert_eq!(&bytes[..4], b"\x89PNG", "{target}");
-            let svg = std::fs::read_to_string(folder.join(format!("{stem}.svg"))).unwrap();
-            assert!(svg.contains("<svg") && svg.len() > 1000, "{stem}.svg");
-            plots += 1;
-        }
-    }
-    assert!(plots >= 8, "only {plots} plots");
-    no_temporary_folders(&temp.0);
-    rerendered_report_is_identical(&folder);
 }
 
 /// `kiki render` on a copy of a report folder rewrites report.md byte for byte and every plot,
