@@ -7,7 +7,7 @@ use common::TempDir;
 use kiki_harness::machine::{Cache, Machine};
 use kiki_harness::report::{new_report, read_report, write_report};
 use kiki_harness::results::{
-    ExperimentResult, Plot, PlotKind, PlotLine, Point, Series, Table, SCHEMA_VERSION,
+    ExperimentResult, Plot, PlotKind, PlotLine, Point, Report, Series, Table, SCHEMA_VERSION,
 };
 use kiki_harness::stats::Claim;
 use serde_json::Value as Json;
@@ -283,6 +283,7 @@ fn report_rejects_unknown_experiments_and_bad_positions() {
 }
 
 #[test]
+#[ignore = "a quick report end to end: over 20 s"]
 fn quick_e8_report_runs_end_to_end() {
     let temp = TempDir::new("report-e8");
     let output = kiki(&[
@@ -432,7 +433,7 @@ fn quick_e8_difference_is_one_stream() {
 }
 
 #[test]
-fn report_index_puts_cpus_side_by_side() {
+fn report_index_puts_one_report_per_cpu() {
     let temp = TempDir::new("report-index");
     write(
         &temp.0,
@@ -459,12 +460,13 @@ fn report_index_puts_cpus_side_by_side() {
     );
     let index = std::fs::read_to_string(temp.0.join("README.md")).unwrap();
     for expected in [
-        "[alpha-f25-m1-2026-01-02](alpha-f25-m1-2026-01-02/report.md)",
+        "## Alpha CPU (alpha-f25-m1)",
+        "Report [alpha-f25-m1-2026-01-02](alpha-f25-m1-2026-01-02/report.md)",
+        "## Beta CPU (beta-f6-m85)",
         "[beta-f6-m85-2026-01-02](beta-f6-m85-2026-01-02/report.md)",
-        "| CPU | Alpha CPU | Beta CPU |",
-        "| E1 best | qugiy (throughput uniform-25) | bonanza (throughput uniform-25) |",
-        "| crossover_magic-plain_vs_qugiy_bytes | 16 MiB | 4 MiB |",
-        "| caches | L2 1 MiB | L2 1 MiB |",
+        "Not a complete report: mode not recorded (schema 3); lacks E2",
+        // No comparison recorded against the winner: named in the verdict, not as best.
+        "| qugiy fastest by median (no comparison recorded against it) | — |",
     ] {
         assert!(
             index.contains(expected),
@@ -472,14 +474,23 @@ fn report_index_puts_cpus_side_by_side() {
         );
     }
     assert!(!index.contains("unfinished"));
-    let bonanza_bytes = kiki_variants::registry::summaries()
-        .into_iter()
-        .find(|s| s.info.name == "bonanza")
-        .unwrap()
-        .table_bytes;
-    let bytes = kiki_core::units::exact_bytes(bonanza_bytes);
+
+    // A second report of the same CPU: the newer is current, the older named on stderr.
+    write(&temp.0, "alpha-f25-m1", "Alpha CPU", "dbb", 1.0).unwrap();
+    let output = kiki(&["report-index", "--dir", temp.0.to_str().unwrap()]);
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        index.contains(&format!("| bonanza | {bytes} | {bytes} |")),
+        stderr.contains("'alpha-f25-m1-2026-01-02': superseded by alpha-f25-m1-2026-01-02-2"),
+        "{stderr}"
+    );
+    let index = std::fs::read_to_string(temp.0.join("README.md")).unwrap();
+    assert!(
+        index.contains("(alpha-f25-m1-2026-01-02-2/report.md)"),
+        "{index}"
+    );
+    assert!(
+        !index.contains("(alpha-f25-m1-2026-01-02/report.md)"),
         "{index}"
     );
 
@@ -496,9 +507,13 @@ fn report_index_puts_cpus_side_by_side() {
         stderr.contains("kiki report-index: 'beta-f6-m85-2026-01-02': results.json is not JSON:"),
         "{stderr}"
     );
+    assert!(
+        stderr.contains("kiki report-index: 1 report folder(s) left out of the index, see above"),
+        "{stderr}"
+    );
     let index = std::fs::read_to_string(temp.0.join("README.md")).unwrap();
     assert!(!index.contains("beta-f6-m85"), "{index}");
-    assert!(index.contains("| CPU | Alpha CPU |"), "{index}");
+    assert!(index.contains("## Alpha CPU"), "{index}");
 
     let output = kiki(&[
         "report-index",
@@ -512,6 +527,7 @@ fn report_index_puts_cpus_side_by_side() {
 /// links is there and non-empty, every plot comes as SVG and PNG, results.json carries every
 /// experiment with raw samples.
 #[test]
+#[ignore = "a quick report end to end: over 20 s"]
 fn quick_report_of_every_experiment_is_complete() {
     let temp = TempDir::new("report-quick");
     let output = kiki(&["report", "--quick", "--out", temp.0.to_str().unwrap()]);
@@ -558,15 +574,43 @@ fn quick_report_of_every_experiment_is_complete() {
         );
     }
     // Issue 10's measurements, each present in the summaries other tools read.
-    let summary = |id: &str, key: &str| {
-        results
-            .experiments
-            .iter()
-            .find(|e| e.id == id)
-            .and_then(|e| e.summary_value(key))
-            .cloned()
-            .unwrap_or_else(|| panic!("{id} summary lacks {key}"))
-    };
+    issue_10_summaries(&results);
+
+    // Every linked file exists and is non-empty; plots come in both formats.
+    let mut plots = 0;
+    for link in markdown.split("](").skip(1) {
+        let target = link.split(')').next().unwrap();
+        if target.starts_with('#') || target.contains("://") {
+            continue;
+        }
+        let bytes = std::fs::read(folder.join(target)).unwrap_or_else(|e| panic!("{target}: {e}"));
+        assert!(!bytes.is_empty(), "{target} is empty");
+        if let Some(stem) = target.strip_suffix(".png") {
+            assert_eq!(&bytes[..4], b"\x89PNG", "{target}");
+            let svg = std::fs::read_to_string(folder.join(format!("{stem}.svg"))).unwrap();
+            assert!(svg.contains("<svg") && svg.len() > 1000, "{stem}.svg");
+            plots += 1;
+        }
+    }
+    assert!(plots >= 8, "only {plots} plots");
+    no_temporary_folders(&temp.0);
+    rerendered_report_is_identical(&folder);
+}
+
+/// The summary value `key` of experiment `id` in `results`.
+fn summary_of(results: &Report, id: &str, key: &str) -> Json {
+    results
+        .experiments
+        .iter()
+        .find(|e| e.id == id)
+        .and_then(|e| e.summary_value(key))
+        .cloned()
+        .unwrap_or_else(|| panic!("{id} summary lacks {key}"))
+}
+
+/// E6's levels and E7's table-miss costs, controls and verdict in a quick report's summaries.
+fn issue_10_summaries(results: &Report) {
+    let summary = |id: &str, key: &str| summary_of(results, id, key);
     let levels = summary("E6", "effective_levels");
     let levels = levels.as_array().expect("a list of levels");
     assert!(!levels.is_empty());
@@ -645,6 +689,12 @@ fn quick_report_of_every_experiment_is_complete() {
         "{pairs}"
     );
     assert!(costs["magic-plain"]["pressure_reads"].as_u64().is_some());
+    e7_survival_reuse_and_pages(results);
+}
+
+/// E7's survival fractions and their calibration, the reuse per backend and the table pages.
+fn e7_survival_reuse_and_pages(results: &Report) {
+    let summary = |id: &str, key: &str| summary_of(results, id, key);
     // The survival fractions: per pressure count, per class (levels merged where a load's time
     // cannot tell them apart), shares summing to 1 within their intervals; each level's own key
     // holds its class's share, or null where it is merged.
@@ -725,26 +775,6 @@ fn quick_report_of_every_experiment_is_complete() {
         "{pages}"
     );
     assert!(summary("E7", "seed_004_verdict").is_string());
-
-    // Every linked file exists and is non-empty; plots come in both formats.
-    let mut plots = 0;
-    for link in markdown.split("](").skip(1) {
-        let target = link.split(')').next().unwrap();
-        if target.starts_with('#') || target.contains("://") {
-            continue;
-        }
-        let bytes = std::fs::read(folder.join(target)).unwrap_or_else(|e| panic!("{target}: {e}"));
-        assert!(!bytes.is_empty(), "{target} is empty");
-        if let Some(stem) = target.strip_suffix(".png") {
-            assert_eq!(&bytes[..4], b"\x89PNG", "{target}");
-            let svg = std::fs::read_to_string(folder.join(format!("{stem}.svg"))).unwrap();
-            assert!(svg.contains("<svg") && svg.len() > 1000, "{stem}.svg");
-            plots += 1;
-        }
-    }
-    assert!(plots >= 8, "only {plots} plots");
-    no_temporary_folders(&temp.0);
-    rerendered_report_is_identical(&folder);
 }
 
 /// `kiki render` on a copy of a report folder rewrites report.md byte for byte and every plot,
@@ -779,4 +809,69 @@ fn rerendered_report_is_identical(folder: &Path) {
         names
     };
     assert_eq!(listing(folder), listing(&copy), "no file more, none less");
+}
+
+/// Every report committed in `reports/` re-renders from its results.json alone, byte for byte:
+/// report.md and every plot (SVG and PNG), no file more, none less; and the index
+/// (`reports/README.md`) is what `kiki report-index` writes from them. Reads `reports/`, so it
+/// is ignored by default (`cargo test --release --test report -- --ignored`); it passes on the
+/// committed reports, all of them renderable (schema 2 or later; older ones are retired).
+#[test]
+#[ignore]
+fn committed_reports_re_render_identically() {
+    let reports = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
+    let temp = TempDir::new("committed");
+    let mut rendered = 0;
+    for entry in std::fs::read_dir(&reports).unwrap() {
+        let folder = entry.unwrap().path();
+        if !folder.join("results.json").exists() {
+            continue;
+        }
+        let name = folder.file_name().unwrap().to_owned();
+        let copy = temp.0.join(&name);
+        std::fs::create_dir(&copy).unwrap();
+        std::fs::copy(folder.join("results.json"), copy.join("results.json")).unwrap();
+        let output = kiki(&["render", copy.to_str().unwrap()]);
+        assert!(
+            output.status.success(),
+            "{name:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let listing = |dir: &Path| {
+            let mut names: Vec<_> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            names.sort();
+            names
+        };
+        assert_eq!(listing(&folder), listing(&copy), "{name:?}: the same files");
+        for file in listing(&folder) {
+            assert!(
+                std::fs::read(folder.join(&file)).unwrap()
+                    == std::fs::read(copy.join(&file)).unwrap(),
+                "{name:?}: {file:?} differs when re-rendered"
+            );
+        }
+        rendered += 1;
+    }
+    assert!(rendered > 0, "no committed report");
+    // The index, rebuilt beside copies of the reports and superseded.json, is the committed one.
+    std::fs::copy(
+        reports.join("superseded.json"),
+        temp.0.join("superseded.json"),
+    )
+    .unwrap();
+    let output = kiki(&["report-index", "--dir", temp.0.to_str().unwrap()]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for file in ["README.md", "cache_argument.svg"] {
+        assert!(
+            std::fs::read(reports.join(file)).unwrap() == std::fs::read(temp.0.join(file)).unwrap(),
+            "reports/{file} is not what `kiki report-index` writes"
+        );
+    }
 }

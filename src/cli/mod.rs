@@ -20,8 +20,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 pub use backends::build_description;
+pub use kiki_harness::index::{rebuild as rebuild_report_index, Rebuilt};
 pub use perft::MAX_PERFT_DEPTH;
-pub use report_index::{rebuild as rebuild_report_index, Rebuilt};
 
 /// The exit codes, as `--help` and the README state them.
 pub const EXIT_OK: i32 = 0;
@@ -326,7 +326,7 @@ struct ReportArgs {
     /// only when its whole interval lies beyond ±PERCENT.
     #[arg(long, default_value = "3", value_parser = threshold_percent, value_name = "PERCENT")]
     threshold: f64,
-    /// Process invocations per timing experiment (E1-E7), each a fresh process with its own
+    /// Process invocations per timing experiment (E1-E7, E10), each a fresh process with its own
     /// environment size and round order taking its share of the rounds (default: 5, or 2 with
     /// --quick; 1 measures in this process alone).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=20), value_name = "K")]

@@ -5,6 +5,7 @@ pub mod cache_levels;
 pub mod conditions;
 pub mod effects_timing;
 pub mod experiments;
+pub mod index;
 pub mod invocations;
 pub mod machine;
 pub mod measure;
@@ -29,5 +30,5 @@ pub fn last_line(output: &[u8]) -> String {
         .to_string()
 }
 
-/// The workspace root this crate was built in (E6's and E9's source tree, the committed reports).
+/// The workspace root this crate was built in (E9's source tree, the test fixtures in tests/data/).
 pub const WORKSPACE_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");

@@ -101,7 +101,7 @@ pub struct Plot {
 /// One experiment's complete result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ExperimentResult {
-    /// `E1` … `E9`.
+    /// `E1` … `E10`.
     pub id: String,
     pub title: String,
     /// What it measures and how (method, inputs, seeds), for the report.
@@ -142,6 +142,66 @@ impl ExperimentResult {
     pub fn summary_value(&self, key: &str) -> Option<&Value> {
         self.summary.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
+
+    /// The summary read as its experiment's typed `Summary` (for the index); an error names the
+    /// experiment and what did not fit.
+    pub fn summary_as<T: serde::de::DeserializeOwned>(&self) -> Result<T, String> {
+        let object: serde_json::Map<String, Value> = self.summary.iter().cloned().collect();
+        serde_json::from_value(Value::Object(object))
+            .map_err(|e| format!("{} summary: {e}", self.id))
+    }
+}
+
+/// A JSON object read in its written order, as `(key, value)` pairs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ordered<V>(pub Vec<(String, V)>);
+
+impl<V> Default for Ordered<V> {
+    fn default() -> Self {
+        Ordered(Vec::new())
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ordered_map::deserialize(deserializer).map(Ordered)
+    }
+}
+
+impl<V> Ordered<V> {
+    pub fn get(&self, key: &str) -> Option<&V> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &V)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v))
+    }
+}
+
+/// A summary's named winner: in cell `cell` (`throughput uniform-10`, `perft start d5`, or
+/// empty where the experiment has one cell), `backend` had the best median.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Winner {
+    pub cell: String,
+    pub backend: String,
+}
+
+impl Winner {
+    /// Every winner of a summary whose key `cell_of` turns into a cell, in order.
+    pub fn all_in(
+        summary: &[(String, Value)],
+        cell_of: impl Fn(&str) -> Option<String>,
+    ) -> Vec<Self> {
+        summary
+            .iter()
+            .filter_map(|(key, value)| {
+                Some(Winner {
+                    cell: cell_of(key)?,
+                    backend: value.as_str()?.to_string(),
+                })
+            })
+            .collect()
+    }
 }
 
 /// One backend of the binary that wrote a report.
@@ -164,7 +224,7 @@ pub struct Report {
     /// `full` or `quick` (empty in schema-1 reports).
     #[serde(default)]
     pub mode: String,
-    /// Process invocations each timing experiment (E1–E7) ran in: its series hold that many
+    /// Process invocations each timing experiment (E1–E7, E10) ran in: its series hold that many
     /// consecutive blocks of rounds, one per invocation (1 in older reports).
     #[serde(default = "one")]
     pub invocations: usize,

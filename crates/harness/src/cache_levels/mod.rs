@@ -451,12 +451,11 @@ mod tests {
         assert!(empty.levels.is_empty() && empty.memory_ns.is_nan());
     }
 
-    /// The E6 curve of a committed report, and the levels found from it.
-    fn committed(folder: &str) -> CacheLevels {
+    /// The E6 curve of a report once committed (its huge-page series, kept in tests/data), and
+    /// the levels found from it.
+    fn committed(cpu: &str) -> CacheLevels {
         let path = Path::new(crate::WORKSPACE_ROOT)
-            .join("reports")
-            .join(folder)
-            .join("results.json");
+            .join(format!("tests/data/reports/e6-without-levels-{cpu}.json"));
         let report = crate::report::read_report(&path).unwrap();
         let e6 = report.experiment("E6").unwrap();
         let curve = crate::experiments::e6_memory::curve(&e6.series);
@@ -466,7 +465,7 @@ mod tests {
     #[test]
     fn committed_vm_curves_give_their_effective_last_levels() {
         // Zen 4 VM: sysfs says L3 32 MiB, the curve is DRAM-like from about 11 MiB.
-        let amd = committed("amd-epyc-f25-m17-2026-11-22-2");
+        let amd = committed("amd-epyc-f25-m17"); // amd-epyc-f25-m17-2026-11-22-2
         assert_eq!(amd.levels.len(), 3, "{amd:?}");
         assert_eq!(amd.levels[0].bytes, 32 * KIB);
         assert_eq!(amd.levels[2].sysfs_bytes, Some(32 * MIB));
@@ -475,7 +474,7 @@ mod tests {
         assert!((100.0..200.0).contains(&amd.memory_ns));
         // Xeon VM: sysfs says L3 300 MiB; on huge pages 5.66 MiB is already mostly DRAM (its
         // median is 110 ns against 46 ns on the L3 plateau), on 4 KiB pages it is 8 MiB.
-        let intel = committed("intel-xeon-f6-m207-2026-11-22-2");
+        let intel = committed("intel-xeon-f6-m207"); // intel-xeon-f6-m207-2026-11-22-2
         assert_eq!(intel.levels.len(), 3, "{intel:?}");
         assert_eq!(intel.levels[0].bytes, 32 * KIB);
         assert_eq!(intel.levels[2].sysfs_bytes, Some(300 * MIB));

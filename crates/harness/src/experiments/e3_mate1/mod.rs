@@ -9,6 +9,7 @@
 mod analysis;
 mod findings;
 mod measure;
+pub mod summary;
 
 use super::{failed_result, Context, Experiment, ExperimentId, Progress};
 use crate::invocations::Invocation;

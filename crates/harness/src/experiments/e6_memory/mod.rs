@@ -8,6 +8,7 @@
 mod analysis;
 mod findings;
 mod measure;
+pub mod summary;
 
 pub use crate::cache_levels::{ring, sizes};
 
@@ -144,8 +145,9 @@ mod tests {
 
     #[test]
     fn old_results_have_no_levels_but_a_curve() {
+        // E6 of the report amd-epyc-f25-m17-2026-11-22-2 (retired), its huge-page curve.
         let path = std::path::Path::new(crate::WORKSPACE_ROOT)
-            .join("reports/amd-epyc-f25-m17-2026-11-22-2/results.json");
+            .join("tests/data/reports/e6-without-levels-amd-epyc-f25-m17.json");
         let report = crate::report::read_report(&path).unwrap();
         let e6 = report.experiment("E6").unwrap();
         assert!(levels_from_result(e6).is_none());

@@ -9,6 +9,7 @@
 mod analysis;
 mod findings;
 mod measure;
+pub mod summary;
 mod survival;
 
 use super::{failed_result, Config, Context, Experiment, ExperimentId, Progress};

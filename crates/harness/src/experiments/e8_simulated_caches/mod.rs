@@ -13,6 +13,7 @@
 
 mod analysis;
 mod simulate;
+pub mod summary;
 mod workload;
 
 pub use analysis::{experiment, method, unavailable, TITLE};

@@ -8,6 +8,7 @@
 //! runs it only when asked (`--with E9` or `--only E9`), as `scripts/report.sh` does.
 
 mod analysis;
+pub mod summary;
 
 pub use analysis::{experiment, IsaRun, TITLE};
 

@@ -1,0 +1,337 @@
+use super::verdicts::{decided, grouped, verdict};
+use super::*;
+use crate::machine::Machine;
+use crate::report::new_report;
+use crate::results::{ExperimentResult, PairRecord, Winner};
+use crate::stats::{Claim, Comparison};
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// An experiment `id` whose summary is the JSON object `text`.
+fn with_summary(id: &str, text: &str) -> ExperimentResult {
+    let summary: serde_json::Map<String, Value> = serde_json::from_str(text).unwrap();
+    ExperimentResult {
+        wall_seconds: None,
+        comparisons: Vec::new(),
+        id: id.into(),
+        title: format!("{id} title"),
+        method: String::new(),
+        findings: String::new(),
+        summary: summary.into_iter().collect(),
+        series: Vec::new(),
+        tables: Vec::new(),
+        plots: Vec::new(),
+    }
+}
+
+fn pair(cell: &str, a: &str, b: &str, claim: Claim) -> PairRecord {
+    PairRecord {
+        cell: cell.into(),
+        a: a.into(),
+        b: b.into(),
+        comparison: Comparison {
+            ratio: 1.0,
+            low: 1.0,
+            high: 1.0,
+            invocations: 5,
+            rounds: 25,
+            claim,
+        },
+    }
+}
+
+fn winner(cell: &str, backend: &str) -> Winner {
+    Winner {
+        cell: cell.into(),
+        backend: backend.into(),
+    }
+}
+
+/// The fixtures: trimmed results.json of two reports once committed (summaries and the
+/// comparisons against each cell's winner, floats rounded; no series, tables or plots).
+fn fixtures() -> PathBuf {
+    Path::new(crate::WORKSPACE_ROOT).join("tests/data/index")
+}
+
+fn fixture(folder: &str) -> Entry {
+    let results = read_report(&fixtures().join(folder).join("results.json")).unwrap();
+    Entry {
+        folder: folder.into(),
+        results,
+    }
+}
+
+/// A scratch folder under the system's temporary folder.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kiki-index-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn a_winner_is_decided_only_where_every_comparison_against_it_claims_slower() {
+    let pairs = [
+        pair(
+            "throughput uniform-10 mixed",
+            "mailbox",
+            "dbb",
+            Claim::Slower,
+        ),
+        pair(
+            "throughput uniform-10 mixed",
+            "bonanza",
+            "dbb",
+            Claim::Level,
+        ),
+        pair(
+            "latency uniform-10 mixed",
+            "bonanza",
+            "qugiy",
+            Claim::Slower,
+        ),
+        pair("perft start d5", "dbb", "pext", Claim::Slower),
+        pair("perft start d5 (leaf list)", "dbb", "pext", Claim::Level),
+    ];
+    assert!(!decided(&winner("throughput uniform-10", "dbb"), &pairs));
+    assert!(decided(&winner("latency uniform-10", "qugiy"), &pairs));
+    assert!(decided(&winner("perft start d5", "pext"), &pairs));
+    assert!(!decided(
+        &winner("perft start d5 (leaf list)", "pext"),
+        &pairs
+    ));
+    // Nothing recorded against the winner: not decided.
+    assert!(!decided(&winner("latency uniform-10", "dbb"), &pairs));
+    assert!(decided(&winner("", "qugiy"), &pairs[2..3]));
+    assert_eq!(super::verdicts::num(0.37276), "0.373");
+    assert_eq!(super::verdicts::num(-0.006543), "-0.00654");
+    assert_eq!(super::verdicts::num(45.397), "45.4");
+    let a = winner("throughput uniform-10", "pext");
+    let b = winner("latency uniform-10", "dbb");
+    let c = winner("latency uniform-25", "pext");
+    assert_eq!(
+        grouped(&[&a, &b, &c]),
+        "pext (throughput uniform-10, latency uniform-25); dbb (latency uniform-10)"
+    );
+}
+
+#[test]
+fn verdicts_read_the_typed_summaries() {
+    let full = fixture("amd-epyc-f25-m17-2026-11-23-7");
+    let line = |id: &str| verdict(full.results.experiment(id).unwrap()).unwrap();
+    let e1 = line("E1");
+    assert_eq!(e1.line, "a clear winner in 3 of 10 cells");
+    assert_eq!(
+        e1.best.unwrap(),
+        "qugiy (latency uniform-10, latency uniform-25, latency uniform-50)"
+    );
+    let e2 = line("E2");
+    assert!(e2.line.contains("haitaka 0.3.2 (peer) takes"), "{e2:?}");
+    assert!(
+        e2.line
+            .ends_with("list movegen ≥ 1.5× haitaka 0.3.2 (peer): met"),
+        "{e2:?}"
+    );
+    assert!(line("E3").line.contains("brute force takes 14.1–30.9×"));
+    // E5 compares every stepper with sqww, none with the winner: not decided.
+    let e5 = line("E5");
+    assert_eq!(
+        e5.line,
+        "bitboard-qugiy fastest by median (no comparison recorded against it)"
+    );
+    assert_eq!(e5.best, None);
+    let e6 = line("E6");
+    assert!(
+        e6.line.starts_with("effective levels L1 32 KiB at 1.67 ns"),
+        "{e6:?}"
+    );
+    assert!(
+        e6.line.contains("L3 4 MiB at 15.9 ns (sysfs 32 MiB)"),
+        "{e6:?}"
+    );
+    assert_eq!(e6.best, None);
+    let e7 = line("E7");
+    assert!(e7.line.starts_with("seed 004 holds only in part"), "{e7:?}");
+    assert!(e7.line.contains("negative controls 3 of 3 pass"), "{e7:?}");
+    assert_eq!(e7.best, None);
+    assert!(line("E8")
+        .line
+        .contains("beside an evaluation qugiy in 5 of 5"));
+    let e10 = line("E10");
+    assert_eq!(
+        e10.line,
+        "the fastest set-wise method (set-wise/avx512) takes 0.373–0.558× the best per-piece \
+         time; faster beyond the threshold in 2 of 2 workloads"
+    );
+    assert_eq!(
+        e10.best.unwrap(),
+        "sqww set-wise/avx512 (map+counts (random play), map+counts (greedy playouts))"
+    );
+    // An old report: E6 without levels, E7 by an earlier design.
+    let old = fixture("intel-xeon-f6-m207-2026-11-22-2");
+    let line = |id: &str| verdict(old.results.experiment(id).unwrap()).unwrap();
+    assert!(line("E6").line.starts_with("latency curve only"));
+    assert!(
+        line("E7").line.starts_with("seed 004 see the report"),
+        "{:?}",
+        line("E7")
+    );
+    // A summary of the wrong shape is an error naming the experiment, not a panic.
+    let bad = with_summary("E6", r#"{"effective_levels": 3}"#);
+    assert!(verdict(&bad).unwrap_err().starts_with("E6 summary: "));
+}
+
+#[test]
+fn cache_argument_sets_the_cpus_side_by_side() {
+    let e6 = with_summary(
+        "E6",
+        r#"{"effective_levels": [{"level": "L1", "bytes": 32768, "ns": 1.2, "sysfs_bytes": 32768},
+            {"level": "L3", "bytes": 8388608, "ns": 20.5, "sysfs_bytes": 33554432}]}"#,
+    );
+    let e7 = with_summary(
+        "E7",
+        r#"{"pressure_max_bytes": 33554432, "pressure_reads_max": 512,
+            "table_miss_cost": {"magic-plain": {"ns": 30.5, "low": 28.0, "high": 33.0},
+                                "dbb": {"ns": 2.5, "low": 2.0, "high": 3.0}},
+            "negative_controls": {"mailbox": {"ns": 0.1, "low": -0.1, "high": 0.2, "pass": true}},
+            "positive_control": {"bytes": 33554432, "ns": 80.0, "expected_ns": 78.0, "pass": true},
+            "seed_004_verdict": "holds here"}"#,
+    );
+    let mut machine = Machine::detect();
+    machine.cpu_model = "Some CPU".into();
+    let entry = Entry {
+        folder: "some-cpu".into(),
+        results: new_report(machine, vec![e6, e7]),
+    };
+    let (text, plot) = cache_argument(&[&entry]);
+    assert!(text.contains("## The cache argument per CPU"), "{text}");
+    assert!(text.contains("L3 8 MiB at 20.5 ns (32 MiB)"), "{text}");
+    assert!(
+        text.contains("| magic-plain: table-miss ns per lookup | 30.5 [28–33] |"),
+        "{text}"
+    );
+    assert!(text.contains("mailbox: true"), "{text}");
+    assert!(text.contains("| seed 004 | holds |"), "{text}");
+    let plot = plot.expect("a plot");
+    assert_eq!(plot.categories, ["magic-plain", "dbb"]);
+    assert_eq!(plot.lines[0].points[1].y, 2.5);
+    // Reports without these values add no section.
+    let bare = Entry {
+        folder: "bare".into(),
+        results: new_report(Machine::detect(), vec![with_summary("E1", "{}")]),
+    };
+    assert_eq!(cache_argument(&[&bare]).0, "");
+}
+
+/// The index of the two fixture reports and a superseded list: one section per CPU, the
+/// incomplete one said so, the retired reports with their commits, a CPU with none current.
+#[test]
+fn the_index_shows_one_current_report_per_cpu_and_the_retired_ones() {
+    let dir = scratch("fixtures");
+    for folder in [
+        "amd-epyc-f25-m17-2026-11-23-7",
+        "intel-xeon-f6-m207-2026-11-22-2",
+    ] {
+        std::fs::create_dir(dir.join(folder)).unwrap();
+        std::fs::copy(
+            fixtures().join(folder).join("results.json"),
+            dir.join(folder).join("results.json"),
+        )
+        .unwrap();
+    }
+    // An older report of the AMD CPU, not yet retired.
+    let older = dir.join("amd-epyc-f25-m17-2026-11-23-6");
+    std::fs::create_dir(&older).unwrap();
+    std::fs::copy(
+        fixtures().join("amd-epyc-f25-m17-2026-11-23-7/results.json"),
+        older.join("results.json"),
+    )
+    .unwrap();
+    std::fs::copy(fixtures().join(SUPERSEDED), dir.join(SUPERSEDED)).unwrap();
+    let rebuilt = rebuild(&dir).unwrap();
+    assert_eq!((rebuilt.indexed, rebuilt.current), (3, 2));
+    assert_eq!(
+        rebuilt.stale,
+        ["'amd-epyc-f25-m17-2026-11-23-6': superseded by amd-epyc-f25-m17-2026-11-23-7"]
+    );
+    let index = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    for expected in [
+        "## AMD EPYC (amd-epyc-f25-m17)",
+        "Report [amd-epyc-f25-m17-2026-11-23-7](amd-epyc-f25-m17-2026-11-23-7/report.md): \
+         commit `bbdd7c0` (clean), mode `full`, 5 invocations",
+        "| [E1 Attack throughput and latency](amd-epyc-f25-m17-2026-11-23-7/report.md#e1--attack-throughput-and-latency) \
+         | a clear winner in 3 of 10 cells | qugiy (latency uniform-10, latency uniform-25, latency uniform-50) |",
+        "## Intel(R) Xeon(R) Processor (intel-xeon-f6-m207)",
+        "Not a complete report: lacks E10.",
+        "## The cache argument per CPU",
+        "## CPUs without a current report",
+        "- AMD EPYC (amd-epyc-f26-m2): `amd-epyc-f26-m2-2026-11-22` at commit `974e50f`",
+        "## Superseded reports",
+        "| `amd-epyc-f25-m17-2026-11-22` | AMD EPYC | — | E1, E2, E3, E4, E5, E6, E7, E8, E9 | `4451058` |",
+    ] {
+        assert!(index.contains(expected), "README.md lacks {expected}:\n{index}");
+    }
+    assert!(
+        !index.contains("(amd-epyc-f25-m17-2026-11-23-6/report.md)"),
+        "{index}"
+    );
+    assert!(dir.join("cache_argument.svg").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A valid `results.json` of one experiment on "Good CPU".
+fn good() -> String {
+    let mut machine = Machine::detect();
+    machine.cpu_model = "Good CPU".into();
+    let mut report = new_report(machine, vec![with_summary("E1", "{}")]);
+    report.date = "2026-01-02".into();
+    serde_json::to_string(&report).unwrap()
+}
+
+#[test]
+fn bad_folders_are_left_out_and_named() {
+    let dir = scratch("bad");
+    let good = good();
+    let folders = [
+        ("good-2026-01-02", good.as_str()),
+        ("array", "[1, 2]"),
+        ("null", "null"),
+        (
+            "shape",
+            r#"{"schema_version": 1, "machine": 7, "experiments": []}"#,
+        ),
+        (
+            "future",
+            r#"{"schema_version": 999, "machine": {}, "experiments": []}"#,
+        ),
+        ("broken", "{broken"),
+    ];
+    for (folder, text) in folders {
+        std::fs::create_dir_all(dir.join(folder)).unwrap();
+        std::fs::write(dir.join(folder).join("results.json"), text).unwrap();
+    }
+    let rebuilt = rebuild(&dir).unwrap();
+    assert_eq!(rebuilt.indexed, 1, "{:?}", rebuilt.skipped);
+    assert_eq!(
+        rebuilt.skipped,
+        [
+            "'array': results.json is an array, not an object",
+            "'broken': results.json is not JSON: key must be a string at line 1 column 2",
+            "'future': results.json has schema_version 999, this kiki reads 1, 2 and 3",
+            "'null': results.json is null, not an object",
+            "'shape': results.json machine is a number, not an object",
+        ]
+    );
+    let index = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    assert!(
+        index.contains("[good-2026-01-02](good-2026-01-02/report.md)"),
+        "{index}"
+    );
+    for bad in ["array", "null", "shape", "future", "broken"] {
+        assert!(!index.contains(&format!("[{bad}]")), "{index}");
+    }
+    // A superseded.json that does not read is an error, not an empty list.
+    std::fs::write(dir.join(SUPERSEDED), "{").unwrap();
+    assert!(rebuild(&dir).unwrap_err().contains("superseded.json"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
