@@ -646,4 +646,16 @@ mod tests {
         );
         fs::remove_dir_all(&out).unwrap();
     }
+
+    /// A schema-1 report (the retired amd-epyc-f26-m2-2026-11-22, every list cut to three
+    /// entries) still reads back, as the index and `kiki render` need of old results.
+    #[test]
+    fn a_schema_1_report_reads_back() {
+        let path = Path::new(crate::WORKSPACE_ROOT)
+            .join("tests/data/reports/schema-1-amd-epyc-f26-m2.json");
+        let report = read_report(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(report.schema_version, 1);
+        assert_eq!(report.experiments.len(), 9);
+        assert!(report.experiments.iter().all(|e| !e.findings.is_empty()));
+    }
 }
