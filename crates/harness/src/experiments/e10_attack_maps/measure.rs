@@ -435,6 +435,37 @@ fn stepper_cases(workload: &'static Workload) -> Result<Vec<Case<'static>>, Stri
     ])
 }
 
+/// The reference's maps agree with the per-piece maps of the first backend too (a sanity
+/// check that the per-piece path itself is not what every method agreed on wrongly): what
+/// disagrees, one sentence each.
+fn reference_errors(sets: &[(String, Vec<String>)], methods: &[Method]) -> Vec<String> {
+    let mut errors = Vec::new();
+    if let Some((_, sfens)) = sets.first() {
+        for sfen in sfens.iter().take(50) {
+            if let Ok(reference) = Position::from_sfen(Reference, sfen) {
+                for &method in methods {
+                    let ours = both(&reference, method);
+                    let naive = naive_both(&reference);
+                    if (ours.0.counts(), ours.1.counts()) != naive {
+                        errors.push(format!(
+                            "{} differs from a naive count on {sfen}",
+                            method.name()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    errors
+}
+
+/// [`stepper_cases`] once the incremental effect boards agree with a recount on `workload`.
+fn verified_stepper_cases(workload: &'static Workload) -> Result<Vec<Case<'static>>, String> {
+    effects_timing::verify_all(workload)
+        .map_err(|error| format!("incremental effect boards: {error}"))?;
+    stepper_cases(workload)
+}
+
 /// Splits a case name `backend variant` back into its parts.
 fn split_name(name: &str) -> (String, String) {
     match name.split_once(' ') {
@@ -536,15 +567,10 @@ pub(super) fn measure(
                 Err(error) => errors.push(error.to_string()),
             }
         }
-        if *group == RECOUNT {
-            if let Some(workload) = workload {
-                match effects_timing::verify_all(workload) {
-                    Ok(_) => match stepper_cases(workload) {
-                        Ok(steppers) => cases.extend(steppers),
-                        Err(error) => errors.push(error),
-                    },
-                    Err(error) => errors.push(format!("incremental effect boards: {error}")),
-                }
+        if let (RECOUNT, Some(workload)) = (*group, workload) {
+            match verified_stepper_cases(workload) {
+                Ok(steppers) => cases.extend(steppers),
+                Err(error) => errors.push(error),
             }
         }
         if cases.is_empty() {
@@ -564,24 +590,7 @@ pub(super) fn measure(
             });
         }
     }
-    // The reference's maps agree with the per-piece maps of the first backend too (a sanity
-    // check that the per-piece path itself is not what every method agreed on wrongly).
-    if let Some((_, sfens)) = sets.first() {
-        for sfen in sfens.iter().take(50) {
-            if let Ok(reference) = Position::from_sfen(Reference, sfen) {
-                for &method in &methods {
-                    let ours = both(&reference, method);
-                    let naive = naive_both(&reference);
-                    if (ours.0.counts(), ours.1.counts()) != naive {
-                        errors.push(format!(
-                            "{} differs from a naive count on {sfen}",
-                            method.name()
-                        ));
-                    }
-                }
-            }
-        }
-    }
+    errors.extend(reference_errors(&sets, &methods));
     progress("done", 1.0);
     Measurement {
         backends,
