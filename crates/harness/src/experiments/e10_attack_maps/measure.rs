@@ -198,171 +198,215 @@ impl BackendVisitor for MakeCases<'_> {
             .iter()
             .map(|s| Position::from_sfen(backend, s).map_err(|e| format!("{name}: {e}")))
             .collect::<Result<_, _>>()?;
-        let mut verified = 0;
-        let mut cases = Vec::new();
-        match self.group {
+        // Only the map groups count the positions they checked.
+        Ok(match self.group {
             MAPS | MAPS_LATENCY | UNION | MAPS_WITHOUT_AVX512 => {
-                // Every method's maps equal the per-piece ones before anything is timed.
-                for pos in &positions {
-                    let expected = both(pos, Method::PerPiece);
-                    for &method in self.methods {
-                        let unions = (
-                            pos.side_union(Color::Black, method),
-                            pos.side_union(Color::White, method),
-                        );
-                        if both(pos, method) != expected
-                            || unions != (expected.0.union, expected.1.union)
-                        {
-                            return Err(format!(
-                                "{name}: {} differs from per-piece on {}",
-                                method.name(),
-                                pos.to_sfen()
-                            ));
-                        }
-                    }
-                    verified += 1;
-                }
-                for &method in self.methods {
-                    let positions = positions.clone();
-                    let count = positions.len();
-                    let case_name = format!("{name} {}", method.name());
-                    let case = match self.group {
-                        MAPS | MAPS_WITHOUT_AVX512 => {
-                            Case::new(case_name, count as u64, move |reps| {
-                                let mut fold = 0u64;
-                                for _ in 0..reps {
-                                    for pos in black_box(&positions[..]) {
-                                        let (black, white) = both(pos, method);
-                                        fold = fold.wrapping_add(digest(&black) ^ digest(&white));
-                                    }
-                                }
-                                fold
-                            })
-                        }
-                        MAPS_LATENCY => Case::new(case_name, count as u64, move |reps| {
-                            // The next position depends on this one's counts: one map after
-                            // another, nothing overlaps.
-                            let mut index = 0usize;
-                            let mut fold = 0u64;
-                            for _ in 0..reps * count as u64 {
-                                let (black, white) = both(&positions[index], method);
-                                let folded = digest(&black) ^ digest(&white);
-                                fold = fold.wrapping_add(folded);
-                                index += 1 + (folded & 1) as usize;
-                                if index >= count {
-                                    index -= count;
-                                }
-                            }
-                            fold
-                        }),
-                        _ => Case::new(case_name, count as u64, move |reps| {
-                            let mut fold = 0u64;
-                            for _ in 0..reps {
-                                for pos in black_box(&positions[..]) {
-                                    let union = pos.side_union(Color::Black, method)
-                                        ^ pos.side_union(Color::White, method).rotate_left(7);
-                                    fold = fold.wrapping_add((union ^ (union >> 64)) as u64);
-                                }
-                            }
-                            fold
-                        }),
-                    };
-                    cases.push(case);
-                }
+                map_cases(name, &positions, self.group, self.methods)?
             }
-            PERFT => {
-                for &mode in self.modes {
-                    let mut pos = positions[0].clone();
-                    pos.set_king_safety(mode);
-                    let depth = self.perft_depth;
-                    let nodes = perft(&mut pos, depth);
-                    let mut check = positions[0].clone();
-                    if nodes != perft(&mut check, depth) {
-                        return Err(format!("{name}: perft with {} miscounts", mode.name()));
-                    }
-                    cases.push(Case::new(
-                        format!("{name} {}", mode.name()),
-                        nodes,
-                        move |reps| {
-                            let mut total = 0;
-                            for _ in 0..reps {
-                                total += perft(black_box(&mut pos), depth);
-                            }
-                            total
-                        },
-                    ));
-                }
-            }
-            MATE1 => {
-                let expected: Vec<bool> =
-                    positions.iter().map(|p| mate_in_1(p).is_some()).collect();
-                for &mode in self.modes {
-                    let mut positions = positions.clone();
-                    for (pos, &mate) in positions.iter_mut().zip(&expected) {
-                        pos.set_king_safety(mode);
-                        if mate_in_1(pos).is_some() != mate {
-                            return Err(format!("{name}: mate1 with {} disagrees", mode.name()));
-                        }
-                    }
-                    let count = positions.len() as u64;
-                    cases.push(Case::new(
-                        format!("{name} {}", mode.name()),
-                        count,
-                        move |reps| {
-                            let mut found = 0;
-                            for _ in 0..reps {
-                                for pos in black_box(&positions[..]) {
-                                    found += mate_in_1(pos).is_some() as u64;
-                                }
-                            }
-                            found
-                        },
-                    ));
-                }
-            }
-            _ => {
-                let workload = self.workload.ok_or("no recount workload")?;
-                let starts: Vec<Position<B>> = workload
-                    .games
-                    .iter()
-                    .map(|g| Position::from_sfen(backend, g.start).map_err(|e| e.to_string()))
-                    .collect::<Result<_, _>>()?;
-                let variants = std::iter::once(None).chain(self.methods.iter().copied().map(Some));
-                for method in variants {
-                    let mut starts = starts.clone();
-                    let games: Vec<Vec<kiki_engine::position::Move>> =
-                        workload.games.iter().map(|g| g.moves.clone()).collect();
-                    let variant = method.map_or(CONTROL.to_string(), |m| m.name());
-                    cases.push(Case::new(
-                        format!("{name} {variant}"),
-                        workload.moves as u64,
-                        move |reps| {
-                            let mut fold = 0u64;
-                            let mut undos = Vec::with_capacity(effects_timing::MAX_PLIES);
-                            for _ in 0..reps {
-                                for (pos, moves) in starts.iter_mut().zip(&games) {
-                                    undos.clear();
-                                    for &mv in moves {
-                                        undos.push(pos.do_move(black_box(mv)));
-                                        if let Some(method) = method {
-                                            let (black, white) = both(pos, method);
-                                            fold =
-                                                fold.wrapping_add(digest(&black) ^ digest(&white));
-                                        }
-                                    }
-                                    for (&mv, &undo) in moves.iter().rev().zip(undos.iter().rev()) {
-                                        pos.undo_move(mv, undo);
-                                    }
-                                }
-                            }
-                            fold
-                        },
-                    ));
-                }
+            PERFT => (
+                perft_cases(name, &positions, self.modes, self.perft_depth)?,
+                0,
+            ),
+            MATE1 => (mate1_cases(name, &positions, self.modes)?, 0),
+            _ => (
+                recount_cases(backend, name, self.workload, self.methods)?,
+                0,
+            ),
+        })
+    }
+}
+
+/// The map groups' cases (`group` says which) on `positions`, one per method, after every
+/// method's maps are checked equal to the per-piece ones on every position: the cases and the
+/// positions checked.
+fn map_cases<B: Backend>(
+    name: &str,
+    positions: &[Position<B>],
+    group: &'static str,
+    methods: &[Method],
+) -> Result<(Vec<Case<'static>>, usize), String> {
+    let mut verified = 0;
+    let mut cases = Vec::new();
+    // Every method's maps equal the per-piece ones before anything is timed.
+    for pos in positions {
+        let expected = both(pos, Method::PerPiece);
+        for &method in methods {
+            let unions = (
+                pos.side_union(Color::Black, method),
+                pos.side_union(Color::White, method),
+            );
+            if both(pos, method) != expected || unions != (expected.0.union, expected.1.union) {
+                return Err(format!(
+                    "{name}: {} differs from per-piece on {}",
+                    method.name(),
+                    pos.to_sfen()
+                ));
             }
         }
-        Ok((cases, verified))
+        verified += 1;
     }
+    for &method in methods {
+        let positions = positions.to_vec();
+        let count = positions.len();
+        let case_name = format!("{name} {}", method.name());
+        let case = match group {
+            MAPS | MAPS_WITHOUT_AVX512 => Case::new(case_name, count as u64, move |reps| {
+                let mut fold = 0u64;
+                for _ in 0..reps {
+                    for pos in black_box(&positions[..]) {
+                        let (black, white) = both(pos, method);
+                        fold = fold.wrapping_add(digest(&black) ^ digest(&white));
+                    }
+                }
+                fold
+            }),
+            MAPS_LATENCY => Case::new(case_name, count as u64, move |reps| {
+                // The next position depends on this one's counts: one map after
+                // another, nothing overlaps.
+                let mut index = 0usize;
+                let mut fold = 0u64;
+                for _ in 0..reps * count as u64 {
+                    let (black, white) = both(&positions[index], method);
+                    let folded = digest(&black) ^ digest(&white);
+                    fold = fold.wrapping_add(folded);
+                    index += 1 + (folded & 1) as usize;
+                    if index >= count {
+                        index -= count;
+                    }
+                }
+                fold
+            }),
+            _ => Case::new(case_name, count as u64, move |reps| {
+                let mut fold = 0u64;
+                for _ in 0..reps {
+                    for pos in black_box(&positions[..]) {
+                        let union = pos.side_union(Color::Black, method)
+                            ^ pos.side_union(Color::White, method).rotate_left(7);
+                        fold = fold.wrapping_add((union ^ (union >> 64)) as u64);
+                    }
+                }
+                fold
+            }),
+        };
+        cases.push(case);
+    }
+    Ok((cases, verified))
+}
+
+/// The perft group's cases from the first position, one per king-safety mode, each checked
+/// against a fresh count first.
+fn perft_cases<B: Backend>(
+    name: &str,
+    positions: &[Position<B>],
+    modes: &[KingSafety],
+    depth: u32,
+) -> Result<Vec<Case<'static>>, String> {
+    let mut cases = Vec::new();
+    for &mode in modes {
+        let mut pos = positions[0].clone();
+        pos.set_king_safety(mode);
+        let nodes = perft(&mut pos, depth);
+        let mut check = positions[0].clone();
+        if nodes != perft(&mut check, depth) {
+            return Err(format!("{name}: perft with {} miscounts", mode.name()));
+        }
+        cases.push(Case::new(
+            format!("{name} {}", mode.name()),
+            nodes,
+            move |reps| {
+                let mut total = 0;
+                for _ in 0..reps {
+                    total += perft(black_box(&mut pos), depth);
+                }
+                total
+            },
+        ));
+    }
+    Ok(cases)
+}
+
+/// The mate-in-one group's cases, one per king-safety mode, each checked to find the same
+/// mates first.
+fn mate1_cases<B: Backend>(
+    name: &str,
+    positions: &[Position<B>],
+    modes: &[KingSafety],
+) -> Result<Vec<Case<'static>>, String> {
+    let mut cases = Vec::new();
+    let expected: Vec<bool> = positions.iter().map(|p| mate_in_1(p).is_some()).collect();
+    for &mode in modes {
+        let mut positions = positions.to_vec();
+        for (pos, &mate) in positions.iter_mut().zip(&expected) {
+            pos.set_king_safety(mode);
+            if mate_in_1(pos).is_some() != mate {
+                return Err(format!("{name}: mate1 with {} disagrees", mode.name()));
+            }
+        }
+        let count = positions.len() as u64;
+        cases.push(Case::new(
+            format!("{name} {}", mode.name()),
+            count,
+            move |reps| {
+                let mut found = 0;
+                for _ in 0..reps {
+                    for pos in black_box(&positions[..]) {
+                        found += mate_in_1(pos).is_some() as u64;
+                    }
+                }
+                found
+            },
+        ));
+    }
+    Ok(cases)
+}
+
+/// The recount group's cases on the games of `workload`: make+unmake alone, then with both
+/// maps recounted after every move, per method.
+fn recount_cases<B: Backend>(
+    backend: B,
+    name: &str,
+    workload: Option<&Workload>,
+    methods: &[Method],
+) -> Result<Vec<Case<'static>>, String> {
+    let mut cases = Vec::new();
+    let workload = workload.ok_or("no recount workload")?;
+    let starts: Vec<Position<B>> = workload
+        .games
+        .iter()
+        .map(|g| Position::from_sfen(backend, g.start).map_err(|e| e.to_string()))
+        .collect::<Result<_, _>>()?;
+    let variants = std::iter::once(None).chain(methods.iter().copied().map(Some));
+    for method in variants {
+        let mut starts = starts.clone();
+        let games: Vec<Vec<kiki_engine::position::Move>> =
+            workload.games.iter().map(|g| g.moves.clone()).collect();
+        let variant = method.map_or(CONTROL.to_string(), |m| m.name());
+        cases.push(Case::new(
+            format!("{name} {variant}"),
+            workload.moves as u64,
+            move |reps| {
+                let mut fold = 0u64;
+                let mut undos = Vec::with_capacity(effects_timing::MAX_PLIES);
+                for _ in 0..reps {
+                    for (pos, moves) in starts.iter_mut().zip(&games) {
+                        undos.clear();
+                        for &mv in moves {
+                            undos.push(pos.do_move(black_box(mv)));
+                            if let Some(method) = method {
+                                let (black, white) = both(pos, method);
+                                fold = fold.wrapping_add(digest(&black) ^ digest(&white));
+                            }
+                        }
+                        for (&mv, &undo) in moves.iter().rev().zip(undos.iter().rev()) {
+                            pos.undo_move(mv, undo);
+                        }
+                    }
+                }
+                fold
+            },
+        ));
+    }
+    Ok(cases)
 }
 
 /// The incremental effect boards of E5 on the same workload, as cases of the recount group.
@@ -389,6 +433,37 @@ fn stepper_cases(workload: &'static Workload) -> Result<Vec<Case<'static>>, Stri
         case::<Effects<DistanceCheck>>(workload)?,
         case::<BitboardEffects<Qugiy>>(workload)?,
     ])
+}
+
+/// The reference's maps agree with the per-piece maps of the first backend too (a sanity
+/// check that the per-piece path itself is not what every method agreed on wrongly): what
+/// disagrees, one sentence each.
+fn reference_errors(sets: &[(String, Vec<String>)], methods: &[Method]) -> Vec<String> {
+    let mut errors = Vec::new();
+    if let Some((_, sfens)) = sets.first() {
+        for sfen in sfens.iter().take(50) {
+            if let Ok(reference) = Position::from_sfen(Reference, sfen) {
+                for &method in methods {
+                    let ours = both(&reference, method);
+                    let naive = naive_both(&reference);
+                    if (ours.0.counts(), ours.1.counts()) != naive {
+                        errors.push(format!(
+                            "{} differs from a naive count on {sfen}",
+                            method.name()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    errors
+}
+
+/// [`stepper_cases`] once the incremental effect boards agree with a recount on `workload`.
+fn verified_stepper_cases(workload: &'static Workload) -> Result<Vec<Case<'static>>, String> {
+    effects_timing::verify_all(workload)
+        .map_err(|error| format!("incremental effect boards: {error}"))?;
+    stepper_cases(workload)
 }
 
 /// Splits a case name `backend variant` back into its parts.
@@ -492,15 +567,10 @@ pub(super) fn measure(
                 Err(error) => errors.push(error.to_string()),
             }
         }
-        if *group == RECOUNT {
-            if let Some(workload) = workload {
-                match effects_timing::verify_all(workload) {
-                    Ok(_) => match stepper_cases(workload) {
-                        Ok(steppers) => cases.extend(steppers),
-                        Err(error) => errors.push(error),
-                    },
-                    Err(error) => errors.push(format!("incremental effect boards: {error}")),
-                }
+        if let (RECOUNT, Some(workload)) = (*group, workload) {
+            match verified_stepper_cases(workload) {
+                Ok(steppers) => cases.extend(steppers),
+                Err(error) => errors.push(error),
             }
         }
         if cases.is_empty() {
@@ -520,24 +590,7 @@ pub(super) fn measure(
             });
         }
     }
-    // The reference's maps agree with the per-piece maps of the first backend too (a sanity
-    // check that the per-piece path itself is not what every method agreed on wrongly).
-    if let Some((_, sfens)) = sets.first() {
-        for sfen in sfens.iter().take(50) {
-            if let Ok(reference) = Position::from_sfen(Reference, sfen) {
-                for &method in &methods {
-                    let ours = both(&reference, method);
-                    let naive = naive_both(&reference);
-                    if (ours.0.counts(), ours.1.counts()) != naive {
-                        errors.push(format!(
-                            "{} differs from a naive count on {sfen}",
-                            method.name()
-                        ));
-                    }
-                }
-            }
-        }
-    }
+    errors.extend(reference_errors(&sets, &methods));
     progress("done", 1.0);
     Measurement {
         backends,

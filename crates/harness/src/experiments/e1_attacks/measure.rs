@@ -117,26 +117,7 @@ pub(super) fn measure(
     let n = config.pick(256, 4096, 16384);
     let sampling = config.sampling();
     progress("generating workloads", 0.0);
-    let mut workloads: Vec<(Workload, Vec<PieceGroup>)> = Vec::new();
-    let mut groups_all = PieceGroup::KINDS.to_vec();
-    groups_all.push(PieceGroup::Mixed);
-    for (i, density) in [0.10, 0.25, 0.50].into_iter().enumerate() {
-        // One workload per density; each piece group draws its own items from the same seed.
-        let seed = config.seed ^ (0xE1_0000 + i as u64);
-        let w = workloads::uniform(seed, density, n, PieceGroup::Mixed);
-        workloads.push((w, groups_all.clone()));
-    }
-    for policy in [Policy::Random, Policy::Greedy] {
-        let w = workloads::game_like(config.seed ^ 0xE1_0100, policy, n);
-        workloads.push((w, groups_all.clone()));
-    }
-    let mut user_note = String::new();
-    if !config.positions.is_empty() {
-        match workloads::from_sfens(&config.positions) {
-            Ok(w) => workloads.push((w, groups_all.clone())),
-            Err(error) => user_note = format!(" User positions were not used: {error}."),
-        }
-    }
+    let (workloads, user_note) = generate_workloads(config, n);
     let mut counter_log = CounterLog::open(&config.counter_events, "lookup");
 
     let mut cells: Vec<Cell> = Vec::new();
@@ -213,52 +194,8 @@ pub(super) fn measure(
             }
         }
     }
-    // Batch against one at a time: rook and bishop over the game-like random workload's pairs,
-    // every batch level beside the plain loop in one interleaved run per kind.
-    let mut batch = Vec::new();
-    let mut batch_workload = String::new();
-    if let Some((workload, _)) = workloads.iter().find(|(w, _)| w.name.contains("random")) {
-        batch_workload = workload.name.clone();
-        for (k, group) in [PieceGroup::Rook, PieceGroup::Bishop]
-            .into_iter()
-            .enumerate()
-        {
-            let items = workload.group(group);
-            if items.is_empty() {
-                continue;
-            }
-            let items = cycled(&items, n);
-            let message = format!("batch {}", group.name());
-            let mut cases: Vec<Case<'static>> = Vec::new();
-            for name in &backends {
-                if let Ok(made) = registry::visit(
-                    name,
-                    MakeBatchCases {
-                        items: &items,
-                        group,
-                    },
-                ) {
-                    cases.extend(made);
-                }
-            }
-            let results = interleaved(&mut cases, &sampling, invocation, None, &mut |f| {
-                progress(&message, 0.9 + 0.05 * (k as f64 + f))
-            });
-            for result in results {
-                let (backend, variant) = result
-                    .name
-                    .split_once(' ')
-                    .map(|(b, v)| (b.to_string(), v.to_string()))
-                    .unwrap_or_default();
-                batch.push(BatchCell {
-                    piece: group,
-                    backend,
-                    variant,
-                    ns: result.ns_per_op,
-                });
-            }
-        }
-    }
+    let (batch, batch_workload) =
+        measure_batch(&workloads, &backends, n, (&sampling, invocation), progress);
     progress("measuring the clock", 1.0);
     let clock_ghz = crate::conditions::measure_clock_ghz();
     progress("done", 1.0);
@@ -279,6 +216,90 @@ pub(super) fn measure(
         clock_ghz,
         invocations: 1,
     }
+}
+
+/// The workloads E1 times and the piece groups of each: uniform at three densities, the two
+/// game-like ones and the user's positions; with a sentence for the method where the user's
+/// positions could not be used.
+fn generate_workloads(config: &Config, n: usize) -> (Vec<(Workload, Vec<PieceGroup>)>, String) {
+    let mut workloads: Vec<(Workload, Vec<PieceGroup>)> = Vec::new();
+    let mut groups_all = PieceGroup::KINDS.to_vec();
+    groups_all.push(PieceGroup::Mixed);
+    for (i, density) in [0.10, 0.25, 0.50].into_iter().enumerate() {
+        // One workload per density; each piece group draws its own items from the same seed.
+        let seed = config.seed ^ (0xE1_0000 + i as u64);
+        let w = workloads::uniform(seed, density, n, PieceGroup::Mixed);
+        workloads.push((w, groups_all.clone()));
+    }
+    for policy in [Policy::Random, Policy::Greedy] {
+        let w = workloads::game_like(config.seed ^ 0xE1_0100, policy, n);
+        workloads.push((w, groups_all.clone()));
+    }
+    let mut user_note = String::new();
+    if !config.positions.is_empty() {
+        match workloads::from_sfens(&config.positions) {
+            Ok(w) => workloads.push((w, groups_all.clone())),
+            Err(error) => user_note = format!(" User positions were not used: {error}."),
+        }
+    }
+    (workloads, user_note)
+}
+
+/// Batch against one at a time: rook and bishop over the game-like random workload's pairs,
+/// every batch level beside the plain loop in one interleaved run per kind. Returns the cells
+/// and that workload's name (empty where there is none).
+fn measure_batch(
+    workloads: &[(Workload, Vec<PieceGroup>)],
+    backends: &[&'static str],
+    n: usize,
+    (sampling, invocation): (&SampleConfig, Invocation),
+    progress: Progress<'_>,
+) -> (Vec<BatchCell>, String) {
+    let mut batch = Vec::new();
+    let mut batch_workload = String::new();
+    if let Some((workload, _)) = workloads.iter().find(|(w, _)| w.name.contains("random")) {
+        batch_workload = workload.name.clone();
+        for (k, group) in [PieceGroup::Rook, PieceGroup::Bishop]
+            .into_iter()
+            .enumerate()
+        {
+            let items = workload.group(group);
+            if items.is_empty() {
+                continue;
+            }
+            let items = cycled(&items, n);
+            let message = format!("batch {}", group.name());
+            let mut cases: Vec<Case<'static>> = Vec::new();
+            for name in backends {
+                if let Ok(made) = registry::visit(
+                    name,
+                    MakeBatchCases {
+                        items: &items,
+                        group,
+                    },
+                ) {
+                    cases.extend(made);
+                }
+            }
+            let results = interleaved(&mut cases, sampling, invocation, None, &mut |f| {
+                progress(&message, 0.9 + 0.05 * (k as f64 + f))
+            });
+            for result in results {
+                let (backend, variant) = result
+                    .name
+                    .split_once(' ')
+                    .map(|(b, v)| (b.to_string(), v.to_string()))
+                    .unwrap_or_default();
+                batch.push(BatchCell {
+                    piece: group,
+                    backend,
+                    variant,
+                    ns: result.ns_per_op,
+                });
+            }
+        }
+    }
+    (batch, batch_workload)
 }
 
 struct MakeCase<'a> {

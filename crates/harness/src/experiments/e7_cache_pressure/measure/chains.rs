@@ -1,0 +1,162 @@
+//! The chain sweep over the pressure counts: every backend against its hot twin, the
+//! synthetic tables (the controls) and the A/A control.
+
+use super::dose::dose_sweep;
+use super::timing::{push_chains, synthetic_body, time_chains, ChainCase, MakeChain, Walk};
+use super::{attack_table_bytes, Measurement, Steps};
+use crate::cache_levels::CacheLevels;
+use crate::experiments::e7_cache_pressure::HOT_MASK;
+use crate::workloads::SearchWorkload;
+use kiki_core::units::rounded_bytes;
+use kiki_variants::registry;
+use serde::{Deserialize, Serialize};
+
+/// One chain case at one point: which part of the experiment, the pressure reads per node,
+/// the case (backend or `synthetic`), the mask label, the table and pressure pages, and ns per
+/// lookup per round.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Chain {
+    #[serde(with = "crate::invocations::static_str")]
+    pub part: crate::invocations::StaticStr,
+    pub reads: u32,
+    pub case: String,
+    pub mask: String,
+    #[serde(with = "crate::invocations::static_str")]
+    pub tables: crate::invocations::StaticStr,
+    #[serde(with = "crate::invocations::static_str")]
+    pub pressure: crate::invocations::StaticStr,
+    pub ns: Vec<f64>,
+}
+
+/// A mask of a table footprint: its label and the byte mask (`usize::MAX` for the whole table).
+pub(in super::super) fn mask_label(mask: usize) -> String {
+    if mask == usize::MAX {
+        "full".to_string()
+    } else {
+        rounded_bytes((mask + 1) as f64)
+    }
+}
+
+/// The label of the synthetic table of one page: the negative control that runs the masked
+/// path (mailbox and sqww ignore the mask).
+pub(in super::super) const ONE_PAGE: &str = "one page";
+
+/// The synthetic tables' sizes: one page (a negative control), then the positive controls':
+/// half the measured L2, half the last level (where that
+/// differs), and `memory_bytes` (the pressure buffer's size, 4× the last level or more).
+pub(in super::super) fn synthetic_sizes(
+    levels: &CacheLevels,
+    memory_bytes: usize,
+) -> Vec<(String, usize)> {
+    // First the masked negative control: one page, read whole by the real chain and by its
+    // twin alike, so any cost it shows is the method's, not a miss's.
+    let mut sizes = vec![(ONE_PAGE.to_string(), HOT_MASK + 1)];
+    if let Some(l2) = levels.level("L2") {
+        sizes.push(("½ L2".to_string(), l2.bytes / 2));
+    }
+    let last = levels.levels.last();
+    if let Some(last) = last.filter(|l| l.level != "L2" && l.level != "L1") {
+        sizes.push((format!("½ {}", last.level), last.bytes / 2));
+    }
+    sizes.push(("memory".to_string(), memory_bytes));
+    sizes
+}
+
+/// The case name of a positive control's synthetic table.
+pub(in super::super) fn synthetic_case(label: &str) -> String {
+    format!("{} ({label})", super::super::SYNTHETIC)
+}
+
+/// The case name of the A/A control on `backend`, and its second mask's label.
+pub(in super::super) fn aa_case(backend: &str) -> String {
+    format!("{backend} A/A")
+}
+pub(in super::super) const AA_SECOND: &str = "full, again";
+
+/// Every backend (full table and hot twin), the synthetic tables and the A/A control at every
+/// pressure; then, at the highest pressure, the dose–response.
+pub(super) fn chain_sweep(
+    m: &mut Measurement,
+    workload: &SearchWorkload,
+    pressure: &[u64],
+    synthetic: &[&[u64]],
+    steps: &mut Steps<'_>,
+) {
+    let highest = m.pressure_reads.last().copied().unwrap_or(0);
+    m.aa_backend = m
+        .backends
+        .iter()
+        .copied()
+        .map(|name| (name, attack_table_bytes(name)))
+        .filter(|&(_, bytes)| bytes > HOT_MASK + 1)
+        .max_by_key(|&(_, bytes)| bytes)
+        .map(|(name, _)| name);
+    // The top count first: its window (the smallest, since the untimed pressure phase dominates
+    // a node there) is then used at every count, so that round r walks the same nodes at every
+    // P and the changes from P = 0 pair node for node.
+    let mut window = None;
+    let mut order = m.pressure_reads.clone();
+    order.sort_by_key(|&reads| std::cmp::Reverse(reads == highest));
+    for reads in order {
+        let mut cases: Vec<ChainCase<'_>> = Vec::new();
+        for name in &m.backends {
+            let made = MakeChain {
+                workload,
+                pressure,
+                reads,
+                masks: vec![usize::MAX, HOT_MASK],
+                stream: cases.len() as u64,
+                labels: None,
+            };
+            if let Ok(made) = registry::visit(name, made) {
+                cases.push(made);
+            }
+        }
+        if let Some(name) = m.aa_backend {
+            let made = MakeChain {
+                workload,
+                pressure,
+                reads,
+                masks: vec![usize::MAX, usize::MAX],
+                stream: cases.len() as u64,
+                labels: Some(vec![mask_label(usize::MAX), AA_SECOND.to_string()]),
+            };
+            if let Ok(mut made) = registry::visit(name, made) {
+                made.case = aa_case(name);
+                cases.push(made);
+            }
+        }
+        for ((label, _), table) in m.synthetic.iter().zip(synthetic) {
+            let masks = vec![usize::MAX, HOT_MASK];
+            cases.push(ChainCase {
+                footprint: table.len() * 8,
+                case: synthetic_case(label),
+                masks: masks.iter().map(|&mask| mask_label(mask)).collect(),
+                body: Box::new(synthetic_body(
+                    table,
+                    Walk {
+                        workload,
+                        pressure,
+                        reads,
+                        stream: cases.len() as u64,
+                    },
+                    masks,
+                )),
+            });
+        }
+        let message = format!("{reads} pressure reads per node");
+        let results = time_chains(
+            workload,
+            &mut cases,
+            &m.sampling,
+            (m.ns_per_tick, m.levels.last_level_bytes()),
+            &mut window,
+            m.invocation,
+            &mut |f| steps.report(&message, f),
+        );
+        push_chains(m, &cases, results, "chain", reads, ("as built", "huge"));
+        steps.done += 1;
+    }
+    dose_sweep(m, workload, pressure, highest, &mut window, steps);
+    steps.done += 1;
+}

@@ -1,0 +1,81 @@
+//! K invocations' measurements pooled into one.
+
+use super::calibration::Calibration;
+use super::Measurement;
+use crate::experiments::typical;
+use crate::invocations::{gather, merge_rows, union};
+
+/// K invocations' measurements as one: every chain's, reload's, calibration load's and
+/// bracket's rounds one invocation after another; the pressure buffer's and the calibration's
+/// grants and steps the least of any; a collapse refused if any kernel refused it (the bytes the
+/// first's); every note; the rest from the first.
+pub(in super::super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
+    let first = parts.first().ok_or("nothing measured")?;
+    let chains = merge_rows(
+        &gather(parts, |p| &p.chains),
+        |c| {
+            (
+                c.part,
+                c.reads,
+                c.case.clone(),
+                c.mask.clone(),
+                c.tables,
+                c.pressure,
+            )
+        },
+        |into, from| into.ns.extend(&from.ns),
+    )?;
+    let survival = merge_rows(
+        &gather(parts, |p| &p.survival),
+        |(reads, _)| *reads,
+        |(_, into), (_, from)| into.extend(from),
+    )?;
+    let table_pages = merge_rows(
+        &gather(parts, |p| &p.table_pages),
+        |t| t.backend,
+        |into, from| {
+            if into.collapse.is_ok() {
+                into.collapse = from.collapse.clone();
+            }
+        },
+    )?;
+    let bracket = merge_rows(
+        &gather(parts, |p| &p.bracket),
+        |b| (b.bytes, b.case.clone()),
+        |into, from| into.ns.extend(&from.ns),
+    )?;
+    let least = |grants: Vec<Option<usize>>| -> Option<usize> {
+        grants
+            .into_iter()
+            .try_fold(usize::MAX, |a, b| Some(a.min(b?)))
+    };
+    let calibration = parts
+        .iter()
+        .map(|p| p.calibration.clone())
+        .collect::<Option<Vec<Calibration>>>()
+        .map(|all| {
+            let mut merged = all[0].clone();
+            for other in &all[1..] {
+                for (into, from) in merged.loads.iter_mut().zip(&other.loads) {
+                    into.extend(from);
+                }
+                merged.step_ns = merged.step_ns.min(other.step_ns);
+            }
+            merged.samples = merged.loads[0].ns.len();
+            for (median, loads) in merged.medians.iter_mut().zip(&merged.loads) {
+                *median = typical(&loads.ns, parts.len());
+            }
+            merged
+        });
+    Ok(Measurement {
+        chains,
+        survival,
+        calibration,
+        table_pages,
+        bracket,
+        pressure_huge: least(parts.iter().map(|p| p.pressure_huge).collect()),
+        notes: union(parts.iter().map(|p| p.notes.clone())),
+        invocations: parts.len(),
+        ..first.clone()
+    })
+}

@@ -1,0 +1,231 @@
+//! E7's measuring: the isolated table-miss cost (dependent chains after pressure, against each
+//! backend's hot twin), its controls, the dose–response, the survival probe, the table-page
+//! split and the free-running bracket, all into a [`Measurement`].
+
+mod bracket;
+mod calibration;
+mod chains;
+mod dose;
+mod merge;
+mod pages;
+mod reuse;
+mod survival;
+mod timing;
+
+pub(crate) use bracket::Bracket;
+pub(crate) use calibration::Calibration;
+pub(crate) use chains::Chain;
+pub(super) use chains::{
+    aa_case, mask_label, synthetic_case, synthetic_sizes, AA_SECOND, ONE_PAGE,
+};
+pub(super) use dose::{dose_case, dose_masks};
+pub(super) use merge::merge;
+pub(crate) use pages::TablePages;
+pub(crate) use reuse::Reuse;
+pub(crate) use survival::Reloads;
+pub(super) use survival::SURVIVAL_LEVELS;
+pub(super) use timing::{WARM_IN_READS_PER_LINE, WARM_IN_SAMPLES};
+
+use crate::cache_levels::CacheLevels;
+use crate::experiments::{Config, Progress};
+use crate::invocations::Invocation;
+use crate::measure::SampleConfig;
+use crate::workloads::{self};
+use bracket::bracket;
+use chains::chain_sweep;
+use kiki_core::backend::Backend;
+use kiki_core::pages::{PageBuffer, Pages};
+use kiki_variants::registry::{self, BackendVisitor};
+use pages::table_pages;
+use reuse::reuse_of;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+use survival::survival;
+use timing::tick_ns;
+
+/// Everything E7 measured, and the settings the method paragraph reports.
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct Measurement {
+    #[serde(with = "crate::invocations::static_str::vec")]
+    pub backends: Vec<&'static str>,
+    /// Backends asked for but not measured, with the reason.
+    pub skipped: Vec<String>,
+    /// The cache levels the sizes come from (E6's, or a short pointer chase's).
+    pub levels: CacheLevels,
+    pub workload: String,
+    /// The pressure buffer (huge pages): its bytes, and the huge-page bytes granted.
+    pub pressure_bytes: usize,
+    pub pressure_huge: Option<usize>,
+    /// Pressure reads per node of the chain sweep, 0 first.
+    pub pressure_reads: Vec<u32>,
+    /// Nanoseconds per time-stamp tick (measured against the monotonic clock).
+    pub ns_per_tick: f64,
+    pub sampling: SampleConfig,
+    /// The positive controls' synthetic tables: what each is sized after (half the measured
+    /// L2, half the last level, the pressure buffer in memory) and its bytes.
+    pub synthetic: Vec<(String, usize)>,
+    /// The dose–response's byte masks below the full table, sized from the measured levels.
+    pub dose_masks: Vec<usize>,
+    /// The A/A control's backend (the one with the largest attack tables): its full-table chain
+    /// timed twice per node, as if it were its own twin.
+    #[serde(with = "crate::invocations::static_str::option")]
+    pub aa_backend: Option<crate::invocations::StaticStr>,
+    /// Every chain point: per round, ns per lookup.
+    pub chains: Vec<Chain>,
+    /// The survival probe's backend, and per pressure count the timed reloads of the node's
+    /// table lines (ns each).
+    #[serde(with = "crate::invocations::static_str::option")]
+    pub survival_backend: Option<crate::invocations::StaticStr>,
+    pub survival: Vec<(u32, Reloads)>,
+    /// The survival classes' calibration (with the probe).
+    pub calibration: Option<Calibration>,
+    /// The table-page split: per backend, huge-page bytes of its attack tables before and
+    /// after collapsing them (and the attack-table bytes).
+    pub table_pages: Vec<TablePages>,
+    /// Per backend with attack tables: the reuse of its table lines along the workload.
+    pub reuse: Vec<Reuse>,
+    /// The free-running bracket: ns per iteration at E = 0 and E = pressure bytes.
+    pub bracket: Vec<Bracket>,
+    pub bracket_lookups: usize,
+    /// Sentences for the method paragraph (failed `madvise`, skipped parts).
+    pub notes: Vec<String>,
+    pub threshold: f64,
+    /// Which invocation measured (the first, once merged).
+    pub invocation: Invocation,
+    /// The process invocations pooled here (1 as measured; K once merged).
+    pub invocations: usize,
+}
+
+pub(super) fn sampling(config: &Config) -> SampleConfig {
+    config.pick(
+        SampleConfig {
+            warmup: Duration::from_micros(200),
+            samples: 3,
+            min_sample: Duration::from_micros(200),
+        },
+        SampleConfig {
+            warmup: Duration::from_millis(5),
+            samples: 8,
+            min_sample: Duration::from_millis(3),
+        },
+        SampleConfig {
+            warmup: Duration::from_millis(20),
+            samples: 60,
+            min_sample: Duration::from_millis(20),
+        },
+    )
+}
+
+/// Progress over the parts: part `done` of `total`.
+pub(super) struct Steps<'a> {
+    progress: Progress<'a>,
+    done: usize,
+    total: usize,
+}
+
+impl Steps<'_> {
+    fn report(&mut self, message: &str, fraction: f64) {
+        let base = self.done as f64 / self.total as f64;
+        (self.progress)(message, base + fraction / self.total as f64);
+    }
+}
+
+/// Measures everything E7 reports: the chain sweep over pressure (with the positive control and
+/// the dose–response at the highest pressure), the survival probe, the free-running bracket and,
+/// last because it cannot be undone in this process, the table-page split.
+pub(super) fn measure(
+    config: &Config,
+    levels: CacheLevels,
+    invocation: Invocation,
+    progress: Progress<'_>,
+) -> Measurement {
+    let (backends, skipped) = config.backend_names();
+    progress("generating the search-order workload", 0.0);
+    let nodes = config.pick(600, 20_000, 100_000);
+    let workload = workloads::search_order(config.seed ^ 0xE7, nodes);
+    let last_level = levels.last_level_bytes();
+    // At least 4× the effective last level, in whole huge pages.
+    let pressure_bytes = config
+        .pick(
+            4 << 20,
+            (4 * last_level).max(32 << 20),
+            (4 * last_level).max(32 << 20),
+        )
+        .div_ceil(2 << 20)
+        * (2 << 20);
+    let pressure_reads: Vec<u32> =
+        config.pick(vec![0, 16], vec![0, 32, 256], vec![0, 8, 32, 128, 512]);
+    let ns_per_tick = tick_ns();
+    let synthetic = synthetic_sizes(&levels, pressure_bytes);
+    let dose = dose_masks(&levels);
+    let mut m = Measurement {
+        workload: workload.description.clone(),
+        backends,
+        skipped,
+        levels,
+        pressure_bytes,
+        pressure_huge: None,
+        pressure_reads,
+        ns_per_tick,
+        sampling: sampling(config),
+        synthetic,
+        dose_masks: dose,
+        aa_backend: None,
+        chains: Vec::new(),
+        survival_backend: None,
+        survival: Vec::new(),
+        calibration: None,
+        table_pages: Vec::new(),
+        reuse: Vec::new(),
+        bracket: Vec::new(),
+        bracket_lookups: 0,
+        notes: Vec::new(),
+        threshold: config.threshold,
+        invocation,
+        invocations: 1,
+    };
+    let pressure = PageBuffer::new(pressure_bytes, Pages::Huge, |i| i as u64);
+    if let Err(error) = &pressure.advice {
+        m.notes
+            .push(format!("madvise for the pressure buffer failed: {error}"));
+    }
+    // What the kernel granted this process (merged: the smallest grant of any).
+    m.pressure_huge = pressure.huge_page_bytes();
+    let synthetic: Vec<PageBuffer> = m
+        .synthetic
+        .iter()
+        .map(|(_, bytes)| PageBuffer::new(*bytes, Pages::Huge, |i| i as u64 * 0x9E37))
+        .collect();
+    let total = m.pressure_reads.len() + 4;
+    let mut steps = Steps {
+        progress,
+        done: 0,
+        total,
+    };
+    let tables: Vec<&[u64]> = synthetic.iter().map(PageBuffer::as_slice).collect();
+    chain_sweep(&mut m, &workload, pressure.as_slice(), &tables, &mut steps);
+    drop(tables);
+    survival(&mut m, &workload, pressure.as_slice(), &mut steps);
+    m.reuse = m
+        .backends
+        .iter()
+        .filter_map(|&name| reuse_of(name, &workload))
+        .collect();
+    bracket(&mut m, &workload, &mut steps);
+    drop(synthetic);
+    table_pages(&mut m, &workload, &pressure, &mut steps);
+    (steps.progress)("done", 1.0);
+    m
+}
+
+/// A backend's attack-table bytes (what the mask applies to); 0 where it has none.
+pub(super) fn attack_table_bytes(name: &str) -> usize {
+    struct Bytes;
+    impl BackendVisitor for Bytes {
+        type Output = usize;
+        fn visit<B: Backend>(self, backend: B) -> usize {
+            backend.attack_table_memory().iter().map(|t| t.len()).sum()
+        }
+    }
+    registry::visit(name, Bytes).unwrap_or(0)
+}

@@ -1,0 +1,136 @@
+//! The table-page split: the backends' tables on 4 KiB pages, then collapsed to huge pages.
+
+use super::timing::{push_chains, time_chains, ChainCase, MakeChain};
+use super::{attack_table_bytes, Measurement, Steps};
+use crate::experiments::e7_cache_pressure::HOT_MASK;
+use crate::workloads::SearchWorkload;
+use kiki_core::backend::Backend;
+use kiki_core::pages::{collapse_to_huge_pages, huge_page_bytes_of, PageBuffer, Pages};
+use kiki_variants::registry::{self, BackendVisitor};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct TablePages {
+    #[serde(with = "crate::invocations::static_str")]
+    pub backend: crate::invocations::StaticStr,
+    pub table_bytes: usize,
+    pub huge_before: Option<usize>,
+    pub huge_after: Option<usize>,
+    pub collapse: Result<(), String>,
+}
+
+/// The backends' own tables on 4 KiB pages (as the allocator gave them: THP `madvise` leaves
+/// heap tables on small pages), then collapsed into 2 MiB pages (`MADV_COLLAPSE`, checked in
+/// `/proc/self/smaps`), each against pressure on 4 KiB and on huge pages, at the highest
+/// pressure; real and hot twin. Last, because a collapse cannot be undone in this process.
+pub(super) fn table_pages(
+    m: &mut Measurement,
+    workload: &SearchWorkload,
+    pressure_huge: &PageBuffer,
+    steps: &mut Steps<'_>,
+) {
+    let big: Vec<&'static str> = m
+        .backends
+        .iter()
+        .copied()
+        .filter(|&name| attack_table_bytes(name) >= (4 << 20))
+        .collect();
+    if big.is_empty() {
+        m.notes.push(
+            "table-page split skipped: no measured backend has 4 MiB of attack tables".into(),
+        );
+        steps.done += 1;
+        return;
+    }
+    let reads = m.pressure_reads.last().copied().unwrap_or(0).max(1);
+    let small_pressure = PageBuffer::new(m.pressure_bytes, Pages::Small, |i| i as u64);
+    // One window for all four variants: round r walks the same nodes in each.
+    let mut window = None;
+    for (phase, tables) in [(0, "4k"), (1, "huge")] {
+        if phase == 1 {
+            for &name in &big {
+                let (before, after, collapse) = collapse(name);
+                m.table_pages.push(TablePages {
+                    backend: name,
+                    table_bytes: attack_table_bytes(name),
+                    huge_before: before,
+                    huge_after: after,
+                    collapse,
+                });
+            }
+        }
+        for (pressure_pages, buffer) in [("4k", &small_pressure), ("huge", pressure_huge)] {
+            let mut cases: Vec<ChainCase<'_>> = Vec::new();
+            for (&name, stream) in big.iter().zip(0u64..) {
+                let made = MakeChain {
+                    workload,
+                    pressure: buffer.as_slice(),
+                    reads,
+                    masks: vec![usize::MAX, HOT_MASK],
+                    stream,
+                    labels: None,
+                };
+                if let Ok(made) = registry::visit(name, made) {
+                    cases.push(made);
+                }
+            }
+            let message = format!("tables on {tables} pages, pressure on {pressure_pages} pages");
+            let results = time_chains(
+                workload,
+                &mut cases,
+                &m.sampling,
+                (m.ns_per_tick, m.levels.last_level_bytes()),
+                &mut window,
+                m.invocation,
+                &mut |f| steps.report(&message, f),
+            );
+            push_chains(m, &cases, results, "pages", reads, (tables, pressure_pages));
+        }
+    }
+    steps.done += 1;
+}
+
+/// [`collapse_tables`], the reason a kernel refused said on this process's standard error
+/// only (the measurement names the refusal alone, the same in every invocation).
+fn collapse(name: &str) -> (Option<usize>, Option<usize>, Result<(), String>) {
+    let (before, after, outcome) = collapse_tables(name);
+    let outcome = outcome.map_err(|why| {
+        eprintln!("kiki: E7: {name}'s tables not collapsed to huge pages: {why}");
+        "the kernel refused MADV_COLLAPSE (or the tables are smaller than one aligned 2 MiB page)"
+            .to_string()
+    });
+    (before, after, outcome)
+}
+
+/// Collapses `name`'s attack tables into huge pages: the huge-page bytes before and after, and
+/// whether the kernel agreed.
+fn collapse_tables(name: &str) -> (Option<usize>, Option<usize>, Result<(), String>) {
+    struct Collapse;
+    impl BackendVisitor for Collapse {
+        type Output = (Option<usize>, Option<usize>, Result<(), String>);
+        fn visit<B: Backend>(self, backend: B) -> Self::Output {
+            let memory = backend.attack_table_memory();
+            let huge = |memory: &[&[u8]]| {
+                memory
+                    .iter()
+                    .map(|t| huge_page_bytes_of(t))
+                    .try_fold(0usize, |total, b| b.map(|b| total + b))
+            };
+            let before = huge(&memory);
+            // Tables smaller than one aligned huge page stay as they are; the collapse fails
+            // only when no table could be collapsed.
+            let outcomes: Vec<Result<(), String>> =
+                memory.iter().map(|t| collapse_to_huge_pages(t)).collect();
+            let collapse = if outcomes.iter().any(Result::is_ok) {
+                Ok(())
+            } else {
+                outcomes
+                    .into_iter()
+                    .find_map(Result::err)
+                    .map_or(Ok(()), Err)
+            };
+            (before, huge(&memory), collapse)
+        }
+    }
+    registry::visit(name, Collapse).unwrap_or((None, None, Err("unavailable".into())))
+}

@@ -1,0 +1,430 @@
+//! The shared timing core: the chain bodies, the chain cases, their timing and the time
+//! stamps.
+
+use super::chains::{mask_label, Chain};
+use super::Measurement;
+use crate::experiments::e7_cache_pressure::HOT_MASK;
+use crate::experiments::fold;
+use crate::invocations::Invocation;
+use crate::measure::{time_ns, SampleConfig};
+use crate::workloads::{eval_index, SearchWorkload};
+use kiki_core::backend::Backend;
+use kiki_core::types::Square;
+use kiki_variants::registry::BackendVisitor;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// The nodes and lookups a chain case walks, with the pressure buffer it reads.
+pub(super) struct Walk<'a> {
+    pub(super) workload: &'a SearchWorkload,
+    pub(super) pressure: &'a [u64],
+    pub(super) reads: u32,
+    /// Each case's own pressure stream: cases alternate within ~100 µs, and a case that read
+    /// the addresses another case just read would find them cached instead of inserting them.
+    pub(super) stream: u64,
+}
+
+/// P reads of the pressure buffer for node `node`, their indices salted value-neutrally by
+/// `salt` (the previous chain's result ANDed with zero): the reads cannot start before the
+/// previous node's lookups finish. Each case reads its own stream of random addresses.
+#[inline(always)]
+pub(super) fn pressure_sum(walk: &Walk<'_>, node: usize, salt: u64) -> u64 {
+    let len = walk.pressure.len();
+    let first = (walk.stream << 40) + node as u64 * walk.reads as u64;
+    let mut sum = 0u64;
+    for read in 0..walk.reads as u64 {
+        sum = sum.wrapping_add(walk.pressure[eval_index((first + read) ^ salt, len)]);
+    }
+    sum
+}
+
+/// A chain body over nodes `start..start + count` (wrapping): per node, P pressure reads, then
+/// the node's lookups as one dependent chain once per mask, each chain timed alone between
+/// serialising time stamps (so the pressure phase is outside every timing) and the masks taking
+/// turns at going first (whichever runs first finds the per-square metadata colder). Adds each
+/// mask's ticks to `ticks`.
+fn chain_body<'a, B: Backend>(
+    backend: B,
+    occupancies: Vec<B::Occupancy>,
+    walk: Walk<'a>,
+    masks: Vec<usize>,
+) -> impl FnMut(usize, usize, &mut [u64]) -> u64 + 'a {
+    // The settling pass always runs as the hot twin, also for the A/A control (two full-table
+    // chains): a full-table settle would leave both of its chains' lines cached.
+    let settle = HOT_MASK;
+    let zero = black_box(0u64);
+    move |start, count, ticks_out| {
+        let nodes = occupancies.len();
+        let mut link = 0u64;
+        let mut checksum = 0u64;
+        for k in 0..count {
+            let node = (start + k) % nodes;
+            let sum = pressure_sum(&walk, node, link & zero);
+            link = sum & zero;
+            let occupancy = &occupancies[node];
+            // An untimed settling pass as the hot twin: the per-square metadata, the code and
+            // the branch history are then warm for every timed chain alike, and no timed chain
+            // starts while the pressure phase's traffic is still draining.
+            for &(slider, square) in walk.workload.node(node) {
+                // SAFETY: as below.
+                let square = unsafe { Square::new_unchecked(square.index() as u8 ^ link as u8) };
+                link =
+                    fold(backend.slider_attacks_masked(slider, occupancy, square, settle)) & zero;
+            }
+            for turn in 0..masks.len() {
+                let which = (turn + first_turn(node)) % masks.len();
+                let table_mask = masks[which];
+                let before = ticks();
+                for &(slider, square) in walk.workload.node(node) {
+                    // SAFETY: `link` is a value ANDed with zero: the index is the square's own.
+                    let square =
+                        unsafe { Square::new_unchecked(square.index() as u8 ^ link as u8) };
+                    let attacks =
+                        backend.slider_attacks_masked(slider, occupancy, square, table_mask);
+                    let folded = fold(attacks);
+                    checksum = checksum.wrapping_add(folded);
+                    link = folded & zero;
+                }
+                ticks_out[which] += ticks().wrapping_sub(before);
+            }
+        }
+        checksum
+    }
+}
+
+/// Which mask a node times first: a hash of the node, not its parity, because the chain that
+/// runs first after the pressure phase pays a little more as P grows, and node parity in the
+/// depth-first order correlates with what a node costs (measured: alternating by parity gave
+/// the identical-code negative controls ±1 ns at 256 pressure reads, its sign flipping with the
+/// parity rule).
+#[inline(always)]
+fn first_turn(node: usize) -> usize {
+    (eval_index(node as u64, 1 << 16) >> 7) & 0xFF
+}
+
+/// The positive control's body, shaped like [`chain_body`]: a table of known size read at
+/// random, one read per lookup of the node, each index salted by the previous read.
+pub(super) fn synthetic_body<'a>(
+    table: &'a [u64],
+    walk: Walk<'a>,
+    masks: Vec<usize>,
+) -> impl FnMut(usize, usize, &mut [u64]) -> u64 + 'a {
+    let zero = black_box(0u64);
+    move |start, count, ticks_out| {
+        let nodes = walk.workload.nodes();
+        let mut link = 0u64;
+        let mut checksum = 0u64;
+        for k in 0..count {
+            let node = (start + k) % nodes;
+            let sum = pressure_sum(&walk, node, link & zero);
+            link = sum & zero;
+            let first = walk.workload.starts[node] as u64;
+            let settle = HOT_MASK >> 3;
+            for j in 0..walk.workload.node(node).len() as u64 {
+                link = table[eval_index((first + j) ^ link, table.len()) & settle] & zero;
+            }
+            for turn in 0..masks.len() {
+                let which = (turn + first_turn(node)) % masks.len();
+                let element_mask = masks[which] >> 3;
+                let before = ticks();
+                for j in 0..walk.workload.node(node).len() as u64 {
+                    let index = eval_index((first + j) ^ link, table.len()) & element_mask;
+                    let value = table[index];
+                    checksum = checksum.wrapping_add(value);
+                    link = value & zero;
+                }
+                ticks_out[which] += ticks().wrapping_sub(before);
+            }
+        }
+        checksum
+    }
+}
+
+/// One chain case: a backend (or the synthetic table) with its masks, and its body over a
+/// window of nodes.
+pub(super) struct ChainCase<'a> {
+    pub(super) case: String,
+    pub(super) masks: Vec<String>,
+    /// The table bytes its widest mask reads (what its warm-in must bring into the caches).
+    pub(super) footprint: usize,
+    pub(super) body: ChainBody<'a>,
+}
+
+/// A chain case's body: `(first node, nodes, ticks per mask) -> checksum`.
+type ChainBody<'a> = Box<dyn FnMut(usize, usize, &mut [u64]) -> u64 + 'a>;
+
+pub(super) struct MakeChain<'a> {
+    pub(super) workload: &'a SearchWorkload,
+    pub(super) pressure: &'a [u64],
+    pub(super) reads: u32,
+    pub(super) masks: Vec<usize>,
+    /// The case's own pressure stream.
+    pub(super) stream: u64,
+    /// Labels for the masks where they are not the masks' own (the A/A control's).
+    pub(super) labels: Option<Vec<String>>,
+}
+
+impl<'a> BackendVisitor for MakeChain<'a> {
+    type Output = ChainCase<'a>;
+    fn visit<B: Backend>(self, backend: B) -> ChainCase<'a> {
+        let occupancies: Vec<B::Occupancy> = self
+            .workload
+            .occupancies
+            .iter()
+            .map(|&o| backend.occupancy(o))
+            .collect();
+        let table: usize = backend.attack_table_memory().iter().map(|t| t.len()).sum();
+        let widest = self.masks.iter().copied().max().unwrap_or(0);
+        ChainCase {
+            footprint: table.min(widest.saturating_add(1)),
+            case: B::info().name.to_string(),
+            masks: self
+                .labels
+                .unwrap_or_else(|| self.masks.iter().map(|&m| mask_label(m)).collect()),
+            body: Box::new(chain_body(
+                backend,
+                occupancies,
+                Walk {
+                    workload: self.workload,
+                    pressure: self.pressure,
+                    reads: self.reads,
+                    stream: self.stream,
+                },
+                self.masks,
+            )),
+        }
+    }
+}
+
+/// Lookups in nodes `start..start + count` (wrapping).
+fn lookups_in(workload: &SearchWorkload, start: usize, count: usize) -> usize {
+    (0..count)
+        .map(|k| workload.node((start + k) % workload.nodes()).len())
+        .sum()
+}
+
+/// Nodes per slice: a case's window is timed slice by slice, and the slices' trimmed mean is
+/// the round's value, so that a slice an interrupt hit does not move it.
+const SLICE_NODES: usize = 32;
+
+/// The warm-in before a case's rounds: lookups enough to read this many times the lines of
+/// its footprint (capped at twice the last level: beyond it the lines miss anyway) ...
+pub(in super::super) const WARM_IN_READS_PER_LINE: usize = 4;
+/// ... or this many times `min_sample` of walking, whichever comes first (under pressure the
+/// caches turn over within a few nodes, so the state is steady long before).
+pub(in super::super) const WARM_IN_SAMPLES: u32 = 10;
+
+/// Times chain cases, each in a block of its own: an untimed warm-in walk that brings the
+/// case's own table lines into the caches as far as its reuse keeps them (see the constants
+/// above), then all its rounds back to back. A round walks a window of nodes slice by slice
+/// (the next window in the next round, so no sample repeats a node until the workload wraps),
+/// and every case walks the same windows. No case is timed among another case's tables or
+/// pressure lines: when cases alternated slice by slice, each case's "no pressure" point
+/// carried the other cases' table and pressure traffic, and a short warm-in left a table that
+/// fits the cache half cold. The case order rotates from invocation to invocation. Inside a
+/// case every node's chain is timed per mask (see [`chain_body`]). Returns per case and mask,
+/// per round, the trimmed mean over the window's slices of ns per lookup. Each invocation
+/// times its own share of the rounds; [`merge`](fn@super::merge) pools them.
+///
+/// `window` is the window in nodes: when `Some`, it is used as given (so that calls at other
+/// pressure counts walk the very same nodes in each round, and a round's values pair across
+/// them); when `None`, it is sized so that the slowest case's window lasts `min_sample`, and
+/// stored there (when measuring live).
+pub(super) fn time_chains(
+    workload: &SearchWorkload,
+    cases: &mut [ChainCase<'_>],
+    sampling: &SampleConfig,
+    (ns_per_tick, last_level): (f64, usize),
+    window_nodes: &mut Option<usize>,
+    invocation: Invocation,
+    progress: &mut dyn FnMut(f64),
+) -> Vec<(String, Vec<f64>, Vec<f64>)> {
+    let names: Vec<String> = cases
+        .iter()
+        .flat_map(|c| {
+            c.masks
+                .iter()
+                .map(move |mask| format!("{} [{mask}]", c.case))
+        })
+        .collect();
+    let measured = {
+        let nodes = workload.nodes();
+        let slice = SLICE_NODES.min(nodes);
+        // Window: as given, or enough slices that the slowest case's window lasts
+        // `min_sample`.
+        let given = *window_nodes;
+        let mut window = given.unwrap_or(slice).clamp(1, nodes.max(1));
+        let warm_until = Instant::now() + sampling.warmup;
+        loop {
+            let slowest = cases
+                .iter_mut()
+                .map(|c| {
+                    let mut ticks = vec![0u64; c.masks.len()];
+                    time_ns(&mut |_| (c.body)(0, window, &mut ticks), 1)
+                })
+                .fold(0.0, f64::max);
+            if given.is_some()
+                || slowest >= sampling.min_sample.as_nanos() as f64
+                || window >= nodes
+            {
+                if Instant::now() >= warm_until {
+                    break;
+                }
+            } else {
+                window = (window * 2).min(nodes);
+            }
+        }
+        *window_nodes = Some(window);
+        let offset = invocation.index;
+        let rounds = invocation.rounds(sampling.samples);
+        let n = cases.len();
+        let per_node = workload.lookups.len() as f64 / nodes.max(1) as f64;
+        let mut ns: Vec<Vec<Vec<f64>>> = cases
+            .iter()
+            .map(|c| vec![Vec::new(); c.masks.len()])
+            .collect();
+        // Invocations start at different nodes: together they cover more of the workload.
+        let first_start = (offset * rounds * window) % nodes;
+        for k in 0..n {
+            let i = (k + offset) % n;
+            let case = &mut cases[i];
+            let lines = case.footprint.min(2 * last_level) / 64;
+            let warm_nodes =
+                ((WARM_IN_READS_PER_LINE * lines) as f64 / per_node.max(1.0)).ceil() as usize;
+            let warm_nodes = warm_nodes.clamp(window, nodes);
+            let deadline = Instant::now() + sampling.min_sample * WARM_IN_SAMPLES;
+            let mut scratch = vec![0u64; case.masks.len()];
+            for first in (0..warm_nodes).step_by(slice) {
+                let at = (first_start + 2 * nodes - warm_nodes + first) % nodes;
+                black_box((case.body)(at, slice.min(warm_nodes - first), &mut scratch));
+                if Instant::now() >= deadline {
+                    break;
+                }
+            }
+            let mut start = first_start;
+            for round in 0..rounds {
+                let mut per_slice: Vec<Vec<f64>> = vec![Vec::new(); case.masks.len()];
+                for first in (0..window).step_by(slice) {
+                    let count = slice.min(window - first);
+                    let at = (start + first) % nodes;
+                    let lookups = lookups_in(workload, at, count).max(1) as f64;
+                    let mut ticks = vec![0u64; case.masks.len()];
+                    black_box((case.body)(at, count, &mut ticks));
+                    for (mask, t) in ticks.iter().enumerate() {
+                        per_slice[mask].push(*t as f64 * ns_per_tick / lookups);
+                    }
+                }
+                // The slices' mean with the fastest and slowest tenth left out: a slice that
+                // an interrupt or another process hit is dropped, and the rest are all used.
+                for (mask, times) in per_slice.iter_mut().enumerate() {
+                    ns[i][mask].push(trimmed_mean(times));
+                }
+                start = (start + window) % nodes;
+                progress((k * rounds + round + 1) as f64 / (n * rounds) as f64);
+            }
+        }
+        names
+            .iter()
+            .cloned()
+            .zip(ns.into_iter().flatten())
+            .map(|(name, ns)| (name, ns, Vec::new()))
+            .collect::<Vec<_>>()
+    };
+    debug_assert!(measured.iter().zip(&names).all(|(r, n)| &r.0 == n));
+    measured
+}
+
+/// The mean of `values` without their lowest and highest tenth (sorts `values`).
+fn trimmed_mean(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let cut = values.len() / 10;
+    let kept = &values[cut..values.len() - cut];
+    kept.iter().sum::<f64>() / kept.len().max(1) as f64
+}
+
+/// Stores `results` (per case and mask, in `cases`' order) as chain points.
+pub(super) fn push_chains(
+    m: &mut Measurement,
+    cases: &[ChainCase<'_>],
+    results: Vec<(String, Vec<f64>, Vec<f64>)>,
+    part: &'static str,
+    reads: u32,
+    (tables, pressure): (&'static str, &'static str),
+) {
+    let labels = cases.iter().flat_map(|c| {
+        c.masks
+            .iter()
+            .map(move |mask| (c.case.clone(), mask.clone()))
+    });
+    for ((case, mask), (_, ns, _)) in labels.zip(results) {
+        m.chains.push(Chain {
+            part,
+            reads,
+            case,
+            mask,
+            tables,
+            pressure,
+            ns,
+        });
+    }
+}
+
+/// One byte load the compiler keeps: the probe's and the calibration's timed load.
+///
+/// # Safety
+/// `address` must point to a live, readable byte.
+#[inline(always)]
+pub(super) unsafe fn load_byte(address: *const u8) -> u64 {
+    // SAFETY: the caller's contract.
+    unsafe { std::ptr::read_volatile(address) as u64 }
+}
+
+/// A serialised time stamp: `lfence; rdtscp; lfence` on x86-64 (ticks of the invariant TSC),
+/// nanoseconds of a monotonic clock elsewhere.
+#[inline(always)]
+pub(super) fn ticks() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut aux = 0u32;
+        // SAFETY: `lfence` and `rdtscp` have no memory effects; every x86-64 CPU kiki runs
+        // backends on has them.
+        unsafe {
+            std::arch::x86_64::_mm_lfence();
+            let t = std::arch::x86_64::__rdtscp(&mut aux);
+            std::arch::x86_64::_mm_lfence();
+            t
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        use std::sync::OnceLock;
+        static START: OnceLock<Instant> = OnceLock::new();
+        START.get_or_init(Instant::now).elapsed().as_nanos() as u64
+    }
+}
+
+/// Nanoseconds per tick of [`ticks`], measured against the monotonic clock over 20 ms.
+pub(super) fn tick_ns() -> f64 {
+    let (t0, c0) = (Instant::now(), ticks());
+    while t0.elapsed() < Duration::from_millis(20) {
+        std::hint::spin_loop();
+    }
+    let (elapsed, c1) = (t0.elapsed().as_nanos() as f64, ticks());
+    elapsed / (c1.saturating_sub(c0).max(1)) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trimmed_mean_drops_the_outer_tenths() {
+        let mut values: Vec<f64> = (1..=20).map(f64::from).collect();
+        values[0] = 1000.0;
+        // Sorted: 2..=20, 1000; the lowest (2) and highest (1000) tenth go.
+        assert_eq!(
+            trimmed_mean(&mut values),
+            (3..=20).sum::<i32>() as f64 / 18.0
+        );
+    }
+}
