@@ -1,7 +1,6 @@
 //! The survival classes' calibration: single timed loads of table lines placed in each level.
 
 use super::attack_table_bytes;
-use super::survival::{table_lines, Reloads, SURVIVAL_LEVELS};
 use super::timing::{load_byte, tick_ns, ticks};
 use crate::cache_levels::CacheLevels;
 use crate::experiments::typical;
@@ -212,3 +211,41 @@ fn to_memory(line: *const u8, evict: &[u64], evict_bytes: Option<usize>) -> u64 
         read_lines(evict, evict_bytes.unwrap_or(0))
     }
 }
+
+/// Timed single loads, ns each, and the invocation that timed each one (for resampling).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(crate) struct Reloads {
+    pub ns: Vec<f64>,
+    pub invocation: Vec<f64>,
+}
+
+impl Reloads {
+    /// Another invocation's reloads after these.
+    pub(super) fn extend(&mut self, other: &Reloads) {
+        self.ns.extend(&other.ns);
+        self.invocation.extend(&other.invocation);
+    }
+}
+
+/// The byte address of every attack-table line `offsets` name, in first-read order, once each:
+/// `offsets` index the concatenation of `memory` (as [`Backend::attack_table_offsets`] says).
+pub(super) fn table_lines(memory: &[&'static [u8]], offsets: &[usize], out: &mut Vec<*const u8>) {
+    out.clear();
+    for &offset in offsets {
+        let mut rest = offset;
+        for table in memory {
+            if rest < table.len() {
+                let address = table[rest..].as_ptr();
+                let line = address as usize >> 6;
+                if !out.iter().any(|&seen| seen as usize >> 6 == line) {
+                    out.push(address);
+                }
+                break;
+            }
+            rest -= table.len();
+        }
+    }
+}
+
+/// The classes a survival reload falls into, in order; also the calibration's cases.
+pub(in super::super) const SURVIVAL_LEVELS: [&str; 4] = ["L1", "L2", "LL", "memory"];

@@ -2,40 +2,14 @@
 //! synthetic tables (the controls) and the A/A control.
 
 use super::dose::dose_sweep;
-use super::timing::{push_chains, synthetic_body, time_chains, ChainCase, MakeChain, Walk};
+use super::timing::{
+    mask_label, push_chains, synthetic_body, time_chains, ChainCase, MakeChain, Walk,
+};
 use super::{attack_table_bytes, Measurement, Steps};
 use crate::cache_levels::CacheLevels;
 use crate::experiments::e7_cache_pressure::HOT_MASK;
 use crate::workloads::SearchWorkload;
-use kiki_core::units::rounded_bytes;
 use kiki_variants::registry;
-use serde::{Deserialize, Serialize};
-
-/// One chain case at one point: which part of the experiment, the pressure reads per node,
-/// the case (backend or `synthetic`), the mask label, the table and pressure pages, and ns per
-/// lookup per round.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub(crate) struct Chain {
-    #[serde(with = "crate::invocations::static_str")]
-    pub part: crate::invocations::StaticStr,
-    pub reads: u32,
-    pub case: String,
-    pub mask: String,
-    #[serde(with = "crate::invocations::static_str")]
-    pub tables: crate::invocations::StaticStr,
-    #[serde(with = "crate::invocations::static_str")]
-    pub pressure: crate::invocations::StaticStr,
-    pub ns: Vec<f64>,
-}
-
-/// A mask of a table footprint: its label and the byte mask (`usize::MAX` for the whole table).
-pub(in super::super) fn mask_label(mask: usize) -> String {
-    if mask == usize::MAX {
-        "full".to_string()
-    } else {
-        rounded_bytes((mask + 1) as f64)
-    }
-}
 
 /// The label of the synthetic table of one page: the negative control that runs the masked
 /// path (mailbox and sqww ignore the mask).

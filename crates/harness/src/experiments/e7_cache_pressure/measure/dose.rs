@@ -1,8 +1,7 @@
 //! The dose–response at the top pressure: each backend's table masked to footprints sized
 //! from the measured levels.
 
-use super::chains::mask_label;
-use super::timing::{push_chains, time_chains, ChainCase, MakeChain};
+use super::timing::{mask_label, push_chains, time_chains, ChainCase, MakeChain};
 use super::{attack_table_bytes, Measurement, Steps};
 use crate::cache_levels::CacheLevels;
 use crate::experiments::e7_cache_pressure::HOT_MASK;

@@ -14,17 +14,15 @@ mod timing;
 
 pub(crate) use bracket::Bracket;
 pub(crate) use calibration::Calibration;
-pub(crate) use chains::Chain;
-pub(super) use chains::{
-    aa_case, mask_label, synthetic_case, synthetic_sizes, AA_SECOND, ONE_PAGE,
-};
+pub(crate) use calibration::Reloads;
+pub(super) use calibration::SURVIVAL_LEVELS;
+pub(super) use chains::{aa_case, synthetic_case, synthetic_sizes, AA_SECOND, ONE_PAGE};
 pub(super) use dose::{dose_case, dose_masks};
 pub(super) use merge::merge;
 pub(crate) use pages::TablePages;
 pub(crate) use reuse::Reuse;
-pub(crate) use survival::Reloads;
-pub(super) use survival::SURVIVAL_LEVELS;
-pub(super) use timing::{WARM_IN_READS_PER_LINE, WARM_IN_SAMPLES};
+pub(crate) use timing::Chain;
+pub(super) use timing::{mask_label, WARM_IN_READS_PER_LINE, WARM_IN_SAMPLES};
 
 use crate::cache_levels::CacheLevels;
 use crate::experiments::{Config, Progress};

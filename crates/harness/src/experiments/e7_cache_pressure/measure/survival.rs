@@ -1,13 +1,12 @@
 //! The survival probe: timed reloads of a node's table lines after P pressure reads.
 
-use super::calibration::calibration;
+use super::calibration::{calibration, table_lines, Reloads};
 use super::timing::{load_byte, pressure_sum, tick_ns, ticks, Walk};
 use super::{attack_table_bytes, Measurement, Steps};
 use crate::experiments::fold;
 use crate::workloads::SearchWorkload;
 use kiki_core::backend::Backend;
 use kiki_variants::registry::{self, BackendVisitor};
-use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 
 /// Pressure counts of the survival probe: 0, 8, 32, … by fours, up to the first count whose
@@ -82,41 +81,6 @@ pub(super) fn survival(
     steps.done += 1;
 }
 
-/// Timed single loads, ns each, and the invocation that timed each one (for resampling).
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub(crate) struct Reloads {
-    pub ns: Vec<f64>,
-    pub invocation: Vec<f64>,
-}
-
-impl Reloads {
-    /// Another invocation's reloads after these.
-    pub(super) fn extend(&mut self, other: &Reloads) {
-        self.ns.extend(&other.ns);
-        self.invocation.extend(&other.invocation);
-    }
-}
-
-/// The byte address of every attack-table line `offsets` name, in first-read order, once each:
-/// `offsets` index the concatenation of `memory` (as [`Backend::attack_table_offsets`] says).
-pub(super) fn table_lines(memory: &[&'static [u8]], offsets: &[usize], out: &mut Vec<*const u8>) {
-    out.clear();
-    for &offset in offsets {
-        let mut rest = offset;
-        for table in memory {
-            if rest < table.len() {
-                let address = table[rest..].as_ptr();
-                let line = address as usize >> 6;
-                if !out.iter().any(|&seen| seen as usize >> 6 == line) {
-                    out.push(address);
-                }
-                break;
-            }
-            rest -= table.len();
-        }
-    }
-}
-
 /// The survival probe's visitor: `nodes` nodes from this invocation's own starting point.
 struct Probe<'a> {
     workload: &'a SearchWorkload,
@@ -171,6 +135,3 @@ impl BackendVisitor for Probe<'_> {
         vec![(B::info().name.to_string(), ns, invocation)]
     }
 }
-
-/// The classes a survival reload falls into, in order; also the calibration's cases.
-pub(in super::super) const SURVIVAL_LEVELS: [&str; 4] = ["L1", "L2", "LL", "memory"];

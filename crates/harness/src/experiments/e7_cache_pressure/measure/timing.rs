@@ -1,7 +1,6 @@
 //! The shared timing core: the chain bodies, the chain cases, their timing and the time
 //! stamps.
 
-use super::chains::{mask_label, Chain};
 use super::Measurement;
 use crate::experiments::e7_cache_pressure::HOT_MASK;
 use crate::experiments::fold;
@@ -10,9 +9,37 @@ use crate::measure::{time_ns, SampleConfig};
 use crate::workloads::{eval_index, SearchWorkload};
 use kiki_core::backend::Backend;
 use kiki_core::types::Square;
+use kiki_core::units::rounded_bytes;
 use kiki_variants::registry::BackendVisitor;
+use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+
+/// One chain case at one point: which part of the experiment, the pressure reads per node,
+/// the case (backend or `synthetic`), the mask label, the table and pressure pages, and ns per
+/// lookup per round.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Chain {
+    #[serde(with = "crate::invocations::static_str")]
+    pub part: crate::invocations::StaticStr,
+    pub reads: u32,
+    pub case: String,
+    pub mask: String,
+    #[serde(with = "crate::invocations::static_str")]
+    pub tables: crate::invocations::StaticStr,
+    #[serde(with = "crate::invocations::static_str")]
+    pub pressure: crate::invocations::StaticStr,
+    pub ns: Vec<f64>,
+}
+
+/// A mask of a table footprint: its label and the byte mask (`usize::MAX` for the whole table).
+pub(in super::super) fn mask_label(mask: usize) -> String {
+    if mask == usize::MAX {
+        "full".to_string()
+    } else {
+        rounded_bytes((mask + 1) as f64)
+    }
+}
 
 /// The nodes and lookups a chain case walks, with the pressure buffer it reads.
 pub(super) struct Walk<'a> {
