@@ -526,6 +526,20 @@ impl Move {
         self.0
     }
 
+    /// The move whose `raw` is `raw`, if those bits name one (a destination square, an origin
+    /// square or hand kind, the promotion bit); used to read moves back from a hash table.
+    #[inline]
+    pub const fn from_raw(raw: u16) -> Option<Move> {
+        let to = raw & 0x7F;
+        let origin = (raw >> 7) & 0x7F;
+        let drop = origin >= 81;
+        if raw >> 15 != 0 || to >= 81 || origin >= 81 + 7 || (drop && raw & Move::PROMOTE != 0) {
+            None
+        } else {
+            Some(Move(raw))
+        }
+    }
+
     #[inline(always)]
     pub fn to(self) -> Square {
         // SAFETY: every constructor stores a `Square` (< 81) in the low 7 bits.

@@ -8,3 +8,4 @@ pub mod mate1;
 pub mod movegen;
 pub mod perft;
 pub mod position;
+pub mod search;

@@ -61,7 +61,7 @@ impl<const N: usize> MoveBuffer<N> {
     }
 
     #[inline(always)]
-    fn as_mut_slice(&mut self) -> &mut [Move] {
+    pub fn as_mut_slice(&mut self) -> &mut [Move] {
         // SAFETY: as in `as_slice`.
         unsafe { std::slice::from_raw_parts_mut(self.moves.as_mut_ptr() as *mut Move, self.len) }
     }

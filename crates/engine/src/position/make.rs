@@ -182,6 +182,22 @@ impl<B: Backend> Position<B> {
         self.side = us;
         self.move_number -= 1;
     }
+
+    /// Passes the turn (a search's null move): the side and the key change, nothing else.
+    /// The caller must not be in check; `undo_null_move` takes it back.
+    #[inline]
+    pub fn do_null_move(&mut self) {
+        self.key ^= self.zobrist.side;
+        self.side = self.side.flip();
+        self.move_number += 1;
+    }
+
+    /// Takes back `do_null_move`.
+    #[inline]
+    pub fn undo_null_move(&mut self) {
+        self.do_null_move();
+        self.move_number -= 2;
+    }
 }
 
 #[cfg(test)]
