@@ -10,6 +10,7 @@ mod backends_agree;
 mod bitboard_ops;
 mod brute_force;
 mod cli;
+mod cli_bench;
 mod cli_mate1;
 mod effects;
 mod effects_cli;

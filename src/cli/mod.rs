@@ -1,6 +1,7 @@
 //! The `kiki` command line: clap definitions, dispatch, one-line errors and exit codes.
 
 mod backends;
+mod bench;
 mod check;
 mod e8_workload;
 mod effects;
@@ -60,6 +61,10 @@ enum Command {
     /// A checkmating move in USI for the side to move, or `none` (exact mate-in-1); backends
     /// must agree whether a mate exists, else exit 1.
     Mate1(Mate1Args),
+    /// Searches the bench positions to a fixed depth on each backend (iterative-deepening PVS,
+    /// TT, an evaluation computed at every node): per backend the fingerprint and nodes per
+    /// second; backends whose fingerprints differ exit 1.
+    Bench(BenchArgs),
     /// Proves incremental effect counts against a from-scratch recount after every make and
     /// unmake of random-game moves, then times make+unmake per ray stepper.
     Effects(EffectsArgs),
@@ -278,6 +283,53 @@ struct Mate1Args {
     #[arg(long, default_value = "all", value_name = "NAME|all")]
     backend: String,
     /// One JSON object per line: backend, sfen, mate.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    simd: SimdOption,
+}
+
+/// `--table-pages`: the pages the backends' attack tables are placed on.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TablePagesArg {
+    #[value(name = "4k")]
+    Small,
+    #[value(name = "2m")]
+    Huge,
+}
+
+impl From<TablePagesArg> for kiki_core::pages::Pages {
+    fn from(pages: TablePagesArg) -> Self {
+        match pages {
+            TablePagesArg::Small => kiki_core::pages::Pages::Small,
+            TablePagesArg::Huge => kiki_core::pages::Pages::Huge,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+struct BenchArgs {
+    /// A backend name, or `all` (every available backend, whose fingerprints must agree).
+    #[arg(long, default_value = "all", value_name = "NAME|all")]
+    backend: String,
+    /// The evaluation computed at every node: material (no tables), nnue (HalfKP-shaped,
+    /// 64 MB) or kpp (KPP + KKP, 214 MB). Weights are random from a fixed seed.
+    #[arg(long, default_value = "nnue", value_parser = kiki_engine::search::eval::EvalKind::parse, value_name = "EVAL")]
+    eval: kiki_engine::search::eval::EvalKind,
+    /// Transposition table size in MiB, rounded down to a power of two (plain decimal).
+    #[arg(long, default_value = "256", value_parser = decimal, value_name = "N")]
+    tt_mib: u64,
+    /// Plies searched from each position, 1 to 12 (plain decimal; the default is fixed).
+    #[arg(long, default_value_t = kiki_engine::search::bench::DEFAULT_DEPTH as u64, value_parser = decimal, value_name = "N")]
+    depth: u64,
+    /// A file with one SFEN per line instead of the built-in bench positions.
+    #[arg(long, value_name = "FILE")]
+    positions: Option<PathBuf>,
+    /// Pages for the backends' attack tables (per process): 4k, or 2m by MADV_COLLAPSE. The
+    /// evaluation's tables and the TT are always asked for 2 MiB pages.
+    #[arg(long, value_enum, default_value = "2m", value_name = "4k|2m")]
+    table_pages: TablePagesArg,
+    /// One JSON object per line: backend, eval, tt_mib, depth, nodes, nps, seconds, positions.
     #[arg(long)]
     json: bool,
     #[command(flatten)]
@@ -563,6 +615,7 @@ pub fn run(args: &[String]) -> i32 {
         Command::Check(a) => Some(("check", a.simd)),
         Command::Perft(a) => Some(("perft", a.simd)),
         Command::Mate1(a) => Some(("mate1", a.simd)),
+        Command::Bench(a) => Some(("bench", a.simd)),
         Command::Effects(a) => Some(("effects", a.simd)),
         Command::Report(a) => Some(("report", a.simd)),
         Command::E8Workload(a) => Some(("e8-workload", a.simd)),
@@ -585,6 +638,7 @@ pub fn run(args: &[String]) -> i32 {
         }
         Command::Perft(a) => perft::run(a),
         Command::Mate1(a) => mate1::run(a),
+        Command::Bench(a) => bench::run(a),
         Command::Effects(a) => effects::run(a),
         Command::Report(a) => report::run(a),
         Command::Render(a) => report::render(&a.dir),

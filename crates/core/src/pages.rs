@@ -107,6 +107,18 @@ pub fn huge_page_bytes_of(memory: &[u8]) -> Option<usize> {
     anon_huge_bytes_in(&smaps, memory.as_ptr() as usize, memory.len())
 }
 
+/// Asks the kernel to keep the 4 KiB pages inside `memory` small (`MADV_NOHUGEPAGE`): huge
+/// pages already there stay until the kernel splits them; `Err` says why not.
+pub fn advise_small_pages(memory: &[u8]) -> Result<(), String> {
+    const SMALL_PAGE: usize = 4096;
+    let start = (memory.as_ptr() as usize).next_multiple_of(SMALL_PAGE);
+    let end = (memory.as_ptr() as usize + memory.len()) / SMALL_PAGE * SMALL_PAGE;
+    if end <= start {
+        return Err("no whole 4 KiB page inside the table".to_string());
+    }
+    advise_pages(start as *mut u8, end - start, Pages::Small)
+}
+
 /// Asks the kernel to back the whole 2 MiB pages inside `memory` with huge pages now
 /// (`MADV_HUGEPAGE`, then `MADV_COLLAPSE`, Linux 6.1+); the memory's contents are unchanged.
 /// `Err` says why not (too small, an old kernel, memory that is not anonymous).

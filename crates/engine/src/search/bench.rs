@@ -12,7 +12,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// The depth `kiki bench` searches to: fixed (never adapted to the machine), deep enough that
 /// one backend's bench is over a million nodes.
-pub const DEFAULT_DEPTH: u32 = 5;
+pub const DEFAULT_DEPTH: u32 = 4;
 
 /// The seed `generate` made the committed positions with.
 pub const SEED: u64 = 0x6B69_6B69_6265_6E63;

@@ -178,3 +178,29 @@ fn a_side_with_no_move_scores_mate_and_a_null_move_restores_the_key() {
         (key, Position::startpos(Reference).to_sfen())
     );
 }
+
+/// The bench fingerprint of the first 12 positions at depth 3, as committed: the same at every
+/// SIMD level and with `portable` (CI runs this test at each), on every backend (above).
+#[test]
+fn the_fingerprint_is_the_committed_one_at_this_simd_level() {
+    let positions = bench::positions();
+    let sfens = &positions[..12];
+    let mut seen = Vec::new();
+    for kind in EvalKind::ALL {
+        let tables = EvalTables::new(kind, Pages::Small);
+        let backend = kiki_variants::qugiy::Qugiy::new().expect("qugiy builds");
+        let prints = fingerprints(backend, sfens, 3, &tables);
+        let nodes: u64 = prints.iter().map(|p| p.0).sum();
+        let checksum = prints
+            .iter()
+            .fold(0u64, |acc, p| acc.rotate_left(9) ^ p.3 ^ p.2 as u64);
+        seen.push((kind.name(), nodes, checksum));
+    }
+    assert_eq!(seen, GOLDEN, "level {}", kiki_core::simd::level());
+}
+
+const GOLDEN: [(&str, u64, u64); 3] = [
+    ("material", 111_096, 18_341_156_713_818_590_170),
+    ("nnue", 111_096, 15_587_064_469_362_795_251),
+    ("kpp", 111_096, 13_485_004_996_553_835_089),
+];

@@ -4,9 +4,8 @@ use super::timing::{push_chains, time_chains, ChainCase, MakeChain};
 use super::{attack_table_bytes, Measurement, Steps};
 use crate::experiments::e7_cache_pressure::HOT_MASK;
 use crate::workloads::SearchWorkload;
-use kiki_core::backend::Backend;
-use kiki_core::pages::{collapse_to_huge_pages, huge_page_bytes_of, PageBuffer, Pages};
-use kiki_variants::registry::{self, BackendVisitor};
+use kiki_core::pages::{PageBuffer, Pages};
+use kiki_variants::registry;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -105,32 +104,8 @@ fn collapse(name: &str) -> (Option<usize>, Option<usize>, Result<(), String>) {
 /// Collapses `name`'s attack tables into huge pages: the huge-page bytes before and after, and
 /// whether the kernel agreed.
 fn collapse_tables(name: &str) -> (Option<usize>, Option<usize>, Result<(), String>) {
-    struct Collapse;
-    impl BackendVisitor for Collapse {
-        type Output = (Option<usize>, Option<usize>, Result<(), String>);
-        fn visit<B: Backend>(self, backend: B) -> Self::Output {
-            let memory = backend.attack_table_memory();
-            let huge = |memory: &[&[u8]]| {
-                memory
-                    .iter()
-                    .map(|t| huge_page_bytes_of(t))
-                    .try_fold(0usize, |total, b| b.map(|b| total + b))
-            };
-            let before = huge(&memory);
-            // Tables smaller than one aligned huge page stay as they are; the collapse fails
-            // only when no table could be collapsed.
-            let outcomes: Vec<Result<(), String>> =
-                memory.iter().map(|t| collapse_to_huge_pages(t)).collect();
-            let collapse = if outcomes.iter().any(Result::is_ok) {
-                Ok(())
-            } else {
-                outcomes
-                    .into_iter()
-                    .find_map(Result::err)
-                    .map_or(Ok(()), Err)
-            };
-            (before, huge(&memory), collapse)
-        }
+    match crate::bench::place_tables(name, Pages::Huge) {
+        Ok(placed) => (placed.huge_before, placed.huge_after, placed.outcome),
+        Err(_) => (None, None, Err("unavailable".into())),
     }
-    registry::visit(name, Collapse).unwrap_or((None, None, Err("unavailable".into())))
 }
