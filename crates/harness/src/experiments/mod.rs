@@ -11,6 +11,7 @@
 
 mod counter_log;
 pub mod e10_attack_maps;
+pub mod e11_search;
 pub mod e1_attacks;
 pub mod e2_movegen;
 pub mod e3_mate1;

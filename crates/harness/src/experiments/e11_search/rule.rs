@@ -1,0 +1,128 @@
+//! E11's pre-registered decision rule: whether seed 004 holds end to end in a search, decided
+//! from D's interval, the threshold and the controls. Committed before the first full E11 run
+//! and not changed after it (the summary's `rule_commit` names the commit; the method says so).
+
+use serde::{Deserialize, Serialize};
+
+/// What the rule says for one evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Verdict {
+    /// D's whole interval lies above the threshold: the table-heavy backend loses more time
+    /// per node under this evaluation than under `material`, by more than the threshold.
+    #[serde(rename = "holds")]
+    Holds,
+    /// D's whole interval lies inside ±threshold.
+    #[serde(rename = "does not hold")]
+    DoesNotHold,
+    /// Neither: the interval reaches across a threshold.
+    #[serde(rename = "not resolved")]
+    NotResolved,
+    /// A control failed: nothing is decided on this run.
+    #[serde(rename = "not decided here")]
+    NotDecidedHere,
+}
+
+impl Verdict {
+    pub fn words(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::DoesNotHold => "does not hold",
+            Verdict::NotResolved => "not resolved",
+            Verdict::NotDecidedHere => "not decided here",
+        }
+    }
+}
+
+/// An interval in ns per node: the estimate and its 95 % bounds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Interval {
+    pub value: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+impl Interval {
+    /// Whether the whole interval lies strictly inside ±`threshold`.
+    pub fn inside(&self, threshold: f64) -> bool {
+        self.low > -threshold && self.high < threshold
+    }
+}
+
+/// The rule, for one evaluation (`nnue` or `kpp`): `d` is D for `dbb vs magic-plain` at the
+/// largest TT with every table on 2 MiB pages, D = (t(magic-plain) − t(dbb)) under the
+/// evaluation − the same under `material`, in ns per node; `threshold_ns` is 3 % of t(dbb)
+/// under `material` (or `--threshold`); `controls_passed` says whether the A/A and the negative
+/// control came out inside ±threshold under every evaluation.
+///
+/// * a failed control: "not decided here", whatever D says;
+/// * D's whole interval above `threshold_ns`: "holds";
+/// * D's whole interval inside ±`threshold_ns`: "does not hold";
+/// * otherwise: "not resolved".
+pub fn decide(d: Interval, threshold_ns: f64, controls_passed: bool) -> Verdict {
+    if !controls_passed || !(threshold_ns > 0.0) || !d.low.is_finite() || !d.high.is_finite() {
+        return Verdict::NotDecidedHere;
+    }
+    if d.low > threshold_ns {
+        Verdict::Holds
+    } else if d.inside(threshold_ns) {
+        Verdict::DoesNotHold
+    } else {
+        Verdict::NotResolved
+    }
+}
+
+/// Whether the controls pass: every control interval (A/A and negative, under every
+/// evaluation) lies inside ±`threshold_ns`.
+pub fn controls_pass(controls: &[Interval], threshold_ns: f64) -> bool {
+    !controls.is_empty() && controls.iter().all(|c| c.inside(threshold_ns))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(low: f64, high: f64) -> Interval {
+        Interval {
+            value: (low + high) / 2.0,
+            low,
+            high,
+        }
+    }
+
+    #[test]
+    fn the_rule_reads_the_interval_against_the_threshold() {
+        assert_eq!(decide(d(12.0, 20.0), 10.0, true), Verdict::Holds);
+        assert_eq!(decide(d(-4.0, 6.0), 10.0, true), Verdict::DoesNotHold);
+        assert_eq!(decide(d(5.0, 15.0), 10.0, true), Verdict::NotResolved);
+        assert_eq!(decide(d(-15.0, -5.0), 10.0, true), Verdict::NotResolved);
+        // A boundary is not "beyond": an interval touching the threshold is not resolved.
+        assert_eq!(decide(d(10.0, 15.0), 10.0, true), Verdict::NotResolved);
+        assert_eq!(decide(d(-4.0, 10.0), 10.0, true), Verdict::NotResolved);
+    }
+
+    #[test]
+    fn a_failed_control_or_a_missing_number_decides_nothing() {
+        assert_eq!(decide(d(12.0, 20.0), 10.0, false), Verdict::NotDecidedHere);
+        assert_eq!(
+            decide(d(f64::NAN, 20.0), 10.0, true),
+            Verdict::NotDecidedHere
+        );
+        assert_eq!(decide(d(12.0, 20.0), 0.0, true), Verdict::NotDecidedHere);
+        assert!(controls_pass(&[d(-1.0, 1.0), d(-2.0, 3.0)], 5.0));
+        assert!(!controls_pass(&[d(-1.0, 1.0), d(-2.0, 6.0)], 5.0));
+        assert!(!controls_pass(&[], 5.0));
+    }
+
+    #[test]
+    fn verdicts_serialise_as_the_words_the_index_reads() {
+        for verdict in [
+            Verdict::Holds,
+            Verdict::DoesNotHold,
+            Verdict::NotResolved,
+            Verdict::NotDecidedHere,
+        ] {
+            let json = serde_json::to_string(&verdict).unwrap();
+            assert_eq!(json, format!("\"{}\"", verdict.words()));
+        }
+    }
+}
