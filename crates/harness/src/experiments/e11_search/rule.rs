@@ -59,7 +59,8 @@ impl Interval {
 /// * D's whole interval inside ±`threshold_ns`: "does not hold";
 /// * otherwise: "not resolved".
 pub fn decide(d: Interval, threshold_ns: f64, controls_passed: bool) -> Verdict {
-    if !controls_passed || !(threshold_ns > 0.0) || !d.low.is_finite() || !d.high.is_finite() {
+    let no_threshold = threshold_ns.is_nan() || threshold_ns <= 0.0;
+    if !controls_passed || no_threshold || !d.low.is_finite() || !d.high.is_finite() {
         return Verdict::NotDecidedHere;
     }
     if d.low > threshold_ns {
