@@ -327,7 +327,7 @@ impl<'t, E: Evaluator> Searcher<'t, E> {
     }
 
     /// Captures until the position is quiet (every evasion when in check); stand pat on
-    /// material otherwise.
+    /// material otherwise. Probes and stores the TT as engines do (depth 0 entries).
     fn quiesce<B: Backend>(
         &mut self,
         pos: &mut Position<B>,
@@ -335,16 +335,29 @@ impl<'t, E: Evaluator> Searcher<'t, E> {
         beta: i32,
         ply: usize,
     ) -> i32 {
-        self.visit(pos);
+        let eval = self.visit(pos);
+        let key = pos.key();
+        let entry = self.probe(key);
+        if let Some(entry) = entry {
+            let score = from_tt(entry.score, ply);
+            if match entry.bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            } {
+                return score;
+            }
+        }
         let in_check = pos.in_check();
-        let mut best = -MATE + ply as i32;
+        let original_alpha = alpha;
+        let mut best = (None, -MATE + ply as i32);
         if !in_check {
             let stand = self.material(pos);
             if stand >= beta || ply >= MAX_PLY - 1 {
                 return stand;
             }
             alpha = alpha.max(stand);
-            best = stand;
+            best.1 = stand;
         }
         let mut moves = MoveList::new();
         pos.legal_moves(&mut moves);
@@ -358,13 +371,14 @@ impl<'t, E: Evaluator> Searcher<'t, E> {
                 self.material(pos)
             };
         }
-        Heuristics::order_captures(pos, moves.as_mut_slice());
+        let tt_move = entry.and_then(|entry| entry.mv);
+        Heuristics::order_captures(pos, moves.as_mut_slice(), tt_move);
         for &mv in moves.iter() {
             let undo = self.make(pos, mv);
             let score = -self.quiesce(pos, -beta, -alpha, ply + 1);
             self.unmake(pos, mv, undo);
-            if score > best {
-                best = score;
+            if score > best.1 {
+                best = (Some(mv), score);
             }
             if score > alpha {
                 alpha = score;
@@ -373,7 +387,22 @@ impl<'t, E: Evaluator> Searcher<'t, E> {
                 }
             }
         }
-        best
+        let bound = if alpha >= beta {
+            Bound::Lower
+        } else if alpha > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let entry = Entry {
+            mv: best.0,
+            score: to_tt(best.1, ply),
+            eval: eval.clamp(i16::MIN as i32, i16::MAX as i32) as i16,
+            depth: 0,
+            bound,
+        };
+        self.store(key, entry);
+        best.1
     }
 }
 

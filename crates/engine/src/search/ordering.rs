@@ -64,13 +64,23 @@ impl Heuristics {
         moves.sort_unstable_by_key(|&mv| (std::cmp::Reverse(score(mv)), mv.raw()));
     }
 
-    /// Captures only, most valuable victim first (quiescence).
-    pub fn order_captures<B: Backend>(pos: &Position<B>, moves: &mut [Move]) {
+    /// Quiescence's moves: the TT move first, then most valuable victim, least valuable
+    /// attacker, canonical key.
+    pub fn order_captures<B: Backend>(
+        pos: &Position<B>,
+        moves: &mut [Move],
+        tt_move: Option<Move>,
+    ) {
         let key = |mv: Move| {
             let victim = pos.piece_at(mv.to()).map_or(0, |p| VALUE[p.kind.index()]);
             let attacker = mv.from().and_then(|from| pos.piece_at(from));
             let attacker = attacker.map_or(0, |p| VALUE[p.kind.index()]);
-            (std::cmp::Reverse(victim), attacker, mv.raw())
+            (
+                Some(mv) != tt_move,
+                std::cmp::Reverse(victim),
+                attacker,
+                mv.raw(),
+            )
         };
         moves.sort_unstable_by_key(|&mv| key(mv));
     }

@@ -177,6 +177,7 @@ pub enum ExperimentId {
     E8,
     E9,
     E10,
+    E11,
 }
 
 impl ExperimentId {
@@ -192,6 +193,7 @@ impl ExperimentId {
             ExperimentId::E8 => "E8",
             ExperimentId::E9 => "E9",
             ExperimentId::E10 => "E10",
+            ExperimentId::E11 => "E11",
         }
     }
 }
@@ -366,7 +368,7 @@ pub(crate) fn failed_result(id: ExperimentId, title: &str, why: &str) -> Experim
 
 /// Every experiment, in report order: the one list `kiki report`, its `--help` and its `--only`
 /// read.
-pub static EXPERIMENTS: [&dyn DynExperiment; 10] = [
+pub static EXPERIMENTS: [&dyn DynExperiment; 11] = [
     &e1_attacks::Attacks,
     &e2_movegen::Movegen,
     &e3_mate1::Mate1,
@@ -377,6 +379,7 @@ pub static EXPERIMENTS: [&dyn DynExperiment; 10] = [
     &e8_simulated_caches::SimulatedCaches,
     &e9_isa_levels::IsaLevels,
     &e10_attack_maps::AttackMaps,
+    &e11_search::Search,
 ];
 
 /// The experiment with this id (any case).

@@ -1,3 +1,200 @@
-//! E11: what each backend costs a node of an engine's search, under evaluations of real size.
+//! E11: what each backend costs a node of an engine's search, under evaluations of real size
+//! (none, HalfKP-shaped NNUE, KPP), TTs of 16 MiB and 1 GiB, and the backends' tables on 4 KiB
+//! and 2 MiB pages — seed 004's argument, end to end.
+//!
+//! `measure` runs the bench search per cell in randomised alternating blocks, `analysis` gives
+//! ns per node, the paired differences D and the controls, `rule` is the pre-registered
+//! decision rule, `findings` writes the prose, `summary` is what the index reads.
 
+mod analysis;
+mod findings;
+mod measure;
 pub mod rule;
+pub mod summary;
+
+use super::{failed_result, Context, Experiment, ExperimentId, Progress};
+use crate::invocations::Invocation;
+use crate::results::ExperimentResult;
+use analysis::{differences_json, triple, Numbers};
+use kiki_engine::search::eval::EvalKind;
+use measure::Measurement;
+use serde_json::{json, Map, Value as Json};
+
+pub const TITLE: &str = "Seed 004 in a search: ns per node per backend and evaluation";
+
+/// The commit that holds the decision rule (`rule.rs`) as every E11 run uses it: committed
+/// before the first E11 run.
+pub const RULE_COMMIT: &str = "c01a1a96d3d3896bd42c73d1577eb199c8f51835";
+
+/// E11 in the list of experiments.
+pub(crate) struct Search;
+
+impl Experiment for Search {
+    type Measurement = Measurement;
+    fn id(&self) -> ExperimentId {
+        ExperimentId::E11
+    }
+    fn title(&self) -> &'static str {
+        TITLE
+    }
+    fn about(&self) -> &'static str {
+        "a fixed-depth engine search per backend under material, NNUE and KPP evaluations"
+    }
+    fn measure(
+        &self,
+        context: &Context<'_>,
+        invocation: Invocation,
+        progress: Progress<'_>,
+    ) -> Measurement {
+        measure::measure(context.config, invocation, progress)
+    }
+    fn analyse(&self, measurements: &[Measurement], _: &Context<'_>) -> ExperimentResult {
+        match measure::merge(measurements) {
+            Ok(m) => result(&m),
+            Err(why) => failed_result(ExperimentId::E11, TITLE, &why),
+        }
+    }
+}
+
+fn result(m: &Measurement) -> ExperimentResult {
+    let analysis = analysis::analyse(m);
+    ExperimentResult {
+        wall_seconds: None,
+        id: "E11".to_string(),
+        title: TITLE.to_string(),
+        method: findings::method(m),
+        findings: findings::paragraph(m, &analysis.numbers),
+        comparisons: analysis.comparisons,
+        series: analysis.series,
+        tables: analysis.tables,
+        plots: analysis.plots,
+        summary: summary_of(m, &analysis.numbers),
+    }
+}
+
+/// The keys other tools read (see the README's results.json section).
+fn summary_of(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
+    let by_eval = |list: &[analysis::Difference]| -> Json {
+        Json::Object(
+            list.iter()
+                .map(|d| (d.eval.name().to_string(), triple(&d.estimate)))
+                .collect::<Map<String, Json>>(),
+        )
+    };
+    let verdicts: Map<String, Json> = n
+        .verdicts
+        .iter()
+        .map(|(e, v)| (e.name().to_string(), json!(v.words())))
+        .collect();
+    let eval_bytes: Map<String, Json> = m
+        .eval_bytes
+        .iter()
+        .map(|(name, bytes)| (name.clone(), json!(bytes)))
+        .collect();
+    let bytes_per_node: Map<String, Json> = m
+        .traffic
+        .iter()
+        .filter(|t| t.tt_mib == m.largest_tt())
+        .map(|t| {
+            let per = |x: u64| x as f64 * 64.0 / t.nodes.max(1) as f64;
+            (
+                t.eval.name().to_string(),
+                json!({"eval": per(t.eval_lines), "tt": per(t.tt_accesses)}),
+            )
+        })
+        .collect();
+    let best: Map<String, Json> = n
+        .best
+        .iter()
+        .map(|(e, b, margin)| {
+            let value = if margin.is_some() {
+                json!(b)
+            } else {
+                json!("level")
+            };
+            (e.name().to_string(), value)
+        })
+        .collect();
+    vec![
+        ("verdict".into(), json!(findings::verdict_line(n))),
+        ("verdict_by_eval".into(), Json::Object(verdicts)),
+        ("threshold_ns".into(), json!(n.threshold_ns)),
+        ("rule_commit".into(), json!(RULE_COMMIT)),
+        ("eval_bytes".into(), Json::Object(eval_bytes)),
+        ("bytes_per_node".into(), Json::Object(bytes_per_node)),
+        (
+            "controls".into(),
+            json!({"aa": by_eval(&n.aa), "negative": by_eval(&n.negative), "passed": n.controls_passed}),
+        ),
+        ("differences".into(), differences_json(n, m.invocations)),
+        ("best".into(), Json::Object(best)),
+        ("tt_mib".into(), json!(m.largest_tt())),
+        ("orders".into(), json!(m.orders)),
+        ("material_eval".into(), json!(EvalKind::Material.name())),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::tests::assert_well_formed;
+    use crate::experiments::Config;
+
+    #[test]
+    fn smoke_run_is_well_formed_with_every_summary_key() {
+        let config = Config {
+            backends: ["dbb", "magic-plain", "sqww", "mailbox"]
+                .map(String::from)
+                .to_vec(),
+            ..Config::smoke()
+        };
+        let experiment = crate::experiments::tests::run_once(&Search, &config, &mut |_, _| {});
+        assert_well_formed(&experiment);
+        let keys: Vec<&str> = experiment.summary.iter().map(|(k, _)| k.as_str()).collect();
+        for key in [
+            "verdict",
+            "verdict_by_eval",
+            "threshold_ns",
+            "rule_commit",
+            "eval_bytes",
+            "bytes_per_node",
+            "controls",
+            "differences",
+        ] {
+            assert!(keys.contains(&key), "{key} missing from {keys:?}");
+        }
+        let summary = |key: &str| {
+            experiment
+                .summary
+                .iter()
+                .find(|(k, _)| k == key)
+                .unwrap()
+                .1
+                .clone()
+        };
+        assert_eq!(
+            summary("eval_bytes")["kpp"],
+            json!(EvalKind::Kpp.table_bytes())
+        );
+        assert!(summary("differences")["nnue"]["dbb vs magic-plain"]["low"].is_number());
+        let verdict = summary("verdict_by_eval")["nnue"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            ["holds", "does not hold", "not resolved", "not decided here"]
+                .contains(&verdict.as_str()),
+            "{verdict}"
+        );
+        assert!(
+            experiment.findings.contains("Verdict:"),
+            "{}",
+            experiment.findings
+        );
+        assert!(
+            !experiment.findings.contains("fingerprints differ"),
+            "{}",
+            experiment.findings
+        );
+    }
+}

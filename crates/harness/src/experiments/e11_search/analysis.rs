@@ -1,0 +1,477 @@
+//! E11's analysis: ns per node per cell, the differences D with their intervals, the
+//! controls, the rule's verdicts, page and TT costs, the best backend per evaluation.
+
+use super::measure::{Cell, Measurement, TablePages, TWIN};
+use super::rule::{self, Interval, Verdict};
+use crate::experiments::{
+    interval, interval_linear, interval_point, ranked, series, typical, Claims,
+};
+use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
+use crate::stats::{format_interval, format_sig, Claim, Estimate};
+use kiki_engine::search::eval::EvalKind;
+use serde_json::{json, Map, Value as Json};
+
+/// The pairs whose D the report gives: (first, second), D = t(second) − t(first).
+pub(super) const PAIRS: [(&str, &str); 5] = [
+    ("dbb", "magic-plain"),
+    ("dbb", "magic"),
+    ("dbb", "pext"),
+    ("bonanza", "magic"),
+    ("bonanza", "pext"),
+];
+/// The pair the rule decides on.
+pub(super) const RULE_PAIR: (&str, &str) = ("dbb", "magic-plain");
+/// The negative control: no tables to miss on either side.
+pub(super) const NEGATIVE: (&str, &str) = ("sqww", "mailbox");
+
+/// One difference in ns per node with its interval.
+#[derive(Clone, Debug)]
+pub(super) struct Difference {
+    pub eval: EvalKind,
+    pub first: String,
+    pub second: String,
+    pub estimate: Estimate,
+    pub rounds: usize,
+}
+
+pub(super) struct Analysis {
+    pub series: Vec<Series>,
+    pub tables: Vec<Table>,
+    pub plots: Vec<Plot>,
+    pub comparisons: Vec<PairRecord>,
+    pub numbers: Numbers,
+}
+
+/// What the findings and the summary quote.
+pub(super) struct Numbers {
+    pub threshold_ns: f64,
+    /// D (nnue, kpp) or the plain difference (material) for each pair.
+    pub differences: Vec<Difference>,
+    pub aa: Vec<Difference>,
+    pub negative: Vec<Difference>,
+    pub controls_passed: bool,
+    /// The failed controls, in words.
+    pub failed_controls: Vec<String>,
+    pub verdicts: Vec<(EvalKind, Verdict)>,
+    /// Per evaluation: the fastest backend and its margin over the next, or `None` when level.
+    pub best: Vec<(EvalKind, String, Option<String>)>,
+    /// Per evaluation at the top cell: (backend, ns per node).
+    pub ns_per_node: Vec<(EvalKind, Vec<(String, f64)>)>,
+    /// Per backend and evaluation: t(4 KiB tables) − t(2 MiB tables), ns per node.
+    pub page_costs: Vec<(String, EvalKind, Estimate)>,
+}
+
+fn interval_of(e: &Estimate) -> Interval {
+    Interval {
+        value: e.value,
+        low: e.low,
+        high: e.high,
+    }
+}
+
+/// Per round: t(second) − t(first) in `cell`, minus the same in `base` when given (D).
+fn paired(
+    m: &Measurement,
+    cell: Cell,
+    base: Option<Cell>,
+    (first, first_twin): (&str, bool),
+    (second, second_twin): (&str, bool),
+) -> Option<Vec<f64>> {
+    let diff = |cell: Cell| -> Option<Vec<f64>> {
+        let a = m.samples(cell, first, first_twin)?;
+        let b = m.samples(cell, second, second_twin)?;
+        Some(a.iter().zip(b).map(|(a, b)| b - a).collect())
+    };
+    let here = diff(cell)?;
+    match base {
+        None => Some(here),
+        Some(base) => {
+            let there = diff(base)?;
+            Some(here.iter().zip(&there).map(|(h, t)| h - t).collect())
+        }
+    }
+}
+
+fn difference(
+    m: &Measurement,
+    eval: EvalKind,
+    top: (usize, TablePages),
+    first: (&str, bool),
+    second: (&str, bool),
+) -> Option<Difference> {
+    let cell = Cell {
+        eval,
+        tt_mib: top.0,
+        pages: top.1,
+    };
+    let base = (eval != EvalKind::Material).then_some(Cell {
+        eval: EvalKind::Material,
+        ..cell
+    });
+    let samples = paired(m, cell, base, first, second)?;
+    let name = |(b, twin): (&str, bool)| {
+        if twin {
+            format!("{b} (twin)")
+        } else {
+            b.to_string()
+        }
+    };
+    Some(Difference {
+        eval,
+        first: name(first),
+        second: name(second),
+        estimate: interval_linear(&samples, m.invocations),
+        rounds: samples.len(),
+    })
+}
+
+pub(super) fn analyse(m: &Measurement) -> Analysis {
+    let evals: Vec<EvalKind> = EvalKind::ALL
+        .into_iter()
+        .filter(|e| m.cells.iter().any(|c| c.eval == *e))
+        .collect();
+    let top = (m.largest_tt(), TablePages::Huge);
+    let top_cell = |eval| Cell {
+        eval,
+        tt_mib: top.0,
+        pages: top.1,
+    };
+    let series = m
+        .rows
+        .iter()
+        .map(|r| {
+            let backend = if r.twin {
+                format!("{} (twin)", r.backend)
+            } else {
+                r.backend.to_string()
+            };
+            series(
+                &[
+                    ("backend", &backend),
+                    ("eval", r.cell.eval.name()),
+                    ("tt_mib", &r.cell.tt_mib.to_string()),
+                    ("table_pages", r.cell.pages.name()),
+                ],
+                "ns/node",
+                r.ns_per_node.clone(),
+            )
+        })
+        .collect();
+    let threshold_ns = m
+        .samples(top_cell(EvalKind::Material), "dbb", false)
+        .map_or(f64::NAN, |s| m.threshold * typical(s, m.invocations));
+    let mut differences = Vec::new();
+    let mut aa = Vec::new();
+    let mut negative = Vec::new();
+    for &eval in &evals {
+        for (first, second) in PAIRS {
+            differences.extend(difference(m, eval, top, (first, false), (second, false)));
+        }
+        aa.extend(difference(m, eval, top, (TWIN, false), (TWIN, true)));
+        negative.extend(difference(
+            m,
+            eval,
+            top,
+            (NEGATIVE.0, false),
+            (NEGATIVE.1, false),
+        ));
+    }
+    // Controls: the A/A under every evaluation, the negative control's D under nnue and kpp
+    // (under material its plain difference is the two mailboxes' own speeds, no control).
+    let controls: Vec<&Difference> = aa
+        .iter()
+        .chain(negative.iter().filter(|d| d.eval != EvalKind::Material))
+        .collect();
+    let failed_controls: Vec<String> = controls
+        .iter()
+        .filter(|d| !interval_of(&d.estimate).inside(threshold_ns))
+        .map(|d| {
+            format!(
+                "{} vs {} under {} ({} ns per node, outside ±{} ns)",
+                d.first,
+                d.second,
+                d.eval.name(),
+                format_interval(&d.estimate),
+                format_sig(threshold_ns)
+            )
+        })
+        .collect();
+    let intervals: Vec<Interval> = controls.iter().map(|d| interval_of(&d.estimate)).collect();
+    let controls_passed = rule::controls_pass(&intervals, threshold_ns) && m.errors.is_empty();
+    let verdicts = evals
+        .iter()
+        .filter(|&&e| e != EvalKind::Material)
+        .map(|&eval| {
+            let d = differences
+                .iter()
+                .find(|d| d.eval == eval && (d.first.as_str(), d.second.as_str()) == RULE_PAIR);
+            let verdict = d.map_or(Verdict::NotDecidedHere, |d| {
+                rule::decide(interval_of(&d.estimate), threshold_ns, controls_passed)
+            });
+            (eval, verdict)
+        })
+        .collect();
+    let mut claims = Claims::new(m.threshold, m.invocations);
+    let best = evals
+        .iter()
+        .filter_map(|&e| best_backend(m, top_cell(e), &mut claims))
+        .collect();
+    let ns_per_node = evals
+        .iter()
+        .map(|&e| {
+            let values = m
+                .backends
+                .iter()
+                .filter_map(|&b| {
+                    m.samples(top_cell(e), b, false)
+                        .map(|s| (b.to_string(), typical(s, m.invocations)))
+                })
+                .collect();
+            (e, values)
+        })
+        .collect();
+    let page_costs = page_costs(m, &evals, top.0);
+    let numbers = Numbers {
+        threshold_ns,
+        differences,
+        aa,
+        negative,
+        controls_passed,
+        failed_controls,
+        verdicts,
+        best,
+        ns_per_node,
+        page_costs,
+    };
+    Analysis {
+        series,
+        tables: vec![
+            time_table(m, &evals),
+            difference_table(&numbers),
+            page_table(&numbers),
+        ],
+        plots: vec![plot(m, &evals, top_cell)],
+        comparisons: claims.records,
+        numbers,
+    }
+}
+
+/// The fastest backend in `cell` and its margin over the next one (`None` margin: level).
+fn best_backend(
+    m: &Measurement,
+    cell: Cell,
+    claims: &mut Claims,
+) -> Option<(EvalKind, String, Option<String>)> {
+    let entries: Vec<(&str, f64)> = m
+        .backends
+        .iter()
+        .filter_map(|&b| {
+            m.samples(cell, b, false)
+                .map(|s| (b, typical(s, m.invocations)))
+        })
+        .collect();
+    let order = ranked(&entries);
+    let (best, _) = *order.first()?;
+    let (next, _) = *order.get(1)?;
+    let label = format!("{} TT {} MiB", cell.eval.name(), cell.tt_mib);
+    let c = claims.compare(
+        &label,
+        (next, m.samples(cell, next, false)?),
+        (best, m.samples(cell, best, false)?),
+    )?;
+    let margin = (c.claim == Claim::Slower).then(|| {
+        format!(
+            "{next} takes ×{:.3} ({:.3}–{:.3}) its time",
+            c.ratio, c.low, c.high
+        )
+    });
+    Some((cell.eval, best.to_string(), margin))
+}
+
+fn page_costs(
+    m: &Measurement,
+    evals: &[EvalKind],
+    tt_mib: usize,
+) -> Vec<(String, EvalKind, Estimate)> {
+    let mut costs = Vec::new();
+    for &backend in &m.backends {
+        for &eval in evals {
+            let cell = |pages| Cell {
+                eval,
+                tt_mib,
+                pages,
+            };
+            if let (Some(small), Some(huge)) = (
+                m.samples(cell(TablePages::Small), backend, false),
+                m.samples(cell(TablePages::Huge), backend, false),
+            ) {
+                let diffs: Vec<f64> = small.iter().zip(huge).map(|(s, h)| s - h).collect();
+                costs.push((
+                    backend.to_string(),
+                    eval,
+                    interval_linear(&diffs, m.invocations),
+                ));
+            }
+        }
+    }
+    costs
+}
+
+/// A row per backend, a column per cell, in ns per node.
+fn time_table(m: &Measurement, evals: &[EvalKind]) -> Table {
+    let cells: Vec<Cell> = evals
+        .iter()
+        .flat_map(|&e| m.cells.iter().copied().filter(move |c| c.eval == e))
+        .collect();
+    let mut headers = vec!["backend".to_string()];
+    headers.extend(cells.iter().map(|c| {
+        format!(
+            "{} TT {} MiB, tables {}: ns/node",
+            c.eval.name(),
+            c.tt_mib,
+            c.pages.name()
+        )
+    }));
+    let mut names: Vec<(&str, bool)> = m.backends.iter().map(|&b| (b, false)).collect();
+    names.push((TWIN, true));
+    let rows = names
+        .iter()
+        .filter(|(b, twin)| cells.iter().any(|&c| m.samples(c, b, *twin).is_some()))
+        .map(|&(b, twin)| {
+            let mut row = vec![if twin {
+                format!("{b} (A/A twin)")
+            } else {
+                b.to_string()
+            }];
+            row.extend(cells.iter().map(|&c| {
+                m.samples(c, b, twin).map_or("–".to_string(), |s| {
+                    format_interval(&interval(s, m.invocations))
+                })
+            }));
+            row
+        })
+        .collect();
+    Table { headers, rows }
+}
+
+/// D per pair and evaluation (the plain difference under material), and the controls.
+fn difference_table(n: &Numbers) -> Table {
+    let headers = [
+        "pair",
+        "evaluation",
+        "ns per node [95 %]",
+        "rounds",
+        "reads as",
+    ]
+    .map(String::from)
+    .to_vec();
+    let rows = n
+        .differences
+        .iter()
+        .map(|d| (d, ""))
+        .chain(n.aa.iter().map(|d| (d, " (A/A control)")))
+        .chain(n.negative.iter().map(|d| (d, " (negative control)")))
+        .map(|(d, role)| {
+            vec![
+                format!("{} vs {}{role}", d.first, d.second),
+                if d.eval == EvalKind::Material {
+                    "material (plain difference)".to_string()
+                } else {
+                    format!("{} (D)", d.eval.name())
+                },
+                format_interval(&d.estimate),
+                d.rounds.to_string(),
+                reads_as(&d.estimate, n.threshold_ns).to_string(),
+            ]
+        })
+        .collect();
+    Table { headers, rows }
+}
+
+/// How a difference's interval reads against ±threshold.
+pub(super) fn reads_as(e: &Estimate, threshold_ns: f64) -> &'static str {
+    if e.low > threshold_ns {
+        "above"
+    } else if e.high < -threshold_ns {
+        "below"
+    } else if interval_of(e).inside(threshold_ns) {
+        "level"
+    } else {
+        "unresolved"
+    }
+}
+
+fn page_table(n: &Numbers) -> Table {
+    let headers = [
+        "backend",
+        "evaluation",
+        "t(4 KiB tables) − t(2 MiB tables), ns/node [95 %]",
+    ]
+    .map(String::from)
+    .to_vec();
+    let rows = n
+        .page_costs
+        .iter()
+        .map(|(b, e, est)| vec![b.clone(), e.name().to_string(), format_interval(est)])
+        .collect();
+    Table { headers, rows }
+}
+
+/// A bar per backend and evaluation at the top cell.
+fn plot(m: &Measurement, evals: &[EvalKind], top_cell: impl Fn(EvalKind) -> Cell) -> Plot {
+    let lines = m
+        .backends
+        .iter()
+        .map(|&b| PlotLine {
+            name: b.to_string(),
+            points: evals
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &e)| {
+                    m.samples(top_cell(e), b, false)
+                        .map(|s| interval_point(i as f64, &interval(s, m.invocations)))
+                })
+                .collect(),
+        })
+        .filter(|l| !l.points.is_empty())
+        .collect();
+    Plot {
+        file_stem: "e11-search".to_string(),
+        title: format!(
+            "E11 search: ns per node (TT {} MiB, tables on 2 MiB pages)",
+            m.largest_tt()
+        ),
+        x_label: "evaluation".to_string(),
+        y_label: "ns per node (lower is better)".to_string(),
+        log_x: false,
+        log_y: false,
+        kind: PlotKind::Bar,
+        categories: evals.iter().map(|e| e.name().to_string()).collect(),
+        markers: Vec::new(),
+        lines,
+    }
+}
+
+/// `{ns, low, high}`.
+pub(super) fn triple(e: &Estimate) -> Json {
+    json!({"ns": e.value, "low": e.low, "high": e.high})
+}
+
+/// The summary's `differences`: evaluation → pair → record.
+pub(super) fn differences_json(n: &Numbers, invocations: usize) -> Json {
+    let mut by_eval = Map::new();
+    for d in &n.differences {
+        let entry = by_eval
+            .entry(d.eval.name().to_string())
+            .or_insert_with(|| Json::Object(Map::new()));
+        entry[format!("{} vs {}", d.first, d.second)] = json!({
+            "ns": d.estimate.value,
+            "low": d.estimate.low,
+            "high": d.estimate.high,
+            "invocations": invocations,
+            "rounds": d.rounds,
+            "claim": reads_as(&d.estimate, n.threshold_ns),
+        });
+    }
+    Json::Object(by_eval)
+}

@@ -1,0 +1,192 @@
+//! E11's method and findings paragraphs, and its one-line verdict.
+
+use super::analysis::{reads_as, Numbers, RULE_PAIR};
+use super::measure::Measurement;
+use super::RULE_COMMIT;
+use crate::experiments::{and_list, percent};
+use crate::stats::{format_interval, format_sig};
+use kiki_engine::search::eval::EvalKind;
+
+pub(super) fn method(m: &Measurement) -> String {
+    let evals: Vec<String> = m
+        .eval_bytes
+        .iter()
+        .filter(|(name, _)| m.cells.iter().any(|c| c.eval.name() == name))
+        .map(|(name, bytes)| format!("`{name}` ({bytes} B of tables)"))
+        .collect();
+    let tts: Vec<String> = {
+        let mut sizes: Vec<usize> = m.cells.iter().map(|c| c.tt_mib).collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        sizes.iter().map(|s| format!("{s} MiB")).collect()
+    };
+    format!(
+        "Each backend searches {} bench positions (self-play, `kiki bench`'s) to depth {}: \
+         iterative-deepening PVS with quiescence, a transposition table of one-line buckets, \
+         TT move / MVV-LVA / killers / history ordering with canonical tie-breaks, null-move \
+         pruning and a mate-in-1 probe at interior nodes. The search decides on material; \
+         the evaluation ({}) is updated incrementally and computed at every node, its value \
+         stored in the TT and folded into a checksum, so every backend and evaluation walks \
+         the same tree (each cell's fingerprints are checked against the first backend's). \
+         Weights are random from a fixed seed: which rows a position touches does not depend \
+         on their values. TTs of {}; the evaluations' tables and the TTs are asked for 2 MiB \
+         pages, the backends' tables are measured on 4 KiB pages (largest TT only) and then \
+         collapsed to 2 MiB pages (in that order in every invocation: a collapse cannot be \
+         undone). Each invocation shuffles the backends (with an A/A twin of dbb, timed as \
+         its own block) and the (evaluation, TT) blocks, seeded and recorded; every other \
+         round reverses the backend order. Time per node is the bench's wall time over its \
+         nodes. D for a pair `A vs B` = (t(B) − t(A)) under an evaluation − the same under \
+         `material`, paired per round: the evaluation's own time cancels. The decision rule \
+         (`rule.rs`, committed in {} before the first E11 run and unchanged since): at the \
+         largest TT with every table on 2 MiB pages, seed 004 holds for an evaluation when \
+         D(dbb vs magic-plain)'s whole interval lies above the threshold ({} % of t(dbb) \
+         under `material`), does not hold when it lies inside ±threshold, else is not \
+         resolved; if the A/A control (every evaluation) or the negative control `sqww vs \
+         mailbox` (D under nnue and kpp) reaches outside ±threshold, nothing is decided. Bytes \
+         per node are counted in software: evaluation table lines (64 B) read and TT buckets \
+         probed or written, over the nodes.",
+        m.positions,
+        m.depth,
+        and_list(&evals),
+        and_list(&tts),
+        &RULE_COMMIT[..12],
+        percent(m.threshold),
+    )
+}
+
+/// The one-line verdict (the summary's `verdict`).
+pub(super) fn verdict_line(n: &Numbers) -> String {
+    if n.verdicts.is_empty() {
+        return "not decided here: no evaluation with tables was measured".to_string();
+    }
+    if !n.controls_passed {
+        let failed = if n.failed_controls.is_empty() {
+            "a cell's fingerprints differed or a backend was missing".to_string()
+        } else {
+            n.failed_controls.join("; ")
+        };
+        return format!("not decided here: a control failed ({failed})");
+    }
+    let parts: Vec<String> =
+        n.verdicts
+            .iter()
+            .map(|(eval, verdict)| {
+                let d = n.differences.iter().find(|d| {
+                    d.eval == *eval && (d.first.as_str(), d.second.as_str()) == RULE_PAIR
+                });
+                let value = d.map_or("–".to_string(), |d| format_interval(&d.estimate));
+                format!(
+                    "under {} seed 004 {} (D {value} ns/node)",
+                    eval.name(),
+                    verdict.words()
+                )
+            })
+            .collect();
+    format!(
+        "{} (threshold ±{} ns/node, dbb vs magic-plain)",
+        parts.join("; "),
+        format_sig(n.threshold_ns)
+    )
+}
+
+pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
+    let mut text = vec![format!("Verdict: {}.", verdict_line(n))];
+    if !m.errors.is_empty() {
+        text.push(format!("Problems: {}.", m.errors.join("; ")));
+    }
+    for (eval, values) in &n.ns_per_node {
+        let list: Vec<String> = values
+            .iter()
+            .map(|(b, ns)| format!("{b} {}", format_sig(*ns)))
+            .collect();
+        text.push(format!(
+            "ns per node under {}: {}.",
+            eval.name(),
+            list.join(", ")
+        ));
+    }
+    for (eval, best, margin) in &n.best {
+        text.push(match margin {
+            Some(margin) => format!("Fastest under {}: {best} ({margin}).", eval.name()),
+            None => format!(
+                "Fastest under {}: level (the two fastest, {best} first, are within ±{} %).",
+                eval.name(),
+                percent(m.threshold)
+            ),
+        });
+    }
+    let moved: Vec<String> = n
+        .differences
+        .iter()
+        .filter(|d| d.eval != EvalKind::Material)
+        .map(|d| {
+            format!(
+                "{} vs {} under {}: {} ({})",
+                d.first,
+                d.second,
+                d.eval.name(),
+                format_interval(&d.estimate),
+                reads_as(&d.estimate, n.threshold_ns)
+            )
+        })
+        .collect();
+    if !moved.is_empty() {
+        text.push(format!("D in ns per node: {}.", moved.join("; ")));
+    }
+    let aa: Vec<String> =
+        n.aa.iter()
+            .chain(&n.negative)
+            .map(|d| {
+                format!(
+                    "{} vs {} under {} {}",
+                    d.first,
+                    d.second,
+                    d.eval.name(),
+                    format_interval(&d.estimate)
+                )
+            })
+            .collect();
+    text.push(format!(
+        "Controls ({}): {}.",
+        if n.controls_passed {
+            "passed"
+        } else {
+            "FAILED"
+        },
+        aa.join("; ")
+    ));
+    let pages: Vec<String> = n
+        .page_costs
+        .iter()
+        .filter(|(_, e, est)| *e != EvalKind::Material && reads_as(est, n.threshold_ns) == "above")
+        .map(|(b, e, est)| format!("{b} under {} (+{} ns/node)", e.name(), format_interval(est)))
+        .collect();
+    text.push(if pages.is_empty() {
+        "No backend's 4 KiB table pages cost more than the threshold against 2 MiB pages."
+            .to_string()
+    } else {
+        format!(
+            "4 KiB table pages cost more than the threshold: {}.",
+            pages.join(", ")
+        )
+    });
+    let traffic: Vec<String> = m
+        .traffic
+        .iter()
+        .filter(|t| t.tt_mib == m.largest_tt())
+        .map(|t| {
+            let per = |x: u64| x as f64 * 64.0 / t.nodes.max(1) as f64;
+            format!(
+                "{}: {} B of evaluation tables and {} B of TT per node",
+                t.eval.name(),
+                format_sig(per(t.eval_lines)),
+                format_sig(per(t.tt_accesses))
+            )
+        })
+        .collect();
+    text.push(format!(
+        "Traffic (lines reached, counted): {}.",
+        traffic.join("; ")
+    ));
+    text.join(" ")
+}
