@@ -11,7 +11,7 @@ use kiki_core::reference::Reference;
 use kiki_engine::movegen::MoveList;
 use kiki_engine::position::{Position, START_SFEN};
 use kiki_harness::experiments::e9_isa_levels::{self, IsaRun};
-use kiki_harness::report::{parse_report, read_report};
+use kiki_harness::readback::{parse_report, read_report};
 use kiki_harness::results::{ExperimentResult, Series};
 use proptest::prelude::*;
 use serde_json::Value as Json;

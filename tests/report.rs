@@ -5,7 +5,8 @@ use crate::common;
 use common::TempDir;
 
 use kiki_harness::machine::{Cache, Machine};
-use kiki_harness::report::{new_report, read_report, write_report};
+use kiki_harness::readback::read_report;
+use kiki_harness::report::{new_report, write_report};
 use kiki_harness::results::{
     ExperimentResult, Plot, PlotKind, PlotLine, Point, Report, Series, Table, SCHEMA_VERSION,
 };

@@ -13,10 +13,12 @@ pub mod measure;
 #[cfg(feature = "peers")]
 pub mod peers;
 pub mod plot;
+pub mod readback;
 pub mod report;
 pub mod results;
 pub mod schedule;
 pub mod stats;
+pub mod verdicts;
 pub mod verify;
 pub mod workloads;
 

@@ -1,5 +1,5 @@
-//! Writes a report folder (`results.json`, then `report.md` and every plot as SVG and PNG),
-//! reads one back, and re-renders one from its `results.json` alone.
+//! Writes a report folder (`results.json`, then `report.md` and every plot as SVG and PNG), and
+//! re-renders one from its `results.json` alone (`readback` reads one back).
 //!
 //! The folder is built under a hidden temporary name beside its final place and published only
 //! when every file is written, so a folder named `<cpu-slug>-<date>` is always complete. Publishing
@@ -10,14 +10,13 @@
 
 use super::machine::Machine;
 use super::plot;
+use super::readback::{list, read_report};
 use super::results::{
-    BackendEntry, ExperimentResult, Plot, Report, Table, READABLE_SCHEMAS, RENDERABLE_SCHEMAS,
-    SCHEMA_VERSION,
+    BackendEntry, ExperimentResult, Plot, Report, Table, RENDERABLE_SCHEMAS, SCHEMA_VERSION,
 };
-use kiki_core::input::quote_input;
 use serde_json::Value;
 use std::fs;
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// The report of `experiments` measured on `machine` by this binary (whose backends it lists),
@@ -230,122 +229,6 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
         })
 }
 
-/// The largest `results.json` read back (a full report's is about 1.5 MB).
-pub const MAX_RESULTS_BYTES: u64 = 256 << 20;
-
-/// Reads and checks one `results.json`; the error says what is wrong, in one line: a file too
-/// large or unreadable, not JSON, not an object, a `schema_version` this build cannot read, or a
-/// shape that does not match it.
-pub fn read_report(path: &Path) -> Result<Report, String> {
-    let shown = quote_input(&path.display().to_string());
-    let file = fs::File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
-    let mut text = String::new();
-    file.take(MAX_RESULTS_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("cannot read {shown}: {e}"))?;
-    if text.len() as u64 > MAX_RESULTS_BYTES {
-        return Err(format!(
-            "{shown} is larger than {} MiB",
-            MAX_RESULTS_BYTES >> 20
-        ));
-    }
-    parse_report(&text)
-}
-
-/// Parses and checks the text of a `results.json` (see [`read_report`]).
-pub fn parse_report(text: &str) -> Result<Report, String> {
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| format!("results.json is not JSON: {e}"))?;
-    check_shape(&value)?;
-    serde_json::from_value(value).map_err(|e| format!("results.json: {e}"))
-}
-
-/// `1, 2 and 3`.
-fn list(versions: &[u32]) -> String {
-    let text: Vec<String> = versions.iter().map(u32::to_string).collect();
-    match text.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-        _ => text.join(""),
-    }
-}
-
-fn json_kind(json: &Value) -> &'static str {
-    match json {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// The checks that give the clearest messages, made before the typed reading: an object with a
-/// readable `schema_version`, a `machine` object and an `experiments` array of objects with
-/// string ids.
-fn check_shape(json: &Value) -> Result<(), String> {
-    let Value::Object(fields) = json else {
-        return Err(format!(
-            "results.json is {}, not an object",
-            json_kind(json)
-        ));
-    };
-    let readable = list(&READABLE_SCHEMAS);
-    match fields.get("schema_version") {
-        None => return Err("results.json has no schema_version".into()),
-        Some(Value::Number(number)) => {
-            if !number
-                .as_u64()
-                .is_some_and(|v| READABLE_SCHEMAS.iter().any(|&r| u64::from(r) == v))
-            {
-                return Err(format!(
-                    "results.json has schema_version {number}, this kiki reads {readable}"
-                ));
-            }
-        }
-        Some(other) => {
-            return Err(format!(
-                "results.json schema_version is {}, not a number",
-                json_kind(other)
-            ))
-        }
-    }
-    match fields.get("machine") {
-        Some(Value::Object(_)) => {}
-        Some(other) => {
-            return Err(format!(
-                "results.json machine is {}, not an object",
-                json_kind(other)
-            ))
-        }
-        None => return Err("results.json has no machine".into()),
-    }
-    let experiments = match fields.get("experiments") {
-        Some(Value::Array(items)) => items,
-        Some(other) => {
-            return Err(format!(
-                "results.json experiments is {}, not an array",
-                json_kind(other)
-            ))
-        }
-        None => return Err("results.json has no experiments".into()),
-    };
-    for (index, experiment) in experiments.iter().enumerate() {
-        if !experiment.is_object() {
-            return Err(format!(
-                "results.json experiments[{index}] is {}, not an object",
-                json_kind(experiment)
-            ));
-        }
-        if !experiment.get("id").is_some_and(Value::is_string) {
-            return Err(format!(
-                "results.json experiments[{index}] has no string id"
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// The backends of this binary: name, availability, code path, table bytes.
 fn backends() -> Vec<BackendEntry> {
     kiki_variants::registry::summaries()
@@ -426,6 +309,7 @@ fn render_markdown(report: &Report, stems: &[Vec<String>]) -> String {
         out.push_str(&format!("| {key} | {} |\n", value.replace('|', "\\|")));
     }
     out.push('\n');
+    out.push_str(&what_this_cpu_says(experiments));
     if !experiments.is_empty() {
         out.push_str("## Experiments\n\n");
         for experiment in experiments {
@@ -456,6 +340,51 @@ fn render_markdown(report: &Report, stems: &[Vec<String>]) -> String {
             out.push_str(&format!("**Findings.** {}\n\n", experiment.findings.trim()));
         }
     }
+    out
+}
+
+/// The report's answer first: E11's verdict and fastest backends, then one line from each
+/// other experiment (the index's verdict lines). Empty without E11, as in reports made before
+/// it, which must re-render unchanged.
+fn what_this_cpu_says(experiments: &[ExperimentResult]) -> String {
+    let Some(search) = experiments.iter().find(|e| e.id == "E11") else {
+        return String::new();
+    };
+    let mut out = String::from("## What this CPU says\n\n");
+    let summary = |key: &str| {
+        search
+            .summary
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+    };
+    if let Some(verdict) = summary("verdict").and_then(Value::as_str) {
+        out.push_str(&format!(
+            "- **In a search ([E11](#{})):** {verdict}.\n",
+            anchor(&heading(search))
+        ));
+    }
+    if let Some(Value::Object(best)) = summary("best") {
+        let list: Vec<String> = best
+            .iter()
+            .map(|(eval, b)| format!("{eval}: {}", b.as_str().unwrap_or("?")))
+            .collect();
+        out.push_str(&format!(
+            "- **Fastest backend per node** (largest TT, 2 MiB pages; `level` where the two \
+             fastest are within the threshold): {}.\n",
+            list.join(", ")
+        ));
+    }
+    for experiment in experiments.iter().filter(|e| e.id != "E11") {
+        let line = crate::verdicts::verdict(experiment)
+            .map_or_else(|e| format!("(verdict unreadable: {e})"), |v| v.line);
+        out.push_str(&format!(
+            "- [{}](#{}): {line}\n",
+            experiment.id,
+            anchor(&heading(experiment))
+        ));
+    }
+    out.push('\n');
     out
 }
 
@@ -516,6 +445,7 @@ pub fn table_markdown(table: &Table) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::readback::parse_report;
 
     #[test]
     fn a_bad_results_json_is_named_in_one_line() {

@@ -224,7 +224,7 @@ pub struct Report {
     /// `full` or `quick` (empty in schema-1 reports).
     #[serde(default)]
     pub mode: String,
-    /// Process invocations each timing experiment (E1–E7, E10) ran in: its series hold that many
+    /// Process invocations each timing experiment (E1–E7, E10, E11) ran in: its series hold that many
     /// consecutive blocks of rounds, one per invocation (1 in older reports).
     #[serde(default = "one")]
     pub invocations: usize,

@@ -74,6 +74,17 @@ struct Searcher<'t, E: Evaluator> {
     material: i32,
 }
 
+/// The score `entry` settles a node with (`depth` plies to go, window `alpha..beta`), if any.
+fn cutoff(entry: Entry, depth: i32, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
+    let score = from_tt(entry.score, ply);
+    let settles = match entry.bound {
+        Bound::Exact => true,
+        Bound::Lower => score >= beta,
+        Bound::Upper => score <= alpha,
+    };
+    (entry.depth as i32 >= depth && settles).then_some(score)
+}
+
 /// +1 when Black is to move, −1 when White is.
 #[inline(always)]
 fn black_sign<B: Backend>(pos: &Position<B>) -> i32 {
@@ -249,17 +260,8 @@ impl<'t, E: Evaluator> Searcher<'t, E> {
         let eval = self.visit(pos);
         let key = pos.key();
         let entry = self.probe(key);
-        if let Some(entry) = entry {
-            let score = from_tt(entry.score, ply);
-            if entry.depth as i32 >= depth
-                && match entry.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score >= beta,
-                    Bound::Upper => score <= alpha,
-                }
-            {
-                return score;
-            }
+        if let Some(score) = entry.and_then(|e| cutoff(e, depth, ply, alpha, beta)) {
+            return score;
         }
         let tt_move = entry.and_then(|entry| entry.mv);
         let in_check = pos.in_check();
@@ -338,15 +340,8 @@ impl<'t, E: Evaluator> Searcher<'t, E> {
         let eval = self.visit(pos);
         let key = pos.key();
         let entry = self.probe(key);
-        if let Some(entry) = entry {
-            let score = from_tt(entry.score, ply);
-            if match entry.bound {
-                Bound::Exact => true,
-                Bound::Lower => score >= beta,
-                Bound::Upper => score <= alpha,
-            } {
-                return score;
-            }
+        if let Some(score) = entry.and_then(|e| cutoff(e, 0, ply, alpha, beta)) {
+            return score;
         }
         let in_check = pos.in_check();
         let original_alpha = alpha;

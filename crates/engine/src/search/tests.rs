@@ -103,17 +103,18 @@ fn incremental_evaluations_equal_their_values_from_scratch() {
             nnue_state.push(&pos, mv);
             kpp_state.push(&pos, mv);
             played.push((mv, pos.do_move(mv)));
-            assert_eq!(
-                nnue_state.evaluate(&pos),
-                from_scratch::nnue(nnue, &pos),
-                "{pos:?}"
-            );
-            assert_eq!(
-                kpp_state.evaluate(&pos),
-                from_scratch::kpp(kpp, &pos),
-                "{pos:?}"
-            );
+            assert_same(&mut nnue_state, &mut kpp_state, &pos, (nnue, kpp));
             checked += 1;
+            if !pos.in_check() && checked % 7 == 0 {
+                // A null move: the same features, the other side to move.
+                nnue_state.push_null();
+                kpp_state.push_null();
+                pos.do_null_move();
+                assert_same(&mut nnue_state, &mut kpp_state, &pos, (nnue, kpp));
+                pos.undo_null_move();
+                nnue_state.pop();
+                kpp_state.pop();
+            }
         }
         // Unmake half the game: the states come back with the positions.
         for _ in 0..played.len() / 2 {
@@ -121,11 +122,38 @@ fn incremental_evaluations_equal_their_values_from_scratch() {
             pos.undo_move(mv, undo);
             nnue_state.pop();
             kpp_state.pop();
-            assert_eq!(nnue_state.evaluate(&pos), from_scratch::nnue(nnue, &pos));
-            assert_eq!(kpp_state.evaluate(&pos), from_scratch::kpp(kpp, &pos));
+            assert_same(&mut nnue_state, &mut kpp_state, &pos, (nnue, kpp));
             checked += 1;
         }
     }
+}
+
+/// The incremental states against states rebuilt from `pos`: the accumulators and sums
+/// themselves (the values after the dense layers saturate too often to show every error).
+fn assert_same<B: Backend>(
+    nnue_state: &mut NnueState,
+    kpp_state: &mut KppState,
+    pos: &Position<B>,
+    (nnue, kpp): (&eval::NnueWeights, &eval::KppWeights),
+) {
+    let (mut nnue_fresh, mut kpp_fresh) = (NnueState::new(nnue), KppState::new(kpp));
+    nnue_fresh.reset(pos);
+    kpp_fresh.reset(pos);
+    assert!(
+        nnue_state.accumulators() == nnue_fresh.accumulators(),
+        "{pos:?}"
+    );
+    assert_eq!(kpp_state.sums(), kpp_fresh.sums(), "{pos:?}");
+    assert_eq!(
+        nnue_state.evaluate(pos),
+        from_scratch::nnue(nnue, pos),
+        "{pos:?}"
+    );
+    assert_eq!(
+        kpp_state.evaluate(pos),
+        from_scratch::kpp(kpp, pos),
+        "{pos:?}"
+    );
 }
 
 #[test]

@@ -456,7 +456,7 @@ mod tests {
     fn committed(cpu: &str) -> CacheLevels {
         let path = Path::new(crate::WORKSPACE_ROOT)
             .join(format!("tests/data/reports/e6-without-levels-{cpu}.json"));
-        let report = crate::report::read_report(&path).unwrap();
+        let report = crate::readback::read_report(&path).unwrap();
         let e6 = report.experiment("E6").unwrap();
         let curve = crate::experiments::e6_memory::curve(&e6.series);
         CacheLevels::from_curve(&curve, &report.machine, "E6's latency curve")

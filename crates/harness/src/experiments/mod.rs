@@ -4,7 +4,7 @@
 //! ([`Experiment::measure`], given a [`Context`], the [`Invocation`] and a progress callback),
 //! and analyses the measurements of all K invocations at once ([`Experiment::analyse`]) into an
 //! [`ExperimentResult`]: raw series, tables, plots and findings computed from its own data.
-//! Timed experiments (E1–E7, E10) pool their invocations' rounds explicitly, one block per
+//! Timed experiments (E1–E7, E10, E11) pool their invocations' rounds explicitly, one block per
 //! invocation; [`DynExperiment`] carries measurements as JSON between processes
 //! (`crate::schedule`). E8 runs this binary under valgrind and E9 builds kiki for other
 //! instruction-set levels and runs E1 and E2 with each: both run once, in the report's process.
@@ -207,7 +207,7 @@ impl std::fmt::Display for ExperimentId {
 /// Where an experiment measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Placement {
-    /// In K child processes, one [`Invocation`] each, analysed once over all K (E1–E7, E10).
+    /// In K child processes, one [`Invocation`] each, analysed once over all K (E1–E7, E10, E11).
     Invocations,
     /// Once, in the report's own process (E8 runs valgrind, E9 builds kiki).
     Parent,
@@ -803,7 +803,7 @@ mod tests {
         let ids: Vec<&str> = EXPERIMENTS.iter().map(|e| e.id().as_str()).collect();
         assert_eq!(
             ids,
-            ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9", "E10"]
+            ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9", "E10", "E11"]
         );
         for e in EXPERIMENTS {
             assert!(!e.title().is_empty() && e.about().len() > 20, "{}", e.id());
@@ -814,17 +814,18 @@ mod tests {
             serde_json::to_string(&ExperimentId::E10).unwrap(),
             "\"E10\""
         );
-        assert!(find("E11").is_none());
+        assert_eq!(find("e11").unwrap().id(), ExperimentId::E11);
+        assert!(find("E12").is_none());
         let default: Vec<&str> = selected(&[], &[]).iter().map(|e| e.id().as_str()).collect();
         assert_eq!(
             default,
-            ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E10"]
+            ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E10", "E11"]
         );
         let with: Vec<&str> = selected(&[], &["e9".into()])
             .iter()
             .map(|e| e.id().as_str())
             .collect();
-        assert_eq!(with.len(), 10);
+        assert_eq!(with.len(), 11);
         let only: Vec<&str> = selected(&["E9".into(), "e1".into()], &[])
             .iter()
             .map(|e| e.id().as_str())

@@ -2,12 +2,12 @@
 //! beside sysfs, and each backend's isolated table-miss cost per lookup at E7's highest
 //! pressure (`table_miss_cost`) with E7's controls; a Markdown table and the plot behind it.
 
-use super::verdicts::num;
 use super::Entry;
 use crate::experiments::e6_memory::summary::Summary as E6;
 use crate::experiments::e7_cache_pressure::summary::Summary as E7;
 use crate::report::table_markdown;
 use crate::results::{Plot, PlotKind, PlotLine, Point, Table};
+use crate::verdicts::num;
 use kiki_core::units::compact_bytes;
 
 /// One CPU's column: its report and the two summaries (either may be absent).

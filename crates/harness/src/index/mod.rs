@@ -5,12 +5,15 @@
 //! beside the reports, so rendering needs no git).
 
 mod cache_argument;
-pub mod verdicts;
+mod search_argument;
 
 pub use cache_argument::cache_argument;
+pub use search_argument::search_argument;
 
-use crate::report::{read_report, section_anchor, table_markdown};
+use crate::readback::read_report;
+use crate::report::{section_anchor, table_markdown};
 use crate::results::{Report, Table};
+use crate::verdicts;
 use kiki_core::input::quote_input;
 use kiki_core::units::compact_bytes;
 use serde::{Deserialize, Serialize};
@@ -267,6 +270,7 @@ pub fn render(current: &[&Entry], superseded: &Superseded) -> String {
     for entry in current {
         out.push_str(&cpu_section(entry));
     }
+    out.push_str(&search_argument(current).0);
     out.push_str(&cache_argument(current).0);
     out.push_str(&superseded_section(superseded, current));
     out
@@ -320,18 +324,8 @@ pub fn rebuild(dir: &Path) -> Result<Rebuilt, String> {
     let superseded = read_superseded(dir)?;
     let (current, stale) = choose(&entries);
     let text = render(&current, &superseded);
-    let svg_path = dir.join("cache_argument.svg");
-    match cache_argument(&current) {
-        (_, Some(plot)) => {
-            let svg = crate::plot::render_svg(&plot)?;
-            std::fs::write(&svg_path, svg)
-                .map_err(|e| format!("cannot write {}: {e}", svg_path.display()))?;
-        }
-        // A plot of reports no longer current is not left behind.
-        (_, None) => {
-            let _ = std::fs::remove_file(&svg_path);
-        }
-    }
+    write_plot(dir, "cache_argument.svg", cache_argument(&current).1)?;
+    write_plot(dir, "search_argument.svg", search_argument(&current).1)?;
     let temp = dir.join(format!(".README.md.tmp-{}", std::process::id()));
     let target = dir.join("README.md");
     std::fs::write(&temp, text)
@@ -349,6 +343,22 @@ pub fn rebuild(dir: &Path) -> Result<Rebuilt, String> {
             .map(|(folder, why)| format!("{}: {why}", quote_input(&folder)))
             .collect(),
     })
+}
+
+/// Writes `dir/name` from `plot`, or removes it where there is none (a plot of reports no
+/// longer current is not left behind).
+fn write_plot(dir: &Path, name: &str, plot: Option<crate::results::Plot>) -> Result<(), String> {
+    let path = dir.join(name);
+    match plot {
+        Some(plot) => {
+            let svg = crate::plot::render_svg(&plot)?;
+            std::fs::write(&path, svg).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        }
+        None => {
+            let _ = std::fs::remove_file(&path);
+            Ok(())
+        }
+    }
 }
 
 #[cfg(test)]

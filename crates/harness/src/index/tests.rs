@@ -1,9 +1,9 @@
-use super::verdicts::{decided, grouped, verdict};
 use super::*;
 use crate::machine::Machine;
 use crate::report::new_report;
 use crate::results::{ExperimentResult, PairRecord, Winner};
 use crate::stats::{Claim, Comparison};
+use crate::verdicts::{decided, grouped, verdict};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -103,9 +103,9 @@ fn a_winner_is_decided_only_where_every_comparison_against_it_claims_slower() {
     // Nothing recorded against the winner: not decided.
     assert!(!decided(&winner("latency uniform-10", "dbb"), &pairs));
     assert!(decided(&winner("", "qugiy"), &pairs[2..3]));
-    assert_eq!(super::verdicts::num(0.37276), "0.373");
-    assert_eq!(super::verdicts::num(-0.006543), "-0.00654");
-    assert_eq!(super::verdicts::num(45.397), "45.4");
+    assert_eq!(crate::verdicts::num(0.37276), "0.373");
+    assert_eq!(crate::verdicts::num(-0.006543), "-0.00654");
+    assert_eq!(crate::verdicts::num(45.397), "45.4");
     let a = winner("throughput uniform-10", "pext");
     let b = winner("latency uniform-10", "dbb");
     let c = winner("latency uniform-25", "pext");
@@ -262,7 +262,7 @@ fn the_index_shows_one_current_report_per_cpu_and_the_retired_ones() {
         "| [E1 Attack throughput and latency](amd-epyc-f25-m17-2026-11-23-7/report.md#e1--attack-throughput-and-latency) \
          | a clear winner in 3 of 10 cells | qugiy (latency uniform-10, latency uniform-25, latency uniform-50) |",
         "## Intel(R) Xeon(R) Processor (intel-xeon-f6-m207)",
-        "Not a complete report: lacks E10.",
+        "Not a complete report: lacks E10, E11.",
         "## The cache argument per CPU",
         "## CPUs without a current report",
         "- AMD EPYC (amd-epyc-f26-m2): `amd-epyc-f26-m2-2026-11-22` at commit `974e50f`",

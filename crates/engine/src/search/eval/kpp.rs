@@ -81,6 +81,14 @@ impl<'w> KppState<'w> {
         }
     }
 
+    /// The current position's sums: each view's KPP, then KKP (for tests against a rebuild).
+    #[cfg(test)]
+    pub(crate) fn sums(&self) -> [i32; 3] {
+        self.stack
+            .last()
+            .map_or([0; 3], |ply| [ply.kpp[0], ply.kpp[1], ply.kkp])
+    }
+
     /// Feature `f` as `view` sees it.
     #[inline(always)]
     fn see(view: usize, f: Feature) -> Feature {

@@ -99,6 +99,14 @@ impl<'w> NnueState<'w> {
         }
     }
 
+    /// The current position's accumulators (for tests against a rebuild).
+    #[cfg(test)]
+    pub(crate) fn accumulators(&self) -> [[i16; HALF]; 2] {
+        self.stack
+            .last()
+            .map_or([[0; HALF]; 2], |ply| ply.accumulators)
+    }
+
     /// Builds `view`'s accumulator from every active feature.
     fn refresh(&mut self, ply: &mut Ply, view: usize) {
         let mut accumulator = self.weights.transformer_bias;

@@ -4,7 +4,7 @@
 use super::measure::{Cell, Measurement, TablePages, TWIN};
 use super::rule::{self, Interval, Verdict};
 use crate::experiments::{
-    interval, interval_linear, interval_point, ranked, series, typical, Claims,
+    blocks, interval, interval_linear, interval_point, ranked, series, typical, Claims,
 };
 use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
 use crate::stats::{format_interval, format_sig, Claim, Estimate};
@@ -288,30 +288,54 @@ fn best_backend(
     Some((cell.eval, best.to_string(), margin))
 }
 
+/// Per backend and evaluation at the largest TT: t(4 KiB tables) − t(2 MiB tables), per
+/// invocation (its first round of each; the 4 KiB phase always runs first), minus the same
+/// for the table-free backends (the mean of `sqww` and `mailbox`, whose pages cannot matter):
+/// what drift between the two phases moved is taken out.
 fn page_costs(
     m: &Measurement,
     evals: &[EvalKind],
     tt_mib: usize,
 ) -> Vec<(String, EvalKind, Estimate)> {
+    let k = m.invocations;
+    // Per invocation: the first round's t(4k) − t(2m).
+    let contrast = |backend: &str, eval: EvalKind| -> Option<Vec<f64>> {
+        let cell = |pages| Cell {
+            eval,
+            tt_mib,
+            pages,
+        };
+        let small = blocks(m.samples(cell(TablePages::Small), backend, false)?, k);
+        let huge = blocks(m.samples(cell(TablePages::Huge), backend, false)?, k);
+        (small.len() == huge.len()).then(|| {
+            small
+                .iter()
+                .zip(&huge)
+                .filter_map(|(s, h)| Some(s.first()? - h.first()?))
+                .collect()
+        })
+    };
     let mut costs = Vec::new();
-    for &backend in &m.backends {
-        for &eval in evals {
-            let cell = |pages| Cell {
-                eval,
-                tt_mib,
-                pages,
-            };
-            if let (Some(small), Some(huge)) = (
-                m.samples(cell(TablePages::Small), backend, false),
-                m.samples(cell(TablePages::Huge), backend, false),
-            ) {
-                let diffs: Vec<f64> = small.iter().zip(huge).map(|(s, h)| s - h).collect();
-                costs.push((
-                    backend.to_string(),
-                    eval,
-                    interval_linear(&diffs, m.invocations),
-                ));
+    for &eval in evals {
+        let drift: Option<Vec<f64>> = match (contrast(NEGATIVE.0, eval), contrast(NEGATIVE.1, eval))
+        {
+            (Some(a), Some(b)) => Some(a.iter().zip(&b).map(|(a, b)| (a + b) / 2.0).collect()),
+            _ => None,
+        };
+        for &backend in &m.backends {
+            if backend == NEGATIVE.0 || backend == NEGATIVE.1 {
+                continue;
             }
+            let (Some(raw), Some(drift)) = (contrast(backend, eval), drift.as_ref()) else {
+                continue;
+            };
+            let adjusted: Vec<f64> = raw.iter().zip(drift).map(|(r, d)| r - d).collect();
+            // One value per invocation: each is its own block.
+            costs.push((
+                backend.to_string(),
+                eval,
+                interval_linear(&adjusted, adjusted.len()),
+            ));
         }
     }
     costs

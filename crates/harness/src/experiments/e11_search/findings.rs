@@ -1,7 +1,7 @@
 //! E11's method and findings paragraphs, and its one-line verdict.
 
 use super::analysis::{reads_as, Numbers, RULE_PAIR};
-use super::measure::Measurement;
+use super::measure::{Measurement, TablePages};
 use super::RULE_COMMIT;
 use crate::experiments::{and_list, percent};
 use crate::stats::{format_interval, format_sig};
@@ -42,7 +42,13 @@ pub(super) fn method(m: &Measurement) -> String {
          D(dbb vs magic-plain)'s whole interval lies above the threshold ({} % of t(dbb) \
          under `material`), does not hold when it lies inside ±threshold, else is not \
          resolved; if the A/A control (every evaluation) or the negative control `sqww vs \
-         mailbox` (D under nnue and kpp) reaches outside ±threshold, nothing is decided. Bytes \
+         mailbox` (D under nnue and kpp) reaches outside ±threshold, nothing is decided. The \
+         rule's inputs (the threshold's estimate, the interval method: per invocation the median \
+         of its rounds, then a bootstrap over invocations and rounds) live in `analysis.rs` and \
+         were written after the rule's commit. The verdict's cells (largest TT, 2 MiB pages) \
+         take every round; the others one round per invocation. Every block is split into \
+         chunks rotated over the backends, each timed chunk after an untimed warm-up search of \
+         positions outside the set, and a discarded block opens each phase. Bytes \
          per node are counted in software: evaluation table lines (64 B) read and TT buckets \
          probed or written, over the nodes.",
         m.positions,
@@ -158,18 +164,20 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     let pages: Vec<String> = n
         .page_costs
         .iter()
-        .filter(|(_, e, est)| *e != EvalKind::Material && reads_as(est, n.threshold_ns) == "above")
-        .map(|(b, e, est)| format!("{b} under {} (+{} ns/node)", e.name(), format_interval(est)))
+        .map(|(b, e, est)| {
+            let reads = reads_as(est, n.threshold_ns);
+            format!("{b} under {} {} ({reads})", e.name(), format_interval(est))
+        })
         .collect();
-    text.push(if pages.is_empty() {
-        "No backend's 4 KiB table pages cost more than the threshold against 2 MiB pages."
-            .to_string()
-    } else {
-        format!(
-            "4 KiB table pages cost more than the threshold: {}.",
-            pages.join(", ")
-        )
-    });
+    text.push(format!(
+        "What 4 KiB table pages cost against 2 MiB pages, ns per node, net of the table-free \
+         backends' change between the two phases (the 4 KiB phase always runs first): {}.",
+        if pages.is_empty() {
+            "not measured".to_string()
+        } else {
+            pages.join("; ")
+        }
+    ));
     let traffic: Vec<String> = m
         .traffic
         .iter()
@@ -188,5 +196,39 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
         "Traffic (lines reached, counted): {}.",
         traffic.join("; ")
     ));
+    text.push(pages_granted(m));
     text.join(" ")
+}
+
+/// What the kernel granted, from `/proc/self/smaps` in the first invocation: the TTs' and the
+/// evaluations' huge-page bytes, and the backends' tables after the collapse to 2 MiB pages.
+fn pages_granted(m: &Measurement) -> String {
+    let share = |huge: Option<usize>, bytes: usize| match huge {
+        Some(huge) => format!("{} % on 2 MiB pages", (100 * huge / bytes.max(1)).min(100)),
+        None => "pages unknown".to_string(),
+    };
+    let buffers: Vec<String> = m
+        .buffers
+        .iter()
+        .map(|b| format!("{} {}", b.what, share(b.huge_bytes, b.bytes)))
+        .collect();
+    let tables: Vec<String> = m
+        .table_placements
+        .iter()
+        .filter(|(_, pages, p)| *pages == TablePages::Huge && p.table_bytes >= 2 << 20)
+        .map(|(backend, _, p)| match &p.outcome {
+            Ok(()) => format!("{backend} {}", share(p.huge_after, p.table_bytes)),
+            Err(why) => format!("{backend} not collapsed ({why})"),
+        })
+        .collect();
+    format!(
+        "Pages granted (first invocation): {}; backends' tables of 2 MiB or more after the \
+         collapse: {}.",
+        buffers.join(", "),
+        if tables.is_empty() {
+            "none".to_string()
+        } else {
+            tables.join(", ")
+        }
+    )
 }

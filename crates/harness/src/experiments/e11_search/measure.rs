@@ -1,7 +1,7 @@
 //! E11's measuring: the bench search on every backend, per evaluation, TT size and page kind
 //! of the backends' tables, in randomised, alternating blocks; each cell's fingerprint checked.
 
-use crate::bench::{place_tables, run_named, TablePlacement};
+use crate::bench::{place_tables, run_named, BenchRun, PositionPrint, TablePlacement};
 use crate::experiments::{Config, Progress};
 use crate::invocations::{gather, merge_rows, union, Invocation};
 use kiki_core::pages::Pages;
@@ -157,7 +157,7 @@ fn sizes(config: &Config) -> (usize, u32, usize, Vec<EvalKind>, Vec<usize>) {
     config.pick(
         (6, 1, 2, EvalKind::ALL.to_vec(), vec![2]),
         (all, 2, 2, quick_evals, vec![64]),
-        (all, 3, 2, EvalKind::ALL.to_vec(), vec![16, 1024]),
+        (all, 3, 3, EvalKind::ALL.to_vec(), vec![16, 1024]),
     )
 }
 
@@ -220,9 +220,13 @@ pub(super) fn measure(
             huge_bytes: tt.memory().huge_page_bytes(),
         });
     }
+    // Searched untimed before each timed run, to refill the caches with the next backend's
+    // tables: positions outside the timed set, so that no timed search finds its own TT lines
+    // warm.
+    let warm = warm_up_positions(config);
     let mut rng =
         Xoshiro256PlusPlus::seed_from_u64(config.seed ^ 0xE11 ^ (invocation.index as u64) << 32);
-    // The timed entries: every backend, and the A/A twin right after the others.
+    // The timed entries: every backend and the A/A twin, shuffled.
     let mut entries: Vec<(&'static str, bool)> = backends.iter().map(|&b| (b, false)).collect();
     if backends.contains(&TWIN) {
         entries.push((TWIN, true));
@@ -243,7 +247,31 @@ pub(super) fn measure(
         .collect();
     m.orders
         .push(order_text(invocation, &entries, &blocks, &evals, &tt_sizes));
-    let total: usize = blocks.iter().map(|g| g.len()).sum::<usize>() * rounds * entries.len();
+    // The verdict's cells (largest TT, 2 MiB pages) take every round; the others one per
+    // invocation in a full run (their figures are secondary; the budget goes to the verdict).
+    let secondary_rounds = if config.smoke || config.quick {
+        rounds
+    } else {
+        1
+    };
+    let rounds_of = |pages: TablePages, tt: usize| {
+        if pages == TablePages::Huge && tt == largest {
+            rounds
+        } else {
+            secondary_rounds
+        }
+    };
+    let total: usize = phases
+        .iter()
+        .zip(&blocks)
+        .map(|(&p, groups)| {
+            groups
+                .iter()
+                .map(|&(_, t)| rounds_of(p, tt_sizes[t]))
+                .sum::<usize>()
+        })
+        .sum::<usize>()
+        * entries.len();
     let mut done = 0;
     for (phase, groups) in phases.iter().zip(blocks.iter_mut()) {
         for &backend in &backends {
@@ -254,6 +282,17 @@ pub(super) fn measure(
                 Err(e) => m.errors.push(e.to_string()),
             }
         }
+        // A discarded block first: the first timed block of a phase ran slow in trials (the
+        // process's, the tables' and the pages' first use), so none is timed cold.
+        if let Some(&(e, t)) = groups.first() {
+            let block = Block {
+                sfens: &sfens[..sfens.len().min(entries.len())],
+                warm: &warm,
+                depth,
+                tables: &tables[e],
+            };
+            let _ = block.time(&entries, &mut tts[t], &mut Vec::new());
+        }
         for round in 0..rounds {
             for &(e, t) in groups.iter() {
                 let cell = Cell {
@@ -261,75 +300,33 @@ pub(super) fn measure(
                     tt_mib: tt_sizes[t],
                     pages: *phase,
                 };
+                if round >= rounds_of(*phase, cell.tt_mib) {
+                    continue;
+                }
                 if round == 0 {
                     m.cells.push(cell);
-                    // Warm-up, untimed: the first backend over a few positions.
-                    let warm = &sfens[..sfens.len().min(4)];
-                    let _ = run_named(entries[0].0, warm, depth, &tables[e], &mut tts[t]);
                 }
                 let order: Vec<(&'static str, bool)> = if round % 2 == 0 {
                     entries.clone()
                 } else {
                     entries.iter().rev().copied().collect()
                 };
-                let mut reference: Option<(&str, crate::bench::BenchRun)> = None;
-                for (backend, twin) in order {
-                    progress(
-                        &format!(
-                            "{} TT {} MiB, tables on {}: {backend}",
-                            cell.eval.name(),
-                            cell.tt_mib,
-                            phase.name()
-                        ),
-                        done as f64 / total.max(1) as f64,
-                    );
-                    done += 1;
-                    let run = match run_named(backend, &sfens, depth, &tables[e], &mut tts[t]) {
-                        Ok(run) => run,
-                        Err(error) => {
-                            m.errors.push(error.to_string());
-                            continue;
-                        }
-                    };
-                    let ns = run.seconds * 1e9 / run.nodes.max(1) as f64;
-                    match m
-                        .rows
-                        .iter_mut()
-                        .find(|r| r.cell == cell && r.backend == backend && r.twin == twin)
-                    {
-                        Some(row) => row.ns_per_node.push(ns),
-                        None => m.rows.push(Row {
-                            cell,
-                            backend,
-                            twin,
-                            ns_per_node: vec![ns],
-                        }),
-                    }
-                    if !m
-                        .traffic
-                        .iter()
-                        .any(|x| x.eval == cell.eval && x.tt_mib == cell.tt_mib)
-                    {
-                        m.traffic.push(Traffic {
-                            eval: cell.eval,
-                            tt_mib: cell.tt_mib,
-                            nodes: run.nodes,
-                            eval_lines: run.eval_lines,
-                            tt_accesses: run.tt_accesses,
-                        });
-                    }
-                    match &reference {
-                        None => reference = Some((backend, run)),
-                        Some((first, first_run)) => {
-                            if let Some((a, b)) = first_run.first_difference(&run) {
-                                m.errors.push(format!(
-                                    "fingerprints differ at {} ({} TT {} MiB): {first} nodes {} best {}, {backend} nodes {} best {}",
-                                    a.sfen, cell.eval.name(), cell.tt_mib, a.nodes, a.best, b.nodes, b.best
-                                ));
-                            }
-                        }
-                    }
-                }
+                let message = format!(
+                    "{} TT {} MiB, tables on {}",
+                    cell.eval.name(),
+                    cell.tt_mib,
+                    phase.name()
+                );
+                progress(&message, done as f64 / total.max(1) as f64);
+                done += order.len();
+                let block = Block {
+                    sfens: &sfens,
+                    warm: &warm,
+                    depth,
+                    tables: &tables[e],
+                };
+                let runs = block.time(&order, &mut tts[t], &mut m.errors);
+                record(&mut m, cell, &order, runs);
             }
         }
     }
@@ -337,6 +334,139 @@ pub(super) fn measure(
         .sort_by_key(|r| (r.cell.pages, r.cell.eval, r.cell.tt_mib, r.twin, r.backend));
     m.cells.sort_by_key(|c| (c.pages, c.eval, c.tt_mib));
     m
+}
+
+/// One (cell, round) block: every entry searches every position once, in chunks rotated so
+/// that each step runs every entry on a different chunk. Each entry's time is spread over the
+/// whole block, so drift during it favours none, and no search directly follows another
+/// backend's search of the same positions.
+struct Block<'a> {
+    sfens: &'a [String],
+    warm: &'a [String],
+    depth: u32,
+    tables: &'a EvalTables,
+}
+
+impl Block<'_> {
+    /// Per entry (in `order`): its runs merged (seconds, nodes, traffic, every position's
+    /// fingerprint in position order); `None` for an entry that could not run.
+    fn time(
+        &self,
+        order: &[(&'static str, bool)],
+        tt: &mut TranspositionTable,
+        errors: &mut Vec<String>,
+    ) -> Vec<Option<BenchRun>> {
+        let chunks = order.len().max(1);
+        let n = self.sfens.len();
+        let chunk = |c: usize| (c * n / chunks)..((c + 1) * n / chunks);
+        let mut merged: Vec<Option<BenchRun>> = vec![None; order.len()];
+        let mut prints: Vec<Vec<Option<PositionPrint>>> = vec![vec![None; n]; order.len()];
+        let warm_depth = self.depth.saturating_sub(1).max(1);
+        for step in 0..chunks {
+            for (slot, &(backend, _)) in order.iter().enumerate() {
+                let range = chunk((step + slot) % chunks);
+                let timed =
+                    run_named(backend, self.warm, warm_depth, self.tables, tt).and_then(|_| {
+                        run_named(
+                            backend,
+                            &self.sfens[range.clone()],
+                            self.depth,
+                            self.tables,
+                            tt,
+                        )
+                    });
+                let run = match timed {
+                    Ok(run) => run,
+                    Err(error) => {
+                        errors.push(error.to_string());
+                        continue;
+                    }
+                };
+                for (at, print) in range.zip(&run.positions) {
+                    prints[slot][at] = Some(print.clone());
+                }
+                let total = merged[slot].get_or_insert_with(|| BenchRun {
+                    positions: Vec::new(),
+                    nodes: 0,
+                    seconds: 0.0,
+                    eval_lines: 0,
+                    tt_accesses: 0,
+                });
+                total.nodes += run.nodes;
+                total.seconds += run.seconds;
+                total.eval_lines += run.eval_lines;
+                total.tt_accesses += run.tt_accesses;
+            }
+        }
+        for (total, prints) in merged.iter_mut().zip(prints) {
+            if let Some(total) = total {
+                total.positions = prints.into_iter().flatten().collect();
+            }
+        }
+        merged
+    }
+}
+
+/// Records one block's runs as samples, its traffic once per (evaluation, TT), and any entry
+/// whose fingerprints differ from the first entry's.
+fn record(
+    m: &mut Measurement,
+    cell: Cell,
+    order: &[(&'static str, bool)],
+    runs: Vec<Option<BenchRun>>,
+) {
+    let mut reference: Option<(&str, &BenchRun)> = None;
+    for (&(backend, twin), run) in order.iter().zip(&runs) {
+        let Some(run) = run else { continue };
+        let ns = run.seconds * 1e9 / run.nodes.max(1) as f64;
+        let row = m
+            .rows
+            .iter_mut()
+            .find(|r| r.cell == cell && r.backend == backend && r.twin == twin);
+        match row {
+            Some(row) => row.ns_per_node.push(ns),
+            None => m.rows.push(Row {
+                cell,
+                backend,
+                twin,
+                ns_per_node: vec![ns],
+            }),
+        }
+        if !m
+            .traffic
+            .iter()
+            .any(|x| x.eval == cell.eval && x.tt_mib == cell.tt_mib)
+        {
+            m.traffic.push(Traffic {
+                eval: cell.eval,
+                tt_mib: cell.tt_mib,
+                nodes: run.nodes,
+                eval_lines: run.eval_lines,
+                tt_accesses: run.tt_accesses,
+            });
+        }
+        match reference {
+            None => reference = Some((backend, run)),
+            Some((first, first_run)) => {
+                if let Some((a, b)) = first_run.first_difference(run) {
+                    m.errors.push(format!(
+                        "fingerprints differ at {} ({} TT {} MiB): {first} nodes {} best {}, {backend} nodes {} best {}",
+                        a.sfen, cell.eval.name(), cell.tt_mib, a.nodes, a.best, b.nodes, b.best
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// Positions outside the bench set (self-play from another seed), for the warm-ups.
+fn warm_up_positions(config: &Config) -> Vec<String> {
+    let count = if config.smoke { 1 } else { 2 };
+    use kiki_core::backend::Backend;
+    match kiki_variants::mailbox::Mailbox::new() {
+        Ok(backend) => bench::generate(backend, bench::SEED ^ 0x5741_524D, count),
+        Err(_) => vec![kiki_engine::position::START_SFEN.to_string()],
+    }
 }
 
 /// The invocation's order in words (recorded: the method says the order was randomised).

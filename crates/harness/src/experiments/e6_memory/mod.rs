@@ -148,7 +148,7 @@ mod tests {
         // E6 of the report amd-epyc-f25-m17-2026-11-22-2 (retired), its huge-page curve.
         let path = std::path::Path::new(crate::WORKSPACE_ROOT)
             .join("tests/data/reports/e6-without-levels-amd-epyc-f25-m17.json");
-        let report = crate::report::read_report(&path).unwrap();
+        let report = crate::readback::read_report(&path).unwrap();
         let e6 = report.experiment("E6").unwrap();
         assert!(levels_from_result(e6).is_none());
         let curve = curve(&e6.series);

@@ -14,7 +14,7 @@ pub use analysis::{experiment, IsaRun, TITLE};
 
 use super::{Context, Experiment, ExperimentId, Placement, Progress};
 use crate::invocations::Invocation;
-use crate::report::read_report;
+use crate::readback::read_report;
 use crate::results::ExperimentResult;
 use std::path::{Path, PathBuf};
 use std::process::Command;

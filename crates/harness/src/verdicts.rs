@@ -1,9 +1,9 @@
-//! One short verdict per experiment of a report, read from its typed summary, and its best
+//! One short verdict per experiment of a report (for the index and the report's top), read from its typed summary, and its best
 //! backend where a winner is clearly decided: every comparison its findings recorded against
 //! the winner in that cell claims the other side slower, beyond the threshold.
 
 use crate::experiments::{
-    e10_attack_maps, e1_attacks, e2_movegen, e3_mate1, e4_hands, e5_effects, e6_memory,
+    e10_attack_maps, e11_search, e1_attacks, e2_movegen, e3_mate1, e4_hands, e5_effects, e6_memory,
     e7_cache_pressure, e8_simulated_caches, e9_isa_levels,
 };
 use crate::plot::format_tick;
@@ -68,6 +68,7 @@ pub fn verdict(experiment: &ExperimentResult) -> Result<Verdict, String> {
         "E8" => e8(experiment.summary_as()?),
         "E9" => e9(experiment.summary_as()?),
         "E10" => e10(experiment.summary_as()?),
+        "E11" => e11(experiment.summary_as()?),
         _ => Verdict::plain("see the report".into()),
     })
 }
@@ -345,5 +346,38 @@ fn e10(s: e10_attack_maps::summary::Summary) -> Verdict {
     Verdict {
         line,
         best: (!best.is_empty()).then(|| grouped(&best)),
+    }
+}
+
+/// E11: the rule's verdict per evaluation with D, the best backend per evaluation where one is
+/// decided ("level" otherwise).
+fn e11(s: e11_search::summary::Summary) -> Verdict {
+    let mut parts: Vec<String> = s
+        .verdict_by_eval
+        .iter()
+        .map(|(eval, verdict)| {
+            let d = s.rule_difference(eval).map_or(String::new(), |d| {
+                format!(
+                    " (D {} [{}–{}] ns/node)",
+                    num(d.ns),
+                    num(d.low),
+                    num(d.high)
+                )
+            });
+            format!("{eval}: seed 004 {verdict}{d}")
+        })
+        .collect();
+    if !s.controls.passed {
+        parts.push("a control failed".into());
+    }
+    let best: Vec<String> = s
+        .best
+        .iter()
+        .filter(|(_, b)| b.as_str() != "level")
+        .map(|(eval, b)| format!("{b} ({eval})"))
+        .collect();
+    Verdict {
+        line: parts.join("; "),
+        best: (!best.is_empty()).then(|| best.join(", ")),
     }
 }
