@@ -97,3 +97,37 @@ fn bad_input_is_one_line_and_exit_2() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn perft_and_check_place_the_tables_as_asked() {
+    for pages in ["4k", "2m"] {
+        let output = kiki(&[
+            "perft",
+            "--startpos",
+            "--depth",
+            "3",
+            "--backend",
+            "magic-plain",
+            "--table-pages",
+            pages,
+        ]);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        assert!(
+            text(&output.stdout).contains(" 25470 "),
+            "{}",
+            text(&output.stdout)
+        );
+        let output = kiki(&[
+            "check",
+            "--backend",
+            "pext",
+            "--samples",
+            "2000",
+            "--table-pages",
+            pages,
+        ]);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+    }
+    let output = kiki(&["perft", "--startpos", "--depth", "1", "--table-pages", "8k"]);
+    assert_eq!(output.status.code(), Some(2));
+}

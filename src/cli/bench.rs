@@ -2,12 +2,12 @@
 //! fingerprint and nodes per second.
 
 use super::perft::read_positions_file;
-use super::{resolve_backends, warn, CliError, Output};
+use super::{resolve_backends, CliError, Output};
 use kiki_core::pages::Pages;
 use kiki_engine::search::bench;
 use kiki_engine::search::eval::EvalTables;
 use kiki_engine::search::tt::TranspositionTable;
-use kiki_harness::bench::{place_tables, run_named, BenchRun};
+use kiki_harness::bench::{run_named, BenchRun};
 use serde_json::json;
 
 const MAX_DEPTH: u64 = 12;
@@ -43,13 +43,7 @@ pub fn run(args: super::BenchArgs) -> Result<(), CliError> {
     let mut tt = TranspositionTable::new(tt_bytes, Pages::Huge);
     let mut first: Option<(&str, BenchRun)> = None;
     for &name in &names {
-        let placed = place_tables(name, args.table_pages.into())
-            .map_err(|e| CliError::registry("bench", e))?;
-        if let Err(why) = &placed.outcome {
-            warn(format!(
-                "kiki bench: {name}'s tables stay where they were: {why}"
-            ));
-        }
+        super::place_tables("bench", name, Some(args.table_pages))?;
         let run = run_named(name, &sfens, args.depth as u32, &tables, &mut tt)
             .map_err(|e| CliError::registry("bench", e))?;
         if args.json {

@@ -75,7 +75,13 @@ impl BackendVisitor for CheckVisitor<'_> {
     }
 }
 
-pub fn run(backend: &str, samples: u64, seed: u64, threads: usize) -> Result<(), CliError> {
+pub fn run(
+    backend: &str,
+    samples: u64,
+    seed: u64,
+    threads: usize,
+    table_pages: Option<super::TablePagesArg>,
+) -> Result<(), CliError> {
     let out = Output::new("check");
     let names = resolve_backends("check", backend)?;
     super::interrupt::install("check");
@@ -95,6 +101,7 @@ pub fn run(backend: &str, samples: u64, seed: u64, threads: usize) -> Result<(),
         }
     }
     for name in names {
+        super::place_tables("check", name, table_pages)?;
         let visitor = CheckVisitor {
             samples,
             seed,

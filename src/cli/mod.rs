@@ -195,6 +195,9 @@ struct CheckArgs {
     /// Threads for the random pairs (default: every CPU); the pairs checked do not depend on it.
     #[arg(long, value_parser = decimal, value_name = "N")]
     threads: Option<u64>,
+    /// Pages for the backends' attack tables (per process): 4k, or 2m by MADV_COLLAPSE.
+    #[arg(long, value_enum, value_name = "4k|2m")]
+    table_pages: Option<TablePagesArg>,
     #[command(flatten)]
     simd: SimdOption,
 }
@@ -239,6 +242,9 @@ struct PerftArgs {
     /// One JSON object per line: backend, sfen, depth, leaf, make, nodes, seconds, nps.
     #[arg(long)]
     json: bool,
+    /// Pages for the backends' attack tables (per process): 4k, or 2m by MADV_COLLAPSE.
+    #[arg(long, value_enum, value_name = "4k|2m")]
+    table_pages: Option<TablePagesArg>,
     #[command(flatten)]
     simd: SimdOption,
 }
@@ -287,6 +293,26 @@ struct Mate1Args {
     json: bool,
     #[command(flatten)]
     simd: SimdOption,
+}
+
+/// Places `name`'s attack tables on `pages` where `--table-pages` asked (per process: the
+/// tables are built once); a kernel that refuses is a warning, not an error.
+pub(crate) fn place_tables(
+    command: &str,
+    name: &str,
+    pages: Option<TablePagesArg>,
+) -> Result<(), CliError> {
+    let Some(pages) = pages else {
+        return Ok(());
+    };
+    let placed = kiki_harness::bench::place_tables(name, pages.into())
+        .map_err(|e| CliError::registry(command, e))?;
+    if let Err(why) = placed.outcome {
+        warn(format!(
+            "kiki {command}: {name}'s tables stay on the pages they had: {why}"
+        ));
+    }
+    Ok(())
 }
 
 /// `--table-pages`: the pages the backends' attack tables are placed on.
@@ -634,7 +660,7 @@ pub fn run(args: &[String]) -> i32 {
                 || std::thread::available_parallelism().map_or(1, usize::from),
                 |n| n.clamp(1, 256) as usize,
             );
-            check::run(&a.backend, a.samples, a.seed, threads)
+            check::run(&a.backend, a.samples, a.seed, threads, a.table_pages)
         }
         Command::Perft(a) => perft::run(a),
         Command::Mate1(a) => mate1::run(a),

@@ -150,6 +150,9 @@ pub fn run(args: super::PerftArgs) -> Result<(), CliError> {
     let names = resolve_backends("perft", &args.backend)?;
     let sfens = read_positions("perft", &args.source)?;
     super::interrupt::install("perft");
+    for &name in &names {
+        super::place_tables("perft", name, args.table_pages)?;
+    }
     let mut disagreements = 0;
     for sfen in &sfens {
         let mut first: Option<(&str, u64)> = None;
