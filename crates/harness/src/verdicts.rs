@@ -350,7 +350,7 @@ fn e10(s: e10_attack_maps::summary::Summary) -> Verdict {
 }
 
 /// E11: the rule's verdict per evaluation with D, the best backend per evaluation where one is
-/// decided ("level" otherwise).
+/// decided (not where the summary says "level" or "not separated").
 fn e11(s: e11_search::summary::Summary) -> Verdict {
     let mut parts: Vec<String> = s
         .verdict_by_eval
@@ -373,7 +373,7 @@ fn e11(s: e11_search::summary::Summary) -> Verdict {
     let best: Vec<String> = s
         .best
         .iter()
-        .filter(|(_, b)| b.as_str() != "level")
+        .filter(|(_, b)| !["level", "not separated"].contains(&b.as_str()))
         .map(|(eval, b)| format!("{b} ({eval})"))
         .collect();
     Verdict {

@@ -53,8 +53,8 @@ pub(super) struct Numbers {
     /// The failed controls, in words.
     pub failed_controls: Vec<String>,
     pub verdicts: Vec<(EvalKind, Verdict)>,
-    /// Per evaluation: the fastest backend and its margin over the next, or `None` when level.
-    pub best: Vec<(EvalKind, String, Option<String>)>,
+    /// Per evaluation: the fastest backend and how far the next one is.
+    pub best: Vec<(EvalKind, String, Separation)>,
     /// Per evaluation at the top cell: (backend, ns per node).
     pub ns_per_node: Vec<(EvalKind, Vec<(String, f64)>)>,
     /// Per backend and evaluation: t(4 KiB tables) − t(2 MiB tables), ns per node.
@@ -261,7 +261,7 @@ fn best_backend(
     m: &Measurement,
     cell: Cell,
     claims: &mut Claims,
-) -> Option<(EvalKind, String, Option<String>)> {
+) -> Option<(EvalKind, String, Separation)> {
     let entries: Vec<(&str, f64)> = m
         .backends
         .iter()
@@ -279,13 +279,34 @@ fn best_backend(
         (next, m.samples(cell, next, false)?),
         (best, m.samples(cell, best, false)?),
     )?;
-    let margin = (c.claim == Claim::Slower).then(|| {
-        format!(
-            "{next} takes ×{:.3} ({:.3}–{:.3}) its time",
-            c.ratio, c.low, c.high
-        )
-    });
-    Some((cell.eval, best.to_string(), margin))
+    let ratio = format!("×{:.3} [{:.3}–{:.3}]", c.ratio, c.low, c.high);
+    let separation = if c.claim == Claim::Slower {
+        Separation::Decided(format!("{next} takes {ratio} its time"))
+    } else if c.low > 1.0 - m.threshold && c.high < 1.0 + m.threshold {
+        Separation::Level(format!("{next} against {best} {ratio}"))
+    } else {
+        Separation::NotSeparated(format!("{next} against {best} {ratio}"))
+    };
+    Some((cell.eval, best.to_string(), separation))
+}
+
+/// How far the fastest backend is from the next: decided beyond the threshold, level (the
+/// whole interval inside ±threshold), or not separated (the interval reaches across it).
+pub(super) enum Separation {
+    Decided(String),
+    Level(String),
+    NotSeparated(String),
+}
+
+impl Separation {
+    /// What the summary's `best` says: the backend, `level` or `not separated`.
+    pub fn summary(&self, best: &str) -> String {
+        match self {
+            Separation::Decided(_) => best.to_string(),
+            Separation::Level(_) => "level".to_string(),
+            Separation::NotSeparated(_) => "not separated".to_string(),
+        }
+    }
 }
 
 /// Per backend and evaluation at the largest TT: t(4 KiB tables) − t(2 MiB tables), per
@@ -330,12 +351,20 @@ fn page_costs(
                 continue;
             };
             let adjusted: Vec<f64> = raw.iter().zip(drift).map(|(r, d)| r - d).collect();
+            // A backend whose tables got no 2 MiB page compares 4 KiB with 4 KiB: a null contrast.
+            let collapsed = m.table_placements.iter().any(|(b, pages, placed)| {
+                b == backend
+                    && *pages == TablePages::Huge
+                    && placed.outcome.is_ok()
+                    && placed.huge_after.unwrap_or(0) > 0
+            });
+            let name = if collapsed {
+                backend.to_string()
+            } else {
+                format!("{backend} (no table on 2 MiB pages: a null contrast)")
+            };
             // One value per invocation: each is its own block.
-            costs.push((
-                backend.to_string(),
-                eval,
-                interval_linear(&adjusted, adjusted.len()),
-            ));
+            costs.push((name, eval, interval_linear(&adjusted, adjusted.len())));
         }
     }
     costs

@@ -1,6 +1,6 @@
 //! E11's method and findings paragraphs, and its one-line verdict.
 
-use super::analysis::{reads_as, Numbers, RULE_PAIR};
+use super::analysis::{reads_as, Numbers, Separation, RULE_PAIR};
 use super::measure::{Measurement, TablePages};
 use super::RULE_COMMIT;
 use crate::experiments::{and_list, percent};
@@ -111,12 +111,16 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
             list.join(", ")
         ));
     }
-    for (eval, best, margin) in &n.best {
-        text.push(match margin {
-            Some(margin) => format!("Fastest under {}: {best} ({margin}).", eval.name()),
-            None => format!(
-                "Fastest under {}: level (the two fastest, {best} first, are within ±{} %).",
-                eval.name(),
+    for (eval, best, separation) in &n.best {
+        let eval = eval.name();
+        text.push(match separation {
+            Separation::Decided(margin) => format!("Fastest under {eval}: {best} ({margin})."),
+            Separation::Level(ratio) => format!(
+                "Fastest under {eval}: level ({ratio}, inside ±{} %).",
+                percent(m.threshold)
+            ),
+            Separation::NotSeparated(ratio) => format!(
+                "Fastest under {eval}: not separated ({ratio} reaches across ±{} %).",
                 percent(m.threshold)
             ),
         });
@@ -193,7 +197,7 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
         })
         .collect();
     text.push(format!(
-        "Traffic (lines reached, counted): {}.",
+        "Cache lines reached per node (counted accesses × 64 B, an upper bound on traffic): {}.",
         traffic.join("; ")
     ));
     text.push(pages_granted(m));

@@ -106,14 +106,7 @@ fn summary_of(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
     let best: Map<String, Json> = n
         .best
         .iter()
-        .map(|(e, b, margin)| {
-            let value = if margin.is_some() {
-                json!(b)
-            } else {
-                json!("level")
-            };
-            (e.name().to_string(), value)
-        })
+        .map(|(e, b, separation)| (e.name().to_string(), json!(separation.summary(b))))
         .collect();
     vec![
         ("verdict".into(), json!(findings::verdict_line(n))),
