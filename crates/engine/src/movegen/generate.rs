@@ -37,6 +37,41 @@ impl<B: Backend> Position<B> {
         counter.0
     }
 
+    /// Quiescence's moves: in check every evasion (as [`Self::legal_moves`]); otherwise only
+    /// the legal captures, generated onto enemy pieces without drops or quiet moves, so that a
+    /// quiescence node pays for what it searches, as an engine's does.
+    pub fn legal_captures<const N: usize>(&self, list: &mut MoveBuffer<N>) {
+        list.clear();
+        match self.side {
+            Color::Black => self.captures_as::<_, true>(list),
+            Color::White => self.captures_as::<_, false>(list),
+        }
+    }
+
+    #[inline(always)]
+    fn captures_as<S: MoveSink, const BLACK: bool>(&self, sink: &mut S) {
+        let us = side_to_move::<BLACK>();
+        let them = us.flip();
+        let theirs = self.by_color[them.index()];
+        let Some(ksq) = self.kings[us.index()] else {
+            self.board_moves::<S, BLACK>(sink, theirs, B::Bitboard::empty(), ANY_SQUARE);
+            return;
+        };
+        if self.attackers_to(ksq, them).is_nonempty() {
+            self.generate_as::<S, BLACK, false>(sink);
+            return;
+        }
+        // Not in check: as the generator's not-in-check branch, with every target an enemy piece.
+        let ours = self.by_color[us.index()];
+        let pinned = self.blockers(ksq, us, them, self.occupied()) & ours;
+        for to in (self.backend.king_attacks(ksq) & theirs).squares() {
+            if !self.is_attacked_with(to, them, &self.occupancy) {
+                sink.board(ksq, to, false);
+            }
+        }
+        self.board_moves::<S, BLACK>(sink, theirs, pinned, ksq);
+    }
+
     /// The legal move generator, into any sink.
     #[inline(always)]
     fn generate<S: MoveSink>(&self, sink: &mut S) {

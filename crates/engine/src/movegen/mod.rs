@@ -91,6 +91,57 @@ mod tests {
         expected
     }
 
+    /// Quiescence's generator against the full one filtered, on every backend, over random
+    /// games (checks, pins and promotions included): the same set of moves.
+    #[test]
+    fn legal_captures_are_the_legal_moves_that_capture_or_every_evasion() {
+        use rand::{RngExt, SeedableRng};
+        struct Walk;
+        impl kiki_variants::registry::BackendVisitor for Walk {
+            type Output = usize;
+            fn visit<B: Backend>(self, backend: B) -> usize {
+                let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(29);
+                let mut checked = 0;
+                for _ in 0..40 {
+                    let mut position = Position::startpos(backend);
+                    for _ in 0..160 {
+                        let (mut all, mut captures) = (MoveList::new(), MoveList::new());
+                        position.legal_moves(&mut all);
+                        position.legal_captures(&mut captures);
+                        if !position.in_check() {
+                            all.retain(|mv| !mv.is_drop() && position.piece_at(mv.to()).is_some());
+                        }
+                        assert_eq!(
+                            captures.usi_sorted(),
+                            all.usi_sorted(),
+                            "{} on {}",
+                            B::info().name,
+                            position.to_sfen()
+                        );
+                        checked += 1;
+                        let mut moves = MoveList::new();
+                        position.legal_moves(&mut moves);
+                        if moves.is_empty() {
+                            break;
+                        }
+                        // Captures half the time, so that games reach open, tactical boards.
+                        let pick = if !captures.is_empty() && rng.random_bool(0.5) {
+                            captures[rng.random_range(0..captures.len())]
+                        } else {
+                            moves[rng.random_range(0..moves.len())]
+                        };
+                        position.do_move(pick);
+                    }
+                }
+                checked
+            }
+        }
+        for name in kiki_variants::registry::resolve("all").expect("all resolves") {
+            let checked = kiki_variants::registry::visit(name, Walk).expect("available backend");
+            assert!(checked > 2_000, "{name}: {checked} positions");
+        }
+    }
+
     fn has(moves: &[String], mv: &str) -> bool {
         moves.iter().any(|m| m == mv)
     }

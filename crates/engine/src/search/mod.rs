@@ -355,10 +355,8 @@ impl<'t, E: Evaluator> Searcher<'t, E> {
             best.1 = stand;
         }
         let mut moves = MoveList::new();
-        pos.legal_moves(&mut moves);
-        if !in_check {
-            moves.retain(|mv| !mv.is_drop() && pos.piece_at(mv.to()).is_some());
-        }
+        // Captures only (every evasion in check), generated as such rather than filtered.
+        pos.legal_captures(&mut moves);
         if in_check && (moves.is_empty() || ply >= MAX_PLY - 1) {
             return if moves.is_empty() {
                 -MATE + ply as i32
