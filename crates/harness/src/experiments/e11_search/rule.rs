@@ -1,8 +1,43 @@
 //! E11's pre-registered decision rule: whether seed 004 holds end to end in a search, decided
 //! from D's interval, the threshold and the controls. Committed before the first full E11 run
 //! and not changed after it (the summary's `rule_commit` names the commit; the method says so).
+//!
+//! Version 2. Version 1 (c01a1a96d3d3) decided on an interval over single rounds; its one full
+//! run (report amd-epyc-f25-m17-2026-11-26) failed both controls by width: a backend's slot in
+//! the block order moved it by up to ±37 ns per node, reversed every other round but not
+//! cancelled in three rounds. Version 2 keeps the decision and fixes, before any run of it,
+//! what v1 left to the analysis: the pair, the controls, and the sample — D per forward and
+//! reverse pair of rounds ([`pair_means`]), where the order's effect cancels. D's interval:
+//! per invocation the median of its pair means, their mean over invocations, a seeded bootstrap
+//! over invocations then pairs widened to Student's t over invocations (`stats::estimate_linear`).
 
 use serde::{Deserialize, Serialize};
+
+/// The rule's version (see the module's head).
+pub const VERSION: u32 = 2;
+
+/// The pair the rule decides on, (first, second): D = t(second) − t(first).
+pub const RULE_PAIR: (&str, &str) = ("dbb", "magic-plain");
+/// The A/A control: this backend against its own second timing (its twin, its own block).
+pub const TWIN: &str = "dbb";
+/// The negative control: no tables to miss on either side.
+pub const NEGATIVE: (&str, &str) = ("sqww", "mailbox");
+
+/// The backends (and the twin) that the rule and its controls read: the verdict's extra
+/// rounds time only these.
+pub fn rule_entry(backend: &str, twin: bool) -> bool {
+    twin || [RULE_PAIR.0, RULE_PAIR.1, TWIN, NEGATIVE.0, NEGATIVE.1].contains(&backend)
+}
+
+/// The samples D is estimated from: per invocation, rounds alternate forward and reverse
+/// backend order, and each (forward, reverse) pair of per-round differences gives one sample,
+/// their mean, so that a backend's slot in the order cancels. An odd last round is dropped.
+pub fn pair_means(per_round: &[f64]) -> Vec<f64> {
+    per_round
+        .chunks_exact(2)
+        .map(|pair| (pair[0] + pair[1]) / 2.0)
+        .collect()
+}
 
 /// What the rule says for one evaluation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -112,6 +147,14 @@ mod tests {
         assert!(controls_pass(&[d(-1.0, 1.0), d(-2.0, 3.0)], 5.0));
         assert!(!controls_pass(&[d(-1.0, 1.0), d(-2.0, 6.0)], 5.0));
         assert!(!controls_pass(&[], 5.0));
+    }
+
+    #[test]
+    fn forward_and_reverse_rounds_pair_up() {
+        assert_eq!(pair_means(&[10.0, -6.0, 3.0, 5.0, 99.0]), vec![2.0, 4.0]);
+        assert!(pair_means(&[1.0]).is_empty());
+        assert!(rule_entry("magic-plain", false) && rule_entry("dbb", true));
+        assert!(!rule_entry("pext", false));
     }
 
     #[test]
