@@ -1,8 +1,9 @@
 //! E11's analysis: ns per node per cell, the differences D with their intervals, the
 //! controls, the rule's verdicts, page and TT costs, the best backend per evaluation.
 
-use super::measure::{Cell, Measurement, TablePages, TWIN};
-use super::rule::{self, Interval, Verdict};
+use super::measure::{Cell, Measurement, TablePages};
+pub(super) use super::rule::RULE_PAIR;
+use super::rule::{self, Interval, Verdict, NEGATIVE, TWIN};
 use crate::experiments::{
     blocks, interval, interval_linear, interval_point, ranked, series, typical, Claims,
 };
@@ -19,10 +20,6 @@ pub(super) const PAIRS: [(&str, &str); 5] = [
     ("bonanza", "magic"),
     ("bonanza", "pext"),
 ];
-/// The pair the rule decides on.
-pub(super) const RULE_PAIR: (&str, &str) = ("dbb", "magic-plain");
-/// The negative control: no tables to miss on either side.
-pub(super) const NEGATIVE: (&str, &str) = ("sqww", "mailbox");
 
 /// One difference in ns per node with its interval.
 #[derive(Clone, Debug)]
@@ -69,7 +66,9 @@ fn interval_of(e: &Estimate) -> Interval {
     }
 }
 
-/// Per round: t(second) − t(first) in `cell`, minus the same in `base` when given (D).
+/// Per invocation, per round both entries ran: t(second) − t(first) in `cell`, minus the
+/// same in `base` when given (D); then the rule's sample, the mean of each forward and reverse
+/// pair of rounds. Invocations one after another, each with as many samples.
 fn paired(
     m: &Measurement,
     cell: Cell,
@@ -77,19 +76,36 @@ fn paired(
     (first, first_twin): (&str, bool),
     (second, second_twin): (&str, bool),
 ) -> Option<Vec<f64>> {
-    let diff = |cell: Cell| -> Option<Vec<f64>> {
-        let a = m.samples(cell, first, first_twin)?;
-        let b = m.samples(cell, second, second_twin)?;
-        Some(a.iter().zip(b).map(|(a, b)| b - a).collect())
+    let k = m.invocations;
+    // Per invocation: the per-round differences (rounds both sides ran).
+    let diff = |cell: Cell| -> Option<Vec<Vec<f64>>> {
+        let a = blocks(m.samples(cell, first, first_twin)?, k);
+        let b = blocks(m.samples(cell, second, second_twin)?, k);
+        (a.len() == b.len()).then(|| {
+            a.iter()
+                .zip(&b)
+                .map(|(a, b)| a.iter().zip(b).map(|(a, b)| b - a).collect())
+                .collect()
+        })
     };
     let here = diff(cell)?;
-    match base {
-        None => Some(here),
+    let per_round: Vec<Vec<f64>> = match base {
+        None => here,
         Some(base) => {
             let there = diff(base)?;
-            Some(here.iter().zip(&there).map(|(h, t)| h - t).collect())
+            if there.len() != here.len() {
+                return None;
+            }
+            here.iter()
+                .zip(&there)
+                .map(|(h, t)| h.iter().zip(t).map(|(h, t)| h - t).collect())
+                .collect()
         }
-    }
+    };
+    let samples: Vec<Vec<f64>> = per_round.iter().map(|r| rule::pair_means(r)).collect();
+    let per_invocation = samples.first()?.len();
+    (per_invocation > 0 && samples.iter().all(|s| s.len() == per_invocation))
+        .then(|| samples.concat())
 }
 
 fn difference(
@@ -121,7 +137,8 @@ fn difference(
         first: name(first),
         second: name(second),
         estimate: interval_linear(&samples, m.invocations),
-        rounds: samples.len(),
+        // Each sample is a forward and reverse pair of rounds.
+        rounds: samples.len() * 2,
     })
 }
 

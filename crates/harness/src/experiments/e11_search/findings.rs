@@ -37,16 +37,21 @@ pub(super) fn method(m: &Measurement) -> String {
          round reverses the backend order. Time per node is the bench's wall time over its \
          nodes. D for a pair `A vs B` = (t(B) − t(A)) under an evaluation − the same under \
          `material`, paired per round: the evaluation's own time cancels. The decision rule \
-         (`rule.rs`, committed in {} before the first E11 run and unchanged since): at the \
-         largest TT with every table on 2 MiB pages, seed 004 holds for an evaluation when \
-         D(dbb vs magic-plain)'s whole interval lies above the threshold ({} % of t(dbb) \
-         under `material`), does not hold when it lies inside ±threshold, else is not \
-         resolved; if the A/A control (every evaluation) or the negative control `sqww vs \
-         mailbox` (D under nnue and kpp) reaches outside ±threshold, nothing is decided. The \
-         rule's inputs (the threshold's estimate, the interval method: per invocation the median \
-         of its rounds, then a bootstrap over invocations and rounds) live in `analysis.rs` and \
-         were written after the rule's commit. The verdict's cells (largest TT, 2 MiB pages) \
-         take every round; the others one round per invocation. Every block is split into \
+         (`rule.rs`, version {}, committed in {} before this code's first full E11 run and \
+         unchanged since): at the largest TT with every table on 2 MiB pages, seed 004 holds \
+         for an evaluation when D(dbb vs magic-plain)'s whole interval lies above the \
+         threshold ({} % of t(dbb) under `material`), does not hold when it lies inside \
+         ±threshold, else is not resolved; if the A/A control (every evaluation) or the \
+         negative control `sqww vs mailbox` (D under nnue and kpp) reaches outside \
+         ±threshold, nothing is decided. The rule also fixes the sample: each forward round \
+         and the reverse round after it give one D, their mean, so that a backend's slot in \
+         the order cancels; the interval is the mean over invocations of each one's median \
+         of those, with a seeded bootstrap over invocations then pairs, widened to Student's \
+         t over invocations. The threshold's estimate (the median of t(dbb) under \
+         `material`) lives in `analysis.rs`. The verdict's cells (largest TT, 2 MiB pages) \
+         take {} rounds per invocation, the first {} with every backend and the rest with \
+         the rule's entries alone (dbb, its twin, magic-plain, sqww, mailbox); the others \
+         one round per invocation. Every block is split into \
          chunks rotated over the backends, each timed chunk after an untimed warm-up search of \
          positions outside the set, and a discarded block opens each phase. Bytes \
          per node are counted in software: evaluation table lines (64 B) read and TT buckets \
@@ -55,8 +60,11 @@ pub(super) fn method(m: &Measurement) -> String {
         m.depth,
         and_list(&evals),
         and_list(&tts),
+        super::rule::VERSION,
         &RULE_COMMIT[..12],
         percent(m.threshold),
+        m.rounds,
+        m.rounds_all_backends,
     )
 }
 

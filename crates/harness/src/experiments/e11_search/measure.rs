@@ -1,6 +1,7 @@
 //! E11's measuring: the bench search on every backend, per evaluation, TT size and page kind
 //! of the backends' tables, in randomised, alternating blocks; each cell's fingerprint checked.
 
+use super::rule::{rule_entry, TWIN};
 use crate::bench::{place_tables, run_named, BenchRun, PositionPrint, TablePlacement};
 use crate::experiments::{Config, Progress};
 use crate::invocations::{gather, merge_rows, union, Invocation};
@@ -12,9 +13,6 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
-
-/// The A/A control's second timing of one backend (same code, timed as another block).
-pub(crate) const TWIN: &str = "dbb";
 
 /// The pages of the backends' attack tables in a cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -102,7 +100,9 @@ pub(crate) struct Measurement {
     pub skipped: Vec<String>,
     pub positions: usize,
     pub depth: u32,
+    /// Rounds of the verdict's cells per invocation, and how many of them time every backend.
     pub rounds: usize,
+    pub rounds_all_backends: usize,
     pub threshold: f64,
     pub cells: Vec<Cell>,
     /// Exact bytes of each evaluation's tables.
@@ -150,15 +150,34 @@ pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
     })
 }
 
-/// The sizes of a run: (positions, depth, rounds per invocation, evaluations, TT sizes in MiB).
-fn sizes(config: &Config) -> (usize, u32, usize, Vec<EvalKind>, Vec<usize>) {
+/// The sizes of one invocation.
+struct Sizes {
+    positions: usize,
+    depth: u32,
+    /// Rounds of the verdict's cells for the rule's entries (forward and reverse pairs).
+    rounds: usize,
+    /// Of those, the rounds that time every backend (the others time the rule's entries only).
+    all_backends: usize,
+    evals: Vec<EvalKind>,
+    tt_mib: Vec<usize>,
+}
+
+fn sizes(config: &Config) -> Sizes {
     let all = bench::positions().len();
     let quick_evals = vec![EvalKind::Material, EvalKind::Nnue];
-    config.pick(
-        (6, 1, 2, EvalKind::ALL.to_vec(), vec![2]),
-        (all, 2, 2, quick_evals, vec![64]),
-        (all, 3, 3, EvalKind::ALL.to_vec(), vec![16, 1024]),
-    )
+    let (positions, depth, rounds, all_backends, evals, tt_mib) = config.pick(
+        (6, 1, 4, 4, EvalKind::ALL.to_vec(), vec![2]),
+        (all, 2, 2, 2, quick_evals, vec![64]),
+        (all, 3, 6, 2, EvalKind::ALL.to_vec(), vec![16, 1024]),
+    );
+    Sizes {
+        positions,
+        depth,
+        rounds,
+        all_backends,
+        evals,
+        tt_mib,
+    }
 }
 
 /// One invocation: build the evaluations and TTs once, then per page kind of the backends'
@@ -170,7 +189,14 @@ pub(super) fn measure(
     invocation: Invocation,
     progress: Progress<'_>,
 ) -> Measurement {
-    let (count, depth, rounds, evals, tt_sizes) = sizes(config);
+    let Sizes {
+        positions: count,
+        depth,
+        rounds,
+        all_backends,
+        evals,
+        tt_mib: tt_sizes,
+    } = sizes(config);
     let sfens: Vec<String> = bench::positions()[..count]
         .iter()
         .map(|s| s.to_string())
@@ -182,6 +208,7 @@ pub(super) fn measure(
         positions: sfens.len(),
         depth,
         rounds,
+        rounds_all_backends: all_backends,
         threshold: config.threshold,
         cells: Vec::new(),
         eval_bytes: EvalKind::ALL
@@ -247,18 +274,31 @@ pub(super) fn measure(
         .collect();
     m.orders
         .push(order_text(invocation, &entries, &blocks, &evals, &tt_sizes));
-    // The verdict's cells (largest TT, 2 MiB pages) take every round; the others one per
-    // invocation in a full run (their figures are secondary; the budget goes to the verdict).
+    // The verdict's cells (largest TT, 2 MiB pages) take every round, the first
+    // `all_backends` of them with every backend and the rest with the rule's entries alone;
+    // the other cells one round per invocation in a full run (their figures are secondary;
+    // the budget goes to the verdict).
     let secondary_rounds = if config.smoke || config.quick {
         rounds
     } else {
         1
     };
-    let rounds_of = |pages: TablePages, tt: usize| {
-        if pages == TablePages::Huge && tt == largest {
-            rounds
+    let verdict_cell = |pages: TablePages, tt: usize| pages == TablePages::Huge && tt == largest;
+    let timed_in = |pages: TablePages, tt: usize, round: usize| -> Vec<(&'static str, bool)> {
+        let verdict = verdict_cell(pages, tt);
+        if round >= if verdict { rounds } else { secondary_rounds } {
+            return Vec::new();
+        }
+        let timed: Vec<(&'static str, bool)> = entries
+            .iter()
+            .copied()
+            .filter(|&(b, twin)| !verdict || round < all_backends || rule_entry(b, twin))
+            .collect();
+        // Every other round reversed: the rule pairs each forward round with the next.
+        if round.is_multiple_of(2) {
+            timed
         } else {
-            secondary_rounds
+            timed.into_iter().rev().collect()
         }
     };
     let total: usize = phases
@@ -267,11 +307,14 @@ pub(super) fn measure(
         .map(|(&p, groups)| {
             groups
                 .iter()
-                .map(|&(_, t)| rounds_of(p, tt_sizes[t]))
+                .map(|&(_, t)| {
+                    (0..rounds)
+                        .map(|r| timed_in(p, tt_sizes[t], r).len())
+                        .sum::<usize>()
+                })
                 .sum::<usize>()
         })
-        .sum::<usize>()
-        * entries.len();
+        .sum::<usize>();
     let mut done = 0;
     for (phase, groups) in phases.iter().zip(blocks.iter_mut()) {
         for &backend in &backends {
@@ -300,17 +343,13 @@ pub(super) fn measure(
                     tt_mib: tt_sizes[t],
                     pages: *phase,
                 };
-                if round >= rounds_of(*phase, cell.tt_mib) {
+                let order = timed_in(*phase, cell.tt_mib, round);
+                if order.is_empty() {
                     continue;
                 }
                 if round == 0 {
                     m.cells.push(cell);
                 }
-                let order: Vec<(&'static str, bool)> = if round % 2 == 0 {
-                    entries.clone()
-                } else {
-                    entries.iter().rev().copied().collect()
-                };
                 let message = format!(
                     "{} TT {} MiB, tables on {}",
                     cell.eval.name(),

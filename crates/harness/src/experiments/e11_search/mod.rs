@@ -24,7 +24,7 @@ pub const TITLE: &str = "Seed 004 in a search: ns per node per backend and evalu
 
 /// The commit that holds the decision rule (`rule.rs`) as every E11 run uses it: committed
 /// before the first E11 run.
-pub const RULE_COMMIT: &str = "c01a1a96d3d3896bd42c73d1577eb199c8f51835";
+pub const RULE_COMMIT: &str = "a3e4d7f11253acef2333e432e5d0562220dde68e";
 
 /// E11 in the list of experiments.
 pub(crate) struct Search;
@@ -132,6 +132,35 @@ mod tests {
     use super::*;
     use crate::experiments::tests::assert_well_formed;
     use crate::experiments::Config;
+
+    /// The rule is pre-registered: `rule.rs` is as RULE_COMMIT holds it. Checked wherever the
+    /// repository's history is at hand (a clone, CI); a source tree without `.git` says so.
+    #[test]
+    fn the_rule_is_as_its_commit_holds_it() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+        if !std::path::Path::new(root).join(".git").exists() {
+            eprintln!("no .git beside the sources: the rule's commit is not checked here");
+            return;
+        }
+        if std::path::Path::new(root).join(".git/shallow").exists() {
+            eprintln!("a shallow clone: the rule's commit may be missing, not checked here");
+            return;
+        }
+        let path = "crates/harness/src/experiments/e11_search/rule.rs";
+        let committed = std::process::Command::new("git")
+            .args(["-C", root, "show", &format!("{RULE_COMMIT}:{path}")])
+            .output()
+            .expect("git runs");
+        assert!(
+            committed.status.success(),
+            "{RULE_COMMIT} is not in this clone's history"
+        );
+        let now = std::fs::read(std::path::Path::new(root).join(path)).expect("rule.rs reads");
+        assert!(
+            committed.stdout == now,
+            "rule.rs differs from {RULE_COMMIT}: a changed rule is a new version with its own commit"
+        );
+    }
 
     #[test]
     fn smoke_run_is_well_formed_with_every_summary_key() {
