@@ -12,6 +12,7 @@ mod brute_force;
 mod cli;
 mod cli_bench;
 mod cli_mate1;
+mod cli_parsing;
 mod effects;
 mod effects_cli;
 mod faults;

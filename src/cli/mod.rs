@@ -23,6 +23,7 @@ use std::path::PathBuf;
 pub use backends::build_description;
 pub use kiki_harness::index::{rebuild as rebuild_report_index, Rebuilt};
 pub use perft::MAX_PERFT_DEPTH;
+pub use report::{experiments_help, parse_ids};
 
 /// The exit codes, as `--help` and the README state them.
 pub const EXIT_OK: i32 = 0;
@@ -84,7 +85,7 @@ enum Command {
 }
 
 /// A plain decimal count: digits only (no sign, exponent, separators or hex).
-pub(crate) fn decimal(text: &str) -> Result<u64, String> {
+pub fn decimal(text: &str) -> Result<u64, String> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
         return Err(format!(
             "{} is not a plain decimal number (digits only)",
@@ -96,7 +97,7 @@ pub(crate) fn decimal(text: &str) -> Result<u64, String> {
 }
 
 /// A seed: plain decimal or `0x` hexadecimal.
-pub(crate) fn seed(text: &str) -> Result<u64, String> {
+pub fn seed(text: &str) -> Result<u64, String> {
     match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
         Some(hex) if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
             u64::from_str_radix(hex, 16)
@@ -109,7 +110,7 @@ pub(crate) fn seed(text: &str) -> Result<u64, String> {
 
 /// `--threshold`: a percentage above 0 and at most 50 (plain decimal, e.g. `3` or `0.5`),
 /// returned as a fraction.
-pub(crate) fn threshold_percent(text: &str) -> Result<f64, String> {
+pub fn threshold_percent(text: &str) -> Result<f64, String> {
     let plain = !text.is_empty()
         && text.bytes().all(|b| b.is_ascii_digit() || b == b'.')
         && text.bytes().filter(|&b| b == b'.').count() <= 1;
@@ -544,11 +545,11 @@ pub(crate) fn warn(text: impl fmt::Display) {
 
 /// The longest error line printed; longer ones are cut (input echoed in them is quoted and cut
 /// already; this bounds the rest).
-const MAX_ERROR_CHARS: usize = 600;
+pub const MAX_ERROR_CHARS: usize = 600;
 
 /// One terminal-safe line: control characters escaped (`\u{1b}`), newlines joined, length
 /// bounded.
-fn safe_line(text: &str) -> String {
+pub fn safe_line(text: &str) -> String {
     let mut out = String::new();
     for (count, ch) in text.chars().enumerate() {
         if count == MAX_ERROR_CHARS {
@@ -566,7 +567,7 @@ fn safe_line(text: &str) -> String {
 
 /// One line from clap's error: its first line without the `error: ` prefix, with its tip (a
 /// "did you mean") appended, named after the subcommand.
-fn clap_error_line(error: &clap::Error, args: &[String]) -> String {
+pub fn clap_error_line(error: &clap::Error, args: &[String]) -> String {
     let rendered = error.render().to_string();
     // The message is the first paragraph (clap lists missing arguments on indented lines
     // below it); tips ("did you mean") follow later.
@@ -599,6 +600,11 @@ fn clap_error_line(error: &clap::Error, args: &[String]) -> String {
 }
 
 /// Runs the command line; returns the process exit code.
+/// The command line's clap definition (its help, its checks).
+pub fn command() -> clap::Command {
+    Cli::command()
+}
+
 pub fn run(args: &[String]) -> i32 {
     let argv = std::iter::once("kiki".to_string()).chain(args.iter().cloned());
     let cli = match Cli::try_parse_from(argv) {
@@ -692,51 +698,4 @@ fn completions(shell: clap_complete::Shell) -> Result<(), CliError> {
         .map_err(|error| out.write_error(error))?;
     drop(stdout);
     out.flush()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn strings(args: &[&str]) -> Vec<String> {
-        args.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn the_command_line_is_consistent() {
-        Cli::command().debug_assert();
-    }
-
-    #[test]
-    fn numbers_are_plain_decimal() {
-        assert_eq!(decimal("1000000"), Ok(1_000_000));
-        for bad in ["1e1", "1_000", "-1", "+5", "0x10", "", " 5", "١٢"] {
-            assert!(decimal(bad).is_err(), "{bad}");
-        }
-        assert!(decimal("18446744073709551616")
-            .unwrap_err()
-            .contains("too large"));
-        assert_eq!(seed("0x10"), Ok(16));
-        assert_eq!(seed("42"), Ok(42));
-        assert!(seed("0x").is_err());
-        assert!(seed("1e3").is_err());
-    }
-
-    #[test]
-    fn errors_are_one_safe_line() {
-        let line = safe_line("a\u{1b}[2J\0b\nc");
-        assert_eq!(line, "a\\u{1b}[2J\\u{0}b c");
-        assert!(safe_line(&"x".repeat(5000)).chars().count() < MAX_ERROR_CHARS + 5);
-    }
-
-    #[test]
-    fn clap_errors_name_the_command_and_suggest() {
-        let args = strings(&["perft", "--depht", "3", "--startpos"]);
-        let error = Cli::try_parse_from(std::iter::once("kiki".to_string()).chain(args.clone()))
-            .unwrap_err();
-        let line = clap_error_line(&error, &args);
-        assert!(line.starts_with("kiki perft: "), "{line}");
-        assert!(line.contains("--depth"), "{line}");
-        assert_eq!(line.lines().count(), 1);
-    }
 }

@@ -231,38 +231,3 @@ pub fn render(dir: &Path) -> Result<(), CliError> {
     stdout.line(dir.join("report.md").display())?;
     stdout.flush()
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_list_is_checked() {
-        assert_eq!(parse_ids("--only", "e8, E8").unwrap(), ["E8"]);
-        let error = parse_ids("--only", "E8,E42").unwrap_err();
-        assert_eq!(error.code, 2);
-        assert!(error.message.contains("unknown experiment 'E42'"));
-        assert!(error.message.contains("E9"));
-        assert!(parse_ids("--with", " , ")
-            .unwrap_err()
-            .message
-            .contains("--with needs"));
-    }
-
-    #[test]
-    fn thresholds_are_plain_percentages() {
-        assert_eq!(super::super::threshold_percent("3"), Ok(0.03));
-        assert_eq!(super::super::threshold_percent("0.5"), Ok(0.005));
-        for bad in ["0", "-1", "51", "1e1", "", "3%", "1.2.3", "nan", "inf"] {
-            assert!(super::super::threshold_percent(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn help_lists_every_experiment() {
-        let help = experiments_help();
-        for e in EXPERIMENTS {
-            assert!(help.contains(e.about()), "{help}");
-        }
-    }
-}
