@@ -29,6 +29,9 @@ pub(super) struct Difference {
     pub second: String,
     pub estimate: Estimate,
     pub rounds: usize,
+    /// Each invocation's median sample: where a control fails, whether it is the spread
+    /// within processes or between them.
+    pub invocation_medians: Vec<f64>,
 }
 
 pub(super) struct Analysis {
@@ -56,6 +59,8 @@ pub(super) struct Numbers {
     pub ns_per_node: Vec<(EvalKind, Vec<(String, f64)>)>,
     /// Per backend and evaluation: t(4 KiB tables) − t(2 MiB tables), ns per node.
     pub page_costs: Vec<(String, EvalKind, Estimate)>,
+    /// Per evaluation, for the rule's pair: t(largest TT) − t(smallest TT), ns per node.
+    pub tt_costs: Vec<(String, EvalKind, Estimate)>,
 }
 
 fn interval_of(e: &Estimate) -> Interval {
@@ -139,6 +144,10 @@ fn difference(
         estimate: interval_linear(&samples, m.invocations),
         // Each sample is a forward and reverse pair of rounds.
         rounds: samples.len() * 2,
+        invocation_medians: blocks(&samples, m.invocations)
+            .iter()
+            .filter_map(|b| crate::stats::median(b))
+            .collect(),
     })
 }
 
@@ -203,13 +212,19 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         .iter()
         .filter(|d| !interval_of(&d.estimate).inside(threshold_ns))
         .map(|d| {
+            let medians: Vec<String> = d
+                .invocation_medians
+                .iter()
+                .map(|x| format_sig(*x))
+                .collect();
             format!(
-                "{} vs {} under {} ({} ns per node, outside ±{} ns)",
+                "{} vs {} under {} ({} ns per node, outside ±{} ns; invocations' medians {})",
                 d.first,
                 d.second,
                 d.eval.name(),
                 format_interval(&d.estimate),
-                format_sig(threshold_ns)
+                format_sig(threshold_ns),
+                medians.join(", ")
             )
         })
         .collect();
@@ -248,6 +263,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         })
         .collect();
     let page_costs = page_costs(m, &evals, top.0);
+    let tt_costs = tt_costs(m, &evals);
     let numbers = Numbers {
         threshold_ns,
         differences,
@@ -259,6 +275,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         best,
         ns_per_node,
         page_costs,
+        tt_costs,
     };
     Analysis {
         series,
@@ -382,6 +399,47 @@ fn page_costs(
             };
             // One value per invocation: each is its own block.
             costs.push((name, eval, interval_linear(&adjusted, adjusted.len())));
+        }
+    }
+    costs
+}
+
+/// For the rule's pair per evaluation: t(largest TT) − t(smallest TT) on 2 MiB table pages,
+/// each invocation's first round of both (one value per invocation).
+fn tt_costs(m: &Measurement, evals: &[EvalKind]) -> Vec<(String, EvalKind, Estimate)> {
+    let k = m.invocations;
+    let smallest = m.cells.iter().map(|c| c.tt_mib).min().unwrap_or(0);
+    let largest = m.largest_tt();
+    if smallest == largest {
+        return Vec::new();
+    }
+    let mut costs = Vec::new();
+    for &eval in evals {
+        for backend in [RULE_PAIR.0, RULE_PAIR.1] {
+            let cell = |tt_mib| Cell {
+                eval,
+                tt_mib,
+                pages: TablePages::Huge,
+            };
+            let (Some(big), Some(small)) = (
+                m.samples(cell(largest), backend, false),
+                m.samples(cell(smallest), backend, false),
+            ) else {
+                continue;
+            };
+            let (big, small) = (blocks(big, k), blocks(small, k));
+            let values: Vec<f64> = big
+                .iter()
+                .zip(&small)
+                .filter_map(|(b, s)| Some(b.first()? - s.first()?))
+                .collect();
+            if !values.is_empty() {
+                costs.push((
+                    backend.to_string(),
+                    eval,
+                    interval_linear(&values, values.len()),
+                ));
+            }
         }
     }
     costs

@@ -190,6 +190,23 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
             pages.join("; ")
         }
     ));
+    if !n.tt_costs.is_empty() {
+        let sizes: Vec<usize> = m.cells.iter().map(|c| c.tt_mib).collect();
+        let (small, large) = (
+            sizes.iter().min().copied().unwrap_or(0),
+            sizes.iter().max().copied().unwrap_or(0),
+        );
+        let costs: Vec<String> = n
+            .tt_costs
+            .iter()
+            .map(|(b, e, est)| format!("{b} under {} {}", e.name(), format_interval(est)))
+            .collect();
+        text.push(format!(
+            "What a {large} MiB TT costs against {small} MiB, ns per node (each invocation's \
+             first round of both, tables on 2 MiB pages): {}.",
+            costs.join("; ")
+        ));
+    }
     let traffic: Vec<String> = m
         .traffic
         .iter()
