@@ -200,7 +200,7 @@ pub fn compare(a: &[Vec<f64>], b: &[Vec<f64>], threshold: f64, seed: u64) -> Opt
 
 /// Student's t, two-sided 95 %, for `df` degrees of freedom (≥ 1; 0 gives an unbounded
 /// interval).
-fn t95(df: usize) -> f64 {
+pub fn t95(df: usize) -> f64 {
     use statrs::distribution::{ContinuousCDF, StudentsT};
     match df {
         0 => f64::INFINITY,

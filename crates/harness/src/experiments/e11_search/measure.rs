@@ -1,7 +1,7 @@
 //! E11's measuring: the bench search on every backend, per evaluation, TT size and page kind
 //! of the backends' tables, in randomised, alternating blocks; each cell's fingerprint checked.
 
-use super::rule::{rule_entry, TWIN};
+use super::rule::TWIN;
 use crate::bench::{place_tables, run_named, BenchRun, PositionPrint, TablePlacement};
 use crate::experiments::{Config, Progress};
 use crate::invocations::{gather, merge_rows, union, Invocation};
@@ -100,9 +100,8 @@ pub(crate) struct Measurement {
     pub skipped: Vec<String>,
     pub positions: usize,
     pub depth: u32,
-    /// Rounds of the verdict's cells per invocation, and how many of them time every backend.
+    /// Rounds of the verdict's cells per invocation.
     pub rounds: usize,
-    pub rounds_all_backends: usize,
     pub threshold: f64,
     pub cells: Vec<Cell>,
     /// Exact bytes of each evaluation's tables.
@@ -154,10 +153,8 @@ pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
 struct Sizes {
     positions: usize,
     depth: u32,
-    /// Rounds of the verdict's cells for the rule's entries (forward and reverse pairs).
+    /// Rounds of the verdict's cells (forward and reverse pairs).
     rounds: usize,
-    /// Of those, the rounds that time every backend (the others time the rule's entries only).
-    all_backends: usize,
     evals: Vec<EvalKind>,
     tt_mib: Vec<usize>,
 }
@@ -165,16 +162,15 @@ struct Sizes {
 fn sizes(config: &Config) -> Sizes {
     let all = bench::positions().len();
     let quick_evals = vec![EvalKind::Material, EvalKind::Nnue];
-    let (positions, depth, rounds, all_backends, evals, tt_mib) = config.pick(
-        (6, 1, 4, 4, EvalKind::ALL.to_vec(), vec![2]),
-        (all, 2, 2, 2, quick_evals, vec![64]),
-        (all, 3, 6, 2, EvalKind::ALL.to_vec(), vec![16, 1024]),
+    let (positions, depth, rounds, evals, tt_mib) = config.pick(
+        (6, 1, 4, EvalKind::ALL.to_vec(), vec![2]),
+        (all, 2, 2, quick_evals, vec![64]),
+        (all, 3, 4, EvalKind::ALL.to_vec(), vec![16, 1024]),
     );
     Sizes {
         positions,
         depth,
         rounds,
-        all_backends,
         evals,
         tt_mib,
     }
@@ -193,7 +189,6 @@ pub(super) fn measure(
         positions: count,
         depth,
         rounds,
-        all_backends,
         evals,
         tt_mib: tt_sizes,
     } = sizes(config);
@@ -208,7 +203,6 @@ pub(super) fn measure(
         positions: sfens.len(),
         depth,
         rounds,
-        rounds_all_backends: all_backends,
         threshold: config.threshold,
         cells: Vec::new(),
         eval_bytes: EvalKind::ALL
@@ -232,9 +226,14 @@ pub(super) fn measure(
         .map(|&mib| TranspositionTable::new(mib << 20, Pages::Huge))
         .collect();
     for (kind, table) in evals.iter().zip(&tables) {
-        for buffer in table.buffers() {
+        let buffers = table.buffers();
+        for (i, buffer) in buffers.iter().enumerate() {
             m.buffers.push(Placed {
-                what: format!("{} tables", kind.name()),
+                what: if buffers.len() > 1 {
+                    format!("{} tables ({} of {})", kind.name(), i + 1, buffers.len())
+                } else {
+                    format!("{} tables", kind.name())
+                },
                 bytes: buffer.as_slice().len() * 8,
                 huge_bytes: buffer.huge_page_bytes(),
             });
@@ -274,31 +273,19 @@ pub(super) fn measure(
         .collect();
     m.orders
         .push(order_text(invocation, &entries, &blocks, &evals, &tt_sizes));
-    // The verdict's cells (largest TT, 2 MiB pages) take every round, the first
-    // `all_backends` of them with every backend and the rest with the rule's entries alone;
-    // the other cells one round per invocation in a full run (their figures are secondary;
-    // the budget goes to the verdict).
+    // The verdict's cells (largest TT, 2 MiB pages) take every round; the others one round
+    // per invocation in a full run (their figures are secondary; the budget goes to the
+    // verdict). Every round times every backend.
     let secondary_rounds = if config.smoke || config.quick {
         rounds
     } else {
         1
     };
-    let verdict_cell = |pages: TablePages, tt: usize| pages == TablePages::Huge && tt == largest;
-    let timed_in = |pages: TablePages, tt: usize, round: usize| -> Vec<(&'static str, bool)> {
-        let verdict = verdict_cell(pages, tt);
-        if round >= if verdict { rounds } else { secondary_rounds } {
-            return Vec::new();
-        }
-        let timed: Vec<(&'static str, bool)> = entries
-            .iter()
-            .copied()
-            .filter(|&(b, twin)| !verdict || round < all_backends || rule_entry(b, twin))
-            .collect();
-        // Every other round reversed: the rule pairs each forward round with the next.
-        if round.is_multiple_of(2) {
-            timed
+    let rounds_of = |pages: TablePages, tt: usize| {
+        if pages == TablePages::Huge && tt == largest {
+            rounds
         } else {
-            timed.into_iter().rev().collect()
+            secondary_rounds
         }
     };
     let total: usize = phases
@@ -307,14 +294,11 @@ pub(super) fn measure(
         .map(|(&p, groups)| {
             groups
                 .iter()
-                .map(|&(_, t)| {
-                    (0..rounds)
-                        .map(|r| timed_in(p, tt_sizes[t], r).len())
-                        .sum::<usize>()
-                })
+                .map(|&(_, t)| rounds_of(p, tt_sizes[t]))
                 .sum::<usize>()
         })
-        .sum::<usize>();
+        .sum::<usize>()
+        * entries.len();
     let mut done = 0;
     for (phase, groups) in phases.iter().zip(blocks.iter_mut()) {
         for &backend in &backends {
@@ -337,14 +321,32 @@ pub(super) fn measure(
             let _ = block.time(&entries, &mut tts[t], &mut Vec::new());
         }
         for round in 0..rounds {
+            // A fresh order for each forward and reverse pair of rounds (rule version 3), so
+            // that no backend keeps its neighbours through an invocation.
+            if round.is_multiple_of(2) && round > 0 {
+                entries.shuffle(&mut rng);
+                m.orders.push(format!(
+                    "invocation {}, tables {}, rounds {}–{}: {}",
+                    invocation.index + 1,
+                    phase.name(),
+                    round + 1,
+                    round + 2,
+                    entry_names(&entries).join(", ")
+                ));
+            }
+            // Every other round reversed: the rule pairs each forward round with the next.
+            let order: Vec<(&'static str, bool)> = if round.is_multiple_of(2) {
+                entries.clone()
+            } else {
+                entries.iter().rev().copied().collect()
+            };
             for &(e, t) in groups.iter() {
                 let cell = Cell {
                     eval: evals[e],
                     tt_mib: tt_sizes[t],
                     pages: *phase,
                 };
-                let order = timed_in(*phase, cell.tt_mib, round);
-                if order.is_empty() {
+                if round >= rounds_of(*phase, cell.tt_mib) {
                     continue;
                 }
                 if round == 0 {
@@ -508,15 +510,9 @@ fn warm_up_positions(config: &Config) -> Vec<String> {
     }
 }
 
-/// The invocation's order in words (recorded: the method says the order was randomised).
-fn order_text(
-    invocation: Invocation,
-    entries: &[(&str, bool)],
-    blocks: &[Vec<(usize, usize)>],
-    evals: &[EvalKind],
-    tt_sizes: &[usize],
-) -> String {
-    let names: Vec<String> = entries
+/// The entries' names, the twin marked.
+fn entry_names(entries: &[(&str, bool)]) -> Vec<String> {
+    entries
         .iter()
         .map(|(b, twin)| {
             if *twin {
@@ -525,7 +521,18 @@ fn order_text(
                 b.to_string()
             }
         })
-        .collect();
+        .collect()
+}
+
+/// The invocation's order in words (recorded: the method says the order was randomised).
+fn order_text(
+    invocation: Invocation,
+    entries: &[(&str, bool)],
+    blocks: &[Vec<(usize, usize)>],
+    evals: &[EvalKind],
+    tt_sizes: &[usize],
+) -> String {
+    let names = entry_names(entries);
     let groups: Vec<String> = blocks
         .iter()
         .zip(["4k", "2m"])
