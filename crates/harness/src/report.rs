@@ -384,9 +384,18 @@ fn what_this_cpu_says(experiments: &[ExperimentResult]) -> String {
             })
             .collect();
         if !list.is_empty() {
+            let passed = summary("controls")
+                .and_then(|c| c.get("passed"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            let reading = if passed {
+                "the controls passed"
+            } else {
+                "the controls failed, so these are figures, not a verdict"
+            };
             out.push_str(&format!(
-                "- **What magic-plain costs against dbb per node** (ns, 95 %; D nets out the \
-                 evaluation's own time against `material`): {}.\n",
+                "- **What magic-plain costs against dbb per node** (ns, 95 %; D = the difference \
+                 under an evaluation minus the same under `material`; {reading}): {}.\n",
                 list.join("; ")
             ));
         }
@@ -399,9 +408,20 @@ fn what_this_cpu_says(experiments: &[ExperimentResult]) -> String {
         .map(|record| {
             let c = &record.comparison;
             let ratio = format!("×{:.3} [{:.3}–{:.3}]", c.ratio, c.low, c.high);
+            // The summary's `best` says "level" where the interval lies inside the threshold.
+            let eval = record.cell.split(' ').next().unwrap_or_default();
+            let level = summary("best")
+                .and_then(|b| b.get(eval))
+                .and_then(Value::as_str)
+                == Some("level");
             if c.claim == crate::stats::Claim::Slower {
                 format!(
                     "{}: {} ({} takes {ratio} its time)",
+                    record.cell, record.b, record.a
+                )
+            } else if level {
+                format!(
+                    "{}: {} and {} level, inside the threshold ({ratio})",
                     record.cell, record.b, record.a
                 )
             } else {

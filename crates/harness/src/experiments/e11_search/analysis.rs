@@ -8,7 +8,7 @@ use crate::experiments::{
     blocks, interval, interval_linear, interval_point, ranked, series, typical, Claims,
 };
 use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
-use crate::stats::{format_interval, format_sig, Claim, Estimate};
+use crate::stats::{format_interval, format_sig, t95, Claim, Estimate};
 use kiki_engine::search::eval::EvalKind;
 use serde_json::{json, Map, Value as Json};
 
@@ -29,9 +29,9 @@ pub(super) struct Difference {
     pub second: String,
     pub estimate: Estimate,
     pub rounds: usize,
-    /// Each invocation's median sample: where a control fails, whether it is the spread
-    /// within processes or between them.
-    pub invocation_medians: Vec<f64>,
+    /// Each invocation's mean sample (the rule's unit): where a control fails, whether it is
+    /// the spread within processes or between them.
+    pub invocation_means: Vec<f64>,
 }
 
 pub(super) struct Analysis {
@@ -61,6 +61,14 @@ pub(super) struct Numbers {
     pub page_costs: Vec<(String, EvalKind, Estimate)>,
     /// Per evaluation, for the rule's pair: t(largest TT) − t(smallest TT), ns per node.
     pub tt_costs: Vec<(String, EvalKind, Estimate)>,
+}
+
+fn estimate_of(i: Interval) -> Estimate {
+    Estimate {
+        value: i.value,
+        low: i.low,
+        high: i.high,
+    }
 }
 
 fn interval_of(e: &Estimate) -> Interval {
@@ -130,6 +138,7 @@ fn difference(
         ..cell
     });
     let samples = paired(m, cell, base, first, second)?;
+    let per_invocation = blocks(&samples, m.invocations);
     let name = |(b, twin): (&str, bool)| {
         if twin {
             format!("{b} (twin)")
@@ -141,12 +150,13 @@ fn difference(
         eval,
         first: name(first),
         second: name(second),
-        estimate: interval_linear(&samples, m.invocations),
+        estimate: estimate_of(rule::interval_over_invocations(&per_invocation, t95)),
         // Each sample is a forward and reverse pair of rounds.
         rounds: samples.len() * 2,
-        invocation_medians: blocks(&samples, m.invocations)
+        invocation_means: per_invocation
             .iter()
-            .filter_map(|b| crate::stats::median(b))
+            .filter(|b| !b.is_empty())
+            .map(|b| b.iter().sum::<f64>() / b.len() as f64)
             .collect(),
     })
 }
@@ -212,19 +222,15 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         .iter()
         .filter(|d| !interval_of(&d.estimate).inside(threshold_ns))
         .map(|d| {
-            let medians: Vec<String> = d
-                .invocation_medians
-                .iter()
-                .map(|x| format_sig(*x))
-                .collect();
+            let means: Vec<String> = d.invocation_means.iter().map(|x| format_sig(*x)).collect();
             format!(
-                "{} vs {} under {} ({} ns per node, outside ±{} ns; invocations' medians {})",
+                "{} vs {} under {} ({} ns per node, outside ±{} ns; invocations' means {})",
                 d.first,
                 d.second,
                 d.eval.name(),
                 format_interval(&d.estimate),
                 format_sig(threshold_ns),
-                medians.join(", ")
+                means.join(", ")
             )
         })
         .collect();

@@ -45,13 +45,13 @@ pub(super) fn method(m: &Measurement) -> String {
          negative control `sqww vs mailbox` (D under nnue and kpp) reaches outside \
          ±threshold, nothing is decided. The rule also fixes the sample: each forward round \
          and the reverse round after it give one D, their mean, so that a backend's slot in \
-         the order cancels; the interval is the mean over invocations of each one's median \
-         of those, with a seeded bootstrap over invocations then pairs, widened to Student's \
-         t over invocations. The threshold's estimate (the median of t(dbb) under \
-         `material`) lives in `analysis.rs`. The verdict's cells (largest TT, 2 MiB pages) \
-         take {} rounds per invocation, the first {} with every backend and the rest with \
-         the rule's entries alone (dbb, its twin, magic-plain, sqww, mailbox); the others \
-         one round per invocation. Every block is split into \
+         the order cancels, and the order is shuffled afresh for each such pair; the interval \
+         is Student's t over the invocations' means of those samples (the invocation is the \
+         unit). The threshold's estimate (3 % of the geometric mean over invocations of each \
+         one's median t(dbb) under `material`) lives in `analysis.rs`. The verdict's cells \
+         (largest TT, 2 MiB pages) take {} rounds per invocation, every backend in each; the \
+         others one round per invocation. Under `material` the negative control's plain \
+         difference is the two backends' own speeds and is no control. Every block is split into \
          chunks rotated over the backends, each timed chunk after an untimed warm-up search of \
          positions outside the set, and a discarded block opens each phase. Bytes \
          per node are counted in software: evaluation table lines (64 B) read and TT buckets \
@@ -64,7 +64,6 @@ pub(super) fn method(m: &Measurement) -> String {
         &RULE_COMMIT[..12],
         percent(m.threshold),
         m.rounds,
-        m.rounds_all_backends,
     )
 }
 
@@ -153,10 +152,18 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     }
     let aa: Vec<String> =
         n.aa.iter()
-            .chain(&n.negative)
-            .map(|d| {
+            .map(|d| (d, ""))
+            .chain(n.negative.iter().map(|d| {
+                let note = if d.eval == EvalKind::Material {
+                    " (the two backends' own speeds: no control)"
+                } else {
+                    ""
+                };
+                (d, note)
+            }))
+            .map(|(d, note)| {
                 format!(
-                    "{} vs {} under {} {}",
+                    "{} vs {} under {} {}{note}",
                     d.first,
                     d.second,
                     d.eval.name(),

@@ -24,7 +24,7 @@ pub const TITLE: &str = "Seed 004 in a search: ns per node per backend and evalu
 
 /// The commit that holds the decision rule (`rule.rs`) as every E11 run uses it: committed
 /// before the first E11 run.
-pub const RULE_COMMIT: &str = "a3e4d7f11253acef2333e432e5d0562220dde68e";
+pub const RULE_COMMIT: &str = "c55835af85632d60c76788295fac230031a2dfa1";
 
 /// E11 in the list of experiments.
 pub(crate) struct Search;
@@ -198,7 +198,11 @@ mod tests {
             summary("eval_bytes")["kpp"],
             json!(EvalKind::Kpp.table_bytes())
         );
-        assert!(summary("differences")["nnue"]["dbb vs magic-plain"]["low"].is_number());
+        // One invocation: D has a value, but the rule's interval (over invocations) has no
+        // bounds, and nothing is decided.
+        let d = &summary("differences")["nnue"]["dbb vs magic-plain"];
+        assert!(d["ns"].is_number() && d["low"].is_null(), "{d}");
+        assert_eq!(summary("verdict_by_eval")["nnue"], json!("not decided here"));
         let verdict = summary("verdict_by_eval")["nnue"]
             .as_str()
             .unwrap()
