@@ -202,7 +202,10 @@ mod tests {
         // bounds, and nothing is decided.
         let d = &summary("differences")["nnue"]["dbb vs magic-plain"];
         assert!(d["ns"].is_number() && d["low"].is_null(), "{d}");
-        assert_eq!(summary("verdict_by_eval")["nnue"], json!("not decided here"));
+        assert_eq!(
+            summary("verdict_by_eval")["nnue"],
+            json!("not decided here")
+        );
         let verdict = summary("verdict_by_eval")["nnue"]
             .as_str()
             .unwrap()
