@@ -224,7 +224,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         .map(|d| {
             let means: Vec<String> = d.invocation_means.iter().map(|x| format_sig(*x)).collect();
             format!(
-                "{} vs {} under {} ({} ns per node, outside ±{} ns; invocations' means {})",
+                "{} vs {} under {} ({} ns per node: the interval reaches outside ±{} ns; invocations' means {})",
                 d.first,
                 d.second,
                 d.eval.name(),

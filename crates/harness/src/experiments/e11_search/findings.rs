@@ -33,7 +33,7 @@ pub(super) fn method(m: &Measurement) -> String {
          pages, the backends' tables are measured on 4 KiB pages (largest TT only) and then \
          collapsed to 2 MiB pages (in that order in every invocation: a collapse cannot be \
          undone). Each invocation shuffles the backends (with an A/A twin of dbb, timed as \
-         its own block) and the (evaluation, TT) blocks, seeded and recorded; every other \
+         one more entry of every block) and the (evaluation, TT) blocks, seeded and recorded; every other \
          round reverses the backend order. Time per node is the bench's wall time over its \
          nodes. D for a pair `A vs B` = (t(B) − t(A)) under an evaluation − the same under \
          `material`, paired per round: the evaluation's own time cancels. The decision rule \
@@ -47,7 +47,8 @@ pub(super) fn method(m: &Measurement) -> String {
          and the reverse round after it give one D, their mean, so that a backend's slot in \
          the order cancels, and the order is shuffled afresh for each such pair; the interval \
          is Student's t over the invocations' means of those samples (the invocation is the \
-         unit). The threshold's estimate (3 % of the geometric mean over invocations of each \
+         unit), not the bootstrap over invocations then rounds that the other claims use. \
+         The threshold's estimate (3 % of the geometric mean over invocations of each \
          one's median t(dbb) under `material`) lives in `analysis.rs`. The verdict's cells \
          (largest TT, 2 MiB pages) take {} rounds per invocation, every backend in each; the \
          others one round per invocation. Under `material` the negative control's plain \
@@ -190,7 +191,8 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
         .collect();
     text.push(format!(
         "What 4 KiB table pages cost against 2 MiB pages, ns per node, net of the table-free \
-         backends' change between the two phases (the 4 KiB phase always runs first): {}.",
+         backends' change between the two phases (the 4 KiB phase always runs first; one round \
+         per invocation, so these intervals are wide and indicative only): {}.",
         if pages.is_empty() {
             "not measured".to_string()
         } else {
