@@ -410,6 +410,15 @@ struct ReportArgs {
     /// --quick; 1 measures in this process alone).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=20), value_name = "K")]
     invocations: Option<u64>,
+    /// Comma-separated binaries of this same build linked in other code layouts
+    /// (`scripts/report.sh` makes them): invocation i runs the i-th, cycling, so that a
+    /// layout's bias varies across invocations instead of sitting in all of them. Each must
+    /// answer with this binary's build identity.
+    #[arg(long, value_name = "FILES")]
+    layouts: Option<String>,
+    /// Print this build's identity (what `--layouts` compares) and exit.
+    #[arg(long, hide = true)]
+    identity: bool,
     /// Child mode: measure the one invocation FILE (written by the report) describes and write
     /// its measurement (what `kiki report` runs K times per timed experiment).
     #[arg(long, hide = true, value_name = "FILE")]

@@ -7,7 +7,7 @@ use kiki_harness::machine::Machine;
 use kiki_harness::measure::Event;
 use kiki_harness::report::{new_report, rerender, write_report};
 use kiki_harness::schedule::{self, ChildCommand, Plan, Watch};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// `kiki report --help`'s list of experiments, from the one list.
 pub fn experiments_help() -> String {
@@ -146,6 +146,11 @@ impl ReportProgress {
 }
 
 pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
+    if args.identity {
+        let stdout = Output::new("report");
+        stdout.line(kiki_harness::layouts::build_identity())?;
+        return stdout.flush();
+    }
     if let Some(file) = &args.child {
         super::interrupt::child_mode();
         return schedule::run_child_job(file)
@@ -185,6 +190,10 @@ pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
     let failed = |message: String| CliError::failed(format!("kiki report: {message}"));
     let program = std::env::current_exe()
         .map_err(|e| failed(format!("cannot locate the kiki binary: {e}")))?;
+    let (programs, layouts) = match &args.layouts {
+        Some(list) => check_layouts(list)?,
+        None => (vec![program], Vec::new()),
+    };
     let watch = std::sync::Arc::new(Watch::new());
     super::interrupt::stop_on_signal(std::sync::Arc::clone(&watch), out.clone());
     let plan = Plan {
@@ -193,7 +202,7 @@ pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
         machine: &machine,
         invocations,
         child: ChildCommand {
-            program,
+            programs,
             args: vec!["report".into(), "--child".into()],
         },
     };
@@ -211,10 +220,37 @@ pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
     let mut report = new_report(machine, results);
     report.mode = if args.quick { "quick" } else { "full" }.to_string();
     report.invocations = invocations;
+    report.layouts = layouts;
     report.conditions = Some(conditions);
     let folder = write_report(&out, &report).map_err(failed)?;
     stdout.line(folder.display())?;
     stdout.flush()
+}
+
+/// `--layouts A,B,…`: the programs the invocations run and what results.json records of them;
+/// a file that is not this build (or cannot run) is a usage error.
+fn check_layouts(
+    list: &str,
+) -> Result<(Vec<PathBuf>, Vec<kiki_harness::layouts::CodeLayout>), CliError> {
+    let paths: Vec<PathBuf> = list
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .collect();
+    if paths.is_empty() {
+        return Err(CliError::usage(
+            "kiki report: --layouts needs at least one binary",
+        ));
+    }
+    let layouts = paths
+        .iter()
+        .map(|path| {
+            kiki_harness::layouts::check(path)
+                .map_err(|message| CliError::usage(format!("kiki report: --layouts: {message}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((paths, layouts))
 }
 
 /// `kiki render DIR`.

@@ -8,6 +8,7 @@ pub mod effects_timing;
 pub mod experiments;
 pub mod index;
 pub mod invocations;
+pub mod layouts;
 pub mod machine;
 pub mod measure;
 #[cfg(feature = "peers")]

@@ -30,6 +30,7 @@ pub fn new_report(machine: Machine, experiments: Vec<ExperimentResult>) -> Repor
         machine,
         mode: String::new(),
         invocations: 1,
+        layouts: Vec::new(),
         conditions: None,
         backends: backends(),
         experiments,
@@ -304,6 +305,12 @@ fn render_markdown(report: &Report, stems: &[Vec<String>]) -> String {
             report.invocations,
             if report.invocations == 1 { "" } else { "s" }
         ));
+        if report.invocations > 1 {
+            out.push_str(&format!(
+                "| Code layouts | {} |\n",
+                crate::layouts::describe(&report.layouts).replace('|', "\\|")
+            ));
+        }
     }
     for (key, value) in report.conditions.iter().flat_map(|c| c.rows()) {
         out.push_str(&format!("| {key} | {} |\n", value.replace('|', "\\|")));

@@ -228,6 +228,10 @@ pub struct Report {
     /// consecutive blocks of rounds, one per invocation (1 in older reports).
     #[serde(default = "one")]
     pub invocations: usize,
+    /// The binaries the invocations ran, one code layout each (invocation i runs the i-th,
+    /// cycling); empty: every invocation ran the parent's own binary (older reports too).
+    #[serde(default)]
+    pub layouts: Vec<crate::layouts::CodeLayout>,
     /// Steal, load and the measured clock over the run (absent from schema-1 reports).
     #[serde(default)]
     pub conditions: Option<crate::conditions::RunConditions>,

@@ -37,12 +37,21 @@ pub struct ChildJob {
     pub measurement: PathBuf,
 }
 
-/// How to start a child: the program and the arguments before the job file (`kiki report
+/// How to start a child: the programs (one per code layout: invocation i runs the i-th,
+/// cycling; see [`crate::layouts`]) and the arguments before the job file (`kiki report
 /// --child`).
 #[derive(Clone, Debug)]
 pub struct ChildCommand {
-    pub program: PathBuf,
+    pub programs: Vec<PathBuf>,
     pub args: Vec<OsString>,
+}
+
+impl ChildCommand {
+    /// The program of invocation `index`.
+    fn program(&self, index: usize) -> Option<&Path> {
+        let count = self.programs.len();
+        (count > 0).then(|| self.programs[index % count].as_path())
+    }
 }
 
 /// A report's experiments and how to measure them.
@@ -57,12 +66,24 @@ pub struct Plan<'a> {
 }
 
 /// The sentence every timed experiment's method gets when measured in K invocations.
-fn invocations_method(count: usize) -> String {
+fn invocations_method(count: usize, layouts: usize) -> String {
+    let layout = if layouts >= count {
+        "its own code layout (the same build linked in another function order: the machine \
+         section lists them), "
+            .to_string()
+    } else if layouts > 1 {
+        format!(
+            "one of {layouts} code layouts (the same build linked in other function orders, \
+             cycled: the machine section lists them), "
+        )
+    } else {
+        "one code layout shared by all (a layout's bias is not in these intervals), ".to_string()
+    };
     format!(
         " Measured in {count} process invocations, interleaved with the other \
-         experiments', each with its own environment size and round order and taking \
-         its share of the rounds (rounded up); every series in results.json holds {count} \
-         consecutive blocks of rounds, one per invocation, and the intervals of the \
+         experiments', each with {layout}its own environment size and round order and \
+         taking its share of the rounds (rounded up); every series in results.json holds \
+         {count} consecutive blocks of rounds, one per invocation, and the intervals of the \
          claims resample invocations first, then rounds."
     )
 }
@@ -185,7 +206,9 @@ fn run_group(
         progress(&format!("{id}: analysing {count} invocations"), 1.0);
         let mut result = experiment.analyse_json(&measurements, &context)?;
         result.wall_seconds = Some(seconds[slot]);
-        result.method.push_str(&invocations_method(count));
+        result
+            .method
+            .push_str(&invocations_method(count, child.programs.len()));
         results.push(result);
     }
     watch.set_scratch(None);
@@ -215,7 +238,10 @@ fn run_child(
     let stderr_file = scratch.join(format!("{name}.stderr"));
     let stderr = std::fs::File::create(&stderr_file)
         .map_err(|e| format!("cannot write {}: {e}", stderr_file.display()))?;
-    let mut command = Command::new(&child.program);
+    let program = child
+        .program(job.invocation.index)
+        .ok_or_else(|| format!("{name}: no program to run the invocation"))?;
+    let mut command = Command::new(program);
     command
         .args(&child.args)
         .arg(&job_file)
