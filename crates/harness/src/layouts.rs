@@ -19,36 +19,50 @@ pub struct CodeLayout {
     pub fnv1a64: String,
 }
 
-/// What must agree between the layouts of one build: compiler, profile, flags, source, lock.
-pub fn build_identity() -> String {
+/// What must agree between the layouts of one build, field by field: compiler, profile,
+/// flags, source, lock file.
+fn identity_fields() -> [(&'static str, &'static str); 8] {
     [
-        env!("KIKI_RUSTC_VERSION"),
-        env!("KIKI_PROFILE"),
-        env!("KIKI_OPT_LEVEL"),
-        env!("KIKI_TARGET"),
-        env!("KIKI_RUSTFLAGS"),
-        env!("KIKI_GIT_COMMIT"),
-        env!("KIKI_GIT_TREE"),
-        env!("KIKI_CARGO_LOCK_HASH"),
+        ("rustc", env!("KIKI_RUSTC_VERSION")),
+        ("profile", env!("KIKI_PROFILE")),
+        ("opt-level", env!("KIKI_OPT_LEVEL")),
+        ("target", env!("KIKI_TARGET")),
+        ("rustflags", env!("KIKI_RUSTFLAGS")),
+        ("commit", env!("KIKI_GIT_COMMIT")),
+        ("tree", env!("KIKI_GIT_TREE")),
+        ("cargo-lock", env!("KIKI_CARGO_LOCK_HASH")),
     ]
-    .join(" | ")
+}
+
+/// This build's identity, one `field=value` per line (what `kiki report --identity` prints).
+pub fn build_identity() -> String {
+    identity_fields()
+        .iter()
+        .map(|(field, value)| format!("{field}={value}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Checks that `path` is this build in some layout (it answers `report --identity` with this
-/// binary's identity) and hashes it. `Err` is one line naming the file.
+/// binary's identity) and hashes it. `Err` is one line naming the file and the first field
+/// that differs.
 pub fn check(path: &Path) -> Result<CodeLayout, String> {
     let shown = kiki_core::input::quote_input(&path.display().to_string());
     let output = Command::new(path)
         .args(["report", "--identity"])
         .output()
         .map_err(|e| format!("cannot run {shown}: {e}"))?;
-    let theirs = String::from_utf8_lossy(&output.stdout).trim().to_string();
-    let ours = build_identity();
-    if !output.status.success() || theirs != ours {
-        return Err(format!(
-            "{shown} is not this build in another layout (it answers {} to `report --identity`; this binary: '{ours}')",
-            kiki_core::input::quote_input(&crate::last_line(theirs.as_bytes()))
-        ));
+    let theirs = String::from_utf8_lossy(&output.stdout);
+    let theirs: Vec<&str> = theirs.lines().collect();
+    for (field, ours) in identity_fields() {
+        let prefix = format!("{field}=");
+        let found = theirs.iter().find_map(|line| line.strip_prefix(&prefix));
+        if !output.status.success() || found != Some(ours) {
+            return Err(format!(
+                "{shown} is not this build in another layout: its {field} is {}, this binary's '{ours}'",
+                found.map_or_else(|| "not given".to_string(), kiki_core::input::quote_input)
+            ));
+        }
     }
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
     Ok(CodeLayout {
