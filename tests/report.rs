@@ -876,3 +876,47 @@ fn committed_reports_re_render_identically() {
         );
     }
 }
+
+#[test]
+fn report_layouts_are_this_build_or_a_one_line_error() {
+    let kiki_path = Path::new(env!("CARGO_BIN_EXE_kiki"));
+    let layout = kiki_harness::layouts::check(kiki_path).expect("the kiki binary is this build");
+    assert_eq!(layout.file, "kiki");
+    assert_eq!(layout.fnv1a64.len(), 16, "{layout:?}");
+    let described = kiki_harness::layouts::describe(&[layout.clone(), layout]);
+    assert!(
+        described.starts_with("2 binaries of this build (1 distinct)"),
+        "{described}"
+    );
+
+    let identity = kiki(&["report", "--identity"]);
+    let text = String::from_utf8_lossy(&identity.stdout);
+    assert!(identity.status.success());
+    assert_eq!(text.lines().count(), 8, "{text}");
+    assert!(text.lines().any(|l| l.starts_with("commit=")), "{text}");
+
+    let temp = TempDir::new("report-layouts");
+    for (layouts, says) in [
+        (
+            "/bin/true",
+            "is not this build in another layout: its rustc is not given",
+        ),
+        ("/nonexistent-kiki", "cannot run '/nonexistent-kiki'"),
+        (",", "--layouts needs at least one binary"),
+    ] {
+        let output = kiki(&[
+            "report",
+            "--only",
+            "E11",
+            "--layouts",
+            layouts,
+            "--out",
+            temp.0.to_str().unwrap(),
+        ]);
+        assert_eq!(output.status.code(), Some(2), "{layouts}");
+        let text = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(text.contains(says), "{layouts}: {text}");
+    }
+    assert_eq!(std::fs::read_dir(&temp.0).unwrap().count(), 0);
+}

@@ -175,7 +175,7 @@ pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
     };
     let out = args.out.clone();
     check_writable(&out)?;
-    let config = Config {
+    let mut config = Config {
         quick: args.quick,
         positions,
         pin_cpu: args.pin.map(|cpu| cpu as usize),
@@ -194,6 +194,7 @@ pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
         Some(list) => check_layouts(list)?,
         None => (vec![program], Vec::new()),
     };
+    config.layouts = programs.len();
     let watch = std::sync::Arc::new(Watch::new());
     super::interrupt::stop_on_signal(std::sync::Arc::clone(&watch), out.clone());
     let plan = Plan {

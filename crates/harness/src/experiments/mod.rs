@@ -61,6 +61,14 @@ pub struct Config {
     /// The cache levels as the report measured them (E6's curve, or a short pointer chase),
     /// which E7 and E8 size themselves from; `None` = measure them where needed.
     pub cache_levels: Option<crate::cache_levels::CacheLevels>,
+    /// How many code layouts (binaries of one build) the report's invocations cycle through
+    /// (`kiki report --layouts`; 1: every invocation runs one binary).
+    #[serde(default = "one_layout")]
+    pub layouts: usize,
+}
+
+fn one_layout() -> usize {
+    1
 }
 
 /// The default practical threshold of a claim: ±3 %.
@@ -78,6 +86,7 @@ impl Default for Config {
             counter_events: Event::DEFAULT.to_vec(),
             threshold: DEFAULT_THRESHOLD,
             cache_levels: None,
+            layouts: 1,
         }
     }
 }

@@ -181,6 +181,7 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
         },
         aa.join("; ")
     ));
+    text.push(resolution(m, n));
     let pages: Vec<String> = n
         .page_costs
         .iter()
@@ -240,6 +241,45 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
 
 /// What the kernel granted, from `/proc/self/smaps` in the first invocation: the TTs' and the
 /// evaluations' huge-page bytes, and the backends' tables after the collapse to 2 MiB pages.
+/// The farthest any control's interval reaches from zero, ns per node (NaN: no bounds).
+pub(super) fn resolution_ns(n: &Numbers) -> f64 {
+    n.aa.iter()
+        .chain(n.negative.iter().filter(|d| d.eval != EvalKind::Material))
+        .map(|d| d.estimate.low.abs().max(d.estimate.high.abs()))
+        .fold(f64::NAN, f64::max)
+}
+
+/// What this run can resolve: the farthest any control's interval reaches from zero (the rule
+/// passes the controls only inside ±threshold), and whether code layout was in the intervals.
+fn resolution(m: &Measurement, n: &Numbers) -> String {
+    let reach = resolution_ns(n);
+    let layouts = if m.layouts > 1 {
+        format!(
+            "the {} invocations ran {} code layouts of one build, so a layout's bias is in \
+             these intervals (the A/A twin shares its backend's code within an invocation and \
+             sees none of it; the negative control's two backends are two code copies and see \
+             it)",
+            m.invocations, m.layouts
+        )
+    } else {
+        "every invocation ran one code layout, so a layout's bias (which can move a backend \
+         by several ns per node) is in no interval and can pass for an effect"
+            .to_string()
+    };
+    if reach.is_nan() {
+        return format!(
+            "Resolution: none stated (the controls have no interval with fewer than two \
+             invocations); {layouts}."
+        );
+    }
+    format!(
+        "Resolution: the controls' intervals reach ±{} ns per node from zero against a \
+         threshold of ±{} ns; {layouts}.",
+        format_sig(reach),
+        format_sig(n.threshold_ns)
+    )
+}
+
 fn pages_granted(m: &Measurement) -> String {
     let share = |huge: Option<usize>, bytes: usize| match huge {
         Some(huge) => format!("{} % on 2 MiB pages", (100 * huge / bytes.max(1)).min(100)),

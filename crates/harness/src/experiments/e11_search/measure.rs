@@ -116,6 +116,9 @@ pub(crate) struct Measurement {
     /// Fingerprint mismatches and unavailable backends.
     pub errors: Vec<String>,
     pub invocations: usize,
+    /// Code layouts the report's invocations cycled through (see [`crate::layouts`]).
+    #[serde(default)]
+    pub layouts: usize,
 }
 
 impl Measurement {
@@ -216,6 +219,7 @@ pub(super) fn measure(
         rows: Vec::new(),
         errors: Vec::new(),
         invocations: 1,
+        layouts: config.layouts,
     };
     let tables: Vec<EvalTables> = evals
         .iter()

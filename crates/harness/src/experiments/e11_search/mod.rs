@@ -121,6 +121,8 @@ fn summary_of(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
         ),
         ("differences".into(), differences_json(n, m.invocations)),
         ("best".into(), Json::Object(best)),
+        ("resolution_ns".into(), json!(findings::resolution_ns(n))),
+        ("layouts".into(), json!(m.layouts)),
         ("tt_mib".into(), json!(m.largest_tt())),
         ("orders".into(), json!(m.orders)),
         ("material_eval".into(), json!(EvalKind::Material.name())),
@@ -182,6 +184,8 @@ mod tests {
             "bytes_per_node",
             "controls",
             "differences",
+            "resolution_ns",
+            "layouts",
         ] {
             assert!(keys.contains(&key), "{key} missing from {keys:?}");
         }
