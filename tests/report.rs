@@ -920,3 +920,16 @@ fn report_layouts_are_this_build_or_a_one_line_error() {
     }
     assert_eq!(std::fs::read_dir(&temp.0).unwrap().count(), 0);
 }
+
+#[test]
+fn a_new_report_never_takes_a_retired_reports_name() {
+    let temp = TempDir::new("report-retired-name");
+    std::fs::write(
+        temp.0.join("superseded.json"),
+        r#"{"about": "", "reports": [{"folder": "test-cpu-f25-m1-2026-01-02"}, {"folder": "test-cpu-f25-m1-2026-01-02-2"}]}"#,
+    )
+    .unwrap();
+    let folder = write(&temp.0, "test-cpu-f25-m1", "Test CPU", "qugiy", 16e6).unwrap();
+    assert_eq!(folder, temp.0.join("test-cpu-f25-m1-2026-01-02-3"));
+    no_temporary_folders(&temp.0);
+}

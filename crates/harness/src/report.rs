@@ -82,6 +82,7 @@ const PUBLISH_ATTEMPTS: usize = 10_000;
 /// `out_dir`, claiming each name atomically, so reports finishing together never lose one.
 /// On failure `temp` stays where it is and the error says so.
 pub fn publish_folder(temp: &Path, out_dir: &Path, base: &str) -> Result<PathBuf, String> {
+    let retired = retired_folders(out_dir);
     let mut last_error = None;
     for attempt in 1..=PUBLISH_ATTEMPTS {
         let name = if attempt == 1 {
@@ -89,6 +90,11 @@ pub fn publish_folder(temp: &Path, out_dir: &Path, base: &str) -> Result<PathBuf
         } else {
             format!("{base}-{attempt}")
         };
+        // A retired report's name stays its own: the index and readers of superseded.json
+        // would take a new folder of that name for the old one.
+        if retired.contains(&name) {
+            continue;
+        }
         let target = out_dir.join(&name);
         match rename_no_replace(temp, &target) {
             Ok(()) => return Ok(target),
@@ -105,6 +111,26 @@ pub fn publish_folder(temp: &Path, out_dir: &Path, base: &str) -> Result<PathBuf
         "the report is complete but could not be published ({why}); it is kept in {}",
         temp.display()
     ))
+}
+
+/// The folder names `out_dir/superseded.json` lists as retired (none when it is missing or
+/// unreadable: `kiki report-index` reports a bad file itself).
+fn retired_folders(out_dir: &Path) -> Vec<String> {
+    let Ok(text) = fs::read_to_string(out_dir.join("superseded.json")) else {
+        return Vec::new();
+    };
+    let Ok(json) = serde_json::from_str::<Value>(&text) else {
+        return Vec::new();
+    };
+    json["reports"]
+        .as_array()
+        .map(|reports| {
+            reports
+                .iter()
+                .filter_map(|r| r["folder"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn is_taken(error: &io::Error) -> bool {
