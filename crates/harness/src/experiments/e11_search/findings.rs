@@ -239,26 +239,36 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     text.join(" ")
 }
 
-/// What the kernel granted, from `/proc/self/smaps` in the first invocation: the TTs' and the
-/// evaluations' huge-page bytes, and the backends' tables after the collapse to 2 MiB pages.
-/// The farthest any control's interval reaches from zero, ns per node (NaN: no bounds).
-pub(super) fn resolution_ns(n: &Numbers) -> f64 {
-    n.aa.iter()
-        .chain(n.negative.iter().filter(|d| d.eval != EvalKind::Material))
+/// How far the controls' intervals reach from zero, ns per node (NaN: no bounds): the A/A
+/// alone, and the A/A with the negative control (what `resolution_ns` in the summary holds).
+fn reach(controls: &mut dyn Iterator<Item = &super::analysis::Difference>) -> f64 {
+    controls
         .map(|d| d.estimate.low.abs().max(d.estimate.high.abs()))
         .fold(f64::NAN, f64::max)
 }
 
-/// What this run can resolve: the farthest any control's interval reaches from zero (the rule
-/// passes the controls only inside ±threshold), and whether code layout was in the intervals.
+/// The farthest any control's interval reaches from zero, ns per node (NaN: no bounds).
+pub(super) fn resolution_ns(n: &Numbers) -> f64 {
+    reach(
+        &mut n
+            .aa
+            .iter()
+            .chain(n.negative.iter().filter(|d| d.eval != EvalKind::Material)),
+    )
+}
+
+/// What this run can resolve: how far each control's interval reaches from zero (the rule
+/// passes the controls only inside ±threshold), and what the intervals hold of code layout.
+/// The A/A twin times its backend's own code copy again, so its spread is noise that layout
+/// does not explain; the negative control's two backends are two code copies.
 fn resolution(m: &Measurement, n: &Numbers) -> String {
-    let reach = resolution_ns(n);
+    let aa = reach(&mut n.aa.iter());
+    let negative = reach(&mut n.negative.iter().filter(|d| d.eval != EvalKind::Material));
     let layouts = if m.layouts > 1 {
         format!(
-            "the {} invocations ran {} code layouts of one build, so a layout's bias is in \
-             these intervals (the A/A twin shares its backend's code within an invocation and \
-             sees none of it; the negative control's two backends are two code copies and see \
-             it)",
+            "the {} invocations ran {} code layouts of one build (function order only: the \
+             `.text` sections shuffled at link time; data placement and alignment not varied), \
+             so these intervals include the variation between those layouts",
             m.invocations, m.layouts
         )
     } else {
@@ -266,20 +276,24 @@ fn resolution(m: &Measurement, n: &Numbers) -> String {
          by several ns per node) is in no interval and can pass for an effect"
             .to_string()
     };
-    if reach.is_nan() {
+    if aa.is_nan() || negative.is_nan() {
         return format!(
             "Resolution: none stated (the controls have no interval with fewer than two \
              invocations); {layouts}."
         );
     }
     format!(
-        "Resolution: the controls' intervals reach ±{} ns per node from zero against a \
-         threshold of ±{} ns; {layouts}.",
-        format_sig(reach),
-        format_sig(n.threshold_ns)
+        "Resolution: against a threshold of ±{} ns per node, the A/A control's intervals \
+         reach {} ns from zero (one code copy timed twice: noise that layout does not \
+         explain) and the negative control's {} ns (two code copies); {layouts}.",
+        format_sig(n.threshold_ns),
+        format_sig(aa),
+        format_sig(negative)
     )
 }
 
+/// What the kernel granted, from `/proc/self/smaps` in the first invocation: the TTs' and the
+/// evaluations' huge-page bytes, and the backends' tables after the collapse to 2 MiB pages.
 fn pages_granted(m: &Measurement) -> String {
     let share = |huge: Option<usize>, bytes: usize| match huge {
         Some(huge) => format!("{} % on 2 MiB pages", (100 * huge / bytes.max(1)).min(100)),
