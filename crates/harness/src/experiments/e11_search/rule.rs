@@ -2,7 +2,7 @@
 //! from D's interval, the threshold and the controls. Committed before the first full E11 run
 //! and not changed after it (the summary's `rule_commit` names the commit; the method says so).
 //!
-//! Version 3. Version 1 (c01a1a96d3d3) decided on an interval over single rounds; its full
+//! Version 4. Version 1 (c01a1a96d3d3) decided on an interval over single rounds; its full
 //! run (report amd-epyc-f25-m17-2026-11-26) failed both controls by width, a backend's slot in
 //! the block order moving it by up to ±37 ns per node. Version 2 (a3e4d7f11253) paired each
 //! forward round with the reverse one after it and timed only the rule's entries in its later
@@ -11,15 +11,28 @@
 //! threshold, that the negative control came out positive in every invocation under `kpp`
 //! (sqww ran before mailbox in all five: the order was shuffled once per invocation), and
 //! that a bootstrap of medians of three samples widened the intervals about threefold.
-//! Version 3, fixed before any run of it: every round times every backend; the order is
-//! shuffled afresh for each forward and reverse pair of rounds; D's sample is the mean of the
-//! pair's two per-round D's ([`pair_means`]); D's interval is Student's t over the
-//! invocations' means of their samples ([`interval_over_invocations`]).
+//! Version 3 (c55835af8563): every round times every backend; the order is shuffled afresh
+//! for each forward and reverse pair of rounds; D's sample is the mean of the pair's two
+//! per-round D's ([`pair_means`]); D's interval is Student's t over the invocations' means.
+//! Its full runs (reports amd-epyc-f25-m17-2026-11-26-3 and -4) showed that the invocations'
+//! spread is mostly code layout (each backend × evaluation is its own copy of the search,
+//! placed by the linker: one link order gave the negative control +14.9 ns, another −12.5,
+//! five link orders scattered it around zero with a spread of ≈ 11 ns per invocation), so
+//! five invocations leave a half-width (≈ 13.6 ns) above the threshold; and one disturbed
+//! round (dbb at 547 against ≈ 340 ns per node) moved a whole invocation's mean.
+//! Version 4, fixed before any run of it: E11 runs twice the report's invocations, each
+//! process in a code layout of its own (the measuring side, not this module), and D's interval
+//! is Yuen's trimmed mean over the invocations' means, a tenth of them trimmed at each end
+//! ([`interval_over_invocations`]): one disturbed process among ten no longer decides.
+//! The A/A stays one code copy timed twice, the control of timing noise: a second copy of
+//! identical code cannot be had without changing the code (rustc merges identical
+//! instances), and the negative control, two table-free copies placed apart in every
+//! layout, is the control that layout moves.
 
 use serde::{Deserialize, Serialize};
 
 /// The rule's version (see the module's head).
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// The pair the rule decides on, (first, second): D = t(second) − t(first).
 pub const RULE_PAIR: (&str, &str) = ("dbb", "magic-plain");
@@ -38,32 +51,49 @@ pub fn pair_means(per_round: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-/// D's estimate and 95 % interval from `samples[i]`, invocation `i`'s samples: the mean over
-/// invocations of each one's mean, ± Student's t (K − 1 degrees of freedom) times the standard
-/// error of those K means. The invocation is the unit: what changes between processes (the
-/// pages the tables got, the environment's size) is in the interval. NaN bounds with fewer
-/// than two invocations.
+/// The share of the invocations' means trimmed at each end of D's interval.
+pub const TRIM: f64 = 0.1;
+
+/// D's estimate and 95 % interval from `samples[i]`, invocation `i`'s samples: Yuen's trimmed
+/// mean over the invocations' means. Of the K means (each invocation's samples averaged),
+/// g = ⌊[`TRIM`] · K⌋ are dropped at each end; the estimate is the mean of the other
+/// h = K − 2g, and its standard error comes from the winsorised variance s_w² (the g lowest
+/// set to the lowest kept, the g highest to the highest kept): √((K − 1) s_w² / (h (h − 1))),
+/// times Student's t with h − 1 degrees of freedom. With g = 0 (K < 10) it is Student's t over
+/// the K means. The invocation is the unit: what changes between processes (the code layout,
+/// the pages the tables got, the environment's size) is in the interval. NaN bounds when
+/// fewer than two means are kept.
 pub fn interval_over_invocations(samples: &[Vec<f64>], t95: impl Fn(usize) -> f64) -> Interval {
-    let means: Vec<f64> = samples
+    let mut means: Vec<f64> = samples
         .iter()
         .filter(|s| !s.is_empty())
         .map(|s| s.iter().sum::<f64>() / s.len() as f64)
         .collect();
+    means.sort_by(f64::total_cmp);
     let k = means.len();
-    let value = if k == 0 {
+    let g = (TRIM * k as f64).floor() as usize;
+    // g ≤ K / 10, so the kept range is never empty when K ≥ 1.
+    let kept = &means[g..k - g];
+    let h = kept.len();
+    let value = if h == 0 {
         f64::NAN
     } else {
-        means.iter().sum::<f64>() / k as f64
+        kept.iter().sum::<f64>() / h as f64
     };
-    if k < 2 {
+    if h < 2 {
         return Interval {
             value,
             low: f64::NAN,
             high: f64::NAN,
         };
     }
-    let variance = means.iter().map(|m| (m - value).powi(2)).sum::<f64>() / (k - 1) as f64;
-    let half = t95(k - 1) * (variance / k as f64).sqrt();
+    let winsorised: Vec<f64> = means
+        .iter()
+        .map(|&m| m.clamp(kept[0], kept[h - 1]))
+        .collect();
+    let centre = winsorised.iter().sum::<f64>() / k as f64;
+    let variance = winsorised.iter().map(|m| (m - centre).powi(2)).sum::<f64>() / (k - 1) as f64;
+    let half = t95(h - 1) * ((k - 1) as f64 * variance / (h * (h - 1)) as f64).sqrt();
     Interval {
         value,
         low: value - half,
@@ -188,7 +218,7 @@ mod tests {
     }
 
     #[test]
-    fn the_interval_is_students_t_over_invocation_means() {
+    fn the_interval_is_students_t_over_invocation_means_below_ten() {
         // Means 1, 3, 5: mean 3, sd 2, standard error 2/sqrt(3); t stands in as 4.
         let i = interval_over_invocations(&[vec![0.0, 2.0], vec![3.0], vec![5.0, 5.0]], |_| 4.0);
         let half = 4.0 * 2.0 / 3f64.sqrt();
@@ -197,6 +227,30 @@ mod tests {
         assert!(interval_over_invocations(&[vec![1.0, 2.0]], |_| 4.0)
             .low
             .is_nan());
+    }
+
+    #[test]
+    fn from_ten_invocations_one_mean_at_each_end_is_trimmed() {
+        // Means 0..=8 and one disturbed invocation at 100: g = 1, the kept means are 1..=8
+        // (h = 8, mean 4.5); winsorised: 1, 1, 2, …, 8, 8.
+        let mut samples: Vec<Vec<f64>> = (0..9).map(|m| vec![m as f64]).collect();
+        samples.push(vec![100.0]);
+        let degrees = std::cell::Cell::new(0);
+        let i = interval_over_invocations(&samples, |df| {
+            degrees.set(df);
+            2.0
+        });
+        assert_eq!(degrees.get(), 7);
+        assert!((i.value - 4.5).abs() < 1e-12, "{i:?}");
+        let winsorised = [1.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 8.0];
+        let centre: f64 = winsorised.iter().sum::<f64>() / 10.0;
+        let variance: f64 = winsorised.iter().map(|w| (w - centre).powi(2)).sum::<f64>() / 9.0;
+        let half = 2.0 * (9.0 * variance / (8.0 * 7.0)).sqrt();
+        assert!((i.high - (4.5 + half)).abs() < 1e-12, "{i:?}");
+        assert!((i.low - (4.5 - half)).abs() < 1e-12, "{i:?}");
+        // The disturbed invocation moves nothing: at 1000 the interval is the same.
+        samples[9] = vec![1000.0];
+        assert_eq!(interval_over_invocations(&samples, |_| 2.0), i);
     }
 
     #[test]
