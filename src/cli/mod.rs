@@ -407,7 +407,7 @@ struct ReportArgs {
     threshold: f64,
     /// Process invocations per timing experiment (E1-E7, E10, E11), each a fresh process with its own
     /// environment size and round order taking its share of the rounds (default: 5, or 2 with
-    /// --quick; 1 measures in this process alone).
+    /// --quick; 1 measures in this process alone). A full report runs E11 in twice as many.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=20), value_name = "K")]
     invocations: Option<u64>,
     /// Comma-separated binaries of this same build linked in other code layouts

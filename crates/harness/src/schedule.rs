@@ -65,8 +65,9 @@ pub struct Plan<'a> {
     pub child: ChildCommand,
 }
 
-/// The sentence every timed experiment's method gets when measured in K invocations.
-fn invocations_method(count: usize, layouts: usize) -> String {
+/// The sentence every timed experiment's method gets when measured in K invocations;
+/// `interleaved`: other timed experiments' invocations ran between its own.
+fn invocations_method(count: usize, layouts: usize, interleaved: bool) -> String {
     let layout = if layouts >= count {
         "its own code layout (the same build linked in another function order: the machine \
          section lists them), "
@@ -79,12 +80,16 @@ fn invocations_method(count: usize, layouts: usize) -> String {
     } else {
         "one code layout shared by all (a layout's bias is not in these intervals), ".to_string()
     };
+    let interleaved = if interleaved {
+        ", interleaved with the other experiments'"
+    } else {
+        ""
+    };
     format!(
-        " Measured in {count} process invocations, interleaved with the other \
-         experiments', each with {layout}its own environment size and round order and \
-         taking its share of the rounds (rounded up); every series in results.json holds \
-         {count} consecutive blocks of rounds, one per invocation, and the intervals of the \
-         claims resample invocations first, then rounds."
+        " Measured in {count} process invocations{interleaved}, each with {layout}its own \
+         environment size and round order and taking its share of the rounds (rounded up); \
+         every series in results.json holds {count} consecutive blocks of rounds, one per \
+         invocation, and the intervals of the claims resample invocations first, then rounds."
     )
 }
 
@@ -167,8 +172,19 @@ fn run_group(
         .collect();
     let simd = kiki_core::simd::forced().map(|level| level.name().to_string());
     let mut seconds = vec![0.0; timed.len()];
-    for index in 0..count {
+    // Each experiment's own count (E11 takes more); invocation i of every experiment that has
+    // one, then i + 1.
+    let counts: Vec<usize> = timed
+        .iter()
+        .map(|e| e.invocations(count, config).max(1))
+        .collect();
+    let most = counts.iter().copied().max().unwrap_or(count);
+    for index in 0..most {
         for (slot, experiment) in timed.iter().enumerate() {
+            let count = counts[slot];
+            if index >= count {
+                continue;
+            }
             let id = experiment.id();
             progress(
                 &format!(
@@ -196,6 +212,7 @@ fn run_group(
             results.extend(run_experiments(&[*experiment], &context, progress)?);
             continue;
         };
+        let count = counts[slot];
         let measurements = (0..count)
             .map(|index| {
                 let path = measurement_file(scratch.path(), id, index);
@@ -206,9 +223,11 @@ fn run_group(
         progress(&format!("{id}: analysing {count} invocations"), 1.0);
         let mut result = experiment.analyse_json(&measurements, &context)?;
         result.wall_seconds = Some(seconds[slot]);
-        result
-            .method
-            .push_str(&invocations_method(count, child.programs.len()));
+        result.method.push_str(&invocations_method(
+            count,
+            child.programs.len(),
+            timed.len() > 1,
+        ));
         results.push(result);
     }
     watch.set_scratch(None);

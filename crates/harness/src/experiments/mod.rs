@@ -241,6 +241,11 @@ pub trait Experiment: Sync {
     fn placement(&self) -> Placement {
         Placement::Invocations
     }
+    /// How many child processes it measures in when the report asks for `report` invocations
+    /// (K > 1): K unless its figures need more processes than rounds (E11: code layout).
+    fn invocations(&self, report: usize, _config: &Config) -> usize {
+        report
+    }
     /// Measures as `invocation` (its share of the rounds, its own round order).
     fn measure(
         &self,
@@ -265,6 +270,7 @@ pub trait DynExperiment: Sync {
     fn about(&self) -> &'static str;
     fn runs_by_default(&self) -> bool;
     fn placement(&self) -> Placement;
+    fn invocations(&self, report: usize, config: &Config) -> usize;
     /// [`Experiment::measure`], written as JSON.
     fn measure_json(
         &self,
@@ -297,6 +303,9 @@ impl<E: Experiment> DynExperiment for E {
     }
     fn placement(&self) -> Placement {
         Experiment::placement(self)
+    }
+    fn invocations(&self, report: usize, config: &Config) -> usize {
+        Experiment::invocations(self, report, config)
     }
     fn measure_json(
         &self,

@@ -46,8 +46,14 @@ pub(super) fn method(m: &Measurement) -> String {
          ±threshold, nothing is decided. The rule also fixes the sample: each forward round \
          and the reverse round after it give one D, their mean, so that a backend's slot in \
          the order cancels, and the order is shuffled afresh for each such pair; the interval \
-         is Student's t over the invocations' means of those samples (the invocation is the \
-         unit), not the bootstrap over invocations then rounds that the other claims use. \
+         is Yuen's trimmed mean over the invocations' means of those samples (a tenth of them \
+         trimmed at each end, so that one disturbed process among ten does not decide; \
+         Student's t below ten invocations; the invocation is the unit), not the bootstrap \
+         over invocations then rounds that the other claims use. The A/A twin is the same \
+         code copy timed twice (a control of timing noise: rustc merges identical code, so a \
+         second copy cannot be had unchanged); the negative control, two table-free copies \
+         placed apart, is the one code layout moves. A full report runs E11 in twice its \
+         invocations, each process in its own code layout where the report has as many. \
          The threshold's estimate (3 % of the geometric mean over invocations of each \
          one's median t(dbb) under `material`) lives in `analysis.rs`. The verdict's cells \
          (largest TT, 2 MiB pages) take {} rounds per invocation, every backend in each; the \

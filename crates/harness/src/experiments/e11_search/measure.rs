@@ -168,7 +168,9 @@ fn sizes(config: &Config) -> Sizes {
     let (positions, depth, rounds, evals, tt_mib) = config.pick(
         (6, 1, 4, EvalKind::ALL.to_vec(), vec![2]),
         (all, 2, 2, quick_evals, vec![64]),
-        (all, 3, 4, EvalKind::ALL.to_vec(), vec![16, 1024]),
+        // One forward and reverse pair of rounds per process: a full run has twice the
+        // report's processes (rule version 4), and layout, not rounds, is what varies most.
+        (all, 3, 2, EvalKind::ALL.to_vec(), vec![16, 1024]),
     );
     Sizes {
         positions,

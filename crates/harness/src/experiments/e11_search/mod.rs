@@ -12,7 +12,7 @@ mod measure;
 pub mod rule;
 pub mod summary;
 
-use super::{failed_result, Context, Experiment, ExperimentId, Progress};
+use super::{failed_result, Config, Context, Experiment, ExperimentId, Progress};
 use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
 use analysis::{differences_json, triple, Numbers};
@@ -24,7 +24,10 @@ pub const TITLE: &str = "Seed 004 in a search: ns per node per backend and evalu
 
 /// The commit that holds the decision rule (`rule.rs`) as every E11 run uses it: committed
 /// before the first E11 run.
-pub const RULE_COMMIT: &str = "c55835af85632d60c76788295fac230031a2dfa1";
+pub const RULE_COMMIT: &str = "54afcd0d0331ba1b96b4d57b46aa2719f4a62005";
+
+/// E11's processes per report invocation in a full run (see [`Search`]'s `invocations`).
+pub const PROCESSES_PER_INVOCATION: usize = 2;
 
 /// E11 in the list of experiments.
 pub(crate) struct Search;
@@ -39,6 +42,16 @@ impl Experiment for Search {
     }
     fn about(&self) -> &'static str {
         "a fixed-depth engine search per backend under material, NNUE and KPP evaluations"
+    }
+    /// Twice the report's K in a full run: the spread between invocations is mostly code
+    /// layout (rule version 4), which only more processes, each in its own layout, average;
+    /// each process takes fewer rounds, so E11's time stays about the same.
+    fn invocations(&self, report: usize, config: &Config) -> usize {
+        if report > 1 && !config.quick && !config.smoke {
+            report * PROCESSES_PER_INVOCATION
+        } else {
+            report
+        }
     }
     fn measure(
         &self,
@@ -162,6 +175,17 @@ mod tests {
             committed.stdout == now,
             "rule.rs differs from {RULE_COMMIT}: a changed rule is a new version with its own commit"
         );
+    }
+
+    #[test]
+    fn a_full_report_runs_twice_its_invocations_of_e11_and_others_as_asked() {
+        use crate::experiments::DynExperiment;
+        let full = Config::full();
+        assert_eq!(DynExperiment::invocations(&Search, 5, &full), 10);
+        assert_eq!(DynExperiment::invocations(&Search, 1, &full), 1);
+        assert_eq!(DynExperiment::invocations(&Search, 2, &Config::quick()), 2);
+        let e10 = crate::experiments::e10_attack_maps::AttackMaps;
+        assert_eq!(DynExperiment::invocations(&e10, 5, &full), 5);
     }
 
     #[test]
