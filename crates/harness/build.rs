@@ -7,7 +7,14 @@ use std::process::Command;
 const ROOT: &str = "../..";
 
 fn run(program: &str, args: &[&str]) -> Option<String> {
-    let output = Command::new(program).args(args).output().ok()?;
+    // GIT_OPTIONAL_LOCKS=0: `git status` must not refresh and rewrite .git/index, which this
+    // script watches; otherwise every cargo command reruns it and rebuilds the harness and
+    // everything above it (each CI step rebuilt them).
+    let output = Command::new(program)
+        .args(args)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .output()
+        .ok()?;
     output
         .status
         .success()

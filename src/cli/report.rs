@@ -195,6 +195,17 @@ pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
         None => (vec![program], Vec::new()),
     };
     config.layouts = programs.len();
+    // The experiments that run another number of processes than K (E11 in a full report).
+    let invocations_by_experiment: std::collections::BTreeMap<String, usize> = if invocations > 1 {
+        experiments::selected(&only, &with)
+            .iter()
+            .filter(|e| e.placement() == experiments::Placement::Invocations)
+            .map(|e| (e.id().to_string(), e.invocations(invocations, &config)))
+            .filter(|&(_, count)| count != invocations)
+            .collect()
+    } else {
+        Default::default()
+    };
     let watch = std::sync::Arc::new(Watch::new());
     super::interrupt::stop_on_signal(std::sync::Arc::clone(&watch), out.clone());
     let plan = Plan {
@@ -221,6 +232,7 @@ pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
     let mut report = new_report(machine, results);
     report.mode = if args.quick { "quick" } else { "full" }.to_string();
     report.invocations = invocations;
+    report.invocations_by_experiment = invocations_by_experiment;
     report.layouts = layouts;
     report.conditions = Some(conditions);
     let folder = write_report(&out, &report).map_err(failed)?;

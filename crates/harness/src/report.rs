@@ -30,6 +30,7 @@ pub fn new_report(machine: Machine, experiments: Vec<ExperimentResult>) -> Repor
         machine,
         mode: String::new(),
         invocations: 1,
+        invocations_by_experiment: Default::default(),
         layouts: Vec::new(),
         conditions: None,
         backends: backends(),
@@ -326,10 +327,11 @@ fn render_markdown(report: &Report, stems: &[Vec<String>]) -> String {
     out.push('\n');
     if !report.mode.is_empty() {
         out.push_str(&format!(
-            "| Mode | `{}`, {} process invocation{} per timing experiment |\n",
+            "| Mode | `{}`, {} process invocation{} per timing experiment{} |\n",
             report.mode,
             report.invocations,
-            if report.invocations == 1 { "" } else { "s" }
+            if report.invocations == 1 { "" } else { "s" },
+            report.other_invocations()
         ));
         if report.invocations > 1 {
             out.push_str(&format!(
@@ -426,9 +428,34 @@ fn what_this_cpu_says(experiments: &[ExperimentResult]) -> String {
             } else {
                 "the controls failed, so these are figures, not a verdict"
             };
+            // The same-code A/A beside D: an effect smaller than it is not the backend's.
+            let aa: Vec<String> = match summary("controls").and_then(|c| c.get("aa")) {
+                Some(Value::Object(by_eval)) => by_eval
+                    .iter()
+                    .map(|(eval, d)| {
+                        let number =
+                            |key: &str| d.get(key).and_then(Value::as_f64).unwrap_or(f64::NAN);
+                        format!(
+                            "{eval} {:.1} [{:.1}–{:.1}]",
+                            number("ns"),
+                            number("low"),
+                            number("high")
+                        )
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let aa = if aa.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; dbb against itself (the A/A, the same code timed twice): {}",
+                    aa.join("; ")
+                )
+            };
             out.push_str(&format!(
                 "- **What magic-plain costs against dbb per node** (ns, 95 %; D = the difference \
-                 under an evaluation minus the same under `material`; {reading}): {}.\n",
+                 under an evaluation minus the same under `material`; {reading}): {}{aa}.\n",
                 list.join("; ")
             ));
         }

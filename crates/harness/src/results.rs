@@ -228,6 +228,10 @@ pub struct Report {
     /// consecutive blocks of rounds, one per invocation (1 in older reports).
     #[serde(default = "one")]
     pub invocations: usize,
+    /// The timing experiments that ran another number of processes than `invocations` (E11
+    /// runs twice as many in a full report); empty in older reports.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub invocations_by_experiment: std::collections::BTreeMap<String, usize>,
     /// The binaries the invocations ran, one code layout each (invocation i runs the i-th,
     /// cycling); empty: every invocation ran the parent's own binary (older reports too).
     #[serde(default)]
@@ -237,6 +241,21 @@ pub struct Report {
     pub conditions: Option<crate::conditions::RunConditions>,
     pub backends: Vec<BackendEntry>,
     pub experiments: Vec<ExperimentResult>,
+}
+
+impl Report {
+    /// `" (E11: 10)"`: the experiments that ran another number of processes, or nothing.
+    pub fn other_invocations(&self) -> String {
+        if self.invocations_by_experiment.is_empty() {
+            return String::new();
+        }
+        let list: Vec<String> = self
+            .invocations_by_experiment
+            .iter()
+            .map(|(id, count)| format!("{id}: {count}"))
+            .collect();
+        format!(" ({})", list.join(", "))
+    }
 }
 
 impl Report {

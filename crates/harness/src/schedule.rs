@@ -66,8 +66,10 @@ pub struct Plan<'a> {
 }
 
 /// The sentence every timed experiment's method gets when measured in K invocations;
-/// `interleaved`: other timed experiments' invocations ran between its own.
-fn invocations_method(count: usize, layouts: usize, interleaved: bool) -> String {
+/// `interleaved`: how many of its invocations (the first ones) had other timed experiments'
+/// invocations run between them (none in a one-experiment run; fewer than K when it runs more
+/// invocations than the others, as E11 does).
+fn invocations_method(count: usize, layouts: usize, interleaved: usize) -> String {
     let layout = if layouts >= count {
         "its own code layout (the same build linked in another function order: the machine \
          section lists them), "
@@ -80,10 +82,16 @@ fn invocations_method(count: usize, layouts: usize, interleaved: bool) -> String
     } else {
         "one code layout shared by all (a layout's bias is not in these intervals), ".to_string()
     };
-    let interleaved = if interleaved {
-        ", interleaved with the other experiments'"
+    let interleaved = if interleaved == 0 {
+        String::new()
+    } else if interleaved >= count {
+        ", interleaved with the other experiments'".to_string()
     } else {
-        ""
+        format!(
+            " (the first {interleaved} interleaved with the other experiments', the other {} \
+             after them)",
+            count - interleaved
+        )
     };
     format!(
         " Measured in {count} process invocations{interleaved}, each with {layout}its own \
@@ -223,10 +231,16 @@ fn run_group(
         progress(&format!("{id}: analysing {count} invocations"), 1.0);
         let mut result = experiment.analyse_json(&measurements, &context)?;
         result.wall_seconds = Some(seconds[slot]);
+        // Its invocations that others' ran between: up to the most any other one ran.
+        let others = (0..timed.len())
+            .filter(|&other| other != slot)
+            .map(|other| counts[other])
+            .max()
+            .unwrap_or(0);
         result.method.push_str(&invocations_method(
             count,
             child.programs.len(),
-            timed.len() > 1,
+            others.min(count),
         ));
         results.push(result);
     }
@@ -504,6 +518,25 @@ mod tests {
         let read = e4.analyse_json(&[one.clone(), one], &context).unwrap();
         assert!(read.series.iter().all(|s| s.samples.len() % 2 == 0));
         assert!(e4.analyse_json(&["{}".into()], &context).is_err());
+    }
+
+    #[test]
+    fn the_invocations_sentence_says_which_ran_between_the_others() {
+        let all = invocations_method(5, 5, 5);
+        assert!(
+            all.contains("5 process invocations, interleaved with the other"),
+            "{all}"
+        );
+        let alone = invocations_method(5, 5, 0);
+        assert!(!alone.contains("interleaved"), "{alone}");
+        let more = invocations_method(10, 10, 5);
+        assert!(
+            more.contains(
+                "(the first 5 interleaved with the other experiments', the other 5 after them)"
+            ),
+            "{more}"
+        );
+        assert!(invocations_method(5, 1, 5).contains("one code layout shared by all"));
     }
 
     #[test]

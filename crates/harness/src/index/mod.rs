@@ -138,13 +138,14 @@ fn cpu_section(entry: &Entry) -> String {
         .collect();
     let mut out = format!("\n## {} ({})\n\n", m.cpu_model, r.cpu_slug);
     out.push_str(&format!(
-        "Report {link}: commit `{}` ({}), mode `{}`, {} invocation{} per timing experiment, \
+        "Report {link}: commit `{}` ({}), mode `{}`, {} invocation{} per timing experiment{}, \
          {}; CPUID family {} model {}{}.\n\n",
         m.git_commit.chars().take(7).collect::<String>(),
         m.git_tree,
         if r.mode.is_empty() { "—" } else { &r.mode },
         r.invocations,
         if r.invocations == 1 { "" } else { "s" },
+        r.other_invocations(),
         r.date,
         m.family,
         m.model,

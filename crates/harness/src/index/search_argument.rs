@@ -73,6 +73,15 @@ pub fn search_argument(entries: &[&Entry]) -> (String, Option<Plot>) {
     row("rule commit".into(), &|s| {
         s.rule_commit.chars().take(7).collect()
     });
+    // Intervals from different rule versions are different estimators: say which.
+    row(
+        "rule version (D's interval)".into(),
+        &|s| match s.rule_version {
+            Some(v) if v >= 4 => format!("{v} (trimmed mean over processes)"),
+            Some(v) => format!("{v} (Student's t over invocations)"),
+            None => "before 4 (Student's t over invocations)".into(),
+        },
+    );
     // The CPU names, filled in after the closure borrowed the columns.
     for (cell, (entry, _)) in table.rows[0].iter_mut().skip(1).zip(&columns) {
         *cell = entry.results.machine.cpu_model.clone();

@@ -49,6 +49,9 @@ pub(super) struct Numbers {
     pub differences: Vec<Difference>,
     pub aa: Vec<Difference>,
     pub negative: Vec<Difference>,
+    /// The rule's D with dbb's A/A twin (the same code) in dbb's place: where it differs from
+    /// D in sign, D's sign is the timing's, not the backend's.
+    pub rule_against_twin: Vec<Difference>,
     pub controls_passed: bool,
     /// The failed controls, in words.
     pub failed_controls: Vec<String>,
@@ -199,7 +202,11 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     let mut differences = Vec::new();
     let mut aa = Vec::new();
     let mut negative = Vec::new();
+    let mut rule_against_twin = Vec::new();
     for &eval in &evals {
+        if eval != EvalKind::Material && RULE_PAIR.0 == TWIN {
+            rule_against_twin.extend(difference(m, eval, top, (TWIN, true), (RULE_PAIR.1, false)));
+        }
         for (first, second) in PAIRS {
             differences.extend(difference(m, eval, top, (first, false), (second, false)));
         }
@@ -275,6 +282,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         differences,
         aa,
         negative,
+        rule_against_twin,
         controls_passed,
         failed_controls,
         verdicts,
@@ -494,7 +502,7 @@ fn difference_table(n: &Numbers) -> Table {
         "pair",
         "evaluation",
         "ns per node [95 %]",
-        "rounds",
+        "rounds (the interval's unit: processes)",
         "reads as",
     ]
     .map(String::from)
@@ -514,8 +522,16 @@ fn difference_table(n: &Numbers) -> Table {
                     format!("{} (D)", d.eval.name())
                 },
                 format_interval(&d.estimate),
-                d.rounds.to_string(),
-                reads_as(&d.estimate, n.threshold_ns).to_string(),
+                format!("{} ({} processes)", d.rounds, d.invocation_means.len()),
+                if n.controls_passed || !role.is_empty() {
+                    reads_as(&d.estimate, n.threshold_ns).to_string()
+                } else {
+                    // The interval's reading is no claim while a control fails.
+                    format!(
+                        "{} (no claim: a control failed)",
+                        reads_as(&d.estimate, n.threshold_ns)
+                    )
+                },
             ]
         })
         .collect();

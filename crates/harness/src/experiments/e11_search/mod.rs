@@ -126,6 +126,7 @@ fn summary_of(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
         ("verdict_by_eval".into(), Json::Object(verdicts)),
         ("threshold_ns".into(), json!(n.threshold_ns)),
         ("rule_commit".into(), json!(RULE_COMMIT)),
+        ("rule_version".into(), json!(rule::VERSION)),
         ("eval_bytes".into(), Json::Object(eval_bytes)),
         ("bytes_per_node".into(), Json::Object(bytes_per_node)),
         (
@@ -204,6 +205,7 @@ mod tests {
             "verdict_by_eval",
             "threshold_ns",
             "rule_commit",
+            "rule_version",
             "eval_bytes",
             "bytes_per_node",
             "controls",

@@ -23,6 +23,9 @@ pub struct Summary {
     pub verdict_by_eval: BTreeMap<String, String>,
     pub threshold_ns: f64,
     pub rule_commit: String,
+    /// Absent before version 4 (whose interval is a trimmed mean; earlier ones Student's t).
+    #[serde(default)]
+    pub rule_version: Option<u32>,
     pub eval_bytes: BTreeMap<String, u64>,
     pub controls: Controls,
     /// Evaluation → pair → D (or the plain difference under material).
