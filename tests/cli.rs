@@ -69,6 +69,33 @@ fn backends_json_is_one_array_with_every_name() {
 }
 
 #[test]
+fn backends_json_names_each_variants_base_and_factor() {
+    let output = kiki(&["backends", "--json"]);
+    assert!(output.status.success());
+    let list: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let list = list.as_array().unwrap();
+    let mut variants = 0;
+    for element in list {
+        let name = element["name"].as_str().unwrap();
+        let (base, factor) = (&element["base"], &element["factor"]);
+        if kiki_variants::registry::BASE_NAMES.contains(&name) {
+            assert!(base.is_null() && factor.is_null(), "{element}");
+        } else {
+            variants += 1;
+            let base = base.as_str().unwrap();
+            assert!(kiki_variants::registry::BASE_NAMES.contains(&base));
+            assert!(name.starts_with(&format!("{base}.")), "{name}");
+            assert!(!factor.as_str().unwrap().is_empty());
+        }
+    }
+    assert!(variants > 0);
+    assert_eq!(
+        variants,
+        kiki_variants::registry::NAMES.len() - kiki_variants::registry::BASE_NAMES.len()
+    );
+}
+
+#[test]
 fn check_passes_on_every_available_backend() {
     let output = kiki(&["check", "--samples", "2000", "--seed", "3"]);
     assert!(output.status.success(), "{}", stderr(&output));

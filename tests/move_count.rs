@@ -84,4 +84,4 @@ macro_rules! move_count_tests {
 move_count_tests! {
     "reference" reference => kiki_core::reference::Reference,
 }
-kiki_variants::for_each_backend!(move_count_tests);
+kiki_variants::for_each_registered!(move_count_tests);

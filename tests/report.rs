@@ -192,7 +192,7 @@ fn report_folder_has_every_file_and_readable_results() {
         "every experiment reads back equal, tables and plots included"
     );
     let backends = &results.backends;
-    assert_eq!(backends.len(), kiki_variants::registry::NAMES.len());
+    assert_eq!(backends.len(), kiki_variants::registry::BASE_NAMES.len());
     no_temporary_folders(&temp.0);
 }
 
@@ -338,7 +338,7 @@ fn quick_e8_report_runs_end_to_end() {
                 "{geometries:?}"
             );
         }
-        let backends = kiki_variants::registry::resolve("all").unwrap();
+        let backends = kiki_variants::registry::resolve_bases("all").unwrap();
         assert_eq!(series.len(), geometries.len() * backends.len() * (5 + 3));
         assert_eq!(e8.summary_value("consistent"), Some(&Json::Bool(true)));
         assert!(markdown.contains("mispredicts/lookup"));

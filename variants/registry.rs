@@ -59,10 +59,11 @@ impl Summary {
 
 macro_rules! registry {
     ($($name:literal $module:ident => $backend:ty),* $(,)?) => {
-        /// The names users type, in display order.
+        /// Every registered name users type, in display order: the base backends, then the
+        /// layout variants.
         pub const NAMES: &[&str] = &[$($name),*];
 
-        /// Runs `visitor` on the backend called `name`.
+        /// Runs `visitor` on the backend or layout variant called `name`.
         pub fn visit<V: BackendVisitor>(name: &str, visitor: V) -> Result<V::Output, RegistryError> {
             match name {
                 $($name => {
@@ -75,15 +76,40 @@ macro_rules! registry {
             }
         }
 
-        /// A summary of every backend, available or not.
+        /// A summary of every backend and variant, available or not.
         pub fn summaries() -> Vec<Summary> {
             vec![$(Summary::of::<$backend>()),*]
         }
     };
 }
 
-/// Calls `$callback! { "name" module => Type, ... }` with every backend: the single list that
-/// the registry, the per-backend tests and the probes all expand from. Add a backend here.
+macro_rules! base_registry {
+    ($($name:literal $module:ident => $backend:ty),* $(,)?) => {
+        /// The base backends' names, in display order (E1–E11 measure these).
+        pub const BASE_NAMES: &[&str] = &[$($name),*];
+
+        /// Runs `visitor` on the base backend called `name`; a layout variant's name is
+        /// `Unknown` here. Code that only ever runs on base backends (E1–E11) dispatches
+        /// through this, so that it is compiled for the eight bases, not for every variant.
+        pub fn visit_base<V: BackendVisitor>(
+            name: &str,
+            visitor: V,
+        ) -> Result<V::Output, RegistryError> {
+            match name {
+                $($name => {
+                    let backend = <$backend as Backend>::new().map_err(|reason| {
+                        RegistryError::Unavailable { name: name.to_string(), reason }
+                    })?;
+                    Ok(visitor.visit(backend))
+                })*
+                _ => Err(RegistryError::Unknown(name.to_string())),
+            }
+        }
+    };
+}
+
+/// Calls `$callback! { "name" module => Type, ... }` with every base backend: the list that the
+/// experiments E1–E11 expand from. Add a backend here.
 #[macro_export]
 macro_rules! for_each_backend {
     ($callback:ident) => {
@@ -100,24 +126,69 @@ macro_rules! for_each_backend {
     };
 }
 
-for_each_backend!(registry);
+/// Calls `$callback!` with every backend and every layout variant (`BASE.FACTOR`: one table
+/// layout factor changed against its base): the single list that the registry, the
+/// per-backend tests and the probes expand from, so that every variant is proven as its base
+/// is. Add a layout variant in the second half.
+#[macro_export]
+macro_rules! for_each_registered {
+    ($callback:ident) => {
+        $callback! {
+            "bonanza" bonanza => $crate::bonanza::Bonanza,
+            "dbb" dbb => $crate::dbb::Dbb,
+            "magic" magic => $crate::magic::Magic,
+            "magic-plain" magic_plain => $crate::magic_plain::MagicPlain,
+            "pext" pext => $crate::pext::Pext,
+            "qugiy" qugiy => $crate::qugiy::Qugiy,
+            "mailbox" mailbox => $crate::mailbox::Mailbox,
+            "sqww" sqww => $crate::sqww::Sqww,
+            "bonanza.entry16" bonanza_entry16 => $crate::bonanza::BonanzaEntry16,
+            "bonanza.occ-major" bonanza_occ_major => $crate::bonanza::BonanzaOccMajor,
+            "magic.split-words" magic_split_words => $crate::magic::MagicSplitWords,
+            "magic-plain.entry16" magic_plain_entry16 => $crate::magic_plain::MagicPlainEntry16,
+            "magic-plain.computed" magic_plain_computed => $crate::magic_plain::MagicPlainComputed,
+            "pext.file-rank" pext_file_rank => $crate::pext::PextFileRank,
+        }
+    };
+}
 
-/// Resolves a `--backend` argument (`all` or one name) to the names to run. With `all`, the
-/// unavailable backends are left out; naming an unavailable backend directly is an error.
+for_each_registered!(registry);
+for_each_backend!(base_registry);
+
+/// Resolves a `--backend` argument (`all` or one name) to the names to run: every backend
+/// and layout variant. With `all`, the unavailable ones are left out; naming an unavailable
+/// backend directly is an error.
 pub fn resolve(argument: &str) -> Result<Vec<&'static str>, RegistryError> {
+    resolve_among(argument, NAMES)
+}
+
+/// As [`resolve`], among the base backends only (what E1–E11 measure); a variant's name is
+/// `Unknown` here.
+pub fn resolve_bases(argument: &str) -> Result<Vec<&'static str>, RegistryError> {
+    resolve_among(argument, BASE_NAMES)
+}
+
+fn resolve_among(
+    argument: &str,
+    names: &'static [&'static str],
+) -> Result<Vec<&'static str>, RegistryError> {
+    let summaries: Vec<Summary> = summaries()
+        .into_iter()
+        .filter(|s| names.contains(&s.info.name))
+        .collect();
     if argument == "all" {
-        return Ok(summaries()
+        return Ok(summaries
             .iter()
             .filter(|s| s.availability.is_ok())
             .map(|s| s.info.name)
             .collect());
     }
-    let name = NAMES
+    let name = names
         .iter()
         .copied()
         .find(|&n| n == argument)
         .ok_or_else(|| RegistryError::Unknown(argument.to_string()))?;
-    let summary = summaries().into_iter().find(|s| s.info.name == name);
+    let summary = summaries.into_iter().find(|s| s.info.name == name);
     match summary.map(|s| s.availability) {
         Some(Err(reason)) => Err(RegistryError::Unavailable {
             name: name.to_string(),
@@ -138,6 +209,40 @@ mod tests {
         for (summary, name) in summaries.iter().zip(NAMES) {
             assert_eq!(summary.info.name, *name);
         }
+    }
+
+    #[test]
+    fn bases_come_first_and_every_variant_names_a_registered_base() {
+        assert_eq!(&NAMES[..BASE_NAMES.len()], BASE_NAMES);
+        for summary in summaries() {
+            let base = BASE_NAMES.contains(&summary.info.name);
+            match summary.info.variant {
+                None => assert!(
+                    base,
+                    "{} is neither a base nor a variant",
+                    summary.info.name
+                ),
+                Some(variant) => {
+                    assert!(!base);
+                    assert!(BASE_NAMES.contains(&variant.base));
+                    let factor_name = summary.info.name.strip_prefix(variant.base);
+                    assert!(
+                        factor_name.is_some_and(|rest| rest.starts_with('.')),
+                        "{} is named BASE.FACTOR",
+                        summary.info.name
+                    );
+                }
+            }
+        }
+        assert_eq!(resolve_bases("all").unwrap().len(), BASE_NAMES.len());
+        assert!(matches!(
+            resolve_bases("magic-plain.entry16"),
+            Err(RegistryError::Unknown(_))
+        ));
+        assert_eq!(
+            resolve("magic-plain.entry16").unwrap(),
+            vec!["magic-plain.entry16"]
+        );
     }
 
     #[test]

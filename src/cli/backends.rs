@@ -1,5 +1,5 @@
-//! `kiki backends`: every backend with its availability, path, needs and exact table bytes, and
-//! the run-time SIMD level in use.
+//! `kiki backends`: every backend and layout variant with its availability, path, needs and exact
+//! table bytes, and the run-time SIMD level in use.
 
 use super::{CliError, Output};
 use kiki_core::simd::{self, SimdLevel};
@@ -35,6 +35,11 @@ pub fn run(json: bool) -> Result<(), CliError> {
                     "table_bytes": s.table_bytes,
                     "table_bytes_human": exact_bytes(s.table_bytes),
                     "tables": tables,
+                    // For a layout variant: its base backend and the one factor it changes
+                    // (both null for a base backend).
+                    "base": s.info.variant.map(|v| v.base),
+                    "factor": s.info.variant.map(|v| v.factor.name()),
+                    "change": s.info.variant.map(|v| v.change),
                     // The same for every backend: the level the run-time dispatched paths use
                     // in this process (--simd, KIKI_SIMD or the best) and the levels there are.
                     "simd_level": level,
@@ -68,6 +73,15 @@ pub fn run(json: bool) -> Result<(), CliError> {
         };
         out.line("")?;
         out.line(format_args!("{:<12} {}", s.info.name, s.info.description))?;
+        if let Some(variant) = s.info.variant {
+            out.line(format_args!(
+                "{:<12} layout variant of {}, factor {}: {}",
+                "",
+                variant.base,
+                variant.factor.name(),
+                variant.change
+            ))?;
+        }
         out.line(format_args!(
             "{:<12} {availability}; path: {}; needs: {needs}",
             "", s.simd_path

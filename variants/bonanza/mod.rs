@@ -4,6 +4,8 @@
 //! a square — rank, file, both diagonals — is 9 consecutive bits of one `u32`; shifting and
 //! masking with `0x7f` leaves the 7 squares between the board's edges (a square on the edge
 //! blocks nothing beyond it), which index a `[81][128]` table of precomputed attacks.
+//! Its layout variants (`LineLayout`) change one factor each: 16-byte padded entries, or the
+//! line tables occupancy-major (`[128][81]`).
 
 mod bitboard;
 mod layout;
@@ -14,7 +16,7 @@ pub use bitboard::BonanzaBitboard;
 pub use layout::RotatedBoards;
 
 use crate::shared::masked::{masked_index, table_bytes, NoPadding};
-use kiki_core::backend::{Backend, BackendInfo, TableInfo};
+use kiki_core::backend::{Backend, BackendInfo, LayoutFactor, LayoutVariant, TableInfo};
 use kiki_core::types::{ray, Color, Slider, Square, ALL_SQUARES};
 use layout::{
     canonical_position, Rotation, Slide, GOLD_ATTACKS, KING_ATTACKS, KNIGHT_ATTACKS, LANCE_RAYS,
@@ -28,25 +30,148 @@ unsafe impl NoPadding for BonanzaBitboard {}
 
 /// Patterns of a line's 7 inner squares.
 const PATTERNS: usize = 128;
+/// Entries of a line table: one per square and pattern.
+const ENTRIES: usize = 81 * PATTERNS;
 
-/// Attacks along one kind of line, per square and inner-square pattern.
-type LineTable = [[BonanzaBitboard; PATTERNS]; 81];
+/// Attacks along one kind of line, per square and inner-square pattern, flat in the layout's
+/// index order (the seed's `[81][128]`, or `[128][81]`).
+type LineTable<E> = [E; ENTRIES];
 /// Rank attacks: a rank lies in one word, so one `u32` per entry suffices.
-type RankTable = [[u32; PATTERNS]; 81];
+type RankTable = [u32; ENTRIES];
 
-/// The four sliding tables, built once per process.
-struct SlidingTables {
+/// The four sliding tables of one layout, built once per process.
+pub struct SlidingTables<E> {
     /// The seed's `abb_file_attacks`.
-    file: Box<LineTable>,
+    file: Box<LineTable<E>>,
     /// The seed's `ai_rook_attacks_r0`.
     rank: Box<RankTable>,
     /// The seed's `abb_bishop_attacks_rl45`.
-    rl45: Box<LineTable>,
+    rl45: Box<LineTable<E>>,
     /// The seed's `abb_bishop_attacks_rr45`.
-    rr45: Box<LineTable>,
+    rr45: Box<LineTable<E>>,
 }
 
-static SLIDING_TABLES: OnceLock<SlidingTables> = OnceLock::new();
+/// How a line table stores a bitboard: the seed's 12 bytes, or padded to 16.
+pub trait LineEntry: NoPadding + std::fmt::Debug + Send + Sync {
+    fn store(bb: BonanzaBitboard) -> Self;
+    fn load(self) -> BonanzaBitboard;
+}
+
+impl LineEntry for BonanzaBitboard {
+    #[inline(always)]
+    fn store(bb: BonanzaBitboard) -> Self {
+        bb
+    }
+    #[inline(always)]
+    fn load(self) -> BonanzaBitboard {
+        self
+    }
+}
+
+/// A bitboard padded to 16 bytes and aligned to 16, so that no entry straddles two lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(16))]
+pub struct PaddedBitboard {
+    words: [u32; 3],
+    /// Always 0: explicit, so that every byte is initialised.
+    pad: u32,
+}
+
+// SAFETY: `repr(C)`, four `u32` fields, 16 bytes, all of them the fields'.
+unsafe impl NoPadding for PaddedBitboard {}
+const _: () = assert!(size_of::<PaddedBitboard>() == 16);
+
+impl LineEntry for PaddedBitboard {
+    #[inline(always)]
+    fn store(bb: BonanzaBitboard) -> Self {
+        PaddedBitboard {
+            words: bb.words,
+            pad: 0,
+        }
+    }
+    #[inline(always)]
+    fn load(self) -> BonanzaBitboard {
+        BonanzaBitboard::new(self.words)
+    }
+}
+
+/// A table layout of this one implementation: the line tables' entry type and index order.
+pub trait LineLayout: Copy + Send + Sync + 'static {
+    type Entry: LineEntry;
+    /// `[128][81]` (pattern-major) instead of the seed's `[81][128]`.
+    const OCCUPANCY_MAJOR: bool;
+    const NAME: &'static str;
+    const VARIANT: Option<LayoutVariant>;
+    /// This layout's tables, built once per process.
+    fn cell() -> &'static OnceLock<SlidingTables<Self::Entry>>;
+
+    /// The flat index of (`sq`, `pattern`) in every table of this layout.
+    #[inline(always)]
+    fn flat_index(sq: Square, pattern: usize) -> usize {
+        if Self::OCCUPANCY_MAJOR {
+            pattern * 81 + sq.index()
+        } else {
+            sq.index() * PATTERNS + pattern
+        }
+    }
+}
+
+/// The seed's layout: `[81][128]` of 12-byte bitboards (the base backend).
+#[derive(Clone, Copy, Debug)]
+pub struct SeedLayout;
+/// 16-byte padded entries, square-major.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry16;
+/// 12-byte entries, occupancy-major `[128][81]`.
+#[derive(Clone, Copy, Debug)]
+pub struct OccupancyMajor;
+
+macro_rules! line_layout {
+    ($layout:ty, $entry:ty, $occupancy_major:expr, $name:literal, $variant:expr) => {
+        impl LineLayout for $layout {
+            type Entry = $entry;
+            const OCCUPANCY_MAJOR: bool = $occupancy_major;
+            const NAME: &'static str = $name;
+            const VARIANT: Option<LayoutVariant> = $variant;
+            fn cell() -> &'static OnceLock<SlidingTables<$entry>> {
+                static TABLES: OnceLock<SlidingTables<$entry>> = OnceLock::new();
+                &TABLES
+            }
+        }
+    };
+}
+
+line_layout!(SeedLayout, BonanzaBitboard, false, "bonanza", None);
+line_layout!(
+    Entry16,
+    PaddedBitboard,
+    false,
+    "bonanza.entry16",
+    Some(LayoutVariant {
+        base: "bonanza",
+        factor: LayoutFactor::EntrySize,
+        change: "file and diagonal tables of 16 B padded entries against 12 B",
+    })
+);
+line_layout!(
+    OccupancyMajor,
+    BonanzaBitboard,
+    true,
+    "bonanza.occ-major",
+    Some(LayoutVariant {
+        base: "bonanza",
+        factor: LayoutFactor::IndexOrder,
+        change: "occupancy-major [128][81] against square-major [81][128]: entries that share a \
+                 line are the same pattern on neighbouring squares, not one square's patterns",
+    })
+);
+
+/// Bonanza on the seed's layout.
+pub type Bonanza = BonanzaOf<SeedLayout>;
+/// `bonanza.entry16`.
+pub type BonanzaEntry16 = BonanzaOf<Entry16>;
+/// `bonanza.occ-major`.
+pub type BonanzaOccMajor = BonanzaOf<OccupancyMajor>;
 
 /// (word, shift) of `sq`'s line in `rotation`, from the seed's `aslide`.
 fn slide_of(rotation: Rotation, sq: Square) -> (usize, u32) {
@@ -91,42 +216,56 @@ fn line_attacks(rotation: Rotation, sq: Square, pattern: usize) -> BonanzaBitboa
     layout::from_canonical(attacks)
 }
 
-/// A `[81][128]` table on the heap (414 KB in all is too much for a test thread's stack).
-fn per_square_and_pattern<T: Copy + std::fmt::Debug>(
+/// A flat table of layout `L` on the heap (414 KB in all is too much for a test thread's
+/// stack), each entry placed at `L::flat_index`.
+fn per_square_and_pattern<L: LineLayout, T: Copy>(
     entry: impl Fn(Square, usize) -> T,
-) -> Box<[[T; PATTERNS]; 81]> {
-    let rows: Vec<[T; PATTERNS]> = Square::all()
-        .map(|sq| std::array::from_fn(|pattern| entry(sq, pattern)))
-        .collect();
-    rows.into_boxed_slice()
+) -> Box<[T; ENTRIES]> {
+    let mut flat = vec![entry(Square::all().next().expect("81 squares"), 0); ENTRIES];
+    for sq in Square::all() {
+        for pattern in 0..PATTERNS {
+            flat[L::flat_index(sq, pattern)] = entry(sq, pattern);
+        }
+    }
+    flat.into_boxed_slice()
         .try_into()
-        .expect("one row per square")
+        .unwrap_or_else(|_| unreachable!("81 × 128 entries"))
 }
 
-fn build_sliding_tables() -> SlidingTables {
+fn build_sliding_tables<L: LineLayout>() -> SlidingTables<L::Entry> {
+    let line = |rotation| {
+        per_square_and_pattern::<L, _>(move |sq, p| L::Entry::store(line_attacks(rotation, sq, p)))
+    };
     SlidingTables {
-        file: per_square_and_pattern(|sq, p| line_attacks(Rotation::Rl90, sq, p)),
-        rank: per_square_and_pattern(|sq, p| {
+        file: line(Rotation::Rl90),
+        rank: per_square_and_pattern::<L, _>(|sq, p| {
             let (word, _) = slide_of(Rotation::Base, sq);
             line_attacks(Rotation::Base, sq, p).words[word]
         }),
-        rl45: per_square_and_pattern(|sq, p| line_attacks(Rotation::Rl45, sq, p)),
-        rr45: per_square_and_pattern(|sq, p| line_attacks(Rotation::Rr45, sq, p)),
+        rl45: line(Rotation::Rl45),
+        rr45: line(Rotation::Rr45),
     }
 }
 
-/// Handle onto the tables: the sliding tables built once per process, the rest `static`.
-#[derive(Clone, Copy)]
-pub struct Bonanza {
-    file: &'static LineTable,
+/// Handle onto the tables of layout `L`: the sliding tables built once per process, the rest
+/// `static`.
+pub struct BonanzaOf<L: LineLayout> {
+    file: &'static LineTable<L::Entry>,
     rank: &'static RankTable,
-    rl45: &'static LineTable,
-    rr45: &'static LineTable,
+    rl45: &'static LineTable<L::Entry>,
+    rr45: &'static LineTable<L::Entry>,
 }
 
-impl std::fmt::Debug for Bonanza {
+impl<L: LineLayout> Clone for BonanzaOf<L> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<L: LineLayout> Copy for BonanzaOf<L> {}
+
+impl<L: LineLayout> std::fmt::Debug for BonanzaOf<L> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Bonanza")
+        f.write_str(L::NAME)
     }
 }
 
@@ -138,7 +277,7 @@ fn inner_pattern(board: &BonanzaBitboard, word: u8, shift: u8) -> usize {
     ((bits >> shift) & 0x7f) as usize
 }
 
-impl Bonanza {
+impl<L: LineLayout> BonanzaOf<L> {
     #[inline(always)]
     fn slide(sq: Square) -> Slide {
         // SAFETY: `Square` is always < 81, the table's length.
@@ -150,9 +289,9 @@ impl Bonanza {
     fn file_attacks(&self, occupancy: &RotatedBoards, sq: Square) -> BonanzaBitboard {
         let slide = Self::slide(sq);
         let pattern = inner_pattern(&occupancy.occupied_rl90, slide.file_word, slide.file_shift);
-        // SAFETY: `Square` is always < 81; `pattern` is masked to 7 bits.
-        let row = unsafe { self.file.get_unchecked(sq.index()) };
-        row[pattern]
+        // SAFETY: `Square` is always < 81 and `pattern` is masked to 7 bits, so the flat index
+        // is < 81 × 128 in either order.
+        unsafe { self.file.get_unchecked(L::flat_index(sq, pattern)) }.load()
     }
 
     /// The seed's `AttackRank`: one `u32`, placed in the rank's word.
@@ -161,7 +300,7 @@ impl Bonanza {
         let slide = Self::slide(sq);
         let pattern = inner_pattern(&occupancy.occupied, slide.rank_word, slide.rank_shift);
         // SAFETY: `Square` is always < 81; `pattern` is masked to 7 bits.
-        let rank = unsafe { self.rank.get_unchecked(sq.index()) }[pattern];
+        let rank = unsafe { *self.rank.get_unchecked(L::flat_index(sq, pattern)) };
         // Branch-free placement: keep `rank` only in word `rank_word`.
         let keep = |word: u8| rank & 0u32.wrapping_sub((slide.rank_word == word) as u32);
         BonanzaBitboard::new([keep(0), keep(1), keep(2)])
@@ -174,57 +313,52 @@ impl Bonanza {
         let rr45 = inner_pattern(&occupancy.occupied_rr45, slide.rr45_word, slide.rr45_shift);
         // SAFETY: `Square` is always < 81; both patterns are masked to 7 bits.
         unsafe {
-            self.rl45.get_unchecked(sq.index())[rl45] | self.rr45.get_unchecked(sq.index())[rr45]
+            self.rl45.get_unchecked(L::flat_index(sq, rl45)).load()
+                | self.rr45.get_unchecked(L::flat_index(sq, rr45)).load()
         }
     }
 }
 
-/// The flat index `sq × 128 + pattern` of a `[81][128]` table's entry.
+/// A flat table's hot-twin lookup of the flat index `L::flat_index(sq, pattern)`, ANDed with
+/// `table_mask >> s` (`2^s` = `T`'s size rounded up: 16 for bitboards, 4 for `u32`).
 #[inline(always)]
-fn flat_index(sq: Square, pattern: usize) -> usize {
-    sq.index() * PATTERNS + pattern
-}
-
-/// A `[81][128]` table's hot-twin lookup (of the flat index `flat_index(sq, pattern)`): the table seen flat, its index `sq × 128 + pattern`
-/// ANDed with `table_mask >> s` (`2^s` = `T`'s size rounded up: 16 for bitboards, 4 for `u32`).
-#[inline(always)]
-fn masked_entry<T: Copy>(table: &[[T; PATTERNS]; 81], index: usize, table_mask: usize) -> T {
+fn masked_entry<T: Copy>(table: &[T; ENTRIES], index: usize, table_mask: usize) -> T {
     let index = masked_index::<T>(index, table_mask);
     // SAFETY: `sq.index() < 81` and `pattern < 128` (masked to 7 bits), so the unmasked index is
     // < 81 × 128, the flat length; the masked one is at most the unmasked one.
-    unsafe { *table.as_flattened().get_unchecked(index) }
+    unsafe { *table.get_unchecked(index) }
 }
 
 /// The flat indices the line lookups read (shared by the hot twin and the offsets), and the hot
 /// twin of the sliding lookups: every line table's index masked, `aslide` and the occupancy
 /// read as in the real lookups.
-impl Bonanza {
+impl<L: LineLayout> BonanzaOf<L> {
     #[inline(always)]
     fn file_index(occupancy: &RotatedBoards, sq: Square) -> usize {
         let slide = Self::slide(sq);
         let pattern = inner_pattern(&occupancy.occupied_rl90, slide.file_word, slide.file_shift);
-        flat_index(sq, pattern)
+        L::flat_index(sq, pattern)
     }
 
     #[inline(always)]
     fn rank_index(occupancy: &RotatedBoards, sq: Square) -> usize {
         let slide = Self::slide(sq);
         let pattern = inner_pattern(&occupancy.occupied, slide.rank_word, slide.rank_shift);
-        flat_index(sq, pattern)
+        L::flat_index(sq, pattern)
     }
 
     #[inline(always)]
     fn rl45_index(occupancy: &RotatedBoards, sq: Square) -> usize {
         let slide = Self::slide(sq);
         let pattern = inner_pattern(&occupancy.occupied_rl45, slide.rl45_word, slide.rl45_shift);
-        flat_index(sq, pattern)
+        L::flat_index(sq, pattern)
     }
 
     #[inline(always)]
     fn rr45_index(occupancy: &RotatedBoards, sq: Square) -> usize {
         let slide = Self::slide(sq);
         let pattern = inner_pattern(&occupancy.occupied_rr45, slide.rr45_word, slide.rr45_shift);
-        flat_index(sq, pattern)
+        L::flat_index(sq, pattern)
     }
 
     #[inline(always)]
@@ -234,7 +368,7 @@ impl Bonanza {
         sq: Square,
         table_mask: usize,
     ) -> BonanzaBitboard {
-        masked_entry(self.file, Self::file_index(occupancy, sq), table_mask)
+        masked_entry(self.file, Self::file_index(occupancy, sq), table_mask).load()
     }
 
     #[inline(always)]
@@ -257,8 +391,8 @@ impl Bonanza {
         sq: Square,
         table_mask: usize,
     ) -> BonanzaBitboard {
-        masked_entry(self.rl45, Self::rl45_index(occupancy, sq), table_mask)
-            | masked_entry(self.rr45, Self::rr45_index(occupancy, sq), table_mask)
+        masked_entry(self.rl45, Self::rl45_index(occupancy, sq), table_mask).load()
+            | masked_entry(self.rr45, Self::rr45_index(occupancy, sq), table_mask).load()
     }
 
     #[inline(always)]
@@ -286,19 +420,25 @@ fn by_color(table: &[[BonanzaBitboard; 81]; 2], color: Color, sq: Square) -> Bon
     at(&table[color.index() & 1], sq)
 }
 
-impl Backend for Bonanza {
+impl<L: LineLayout> Backend for BonanzaOf<L> {
     type Bitboard = BonanzaBitboard;
     type Occupancy = RotatedBoards;
 
     fn info() -> BackendInfo {
         BackendInfo {
-            name: "bonanza",
-            description: "Bonanza's rotated bitboards: 7-bit lookups on rotated occupancies \
-                          (seed 000)",
+            name: L::NAME,
+            description: match (size_of::<L::Entry>(), L::OCCUPANCY_MAJOR) {
+                (12, false) => {
+                    "Bonanza's rotated bitboards: 7-bit lookups on rotated occupancies (seed 000)"
+                }
+                (_, false) => "bonanza with the file and diagonal tables' entries padded to 16 B",
+                _ => "bonanza with every line table occupancy-major, [128][81]",
+            },
             layout: "3 × u32, rank-major from 9a, 27 squares a word (Bonanza square i at word \
                      i/27, bit 26 - i%27); occupancy also kept rotated 90°, 45° and -45°, \
                      three u32 each",
             needs: &[],
+            variant: L::VARIANT,
         }
     }
 
@@ -307,29 +447,42 @@ impl Backend for Bonanza {
     }
 
     fn tables() -> Vec<TableInfo> {
-        let line = "[81][128] × 12 B bitboard";
+        let order = if L::OCCUPANCY_MAJOR {
+            "[128][81]"
+        } else {
+            "[81][128]"
+        };
+        let line = format!(
+            "{order} × {} B bitboard{}",
+            size_of::<L::Entry>(),
+            if size_of::<L::Entry>() == 16 {
+                " (padded)"
+            } else {
+                ""
+            }
+        );
         let per_square = "[81] × 12 B bitboard";
         let per_color = "[2][81] × 12 B bitboard";
         vec![
             TableInfo {
                 name: "abb_file_attacks",
-                shape: line.into(),
-                bytes: size_of::<LineTable>(),
+                shape: line.clone(),
+                bytes: size_of::<LineTable<L::Entry>>(),
             },
             TableInfo {
                 name: "ai_rook_attacks_r0",
-                shape: "[81][128] × u32".into(),
+                shape: format!("{order} × u32"),
                 bytes: size_of::<RankTable>(),
             },
             TableInfo {
                 name: "abb_bishop_attacks_rl45",
-                shape: line.into(),
-                bytes: size_of::<LineTable>(),
+                shape: line.clone(),
+                bytes: size_of::<LineTable<L::Entry>>(),
             },
             TableInfo {
                 name: "abb_bishop_attacks_rr45",
-                shape: line.into(),
-                bytes: size_of::<LineTable>(),
+                shape: line,
+                bytes: size_of::<LineTable<L::Entry>>(),
             },
             TableInfo {
                 name: "aslide",
@@ -394,8 +547,8 @@ impl Backend for Bonanza {
     }
 
     fn new() -> Result<Self, String> {
-        let tables = SLIDING_TABLES.get_or_init(build_sliding_tables);
-        Ok(Bonanza {
+        let tables = L::cell().get_or_init(build_sliding_tables::<L>);
+        Ok(BonanzaOf {
             file: &tables.file,
             rank: &tables.rank,
             rl45: &tables.rl45,
@@ -490,10 +643,10 @@ impl Backend for Bonanza {
     /// `abb_file_attacks`, `ai_rook_attacks_r0`, `abb_bishop_attacks_rl45` and `_rr45`.
     fn attack_table_memory(&self) -> Vec<&'static [u8]> {
         vec![
-            table_bytes(self.file.as_flattened()),
-            table_bytes(self.rank.as_flattened()),
-            table_bytes(self.rl45.as_flattened()),
-            table_bytes(self.rr45.as_flattened()),
+            table_bytes(self.file),
+            table_bytes(self.rank),
+            table_bytes(self.rl45),
+            table_bytes(self.rr45),
         ]
     }
 
@@ -506,13 +659,13 @@ impl Backend for Bonanza {
         sq: Square,
         out: &mut Vec<usize>,
     ) {
-        const LINE: usize = size_of::<LineTable>();
+        let line = size_of::<LineTable<L::Entry>>();
         const RANK: usize = size_of::<RankTable>();
-        const ELEMENT: usize = size_of::<BonanzaBitboard>();
-        let file = || Self::file_index(occupancy, sq) * ELEMENT;
-        let rank = || LINE + Self::rank_index(occupancy, sq) * size_of::<u32>();
-        let rl45 = || LINE + RANK + Self::rl45_index(occupancy, sq) * ELEMENT;
-        let rr45 = || 2 * LINE + RANK + Self::rr45_index(occupancy, sq) * ELEMENT;
+        let element = size_of::<L::Entry>();
+        let file = || Self::file_index(occupancy, sq) * element;
+        let rank = || line + Self::rank_index(occupancy, sq) * size_of::<u32>();
+        let rl45 = || line + RANK + Self::rl45_index(occupancy, sq) * element;
+        let rr45 = || 2 * line + RANK + Self::rr45_index(occupancy, sq) * element;
         match slider {
             Slider::Rook | Slider::Dragon => out.extend([file(), rank()]),
             Slider::Bishop | Slider::Horse => out.extend([rl45(), rr45()]),

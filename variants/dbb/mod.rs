@@ -189,6 +189,7 @@ impl Backend for Dbb {
                      ranks read as bytes of the base DBB; files (rr90) and diagonals (rr45, rl45) \
                      each in one u64 of inner squares (63, 49 and 49 bits)",
             needs: &[],
+            variant: None,
         }
     }
 

@@ -8,23 +8,25 @@
 //! `low | high` fold within its budget and takes 14 bits: 512,000 rook entries instead of the
 //! minimal 495,616 (the `pext` backend has the minimal count).
 //! Dragon = rook | king step, horse = bishop | king step, lance = rook attacks ∩ the lance's
-//! one-direction ray (no lance table).
+//! one-direction ray (no lance table). Its layout variant `magic.split-words` (`MagicLayout`)
+//! keeps each table's low and high words in two parallel arrays.
 
 mod magics;
+mod store;
 
 use crate::shared::magic_search::{
     magic_index, mask_bits, mask_table, ray_table, render_magics, render_widths, search_magics,
     sliding_attacks, step_table, subsets, Width, BISHOP_DIRECTIONS, GOLD_STEPS, KING_STEPS,
     KNIGHT_STEPS, PAWN_STEPS, ROOK_DIRECTIONS, SILVER_STEPS,
 };
-use crate::shared::masked::{masked_index, table_bytes};
 use crate::shared::split::SplitBitboard;
-use kiki_core::backend::{Backend, BackendInfo, Bitboard, TableInfo};
+use kiki_core::backend::{Backend, BackendInfo, Bitboard, LayoutFactor, LayoutVariant, TableInfo};
 use kiki_core::types::{Color, Slider, Square};
 use std::mem::size_of;
 use std::sync::OnceLock;
 
 pub use magics::{BISHOP_BITS, BISHOP_MAGICS, ROOK_BITS, ROOK_MAGICS};
+pub use store::{AttackStore, Records, Words};
 
 /// The fixed seed the committed magics were searched with.
 pub const MAGIC_SEED: u64 = 0x6b69_6b69_6d61_6769;
@@ -114,22 +116,64 @@ static PAWN: [[SplitBitboard; 81]; 2] = [
 /// The lance's forward ray on an empty board, per colour (black towards rank 1).
 static LANCE_RAYS: [[SplitBitboard; 81]; 2] = [ray_table((0, -1)), ray_table((0, 1))];
 
-type RookTable = [SplitBitboard; ROOK_ENTRIES];
-type BishopTable = [SplitBitboard; BISHOP_ENTRIES];
+/// A table layout of this one implementation: how the shared tables hold their entries.
+pub trait MagicLayout: Copy + Send + Sync + 'static {
+    type Store: AttackStore;
+    const NAME: &'static str;
+    const VARIANT: Option<LayoutVariant>;
+    /// This layout's (rook, bishop) tables, built once per process.
+    fn cells() -> &'static (OnceLock<Self::Store>, OnceLock<Self::Store>);
+}
 
-static ROOK_TABLE: OnceLock<Box<RookTable>> = OnceLock::new();
-static BISHOP_TABLE: OnceLock<Box<BishopTable>> = OnceLock::new();
+/// Today's layout: 16-byte records (the base backend).
+#[derive(Clone, Copy, Debug)]
+pub struct RecordLayout;
+/// The two words of every entry in two parallel arrays.
+#[derive(Clone, Copy, Debug)]
+pub struct SplitWords;
 
-/// Fills a shared attack table from the committed magics; a destructive collision would be a
-/// wrong committed magic, which the tests rule out, so it is asserted rather than handled.
-fn fill<const N: usize>(
+macro_rules! magic_layout {
+    ($layout:ty, $store:ty, $name:literal, $variant:expr) => {
+        impl MagicLayout for $layout {
+            type Store = $store;
+            const NAME: &'static str = $name;
+            const VARIANT: Option<LayoutVariant> = $variant;
+            fn cells() -> &'static (OnceLock<$store>, OnceLock<$store>) {
+                static TABLES: (OnceLock<$store>, OnceLock<$store>) =
+                    (OnceLock::new(), OnceLock::new());
+                &TABLES
+            }
+        }
+    };
+}
+
+magic_layout!(RecordLayout, Records, "magic", None);
+magic_layout!(
+    SplitWords,
+    Words,
+    "magic.split-words",
+    Some(LayoutVariant {
+        base: "magic",
+        factor: LayoutFactor::WordSplit,
+        change: "each table's low and high words in two parallel u64 arrays (two lines a \
+                 lookup) against one array of 16 B entries (one line)",
+    })
+);
+
+/// Fancy magic on 16-byte records.
+pub type Magic = MagicOf<RecordLayout>;
+/// `magic.split-words`.
+pub type MagicSplitWords = MagicOf<SplitWords>;
+
+/// Fills a shared attack table of `entries` entries from the committed magics; a destructive
+/// collision would be a wrong committed magic, which the tests rule out, so it is asserted
+/// rather than handled.
+fn fill(
     squares: &[SquareMagic; 81],
     directions: &[(i8, i8)],
-) -> Box<[SplitBitboard; N]> {
-    let mut table: Box<[SplitBitboard; N]> = vec![SplitBitboard::new(0, 0); N]
-        .into_boxed_slice()
-        .try_into()
-        .expect("length N");
+    entries: usize,
+) -> Vec<SplitBitboard> {
+    let mut table = vec![SplitBitboard::new(0, 0); entries];
     for sq in Square::all() {
         let entry = &squares[sq.index()];
         let bits = 64 - entry.shift;
@@ -149,30 +193,31 @@ fn fill<const N: usize>(
     table
 }
 
-/// The fancy magic backend: a handle onto the shared attack tables.
-#[derive(Clone, Copy)]
-pub struct Magic {
-    rook_table: &'static RookTable,
-    bishop_table: &'static BishopTable,
+/// The fancy magic backend on layout `L`: a handle onto the shared attack tables.
+pub struct MagicOf<L: MagicLayout> {
+    rook_table: &'static L::Store,
+    bishop_table: &'static L::Store,
 }
 
-impl Magic {
+impl<L: MagicLayout> Clone for MagicOf<L> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<L: MagicLayout> Copy for MagicOf<L> {}
+
+impl<L: MagicLayout> MagicOf<L> {
     #[inline(always)]
-    fn lookup<const N: usize>(
-        table: &[SplitBitboard; N],
+    fn lookup(
+        table: &L::Store,
         squares: &[SquareMagic; 81],
         occupancy: &SplitBitboard,
         sq: Square,
     ) -> SplitBitboard {
-        // SAFETY: `Square` is always < 81.
-        let entry = unsafe { squares.get_unchecked(sq.index()) };
-        let folded = (*occupancy & entry.mask).merged();
-        let index =
-            entry.offset as usize + (folded.wrapping_mul(entry.magic) >> entry.shift) as usize;
         // SAFETY: the product shifted right by 64 - bits is < 2^bits, and each square's
         // 2^bits entries starting at `offset` lie inside the table (offsets are the running
-        // sum of 2^bits, which totals N).
-        unsafe { *table.get_unchecked(index) }
+        // sum of 2^bits, which totals the entry count).
+        unsafe { table.get(Self::index(squares, occupancy, sq)) }
     }
 
     /// The element index `lookup` reads (shared by the hot twin and the offsets).
@@ -184,19 +229,17 @@ impl Magic {
         entry.offset as usize + (folded.wrapping_mul(entry.magic) >> entry.shift) as usize
     }
 
-    /// `lookup`'s hot twin: the same index, ANDed with `table_mask >> 4` (16-byte entries).
+    /// `lookup`'s hot twin: the same index, ANDed with `table_mask >> s` in each array.
     #[inline(always)]
-    fn lookup_masked<const N: usize>(
-        table: &[SplitBitboard; N],
+    fn lookup_masked(
+        table: &L::Store,
         squares: &[SquareMagic; 81],
         occupancy: &SplitBitboard,
         sq: Square,
         table_mask: usize,
     ) -> SplitBitboard {
-        let index = masked_index::<SplitBitboard>(Self::index(squares, occupancy, sq), table_mask);
-        // SAFETY: the masked index is at most the unmasked one (the AND only clears bits), which
-        // is < N as in `lookup`.
-        unsafe { *table.get_unchecked(index) }
+        // SAFETY: the index is in bounds as in `lookup`; the store only lowers it.
+        unsafe { table.get_masked(Self::index(squares, occupancy, sq), table_mask) }
     }
 
     #[inline(always)]
@@ -233,27 +276,31 @@ fn step(table: &[SplitBitboard; 81], sq: Square) -> SplitBitboard {
     unsafe { *table.get_unchecked(sq.index()) }
 }
 
-impl std::fmt::Debug for Magic {
+impl<L: MagicLayout> std::fmt::Debug for MagicOf<L> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Magic")
+        f.write_str(L::NAME)
     }
 }
 
-impl Backend for Magic {
+impl<L: MagicLayout> Backend for MagicOf<L> {
     type Bitboard = SplitBitboard;
     type Occupancy = SplitBitboard;
 
     fn info() -> BackendInfo {
         BackendInfo {
-            name: "magic",
-            description:
+            name: L::NAME,
+            description: if L::VARIANT.is_none() {
                 "fancy magic bitboards: (occ & mask) folded low|high, × magic >> (64 - bits), \
-                          12–14 bits a rook square (2i, 6i widened to 14), 6–12 a bishop square, \
-                          one shared table per kind",
+                 12–14 bits a rook square (2i, 6i widened to 14), 6–12 a bishop square, one \
+                 shared table per kind"
+            } else {
+                "magic with each shared table's low and high words in two parallel u64 arrays"
+            },
             layout:
                 "split 128-bit: low u64 = files 1–7 (bits 0–62), high u64 = files 8–9 (bits 0–17); \
                      occupancy = the split bitboard",
             needs: &[],
+            variant: L::VARIANT,
         }
     }
 
@@ -268,17 +315,15 @@ impl Backend for Magic {
             shape: format!("[{colours}][81] × {bb} B bitboard"),
             bytes: colours * size_of::<[SplitBitboard; 81]>(),
         };
-        vec![
-            TableInfo {
-                name: "rook_attacks",
-                shape: format!("[{ROOK_ENTRIES}] × {bb} B bitboard (shared, per-square offsets)"),
-                bytes: size_of::<RookTable>(),
-            },
-            TableInfo {
-                name: "bishop_attacks",
-                shape: format!("[{BISHOP_ENTRIES}] × {bb} B bitboard (shared, per-square offsets)"),
-                bytes: size_of::<BishopTable>(),
-            },
+        let rook = ("rook_attacks", "rook_attacks_low", "rook_attacks_high");
+        let bishop = (
+            "bishop_attacks",
+            "bishop_attacks_low",
+            "bishop_attacks_high",
+        );
+        let mut tables = L::Store::infos(rook, ROOK_ENTRIES);
+        tables.extend(L::Store::infos(bishop, BISHOP_ENTRIES));
+        tables.extend([
             TableInfo {
                 name: "rook_magics",
                 shape: format!(
@@ -301,7 +346,8 @@ impl Backend for Magic {
             steps("silver_steps", 2),
             steps("knight_steps", 2),
             steps("pawn_steps", 2),
-        ]
+        ]);
+        tables
     }
 
     fn simd_path() -> &'static str {
@@ -309,9 +355,14 @@ impl Backend for Magic {
     }
 
     fn new() -> Result<Self, String> {
-        Ok(Magic {
-            rook_table: ROOK_TABLE.get_or_init(|| fill(&ROOK_SQUARES, &ROOK_DIRECTIONS)),
-            bishop_table: BISHOP_TABLE.get_or_init(|| fill(&BISHOP_SQUARES, &BISHOP_DIRECTIONS)),
+        let (rook, bishop) = L::cells();
+        Ok(MagicOf {
+            rook_table: rook.get_or_init(|| {
+                L::Store::from_records(fill(&ROOK_SQUARES, &ROOK_DIRECTIONS, ROOK_ENTRIES))
+            }),
+            bishop_table: bishop.get_or_init(|| {
+                L::Store::from_records(fill(&BISHOP_SQUARES, &BISHOP_DIRECTIONS, BISHOP_ENTRIES))
+            }),
         })
     }
 
@@ -384,13 +435,15 @@ impl Backend for Magic {
         }
     }
 
-    /// `rook_attacks` and `bishop_attacks`.
+    /// `rook_attacks` and `bishop_attacks` (each as one array, or as its low and high words).
     fn attack_table_memory(&self) -> Vec<&'static [u8]> {
-        vec![table_bytes(self.rook_table), table_bytes(self.bishop_table)]
+        let mut memory = self.rook_table.memory();
+        memory.extend(self.bishop_table.memory());
+        memory
     }
 
-    /// One element a lookup: the rook table for the rook, lance and dragon, the bishop table
-    /// (after the rook table) for the bishop and horse.
+    /// One element a lookup (two with split words): the rook table for the rook, lance and
+    /// dragon, the bishop table (after the rook table) for the bishop and horse.
     fn attack_table_offsets(
         &self,
         slider: Slider,
@@ -398,15 +451,17 @@ impl Backend for Magic {
         sq: Square,
         out: &mut Vec<usize>,
     ) {
-        const ELEMENT: usize = size_of::<SplitBitboard>();
-        out.push(match slider {
+        match slider {
             Slider::Rook | Slider::Lance(_) | Slider::Dragon => {
-                Self::index(&ROOK_SQUARES, occupancy, sq) * ELEMENT
+                let index = Self::index(&ROOK_SQUARES, occupancy, sq);
+                self.rook_table.offsets(index, 0, out);
             }
             Slider::Bishop | Slider::Horse => {
-                size_of::<RookTable>() + Self::index(&BISHOP_SQUARES, occupancy, sq) * ELEMENT
+                let rook_bytes = ROOK_ENTRIES * size_of::<SplitBitboard>();
+                let index = Self::index(&BISHOP_SQUARES, occupancy, sq);
+                self.bishop_table.offsets(index, rook_bytes, out);
             }
-        });
+        }
     }
 
     #[inline(always)]
@@ -475,8 +530,18 @@ mod tests {
         assert!((0..81).all(|i| BISHOP_BITS[i] == mask_bits(BISHOP_SQUARES[i].mask)));
         assert_eq!(ROOK_ENTRIES, 512_000);
         assert_eq!(BISHOP_ENTRIES, 20_224);
-        assert_eq!(size_of::<RookTable>(), 512_000 * 16);
-        assert_eq!(size_of::<BishopTable>(), 20_224 * 16);
+        for tables in [Magic::tables(), MagicSplitWords::tables()] {
+            let bytes = |kind: &str| -> usize {
+                tables
+                    .iter()
+                    .filter(|t| t.name.starts_with(kind))
+                    .map(|t| t.bytes)
+                    .sum()
+            };
+            assert_eq!(bytes("rook_attacks"), 512_000 * 16);
+            assert_eq!(bytes("bishop_attacks"), 20_224 * 16);
+        }
+        assert_eq!(Magic::table_bytes(), MagicSplitWords::table_bytes());
         let last = &ROOK_SQUARES[80];
         assert_eq!(
             last.offset as usize + (1 << (64 - last.shift)),

@@ -241,6 +241,7 @@ impl Backend for Mailbox {
             layout: "occupancy: 128-byte array of 11x11 cells (EMPTY/OCCUPIED/WALL), \
                      padded index 11*file + rank; attacks in the canonical u128",
             needs: &[],
+            variant: None,
         }
     }
 

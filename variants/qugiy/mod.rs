@@ -242,6 +242,7 @@ impl Backend for Qugiy {
             layout: "split 128-bit (files 1-7 = bits 0-62 of word 0, files 8-9 = bits 0-17 \
                      of word 1); occupancy = that bitboard",
             needs: path::NEEDS,
+            variant: None,
         }
     }
 

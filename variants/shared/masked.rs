@@ -42,6 +42,8 @@ pub unsafe trait NoPadding: Copy + 'static {}
 
 // SAFETY: a primitive integer has no padding.
 unsafe impl NoPadding for u32 {}
+// SAFETY: a primitive integer has no padding.
+unsafe impl NoPadding for u64 {}
 
 // SAFETY: two `u64` fields, `repr(C, align(16))`: 16 bytes, all of them the fields'.
 unsafe impl NoPadding for crate::shared::split::SplitBitboard {}

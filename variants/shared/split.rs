@@ -49,6 +49,30 @@ impl SplitBitboard {
     }
 }
 
+/// How an attack table stores a `SplitBitboard` (packed, or as it is) and reads it back: the
+/// entry-size factor of the split-layout backends' tables.
+pub trait SplitEntry:
+    crate::shared::masked::NoPadding + PartialEq + std::fmt::Debug + Send + Sync
+{
+    /// The empty board, as stored.
+    const EMPTY: Self;
+    fn pack(bb: SplitBitboard) -> Self;
+    fn widen(self) -> SplitBitboard;
+}
+
+/// 16-byte aligned entries: the bitboard as it is.
+impl SplitEntry for SplitBitboard {
+    const EMPTY: SplitBitboard = SplitBitboard::new(0, 0);
+    #[inline(always)]
+    fn pack(bb: SplitBitboard) -> SplitBitboard {
+        bb
+    }
+    #[inline(always)]
+    fn widen(self) -> SplitBitboard {
+        self
+    }
+}
+
 macro_rules! split_binop {
     ($trait:ident, $method:ident, $assign_trait:ident, $assign_method:ident, $op:tt) => {
         impl $trait for SplitBitboard {

@@ -211,6 +211,7 @@ impl Backend for Sqww {
                 "occupancy: 81 bytes in canonical order; square: i32 with 5-bit right/up/down/left \
                      counters and borrow bits 13/18/23/28; attacks in the canonical u128",
             needs: &[],
+            variant: None,
         }
     }
 

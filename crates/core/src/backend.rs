@@ -108,6 +108,53 @@ pub struct BackendInfo {
     pub layout: &'static str,
     /// Special instructions it needs to run at all (e.g. `bmi2`); empty when none.
     pub needs: &'static [&'static str],
+    /// For a layout variant, the base backend and the one layout factor it changes; `None` for
+    /// a base backend.
+    pub variant: Option<LayoutVariant>,
+}
+
+/// The one table-layout factor a layout variant changes against its base backend, with the
+/// algorithm held fixed (E12 measures each pair).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LayoutFactor {
+    /// Bytes per table entry (padded and aligned against packed).
+    EntrySize,
+    /// Compound pieces (lance, dragon, horse) from their own pre-combined tables, or computed
+    /// from the plain tables and the steps at lookup.
+    CompoundTables,
+    /// A 128-bit entry as one record, or its two words in two parallel arrays.
+    WordSplit,
+    /// A slider's attack from one table over its whole relevant occupancy, or as the union of
+    /// smaller per-line tables.
+    LineSplit,
+    /// Which index varies fastest: square-major or occupancy-major.
+    IndexOrder,
+    /// The tables on 4 KiB or 2 MiB pages (E12 only; no backend is registered for it).
+    Pages,
+}
+
+impl LayoutFactor {
+    /// The name `kiki backends --json` and `results.json` give the factor.
+    pub const fn name(self) -> &'static str {
+        match self {
+            LayoutFactor::EntrySize => "entry-size",
+            LayoutFactor::CompoundTables => "compound-tables",
+            LayoutFactor::WordSplit => "word-split",
+            LayoutFactor::LineSplit => "line-split",
+            LayoutFactor::IndexOrder => "index-order",
+            LayoutFactor::Pages => "pages",
+        }
+    }
+}
+
+/// What makes a backend a layout variant: its base and the factor it changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LayoutVariant {
+    /// The base backend's name.
+    pub base: &'static str,
+    pub factor: LayoutFactor,
+    /// One line: the variant's value of the factor against the base's.
+    pub change: &'static str,
 }
 
 /// A sliding-attack backend. Implementations are small `Copy` handles onto tables that are

@@ -107,6 +107,7 @@ impl Backend for Reference {
             description: "naive ray walking over the canonical u128 (checking only)",
             layout: "canonical u128, bit (file-1)*9 + (rank-1)",
             needs: &[],
+            variant: None,
         }
     }
     fn availability() -> Result<(), String> {

@@ -257,10 +257,12 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
         })
 }
 
-/// The backends of this binary: name, availability, code path, table bytes.
+/// The base backends of this binary (what E1–E11 measure): name, availability, code path,
+/// table bytes.
 fn backends() -> Vec<BackendEntry> {
     kiki_variants::registry::summaries()
         .iter()
+        .filter(|s| s.info.variant.is_none())
         .map(|s| BackendEntry {
             name: s.info.name.to_string(),
             available: s.availability.is_ok(),

@@ -118,12 +118,15 @@ impl Config {
     /// with the reason), or every available one.
     pub fn backend_names(&self) -> (Vec<&'static str>, Vec<String>) {
         if self.backends.is_empty() {
-            return (registry::resolve("all").unwrap_or_default(), Vec::new());
+            return (
+                registry::resolve_bases("all").unwrap_or_default(),
+                Vec::new(),
+            );
         }
         let mut names = Vec::new();
         let mut skipped = Vec::new();
         for name in &self.backends {
-            match registry::resolve(name) {
+            match registry::resolve_bases(name) {
                 Ok(found) => names.extend(found),
                 Err(error) => skipped.push(error.to_string()),
             }

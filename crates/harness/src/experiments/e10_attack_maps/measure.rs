@@ -556,7 +556,7 @@ pub(super) fn measure(
                 perft_depth,
                 workload,
             };
-            match registry::visit(name, make) {
+            match registry::visit_base(name, make) {
                 Ok(Ok((made, verified))) => {
                     cases.extend(made);
                     if *group == MAPS {

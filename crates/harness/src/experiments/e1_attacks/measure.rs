@@ -154,7 +154,7 @@ pub(super) fn measure(
                 let mut cases: Vec<Case<'static>> = backends
                     .iter()
                     .filter_map(|name| {
-                        registry::visit(
+                        registry::visit_base(
                             name,
                             MakeCase {
                                 items: &items,
@@ -271,7 +271,7 @@ fn measure_batch(
             let message = format!("batch {}", group.name());
             let mut cases: Vec<Case<'static>> = Vec::new();
             for name in backends {
-                if let Ok(made) = registry::visit(
+                if let Ok(made) = registry::visit_base(
                     name,
                     MakeBatchCases {
                         items: &items,
@@ -457,7 +457,7 @@ mod tests {
         let mut values = Vec::new();
         for name in ["qugiy", "dbb"] {
             for mode in [Mode::Throughput, Mode::Latency] {
-                let mut case = registry::visit(
+                let mut case = registry::visit_base(
                     name,
                     MakeCase {
                         items: &items,

@@ -342,7 +342,7 @@ pub(super) fn measure(
         progress(&message, t as f64 / tasks.len() as f64);
         let mut made = Vec::new();
         for name in &backends {
-            match registry::visit(
+            match registry::visit_base(
                 name,
                 MakeCase {
                     task,
@@ -431,7 +431,7 @@ mod tests {
                 depth: 2,
                 leaf,
             };
-            let outcome = registry::visit(
+            let outcome = registry::visit_base(
                 "qugiy",
                 MakeCase {
                     task: &task,
@@ -458,7 +458,7 @@ mod tests {
                 sfens: sfens.clone(),
                 leaf,
             };
-            let (mut case, moves) = registry::visit(
+            let (mut case, moves) = registry::visit_base(
                 "qugiy",
                 MakeCase {
                     task: &task,

@@ -170,7 +170,7 @@ pub(super) fn measure(
         }
         let mut cases = Vec::new();
         for name in &backends {
-            match registry::visit(
+            match registry::visit_base(
                 name,
                 MakeCase {
                     sfens,

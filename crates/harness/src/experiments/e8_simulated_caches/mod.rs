@@ -158,7 +158,7 @@ fn run(
         Ok(description) => description,
         Err(reason) => return unavailable(&reason, lookups, &geometries, UNRUN_STREAM),
     };
-    let backends = kiki_variants::registry::resolve("all").unwrap_or_default();
+    let backends = kiki_variants::registry::resolve_bases("all").unwrap_or_default();
     // Per geometry: every backend alone, then under pressure from an evaluation twice the last
     // level's size (with the evaluation-alone baseline).
     let mut runs: Vec<(&CacheGeometry, &str, usize)> = Vec::new();
@@ -520,7 +520,7 @@ mod tests {
             for eval_bytes in [0, 1 << 16] {
                 let expected = run_workload("mailbox", 3000, &generated, eval_bytes).unwrap();
                 assert_ne!(expected, 0);
-                for name in registry::resolve("all").unwrap() {
+                for name in registry::resolve_bases("all").unwrap() {
                     assert_eq!(
                         run_workload(name, 3000, &generated, eval_bytes).unwrap(),
                         expected,

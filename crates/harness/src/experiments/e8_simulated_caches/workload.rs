@@ -417,7 +417,7 @@ pub fn run_workload(
         );
         return Ok(std::hint::black_box(sum) as u128);
     }
-    registry::visit(
+    registry::visit_base(
         name,
         WorkloadVisitor {
             lookups,

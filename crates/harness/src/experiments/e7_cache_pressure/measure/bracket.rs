@@ -45,7 +45,7 @@ pub(super) fn bracket(m: &mut Measurement, workload: &SearchWorkload, steps: &mu
             .backends
             .iter()
             .filter_map(|name| {
-                registry::visit(
+                registry::visit_base(
                     name,
                     MakeBracket {
                         items: &items,

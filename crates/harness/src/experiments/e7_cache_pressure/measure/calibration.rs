@@ -71,7 +71,7 @@ pub(super) fn calibration(
         per_level,
         offset: invocation.index,
     };
-    let cases = registry::visit(backend, calibrate).unwrap_or_default();
+    let cases = registry::visit_base(backend, calibrate).unwrap_or_default();
     match cases {
         cases
             if cases.len() == SURVIVAL_LEVELS.len() + 1

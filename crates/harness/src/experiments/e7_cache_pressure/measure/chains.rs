@@ -82,7 +82,7 @@ pub(super) fn chain_sweep(
                 stream: cases.len() as u64,
                 labels: None,
             };
-            if let Ok(made) = registry::visit(name, made) {
+            if let Ok(made) = registry::visit_base(name, made) {
                 cases.push(made);
             }
         }
@@ -95,7 +95,7 @@ pub(super) fn chain_sweep(
                 stream: cases.len() as u64,
                 labels: Some(vec![mask_label(usize::MAX), AA_SECOND.to_string()]),
             };
-            if let Ok(mut made) = registry::visit(name, made) {
+            if let Ok(mut made) = registry::visit_base(name, made) {
                 made.case = aa_case(name);
                 cases.push(made);
             }

@@ -60,7 +60,7 @@ pub(super) fn dose_sweep(
                 stream: cases.len() as u64,
                 labels: None,
             };
-            if let Ok(mut made) = registry::visit(name, made) {
+            if let Ok(mut made) = registry::visit_base(name, made) {
                 made.case = dose_case(name, mask);
                 cases.push(made);
             }

@@ -225,5 +225,5 @@ pub(super) fn attack_table_bytes(name: &str) -> usize {
             backend.attack_table_memory().iter().map(|t| t.len()).sum()
         }
     }
-    registry::visit(name, Bytes).unwrap_or(0)
+    registry::visit_base(name, Bytes).unwrap_or(0)
 }

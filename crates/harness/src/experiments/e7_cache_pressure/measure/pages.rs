@@ -69,7 +69,7 @@ pub(super) fn table_pages(
                     stream,
                     labels: None,
                 };
-                if let Ok(made) = registry::visit(name, made) {
+                if let Ok(made) = registry::visit_base(name, made) {
                     cases.push(made);
                 }
             }

@@ -67,7 +67,7 @@ pub(super) fn reuse_of(name: &'static str, workload: &SearchWorkload) -> Option<
             (lines, lookups)
         }
     }
-    let (lines, lookups) = registry::visit(name, Lines(workload)).ok()?;
+    let (lines, lookups) = registry::visit_base(name, Lines(workload)).ok()?;
     if lines.is_empty() {
         return None;
     }

@@ -69,7 +69,7 @@ pub(super) fn survival(
             nodes: survival_nodes(smoke, reads),
             offset: m.invocation.index,
         };
-        let mut cases = registry::visit(name, probe).unwrap_or_default();
+        let mut cases = registry::visit_base(name, probe).unwrap_or_default();
         let reloads = if cases.len() == 1 {
             let (_, ns, invocation) = cases.remove(0);
             Reloads { ns, invocation }
