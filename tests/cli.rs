@@ -96,6 +96,20 @@ fn backends_json_names_each_variants_base_and_factor() {
 }
 
 #[test]
+fn layout_variants_run_where_their_names_become_arguments() {
+    // A variant's name is an argument as it is: E8's workload process, perft and mate-in-1.
+    let name = "magic-plain.entry16";
+    let output = kiki(&["e8-workload", "--backend", name, "--lookups", "1000"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with(&format!("{name} 1000 of")));
+    let output = kiki(&["perft", "--backend", name, "--startpos", "--depth", "3"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("25470"));
+    let output = kiki(&["mate1", "--backend", "bonanza.occ-major", "--startpos"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+}
+
+#[test]
 fn check_passes_on_every_available_backend() {
     let output = kiki(&["check", "--samples", "2000", "--seed", "3"]);
     assert!(output.status.success(), "{}", stderr(&output));

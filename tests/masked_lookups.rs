@@ -37,6 +37,12 @@ fn masked_tables(backend: &str) -> &'static [&'static str] {
             "adbb_diag1_king_attacks (horse)",
             "adbb_diag2_attacks",
         ],
+        "dbb.computed" => &[
+            "adbb_rank_attacks",
+            "adbb_file_attacks",
+            "adbb_diag1_attacks",
+            "adbb_diag2_attacks",
+        ],
         "magic" | "pext" | "magic-plain.computed" => &["rook_attacks", "bishop_attacks"],
         "magic.split-words" => &[
             "rook_attacks_low",
@@ -87,6 +93,9 @@ fn table_reads(backend: &str, slider: Slider) -> &'static [&'static str] {
         ("magic-plain", Dragon) => &["dragon_attacks"],
         ("magic-plain", Bishop) => &["bishop_attacks"],
         ("magic-plain", Horse) => &["horse_attacks"],
+        ("dbb.computed", Rook | Dragon) => &["adbb_file_attacks", "adbb_rank_attacks"],
+        ("dbb.computed", Bishop | Horse) => &["adbb_diag1_attacks", "adbb_diag2_attacks"],
+        ("dbb.computed", Lance(_)) => &["adbb_file_attacks"],
         ("magic-plain.computed", Rook | Lance(_) | Dragon) => &["rook_attacks"],
         ("magic-plain.computed", Bishop | Horse) => &["bishop_attacks"],
         ("magic.split-words", Rook | Lance(_) | Dragon) => {

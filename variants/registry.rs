@@ -144,6 +144,7 @@ macro_rules! for_each_registered {
             "sqww" sqww => $crate::sqww::Sqww,
             "bonanza.entry16" bonanza_entry16 => $crate::bonanza::BonanzaEntry16,
             "bonanza.occ-major" bonanza_occ_major => $crate::bonanza::BonanzaOccMajor,
+            "dbb.computed" dbb_computed => $crate::dbb::DbbComputed,
             "magic.split-words" magic_split_words => $crate::magic::MagicSplitWords,
             "magic-plain.entry16" magic_plain_entry16 => $crate::magic_plain::MagicPlainEntry16,
             "magic-plain.computed" magic_plain_computed => $crate::magic_plain::MagicPlainComputed,

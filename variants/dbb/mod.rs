@@ -5,6 +5,8 @@
 //! rotated occupancies, one `u64` each, holding only the inner squares of their lines. Every
 //! read is `(word >> shift) as u8`: the byte's spare bits belong to an end square or a
 //! neighbouring line, and each table's entries ignore them (so no mask is needed).
+//! Its layout variant `dbb.computed` (`DbbLayout`) computes lance, dragon and horse from the
+//! plain line tables, the lance rays and the king steps instead of reading pre-combined tables.
 
 mod bitboard;
 mod tables;
@@ -13,28 +15,211 @@ mod tables;
 mod tests;
 
 pub use bitboard::DbbBitboard;
-pub use tables::{DbbOccupancy, DbbTables, Slide};
+pub use tables::{Compounds, Computed, DbbOccupancy, DbbTables, PreCombined, Slide};
 
 use crate::shared::masked::{masked_index, table_bytes, NoPadding};
-use kiki_core::backend::{Backend, BackendInfo, Bitboard, TableInfo};
+use kiki_core::backend::{Backend, BackendInfo, Bitboard, LayoutFactor, LayoutVariant, TableInfo};
 use kiki_core::types::{Color, Slider, Square};
 use std::mem::size_of;
 use std::sync::OnceLock;
 use tables::{LineTable, SquareTable};
 
-static TABLES: OnceLock<Box<DbbTables>> = OnceLock::new();
-
 // SAFETY: `repr(C, align(16))` around `[u64; 2]`: 16 bytes, all of them the words'.
 unsafe impl NoPadding for DbbBitboard {}
 const _: () = assert!(size_of::<DbbBitboard>() == 16);
 
-/// A handle onto the tables, built once per process.
-#[derive(Clone, Copy, Debug)]
-pub struct Dbb {
-    tables: &'static DbbTables,
+/// A table layout of this one implementation: how lance, dragon and horse get their attacks.
+pub trait DbbLayout: Compounds {
+    /// Lance, dragon and horse read pre-combined tables.
+    const PRE_COMBINED: bool;
+    const NAME: &'static str;
+    const VARIANT: Option<LayoutVariant>;
+    /// This layout's tables, built once per process.
+    fn cell() -> &'static OnceLock<Box<DbbTables<Self>>>;
+    /// The lance's attacks for the file byte; `table_mask` as in the hot twin (`None`: real).
+    fn lance(
+        tables: &DbbTables<Self>,
+        color: Color,
+        sq: Square,
+        byte: u8,
+        table_mask: Option<usize>,
+    ) -> DbbBitboard;
+    /// The dragon's file part: the file attacks and the king's steps.
+    fn file_king(
+        tables: &DbbTables<Self>,
+        sq: Square,
+        byte: u8,
+        table_mask: Option<usize>,
+    ) -> DbbBitboard;
+    /// The horse's diag1 part: the diag1 attacks and the king's steps.
+    fn diag1_king(
+        tables: &DbbTables<Self>,
+        sq: Square,
+        byte: u8,
+        table_mask: Option<usize>,
+    ) -> DbbBitboard;
+    /// The compound tables' memory after `file_attacks` and after `diag1_attacks`.
+    #[allow(clippy::type_complexity)]
+    fn compound_memory(
+        tables: &'static DbbTables<Self>,
+    ) -> (Vec<&'static [u8]>, Vec<&'static [u8]>);
+    /// The compound tables as `kiki backends` lists them.
+    fn compound_infos() -> Vec<TableInfo>;
 }
 
-impl std::fmt::Debug for DbbTables {
+/// A line table read for the real lookup (`None`) or the hot twin (`Some(mask)`); the option
+/// is a constant wherever this is inlined, so the real path has no AND.
+#[inline(always)]
+fn line_read(table: &LineTable, sq: Square, byte: u8, table_mask: Option<usize>) -> DbbBitboard {
+    match table_mask {
+        None => line_lookup(table, sq, byte),
+        Some(mask) => line_lookup_masked(table, sq, byte, mask),
+    }
+}
+
+impl DbbLayout for PreCombined {
+    const PRE_COMBINED: bool = true;
+    const NAME: &'static str = "dbb";
+    const VARIANT: Option<LayoutVariant> = None;
+    fn cell() -> &'static OnceLock<Box<DbbTables<Self>>> {
+        static TABLES: OnceLock<Box<DbbTables<PreCombined>>> = OnceLock::new();
+        &TABLES
+    }
+    #[inline(always)]
+    fn lance(
+        tables: &DbbTables<Self>,
+        color: Color,
+        sq: Square,
+        byte: u8,
+        table_mask: Option<usize>,
+    ) -> DbbBitboard {
+        let table = &tables.file_compounds.lance_attacks[color.index() & 1];
+        line_read(table, sq, byte, table_mask)
+    }
+    #[inline(always)]
+    fn file_king(
+        tables: &DbbTables<Self>,
+        sq: Square,
+        byte: u8,
+        table_mask: Option<usize>,
+    ) -> DbbBitboard {
+        line_read(
+            &tables.file_compounds.file_king_attacks,
+            sq,
+            byte,
+            table_mask,
+        )
+    }
+    #[inline(always)]
+    fn diag1_king(
+        tables: &DbbTables<Self>,
+        sq: Square,
+        byte: u8,
+        table_mask: Option<usize>,
+    ) -> DbbBitboard {
+        line_read(&tables.diag1_compound, sq, byte, table_mask)
+    }
+    fn compound_memory(
+        tables: &'static DbbTables<Self>,
+    ) -> (Vec<&'static [u8]>, Vec<&'static [u8]>) {
+        let file = &tables.file_compounds;
+        (
+            [
+                &file.lance_attacks[0],
+                &file.lance_attacks[1],
+                &file.file_king_attacks,
+            ]
+            .into_iter()
+            .map(|table| table_bytes(table.as_flattened()))
+            .collect(),
+            vec![table_bytes(tables.diag1_compound.as_flattened())],
+        )
+    }
+    fn compound_infos() -> Vec<TableInfo> {
+        vec![
+            line_table_info("adbb_file_minus_attacks (black lance)"),
+            line_table_info("adbb_file_plus_attacks (white lance)"),
+            line_table_info("adbb_file_king_attacks (dragon)"),
+            line_table_info("adbb_diag1_king_attacks (horse)"),
+        ]
+    }
+}
+
+impl DbbLayout for Computed {
+    const PRE_COMBINED: bool = false;
+    const NAME: &'static str = "dbb.computed";
+    const VARIANT: Option<LayoutVariant> = Some(LayoutVariant {
+        base: "dbb",
+        factor: LayoutFactor::CompoundTables,
+        change: "lance, dragon and horse computed from the file, rank and diagonal tables, the \
+                 lance rays and the king steps (4 line tables, 1.27 MiB) against seed 004's \
+                 pre-combined tables (8 line tables, 2.53 MiB)",
+    });
+    fn cell() -> &'static OnceLock<Box<DbbTables<Self>>> {
+        static TABLES: OnceLock<Box<DbbTables<Computed>>> = OnceLock::new();
+        &TABLES
+    }
+    #[inline(always)]
+    fn lance(
+        tables: &DbbTables<Self>,
+        color: Color,
+        sq: Square,
+        byte: u8,
+        table_mask: Option<usize>,
+    ) -> DbbBitboard {
+        let ray = at(&tables.file_compounds[color.index() & 1], sq);
+        line_read(&tables.file_attacks, sq, byte, table_mask) & *ray
+    }
+    #[inline(always)]
+    fn file_king(
+        tables: &DbbTables<Self>,
+        sq: Square,
+        byte: u8,
+        table_mask: Option<usize>,
+    ) -> DbbBitboard {
+        line_read(&tables.file_attacks, sq, byte, table_mask) | *at(&tables.king, sq)
+    }
+    #[inline(always)]
+    fn diag1_king(
+        tables: &DbbTables<Self>,
+        sq: Square,
+        byte: u8,
+        table_mask: Option<usize>,
+    ) -> DbbBitboard {
+        line_read(&tables.diag1_attacks, sq, byte, table_mask) | *at(&tables.king, sq)
+    }
+    fn compound_memory(_: &'static DbbTables<Self>) -> (Vec<&'static [u8]>, Vec<&'static [u8]>) {
+        (Vec::new(), Vec::new())
+    }
+    fn compound_infos() -> Vec<TableInfo> {
+        vec![square_table_info("lance rays", 2)]
+    }
+}
+
+/// DBB on seed 004's layout.
+pub type Dbb = DbbOf<PreCombined>;
+/// `dbb.computed`.
+pub type DbbComputed = DbbOf<Computed>;
+
+/// A handle onto the tables of layout `L`, built once per process.
+pub struct DbbOf<L: DbbLayout> {
+    tables: &'static DbbTables<L>,
+}
+
+impl<L: DbbLayout> Clone for DbbOf<L> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<L: DbbLayout> Copy for DbbOf<L> {}
+
+impl<L: DbbLayout> std::fmt::Debug for DbbOf<L> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(L::NAME)
+    }
+}
+
+impl<C: Compounds> std::fmt::Debug for DbbTables<C> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("DbbTables")
     }
@@ -76,7 +261,7 @@ fn line_byte(rotated: u64, shift: u8) -> u8 {
     (rotated >> (shift & 63)) as u8
 }
 
-impl Dbb {
+impl<L: DbbLayout> DbbOf<L> {
     #[inline(always)]
     fn slide(&self, sq: Square) -> Slide {
         *at(&self.tables.slide, sq)
@@ -150,7 +335,7 @@ impl Dbb {
     }
 
     /// The tables (built on first use), for tests and tools that inspect the layout.
-    pub fn tables(&self) -> &'static DbbTables {
+    pub fn tables(&self) -> &'static DbbTables<L> {
         self.tables
     }
 }
@@ -175,21 +360,25 @@ fn square_table_info(name: &'static str, colors: usize) -> TableInfo {
     }
 }
 
-impl Backend for Dbb {
+impl<L: DbbLayout> Backend for DbbOf<L> {
     type Bitboard = DbbBitboard;
     type Occupancy = DbbOccupancy;
 
     fn info() -> BackendInfo {
         BackendInfo {
-            name: "dbb",
-            description: "seed 004's DBB: byte-indexed [81][256] rotated-line tables, \
-                          pre-combined lance/dragon/horse tables",
+            name: L::NAME,
+            description: if L::PRE_COMBINED {
+                "seed 004's DBB: byte-indexed [81][256] rotated-line tables, pre-combined \
+                 lance/dragon/horse tables"
+            } else {
+                "dbb with lance, dragon and horse computed from the plain line tables at lookup"
+            },
             layout: "DBB: Bonanza rank-major, square irank*9+ifile (ifile 0 = file 9) in 32-bit \
                      word i/27 at bit 26-i%27, words 0-1 = u64 0, word 2 = u64 1 (word 3 spare); \
                      ranks read as bytes of the base DBB; files (rr90) and diagonals (rr45, rl45) \
                      each in one u64 of inner squares (63, 49 and 49 bits)",
             needs: &[],
-            variant: None,
+            variant: L::VARIANT,
         }
     }
 
@@ -198,15 +387,24 @@ impl Backend for Dbb {
     }
 
     fn tables() -> Vec<TableInfo> {
-        vec![
+        let compounds = L::compound_infos();
+        let (lances_and_dragon, horse) = if L::PRE_COMBINED {
+            (compounds[..3].to_vec(), compounds[3..].to_vec())
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let mut tables = vec![
             line_table_info("adbb_rank_attacks"),
             line_table_info("adbb_file_attacks"),
-            line_table_info("adbb_file_minus_attacks (black lance)"),
-            line_table_info("adbb_file_plus_attacks (white lance)"),
-            line_table_info("adbb_file_king_attacks (dragon)"),
-            line_table_info("adbb_diag1_attacks"),
-            line_table_info("adbb_diag1_king_attacks (horse)"),
-            line_table_info("adbb_diag2_attacks"),
+        ];
+        tables.extend(lances_and_dragon);
+        tables.push(line_table_info("adbb_diag1_attacks"));
+        tables.extend(horse);
+        tables.push(line_table_info("adbb_diag2_attacks"));
+        if !L::PRE_COMBINED {
+            tables.extend(compounds);
+        }
+        tables.extend([
             TableInfo {
                 name: "aslide (read word and shifts)",
                 shape: "[81] × 8 B".into(),
@@ -232,7 +430,8 @@ impl Backend for Dbb {
                 shape: "[128] × 1 B".into(),
                 bytes: size_of::<[u8; 128]>(),
             },
-        ]
+        ]);
+        tables
     }
 
     fn simd_path() -> &'static str {
@@ -240,8 +439,8 @@ impl Backend for Dbb {
     }
 
     fn new() -> Result<Self, String> {
-        Ok(Dbb {
-            tables: TABLES.get_or_init(tables::build),
+        Ok(DbbOf {
+            tables: L::cell().get_or_init(tables::build::<L>),
         })
     }
 
@@ -294,37 +493,29 @@ impl Backend for Dbb {
         diag1 | self.diag2_attacks(occupancy, sq)
     }
 
-    /// Seed 004's `AttackBLance` / `AttackWLance`: one lookup in the colour's table.
+    /// Seed 004's `AttackBLance` / `AttackWLance`: one lookup in the colour's table (or the
+    /// file attacks ∩ the ray).
     #[inline(always)]
     fn lance_attacks(&self, color: Color, occupancy: &DbbOccupancy, sq: Square) -> DbbBitboard {
-        let table = &self.tables.lance_attacks[color.index() & 1];
-        line_lookup(table, sq, self.file_byte(occupancy, sq))
+        L::lance(self.tables, color, sq, self.file_byte(occupancy, sq), None)
     }
 
     /// Seed 004's `AttackDragon`: `AttackFileKing | AttackRank`.
     #[inline(always)]
     fn dragon_attacks(&self, occupancy: &DbbOccupancy, sq: Square) -> DbbBitboard {
-        let file_king = line_lookup(
-            &self.tables.file_king_attacks,
-            sq,
-            self.file_byte(occupancy, sq),
-        );
+        let file_king = L::file_king(self.tables, sq, self.file_byte(occupancy, sq), None);
         file_king | self.rank_attacks(occupancy, sq)
     }
 
     /// Seed 004's `AttackHorse`: `AttackDiag1King | AttackDiag2`.
     #[inline(always)]
     fn horse_attacks(&self, occupancy: &DbbOccupancy, sq: Square) -> DbbBitboard {
-        let diag1_king = line_lookup(
-            &self.tables.diag1_king_attacks,
-            sq,
-            self.diag1_byte(occupancy, sq),
-        );
+        let diag1_king = L::diag1_king(self.tables, sq, self.diag1_byte(occupancy, sq), None);
         diag1_king | self.diag2_attacks(occupancy, sq)
     }
 
     /// Every `[81][256]` line table masked (the lance's, dragon's and horse's pre-combined ones
-    /// too); `aslide` stays real.
+    /// too); `aslide`, the lance rays and the king steps stay real.
     #[inline(always)]
     fn slider_attacks_masked(
         &self,
@@ -346,38 +537,34 @@ impl Backend for Dbb {
                     | self.diag2_attacks_masked(occupancy, sq, table_mask)
             }
             Slider::Lance(color) => {
-                let table = &tables.lance_attacks[color.index() & 1];
-                line_lookup_masked(table, sq, self.file_byte(occupancy, sq), table_mask)
+                let byte = self.file_byte(occupancy, sq);
+                L::lance(tables, color, sq, byte, Some(table_mask))
             }
             Slider::Dragon => {
                 let byte = self.file_byte(occupancy, sq);
-                line_lookup_masked(&tables.file_king_attacks, sq, byte, table_mask)
+                L::file_king(tables, sq, byte, Some(table_mask))
                     | self.rank_attacks_masked(occupancy, sq, table_mask)
             }
             Slider::Horse => {
                 let byte = self.diag1_byte(occupancy, sq);
-                line_lookup_masked(&tables.diag1_king_attacks, sq, byte, table_mask)
+                L::diag1_king(tables, sq, byte, Some(table_mask))
                     | self.diag2_attacks_masked(occupancy, sq, table_mask)
             }
         }
     }
 
-    /// The eight `[81][256]` line tables, in `tables()` order.
+    /// The eight `[81][256]` line tables (four where the compounds are computed), in
+    /// `tables()` order.
     fn attack_table_memory(&self) -> Vec<&'static [u8]> {
         let tables = self.tables;
-        [
-            &tables.rank_attacks,
-            &tables.file_attacks,
-            &tables.lance_attacks[0],
-            &tables.lance_attacks[1],
-            &tables.file_king_attacks,
-            &tables.diag1_attacks,
-            &tables.diag1_king_attacks,
-            &tables.diag2_attacks,
-        ]
-        .into_iter()
-        .map(|table| table_bytes(table.as_flattened()))
-        .collect()
+        let line = |table: &'static LineTable| table_bytes(table.as_flattened());
+        let (after_file, after_diag1) = L::compound_memory(tables);
+        let mut memory = vec![line(&tables.rank_attacks), line(&tables.file_attacks)];
+        memory.extend(after_file);
+        memory.push(line(&tables.diag1_attacks));
+        memory.extend(after_diag1);
+        memory.push(line(&tables.diag2_attacks));
+        memory
     }
 
     /// Two elements for the rook (file, rank), bishop (diag1, diag2), dragon (file-king, rank)
@@ -390,31 +577,34 @@ impl Backend for Dbb {
         sq: Square,
         out: &mut Vec<usize>,
     ) {
-        // Positions in `attack_table_memory`.
+        // Positions in `attack_table_memory`; with computed compounds the lance and the dragon
+        // read the file table, the horse the diag1 table.
         const RANK: usize = 0;
         const FILE: usize = 1;
-        const LANCE: usize = 2;
-        const FILE_KING: usize = 4;
-        const DIAG1: usize = 5;
-        const DIAG1_KING: usize = 6;
-        const DIAG2: usize = 7;
+        let (lance, file_king, diag1, diag1_king, diag2) = if L::PRE_COMBINED {
+            (2, 4, 5, 6, 7)
+        } else {
+            (FILE, FILE, 2, 2, 3)
+        };
         let at = |table: usize, byte: u8| {
             table * size_of::<LineTable>() + line_index(sq, byte) * size_of::<DbbBitboard>()
         };
         let rank = || at(RANK, self.rank_byte(occupancy, sq));
-        let diag2 = || at(DIAG2, self.diag2_byte(occupancy, sq));
+        let diag2 = || at(diag2, self.diag2_byte(occupancy, sq));
         match slider {
             Slider::Rook => out.extend([at(FILE, self.file_byte(occupancy, sq)), rank()]),
-            Slider::Bishop => out.extend([at(DIAG1, self.diag1_byte(occupancy, sq)), diag2()]),
+            Slider::Bishop => out.extend([at(diag1, self.diag1_byte(occupancy, sq)), diag2()]),
             Slider::Lance(color) => {
-                out.push(at(
-                    LANCE + (color.index() & 1),
-                    self.file_byte(occupancy, sq),
-                ));
+                let table = if L::PRE_COMBINED {
+                    lance + (color.index() & 1)
+                } else {
+                    lance
+                };
+                out.push(at(table, self.file_byte(occupancy, sq)));
             }
-            Slider::Dragon => out.extend([at(FILE_KING, self.file_byte(occupancy, sq)), rank()]),
+            Slider::Dragon => out.extend([at(file_king, self.file_byte(occupancy, sq)), rank()]),
             Slider::Horse => {
-                out.extend([at(DIAG1_KING, self.diag1_byte(occupancy, sq)), diag2()]);
+                out.extend([at(diag1_king, self.diag1_byte(occupancy, sq)), diag2()]);
             }
         }
     }

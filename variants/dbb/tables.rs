@@ -51,22 +51,79 @@ pub struct Slide {
     pub padding: [u8; 3],
 }
 
-/// Every table the backend owns, in one allocation so that a handle needs one pointer.
+/// The compound pieces' tables of one layout (the `compound-tables` factor), held in
+/// `DbbTables` between the plain line tables: seed 004's pre-combined lance, dragon and horse
+/// tables, or only the lance rays (the compounds computed at lookup). Every field type must be
+/// valid all-zero (integers and arrays of them), as `DbbTables` is allocated zeroed.
+pub trait Compounds: Sized + Send + Sync + 'static {
+    /// After `file_attacks`.
+    type File: Send + Sync + 'static;
+    /// After `diag1_attacks`.
+    type Diag1: Send + Sync + 'static;
+    /// Fills `sq`'s compounds; the plain tables and the king steps are filled for `sq`.
+    fn fill(tables: &mut DbbTables<Self>, sq: Square, lance: impl Fn(Color) -> [DbbBitboard; 256]);
+}
+
+/// Seed 004's pre-combined file tables.
 #[repr(C)]
-pub struct DbbTables {
-    /// Mirrors seed 004's `adbb_rank_attacks`.
-    pub rank_attacks: LineTable,
-    /// Mirrors `adbb_file_attacks`.
-    pub file_attacks: LineTable,
+pub struct PreCombinedFile {
     /// `[Black]` mirrors `adbb_file_minus_attacks` (towards rank a), `[White]`
     /// `adbb_file_plus_attacks`.
     pub lance_attacks: [LineTable; 2],
     /// Mirrors `adbb_file_king_attacks`: file attacks and the king's steps (dragon).
     pub file_king_attacks: LineTable,
+}
+
+/// Seed 004's layout: lance, dragon and horse read pre-combined tables (the base backend).
+pub struct PreCombined;
+/// Lance, dragon and horse computed from the plain tables, the lance rays and the king steps.
+pub struct Computed;
+
+impl Compounds for PreCombined {
+    type File = PreCombinedFile;
+    /// Mirrors `adbb_diag1_king_attacks`: diag1 attacks and the king's steps (horse).
+    type Diag1 = LineTable;
+
+    fn fill(tables: &mut DbbTables<Self>, sq: Square, lance: impl Fn(Color) -> [DbbBitboard; 256]) {
+        let index = sq.index();
+        for color in Color::BOTH {
+            tables.file_compounds.lance_attacks[color.index()][index] = lance(color);
+        }
+        let king = tables.king[index];
+        for byte in 0..256 {
+            tables.file_compounds.file_king_attacks[index][byte] =
+                tables.file_attacks[index][byte] | king;
+            tables.diag1_compound[index][byte] = tables.diag1_attacks[index][byte] | king;
+        }
+    }
+}
+
+impl Compounds for Computed {
+    /// The lance's ray on an empty board, per colour.
+    type File = [SquareTable; 2];
+    type Diag1 = ();
+
+    fn fill(tables: &mut DbbTables<Self>, sq: Square, lance: impl Fn(Color) -> [DbbBitboard; 256]) {
+        for color in Color::BOTH {
+            // With no inner square occupied (byte 0) the lance sees its whole ray.
+            tables.file_compounds[color.index()][sq.index()] = lance(color)[0];
+        }
+    }
+}
+
+/// Every table the backend owns, in one allocation so that a handle needs one pointer.
+#[repr(C)]
+pub struct DbbTables<C: Compounds = PreCombined> {
+    /// Mirrors seed 004's `adbb_rank_attacks`.
+    pub rank_attacks: LineTable,
+    /// Mirrors `adbb_file_attacks`.
+    pub file_attacks: LineTable,
+    /// The lances' and the dragon's pre-combined tables, or the lance rays.
+    pub file_compounds: C::File,
     /// Mirrors `adbb_diag1_attacks`.
     pub diag1_attacks: LineTable,
-    /// Mirrors `adbb_diag1_king_attacks`: diag1 attacks and the king's steps (horse).
-    pub diag1_king_attacks: LineTable,
+    /// The horse's pre-combined table, or nothing.
+    pub diag1_compound: C::Diag1,
     /// Mirrors `adbb_diag2_attacks`.
     pub diag2_attacks: LineTable,
     /// The bits a square sets in each copy of the occupancy (for incremental set/clear).
@@ -221,14 +278,14 @@ fn per_color(deltas: impl Fn(i8) -> Vec<(i8, i8)>) -> [SquareTable; 2] {
 
 /// A zeroed `DbbTables` allocated straight on the heap (2.5 MiB would overflow a thread's
 /// stack if built there first; `Box::new_zeroed` needs Rust 1.92, above the crate's MSRV).
-fn zeroed_tables() -> Box<DbbTables> {
-    let layout = std::alloc::Layout::new::<DbbTables>();
+fn zeroed_tables<C: Compounds>() -> Box<DbbTables<C>> {
+    let layout = std::alloc::Layout::new::<DbbTables<C>>();
     // SAFETY: the layout is not zero-sized. `DbbTables` holds only integers and arrays of
-    // integers (bitboards, bytes), for which all-zero bits are a valid value, so the zeroed
-    // allocation is an initialised `DbbTables`, and it was allocated with the layout `Box`
-    // frees it with.
+    // integers (bitboards, bytes) and `C`'s types, which `Compounds` requires to be such too,
+    // so all-zero bits are a valid value and the zeroed allocation is an initialised
+    // `DbbTables`, allocated with the layout `Box` frees it with.
     unsafe {
-        let pointer = std::alloc::alloc_zeroed(layout).cast::<DbbTables>();
+        let pointer = std::alloc::alloc_zeroed(layout).cast::<DbbTables<C>>();
         if pointer.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
@@ -236,9 +293,9 @@ fn zeroed_tables() -> Box<DbbTables> {
     }
 }
 
-/// Builds every table (once per process; about 2.5 MiB).
-pub fn build() -> Box<DbbTables> {
-    let mut tables = zeroed_tables();
+/// Builds every table of layout `C` (once per process; about 2.5 MiB pre-combined).
+pub fn build<C: Compounds>() -> Box<DbbTables<C>> {
+    let mut tables = zeroed_tables::<C>();
 
     let files = file_layout();
     let diag1 = diag1_layout();
@@ -282,27 +339,25 @@ pub fn build() -> Box<DbbTables> {
         fill_line(&mut tables.file_attacks[index], sq, FILE, both, |s| {
             rotated_byte_bit(&files, s)
         });
-        // Along FILE, side -1 walks towards rank a: black's lance.
-        for (color, side) in [(Color::Black, -1), (Color::White, 1)] {
-            fill_line(
-                &mut tables.lance_attacks[color.index()][index],
-                sq,
-                FILE,
-                &[side],
-                |s| rotated_byte_bit(&files, s),
-            );
-        }
         fill_line(&mut tables.diag1_attacks[index], sq, DIAG1, both, |s| {
             rotated_byte_bit(&diag1, s)
         });
         fill_line(&mut tables.diag2_attacks[index], sq, DIAG2, both, |s| {
             rotated_byte_bit(&diag2, s)
         });
-        let king = tables.king[index];
-        for byte in 0..256 {
-            tables.file_king_attacks[index][byte] = tables.file_attacks[index][byte] | king;
-            tables.diag1_king_attacks[index][byte] = tables.diag1_attacks[index][byte] | king;
-        }
+        // Along FILE, side -1 walks towards rank a: black's lance.
+        let lance = |color: Color| {
+            let side = match color {
+                Color::Black => -1,
+                Color::White => 1,
+            };
+            let mut line = [DbbBitboard::EMPTY; 256];
+            fill_line(&mut line, sq, FILE, &[side], |s| {
+                rotated_byte_bit(&files, s)
+            });
+            line
+        };
+        C::fill(&mut tables, sq, lance);
     }
     tables
 }

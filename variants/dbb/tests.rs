@@ -5,7 +5,7 @@ use super::tables::{
     diag1_layout, diag2_layout, file_layout, line_through, rank_read, RotatedLayout, DIAG1, DIAG2,
     FILE, RANK,
 };
-use super::{Dbb, DbbOccupancy};
+use super::{Dbb, DbbComputed, DbbOccupancy};
 use kiki_core::backend::{Backend, Bitboard};
 use kiki_core::reference;
 use kiki_core::types::{Color, Square, ALL_SQUARES};
@@ -156,11 +156,11 @@ fn table_entries_ignore_the_spare_bits_of_the_byte() {
     let tables = [
         &t.rank_attacks,
         &t.file_attacks,
-        &t.lance_attacks[0],
-        &t.lance_attacks[1],
-        &t.file_king_attacks,
+        &t.file_compounds.lance_attacks[0],
+        &t.file_compounds.lance_attacks[1],
+        &t.file_compounds.file_king_attacks,
         &t.diag1_attacks,
-        &t.diag1_king_attacks,
+        &t.diag1_compound,
         &t.diag2_attacks,
     ];
     for table in tables {
@@ -218,4 +218,36 @@ fn table_bytes_are_reported_exactly() {
         std::mem::size_of::<super::DbbTables>(),
         Dbb::table_bytes() - constants + 8
     );
+    // dbb.computed: four line tables and the lance rays instead of eight line tables.
+    let rays = 2 * 81 * 16;
+    assert_eq!(
+        DbbComputed::table_bytes(),
+        4 * line + rays + steps + slide + masks + constants
+    );
+    assert_eq!(
+        std::mem::size_of::<super::DbbTables<super::Computed>>(),
+        DbbComputed::table_bytes() - constants + 8
+    );
+}
+
+#[test]
+fn computed_compounds_answer_as_the_pre_combined_tables() {
+    let (base, computed) = (Dbb::new().unwrap(), DbbComputed::new().unwrap());
+    let mut canonical = 0x5EED_u128;
+    for _ in 0..2_000 {
+        canonical =
+            canonical.wrapping_mul(0x2545_F491_4F6C_DD1D_8F3D_5A2B_1C4E_6F97) ^ (canonical >> 61);
+        let occupancy = canonical & ALL_SQUARES;
+        let (a, b) = (base.occupancy(occupancy), computed.occupancy(occupancy));
+        for s in Square::all() {
+            for color in Color::BOTH {
+                assert_eq!(
+                    base.lance_attacks(color, &a, s),
+                    computed.lance_attacks(color, &b, s)
+                );
+            }
+            assert_eq!(base.dragon_attacks(&a, s), computed.dragon_attacks(&b, s));
+            assert_eq!(base.horse_attacks(&a, s), computed.horse_attacks(&b, s));
+        }
+    }
 }

@@ -15,12 +15,14 @@ mod magics;
 mod store;
 
 use crate::shared::magic_search::{
-    magic_index, mask_bits, mask_table, ray_table, render_magics, render_widths, search_magics,
-    sliding_attacks, step_table, subsets, Width, BISHOP_DIRECTIONS, GOLD_STEPS, KING_STEPS,
-    KNIGHT_STEPS, PAWN_STEPS, ROOK_DIRECTIONS, SILVER_STEPS,
+    magic_index, mask_bits, mask_table, render_magics, render_widths, search_magics,
+    sliding_attacks, subsets, Width, BISHOP_DIRECTIONS, ROOK_DIRECTIONS,
 };
 use crate::shared::split::SplitBitboard;
-use kiki_core::backend::{Backend, BackendInfo, Bitboard, LayoutFactor, LayoutVariant, TableInfo};
+use crate::shared::split_steps::{
+    split_occupancy_and_steps, step, step_table_infos, KING, LANCE_RAYS,
+};
+use kiki_core::backend::{Backend, BackendInfo, LayoutFactor, LayoutVariant, TableInfo};
 use kiki_core::types::{Color, Slider, Square};
 use std::mem::size_of;
 use std::sync::OnceLock;
@@ -95,26 +97,6 @@ const fn square_magics(
 static ROOK_SQUARES: [SquareMagic; 81] = square_magics(&ROOK_DIRECTIONS, &ROOK_BITS, &ROOK_MAGICS);
 static BISHOP_SQUARES: [SquareMagic; 81] =
     square_magics(&BISHOP_DIRECTIONS, &BISHOP_BITS, &BISHOP_MAGICS);
-
-static KING: [SplitBitboard; 81] = step_table(&KING_STEPS, false);
-static GOLD: [[SplitBitboard; 81]; 2] = [
-    step_table(&GOLD_STEPS, false),
-    step_table(&GOLD_STEPS, true),
-];
-static SILVER: [[SplitBitboard; 81]; 2] = [
-    step_table(&SILVER_STEPS, false),
-    step_table(&SILVER_STEPS, true),
-];
-static KNIGHT: [[SplitBitboard; 81]; 2] = [
-    step_table(&KNIGHT_STEPS, false),
-    step_table(&KNIGHT_STEPS, true),
-];
-static PAWN: [[SplitBitboard; 81]; 2] = [
-    step_table(&PAWN_STEPS, false),
-    step_table(&PAWN_STEPS, true),
-];
-/// The lance's forward ray on an empty board, per colour (black towards rank 1).
-static LANCE_RAYS: [[SplitBitboard; 81]; 2] = [ray_table((0, -1)), ray_table((0, 1))];
 
 /// A table layout of this one implementation: how the shared tables hold their entries.
 pub trait MagicLayout: Copy + Send + Sync + 'static {
@@ -269,13 +251,6 @@ impl<L: MagicLayout> MagicOf<L> {
     }
 }
 
-/// A step table lookup.
-#[inline(always)]
-fn step(table: &[SplitBitboard; 81], sq: Square) -> SplitBitboard {
-    // SAFETY: `Square` is always < 81.
-    unsafe { *table.get_unchecked(sq.index()) }
-}
-
 impl<L: MagicLayout> std::fmt::Debug for MagicOf<L> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(L::NAME)
@@ -309,12 +284,6 @@ impl<L: MagicLayout> Backend for MagicOf<L> {
     }
 
     fn tables() -> Vec<TableInfo> {
-        let bb = size_of::<SplitBitboard>();
-        let steps = |name: &'static str, colours: usize| TableInfo {
-            name,
-            shape: format!("[{colours}][81] × {bb} B bitboard"),
-            bytes: colours * size_of::<[SplitBitboard; 81]>(),
-        };
         let rook = ("rook_attacks", "rook_attacks_low", "rook_attacks_high");
         let bishop = (
             "bishop_attacks",
@@ -340,13 +309,8 @@ impl<L: MagicLayout> Backend for MagicOf<L> {
                 ),
                 bytes: size_of::<[SquareMagic; 81]>(),
             },
-            steps("lance_rays", 2),
-            steps("king_steps", 1),
-            steps("gold_steps", 2),
-            steps("silver_steps", 2),
-            steps("knight_steps", 2),
-            steps("pawn_steps", 2),
         ]);
+        tables.extend(step_table_infos());
         tables
     }
 
@@ -366,25 +330,7 @@ impl<L: MagicLayout> Backend for MagicOf<L> {
         })
     }
 
-    #[inline(always)]
-    fn occupancy(&self, canonical: u128) -> SplitBitboard {
-        SplitBitboard::from_canonical(canonical)
-    }
-
-    #[inline(always)]
-    fn set_square(&self, occupancy: &mut SplitBitboard, sq: Square) {
-        *occupancy |= SplitBitboard::square(sq);
-    }
-
-    #[inline(always)]
-    fn clear_square(&self, occupancy: &mut SplitBitboard, sq: Square) {
-        *occupancy ^= SplitBitboard::square(sq);
-    }
-
-    #[inline(always)]
-    fn occupied(&self, occupancy: &SplitBitboard) -> SplitBitboard {
-        *occupancy
-    }
+    split_occupancy_and_steps!();
 
     #[inline(always)]
     fn rook_attacks(&self, occupancy: &SplitBitboard, sq: Square) -> SplitBitboard {
@@ -462,35 +408,6 @@ impl<L: MagicLayout> Backend for MagicOf<L> {
                 self.bishop_table.offsets(index, rook_bytes, out);
             }
         }
-    }
-
-    #[inline(always)]
-    fn king_attacks(&self, sq: Square) -> SplitBitboard {
-        step(&KING, sq)
-    }
-
-    #[inline(always)]
-    fn gold_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
-        // SAFETY: `Color::index` is 0 or 1.
-        step(unsafe { GOLD.get_unchecked(color.index()) }, sq)
-    }
-
-    #[inline(always)]
-    fn silver_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
-        // SAFETY: `Color::index` is 0 or 1.
-        step(unsafe { SILVER.get_unchecked(color.index()) }, sq)
-    }
-
-    #[inline(always)]
-    fn knight_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
-        // SAFETY: `Color::index` is 0 or 1.
-        step(unsafe { KNIGHT.get_unchecked(color.index()) }, sq)
-    }
-
-    #[inline(always)]
-    fn pawn_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
-        // SAFETY: `Color::index` is 0 or 1.
-        step(unsafe { PAWN.get_unchecked(color.index()) }, sq)
     }
 }
 

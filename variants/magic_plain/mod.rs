@@ -12,13 +12,15 @@
 mod magics;
 
 use crate::shared::magic_search::{
-    magic_index, mask_table, ray_table, render_magics, search_magics, sliding_attacks, step_table,
-    subsets, Width, BISHOP_DIRECTIONS, GOLD_STEPS, KING_STEPS, KNIGHT_STEPS, PAWN_STEPS,
-    ROOK_DIRECTIONS, SILVER_STEPS,
+    magic_index, mask_table, render_magics, search_magics, sliding_attacks, subsets, Width,
+    BISHOP_DIRECTIONS, ROOK_DIRECTIONS,
 };
 use crate::shared::masked::{masked_index, table_bytes, NoPadding};
 use crate::shared::split::{SplitBitboard, SplitEntry};
-use kiki_core::backend::{Backend, BackendInfo, Bitboard, LayoutFactor, LayoutVariant, TableInfo};
+use crate::shared::split_steps::{
+    split_occupancy_and_steps, step, step_table_infos, KING, LANCE_RAYS,
+};
+use kiki_core::backend::{Backend, BackendInfo, LayoutFactor, LayoutVariant, TableInfo};
 use kiki_core::types::{Color, Slider, Square};
 use std::mem::size_of;
 use std::sync::OnceLock;
@@ -152,26 +154,6 @@ pub struct PlainTables<E> {
 static ROOK_MASKS: [SplitBitboard; 81] = mask_table(&ROOK_DIRECTIONS);
 static BISHOP_MASKS: [SplitBitboard; 81] = mask_table(&BISHOP_DIRECTIONS);
 
-static KING: [SplitBitboard; 81] = step_table(&KING_STEPS, false);
-static GOLD: [[SplitBitboard; 81]; 2] = [
-    step_table(&GOLD_STEPS, false),
-    step_table(&GOLD_STEPS, true),
-];
-static SILVER: [[SplitBitboard; 81]; 2] = [
-    step_table(&SILVER_STEPS, false),
-    step_table(&SILVER_STEPS, true),
-];
-static KNIGHT: [[SplitBitboard; 81]; 2] = [
-    step_table(&KNIGHT_STEPS, false),
-    step_table(&KNIGHT_STEPS, true),
-];
-static PAWN: [[SplitBitboard; 81]; 2] = [
-    step_table(&PAWN_STEPS, false),
-    step_table(&PAWN_STEPS, true),
-];
-/// The lance's forward ray on an empty board, per colour (black towards rank 1).
-static LANCE_RAYS: [[SplitBitboard; 81]; 2] = [ray_table((0, -1)), ray_table((0, 1))];
-
 fn empty_table<E: SplitEntry>() -> Box<PlainTable<E>> {
     vec![[E::EMPTY; ENTRIES_PER_SQUARE]; 81]
         .into_boxed_slice()
@@ -294,13 +276,6 @@ fn lookup_masked<E: SplitEntry>(
     unsafe { table.as_flattened().get_unchecked(flat) }.widen()
 }
 
-/// A step table lookup.
-#[inline(always)]
-fn step(table: &[SplitBitboard; 81], sq: Square) -> SplitBitboard {
-    // SAFETY: `Square` is always < 81.
-    unsafe { *table.get_unchecked(sq.index()) }
-}
-
 impl<L: PlainLayout> std::fmt::Debug for MagicPlainOf<L> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(L::NAME)
@@ -390,10 +365,10 @@ impl<L: PlainLayout> Backend for MagicPlainOf<L> {
             shape: format!("[81][{ENTRIES_PER_SQUARE}] × {entry} B {kind}"),
             bytes: size_of::<PlainTable<L::Entry>>(),
         };
-        let small = |name: &'static str, colours: usize| TableInfo {
+        let masks = |name: &'static str| TableInfo {
             name,
-            shape: format!("[{colours}][81] × {bb} B bitboard"),
-            bytes: colours * size_of::<[SplitBitboard; 81]>(),
+            shape: format!("[81] × {bb} B bitboard"),
+            bytes: size_of::<[SplitBitboard; 81]>(),
         };
         let magics = |name: &'static str| TableInfo {
             name,
@@ -409,17 +384,12 @@ impl<L: PlainLayout> Backend for MagicPlainOf<L> {
             tables.push(plain("horse_attacks"));
         }
         tables.extend([
-            small("rook_masks", 1),
-            small("bishop_masks", 1),
+            masks("rook_masks"),
+            masks("bishop_masks"),
             magics("rook_magics"),
             magics("bishop_magics"),
-            small("lance_rays", 2),
-            small("king_steps", 1),
-            small("gold_steps", 2),
-            small("silver_steps", 2),
-            small("knight_steps", 2),
-            small("pawn_steps", 2),
         ]);
+        tables.extend(step_table_infos());
         tables
     }
 
@@ -441,25 +411,7 @@ impl<L: PlainLayout> Backend for MagicPlainOf<L> {
         })
     }
 
-    #[inline(always)]
-    fn occupancy(&self, canonical: u128) -> SplitBitboard {
-        SplitBitboard::from_canonical(canonical)
-    }
-
-    #[inline(always)]
-    fn set_square(&self, occupancy: &mut SplitBitboard, sq: Square) {
-        *occupancy |= SplitBitboard::square(sq);
-    }
-
-    #[inline(always)]
-    fn clear_square(&self, occupancy: &mut SplitBitboard, sq: Square) {
-        *occupancy ^= SplitBitboard::square(sq);
-    }
-
-    #[inline(always)]
-    fn occupied(&self, occupancy: &SplitBitboard) -> SplitBitboard {
-        *occupancy
-    }
+    split_occupancy_and_steps!();
 
     #[inline(always)]
     fn rook_attacks(&self, occupancy: &SplitBitboard, sq: Square) -> SplitBitboard {
@@ -558,35 +510,6 @@ impl<L: PlainLayout> Backend for MagicPlainOf<L> {
         };
         let index = flat_index(masks, magics, occupancy, sq);
         out.push(slot * table + index * size_of::<L::Entry>());
-    }
-
-    #[inline(always)]
-    fn king_attacks(&self, sq: Square) -> SplitBitboard {
-        step(&KING, sq)
-    }
-
-    #[inline(always)]
-    fn gold_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
-        // SAFETY: `Color::index` is 0 or 1.
-        step(unsafe { GOLD.get_unchecked(color.index()) }, sq)
-    }
-
-    #[inline(always)]
-    fn silver_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
-        // SAFETY: `Color::index` is 0 or 1.
-        step(unsafe { SILVER.get_unchecked(color.index()) }, sq)
-    }
-
-    #[inline(always)]
-    fn knight_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
-        // SAFETY: `Color::index` is 0 or 1.
-        step(unsafe { KNIGHT.get_unchecked(color.index()) }, sq)
-    }
-
-    #[inline(always)]
-    fn pawn_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
-        // SAFETY: `Color::index` is 0 or 1.
-        step(unsafe { PAWN.get_unchecked(color.index()) }, sq)
     }
 }
 

@@ -12,13 +12,15 @@
 //! `pext.file-rank` (`PextLayout`) builds the rook attack from a file table and a rank table.
 
 use crate::shared::magic_search::{
-    mask_bits, mask_table, minimal_entries, ray_table, sliding_attacks, step_table, subsets,
-    BISHOP_DIRECTIONS, GOLD_STEPS, KING_STEPS, KNIGHT_STEPS, PAWN_STEPS, ROOK_DIRECTIONS,
-    SILVER_STEPS,
+    mask_bits, mask_table, minimal_entries, sliding_attacks, subsets, BISHOP_DIRECTIONS,
+    ROOK_DIRECTIONS,
 };
 use crate::shared::masked::{masked_index, table_bytes};
 use crate::shared::split::SplitBitboard;
-use kiki_core::backend::{Backend, BackendInfo, Bitboard, LayoutFactor, LayoutVariant, TableInfo};
+use crate::shared::split_steps::{
+    split_occupancy_and_steps, step, step_table_infos, KING, LANCE_RAYS,
+};
+use kiki_core::backend::{Backend, BackendInfo, LayoutFactor, LayoutVariant, TableInfo};
 use kiki_core::types::{Color, Slider, Square};
 use std::mem::size_of;
 use std::sync::OnceLock;
@@ -73,26 +75,6 @@ static ROOK_SQUARES: [SquarePext; 81] = square_pexts(&ROOK_DIRECTIONS);
 static BISHOP_SQUARES: [SquarePext; 81] = square_pexts(&BISHOP_DIRECTIONS);
 static FILE_SQUARES: [SquarePext; 81] = square_pexts(&FILE_DIRECTIONS);
 static RANK_SQUARES: [SquarePext; 81] = square_pexts(&RANK_DIRECTIONS);
-
-static KING: [SplitBitboard; 81] = step_table(&KING_STEPS, false);
-static GOLD: [[SplitBitboard; 81]; 2] = [
-    step_table(&GOLD_STEPS, false),
-    step_table(&GOLD_STEPS, true),
-];
-static SILVER: [[SplitBitboard; 81]; 2] = [
-    step_table(&SILVER_STEPS, false),
-    step_table(&SILVER_STEPS, true),
-];
-static KNIGHT: [[SplitBitboard; 81]; 2] = [
-    step_table(&KNIGHT_STEPS, false),
-    step_table(&KNIGHT_STEPS, true),
-];
-static PAWN: [[SplitBitboard; 81]; 2] = [
-    step_table(&PAWN_STEPS, false),
-    step_table(&PAWN_STEPS, true),
-];
-/// The lance's forward ray on an empty board, per colour (black towards rank 1).
-static LANCE_RAYS: [[SplitBitboard; 81]; 2] = [ray_table((0, -1)), ray_table((0, 1))];
 
 type RookTable = [SplitBitboard; ROOK_ENTRIES];
 type BishopTable = [SplitBitboard; BISHOP_ENTRIES];
@@ -339,13 +321,6 @@ impl<L: PextLayout> PextOf<L> {
     }
 }
 
-/// A step table lookup.
-#[inline(always)]
-fn step(table: &[SplitBitboard; 81], sq: Square) -> SplitBitboard {
-    // SAFETY: `Square` is always < 81.
-    unsafe { *table.get_unchecked(sq.index()) }
-}
-
 impl<L: PextLayout> Backend for PextOf<L> {
     type Bitboard = SplitBitboard;
     type Occupancy = SplitBitboard;
@@ -374,11 +349,6 @@ impl<L: PextLayout> Backend for PextOf<L> {
 
     fn tables() -> Vec<TableInfo> {
         let bb = size_of::<SplitBitboard>();
-        let steps = |name: &'static str, colours: usize| TableInfo {
-            name,
-            shape: format!("[{colours}][81] × {bb} B bitboard"),
-            bytes: colours * size_of::<[SplitBitboard; 81]>(),
-        };
         let per_square = format!(
             "[81] × {} B (mask, folded mask, offset)",
             size_of::<SquarePext>()
@@ -408,14 +378,8 @@ impl<L: PextLayout> Backend for PextOf<L> {
             tables.push(masks("rook_masks"));
         }
         tables.push(masks("bishop_masks"));
-        tables.extend([
-            steps("lance_rays", 2),
-            steps("king_steps", 1),
-            steps("gold_steps", 2),
-            steps("silver_steps", 2),
-            steps("knight_steps", 2),
-            steps("pawn_steps", 2),
-        ]);
+        tables.extend([]);
+        tables.extend(step_table_infos());
         tables
     }
 
@@ -456,25 +420,7 @@ impl<L: PextLayout> Backend for PextOf<L> {
         })
     }
 
-    #[inline(always)]
-    fn occupancy(&self, canonical: u128) -> SplitBitboard {
-        SplitBitboard::from_canonical(canonical)
-    }
-
-    #[inline(always)]
-    fn set_square(&self, occupancy: &mut SplitBitboard, sq: Square) {
-        *occupancy |= SplitBitboard::square(sq);
-    }
-
-    #[inline(always)]
-    fn clear_square(&self, occupancy: &mut SplitBitboard, sq: Square) {
-        *occupancy ^= SplitBitboard::square(sq);
-    }
-
-    #[inline(always)]
-    fn occupied(&self, occupancy: &SplitBitboard) -> SplitBitboard {
-        *occupancy
-    }
+    split_occupancy_and_steps!();
 
     #[inline(always)]
     fn rook_attacks(&self, occupancy: &SplitBitboard, sq: Square) -> SplitBitboard {
@@ -574,35 +520,6 @@ impl<L: PextLayout> Backend for PextOf<L> {
                 out.push(bishop_base + self.index(&BISHOP_SQUARES, occupancy, sq) * ELEMENT);
             }
         }
-    }
-
-    #[inline(always)]
-    fn king_attacks(&self, sq: Square) -> SplitBitboard {
-        step(&KING, sq)
-    }
-
-    #[inline(always)]
-    fn gold_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
-        // SAFETY: `Color::index` is 0 or 1.
-        step(unsafe { GOLD.get_unchecked(color.index()) }, sq)
-    }
-
-    #[inline(always)]
-    fn silver_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
-        // SAFETY: `Color::index` is 0 or 1.
-        step(unsafe { SILVER.get_unchecked(color.index()) }, sq)
-    }
-
-    #[inline(always)]
-    fn knight_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
-        // SAFETY: `Color::index` is 0 or 1.
-        step(unsafe { KNIGHT.get_unchecked(color.index()) }, sq)
-    }
-
-    #[inline(always)]
-    fn pawn_attacks(&self, color: Color, sq: Square) -> SplitBitboard {
-        // SAFETY: `Color::index` is 0 or 1.
-        step(unsafe { PAWN.get_unchecked(color.index()) }, sq)
     }
 }
 

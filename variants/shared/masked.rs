@@ -45,10 +45,6 @@ unsafe impl NoPadding for u32 {}
 // SAFETY: a primitive integer has no padding.
 unsafe impl NoPadding for u64 {}
 
-// SAFETY: two `u64` fields, `repr(C, align(16))`: 16 bytes, all of them the fields'.
-unsafe impl NoPadding for crate::shared::split::SplitBitboard {}
-const _: () = assert!(size_of::<crate::shared::split::SplitBitboard>() == 16);
-
 /// The bytes of an attack table as built (for [`Backend::attack_table_memory`]).
 ///
 /// [`Backend::attack_table_memory`]: kiki_core::backend::Backend::attack_table_memory

@@ -49,6 +49,10 @@ impl SplitBitboard {
     }
 }
 
+// SAFETY: two `u64` fields, `repr(C, align(16))`: 16 bytes, all of them the fields'.
+unsafe impl crate::shared::masked::NoPadding for SplitBitboard {}
+const _: () = assert!(std::mem::size_of::<SplitBitboard>() == 16);
+
 /// How an attack table stores a `SplitBitboard` (packed, or as it is) and reads it back: the
 /// entry-size factor of the split-layout backends' tables.
 pub trait SplitEntry:

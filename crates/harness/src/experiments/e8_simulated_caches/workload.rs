@@ -417,7 +417,8 @@ pub fn run_workload(
         );
         return Ok(std::hint::black_box(sum) as u128);
     }
-    registry::visit_base(
+    // Any registered name, layout variants too (`kiki e8-workload --backend BASE.FACTOR`).
+    registry::visit(
         name,
         WorkloadVisitor {
             lookups,
