@@ -70,7 +70,8 @@ fn attacks(criterion: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    // 144 benchmarks per build: short but repeated samples keep a full run near four minutes.
+    // 18 benchmarks a backend, 270 with the layout variants: short but repeated samples keep a
+    // full run near seven minutes (filter by name, e.g. `-- magic-plain`, for one family).
     config = Criterion::default()
         .warm_up_time(std::time::Duration::from_millis(300))
         .measurement_time(std::time::Duration::from_millis(1200))

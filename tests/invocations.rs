@@ -118,3 +118,58 @@ fn sigterm_kills_the_child_and_cleans_the_scratch() {
     assert!(output.stdout.is_empty());
     assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
 }
+
+/// E8 runs valgrind from the report's own process: a stopped report stops it too, and removes
+/// E8's scratch folder (its workload and callgrind files).
+#[cfg(target_os = "linux")]
+#[test]
+fn sigterm_during_e8_kills_valgrind_and_removes_its_scratch() {
+    if Command::new("valgrind").arg("--version").output().is_err() {
+        eprintln!("skipped: valgrind is not installed");
+        return;
+    }
+    let temp = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let report = Command::new(env!("CARGO_BIN_EXE_kiki"))
+        .args(["report", "--quick", "--invocations", "1", "--only", "E8"])
+        .arg("--out")
+        .arg(out.path())
+        .env("TMPDIR", temp.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the kiki binary runs");
+    let pid = report.id();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let is_simulation = |child: u32| {
+        std::fs::read(format!("/proc/{child}/cmdline"))
+            .is_ok_and(|line| String::from_utf8_lossy(&line).contains("e8-workload"))
+    };
+    let valgrind = loop {
+        if let Some(child) = children_of(pid).into_iter().find(|&c| is_simulation(c)) {
+            break child;
+        }
+        assert!(Instant::now() < deadline, "no valgrind simulation started");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    // SAFETY: signalling our own child process.
+    unsafe {
+        libc::kill(pid as libc::pid_t, libc::SIGTERM);
+    }
+    let output = report.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        !Path::new(&format!("/proc/{valgrind}")).exists(),
+        "valgrind ({valgrind}) survived the report"
+    );
+    let left: Vec<String> = std::fs::read_dir(temp.path())
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    assert!(
+        !left.iter().any(|name| name.starts_with("kiki-e8-")),
+        "E8's scratch left in TMPDIR: {left:?}"
+    );
+    assert!(stderr.contains("kiki report: interrupted; "), "{stderr}");
+}

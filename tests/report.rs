@@ -364,7 +364,7 @@ fn quick_e8_report_runs_end_to_end() {
 #[test]
 fn quick_e8_difference_is_one_stream() {
     use kiki_harness::experiments::e8_simulated_caches::{
-        simulate, simulate_once, valgrind_version, CacheGeometry, CacheSpec, EVAL_ALONE,
+        simulate, simulate_once, valgrind_version, CacheGeometry, CacheSpec, Simulator, EVAL_ALONE,
     };
     if valgrind_version().is_none() {
         eprintln!("skipped: valgrind is not installed");
@@ -390,13 +390,21 @@ fn quick_e8_difference_is_one_stream() {
     let temp = TempDir::new("e8-stream");
     let exe = Path::new(env!("CARGO_BIN_EXE_kiki"));
     let lookups = 20_000;
+    let watch = kiki_harness::watch::Watch::new();
+    let simulator = Simulator {
+        scratch: &temp.0,
+        watch: &watch,
+    };
     for (backend, eval_bytes) in [
         ("qugiy", 0),
         ("bonanza", 0),
         ("qugiy", 256 << 10),
         (EVAL_ALONE, 256 << 10),
     ] {
-        let counts = simulate(exe, backend, lookups, eval_bytes, &geometry, &temp.0, None).unwrap();
+        let counts = simulate(
+            exe, backend, lookups, eval_bytes, &geometry, simulator, None,
+        )
+        .unwrap();
         let per = |n: u64| n as f64 / lookups as f64;
         let (l1, ll) = (per(counts.l1_misses()), per(counts.ll_misses()));
         assert!(
@@ -421,14 +429,14 @@ fn quick_e8_difference_is_one_stream() {
         lookups,
         0,
         &geometry,
-        &temp.0,
+        simulator,
         Some(&workload),
     )
     .unwrap();
     assert!(counts.consistent(), "search order: {counts:?}");
     // The old pairing, each run with inputs of its own length, is not one stream: the longer
     // run's inputs no longer fit the LL its generation left them in.
-    let once = |n: usize| simulate_once(exe, "qugiy", n, n, 0, &geometry, &temp.0, None).unwrap();
+    let once = |n: usize| simulate_once(exe, "qugiy", n, n, 0, &geometry, simulator, None).unwrap();
     let apart = once(2 * lookups).minus(&once(lookups));
     assert!(!apart.consistent(), "{apart:?}");
 }

@@ -48,7 +48,7 @@ static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::
 /// `kiki report`: on SIGINT or SIGTERM, stops the schedule `watch` watches (the running child
 /// killed and reaped, the measurements so far kept under `out` or the scratch removed), says
 /// which in one line and exits with 130.
-pub(crate) fn stop_on_signal(watch: std::sync::Arc<kiki_harness::schedule::Watch>, out: PathBuf) {
+pub(crate) fn stop_on_signal(watch: std::sync::Arc<kiki_harness::watch::Watch>, out: PathBuf) {
     #[cfg(unix)]
     {
         use signal_hook::consts::{SIGINT, SIGTERM};

@@ -6,7 +6,8 @@ use kiki_harness::experiments::{self, Config, EXPERIMENTS};
 use kiki_harness::machine::Machine;
 use kiki_harness::measure::Event;
 use kiki_harness::report::{new_report, rerender, write_report};
-use kiki_harness::schedule::{self, ChildCommand, Plan, Watch};
+use kiki_harness::schedule::{self, ChildCommand, Plan};
+use kiki_harness::watch::Watch;
 use std::path::{Path, PathBuf};
 
 /// `kiki report --help`'s list of experiments, from the one list.

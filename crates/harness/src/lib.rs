@@ -21,6 +21,7 @@ pub mod schedule;
 pub mod stats;
 pub mod verdicts;
 pub mod verify;
+pub mod watch;
 pub mod workloads;
 
 /// The last non-blank line of a child process's output (what a failed valgrind, cargo or kiki

@@ -8,7 +8,7 @@
 //! reads one [`ChildJob`] and writes its measurement, and the parent analyses each experiment
 //! once over its K measurements. [`Placement::Parent`] experiments (E8, E9) run once here.
 //!
-//! A [`Watch`] lets another thread stop the schedule (a signal): it kills and reaps the running
+//! A [`Watch`] (`crate::watch`) lets another thread stop the schedule (a signal): it kills and reaps the running
 //! child, and keeps the measurements written so far in a named folder or removes the scratch.
 
 use crate::cache_levels::CacheLevels;
@@ -18,12 +18,12 @@ use crate::experiments::{
 use crate::invocations::Invocation;
 use crate::machine::Machine;
 use crate::results::ExperimentResult;
+use crate::watch::Watch;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Instant;
 
 /// What one child process measures, written by the parent as `child.json`-like files.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -164,7 +164,11 @@ fn run_group(
     watch: &Watch,
     progress: &mut dyn FnMut(&str, f64),
 ) -> Result<Vec<ExperimentResult>, String> {
-    let context = Context { config, machine };
+    let context = Context {
+        config,
+        machine,
+        watch,
+    };
     if count <= 1 {
         return run_experiments(experiments, &context, progress);
     }
@@ -254,7 +258,7 @@ fn measurement_file(scratch: &Path, id: ExperimentId, index: usize) -> PathBuf {
     scratch.join(format!("{id}-{index}{MEASUREMENT}"))
 }
 
-const MEASUREMENT: &str = ".measurement.json";
+use crate::watch::MEASUREMENT;
 
 /// Writes `job` into the scratch, starts the child on it and waits for it (under `watch`).
 fn run_child(
@@ -320,9 +324,12 @@ pub fn run_child_job(file: &Path) -> Result<(), String> {
     let experiment = crate::experiments::find(job.experiment.as_str())
         .ok_or_else(|| format!("no experiment {}", job.experiment))?;
     let machine = Machine::detect();
+    // A child invocation starts no process of its own (E8 and E9 run in the report's process).
+    let watch = Watch::new();
     let context = Context {
         config: &job.config,
         machine: &machine,
+        watch: &watch,
     };
     let mut quiet = |_: &str, _: f64| {};
     pin(&job.config, &mut quiet);
@@ -334,142 +341,11 @@ pub fn run_child_job(file: &Path) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", job.measurement.display()))
 }
 
-/// What a stopped schedule did with what it had measured.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Stopped {
-    /// The measurements written so far, kept in this folder.
-    Kept {
-        folder: PathBuf,
-        measurements: usize,
-    },
-    /// Nothing was measured yet: the scratch folder was removed (or there was none).
-    Removed,
-}
-
-impl Stopped {
-    /// The one line a stopped report says.
-    pub fn message(&self) -> String {
-        match self {
-            Stopped::Kept {
-                folder,
-                measurements,
-            } => format!(
-                "kiki report: interrupted; the {measurements} measurement{} written so far \
-                 are kept in {}",
-                if *measurements == 1 { "" } else { "s" },
-                folder.display()
-            ),
-            Stopped::Removed => {
-                "kiki report: interrupted; nothing was measured yet, the scratch folder is removed"
-                    .to_string()
-            }
-        }
-    }
-}
-
-/// The running child and the scratch folder of a schedule, shared with whoever may stop it.
-#[derive(Default)]
-pub struct Watch {
-    state: Mutex<WatchState>,
-}
-
-#[derive(Default)]
-struct WatchState {
-    child: Option<Child>,
-    scratch: Option<PathBuf>,
-    stopped: bool,
-}
-
-impl Watch {
-    pub fn new() -> Watch {
-        Watch::default()
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, WatchState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn set_scratch(&self, scratch: Option<PathBuf>) {
-        self.lock().scratch = scratch;
-    }
-
-    /// Starts `command` and waits for it, unless the watch is stopped (then `Err`).
-    fn run(&self, mut command: Command) -> Result<std::process::ExitStatus, String> {
-        {
-            let mut state = self.lock();
-            if state.stopped {
-                return Err("interrupted".into());
-            }
-            let child = command
-                .spawn()
-                .map_err(|e| format!("cannot start {:?}: {e}", command.get_program()))?;
-            state.child = Some(child);
-        }
-        loop {
-            {
-                let mut state = self.lock();
-                if state.stopped {
-                    return Err("interrupted".into());
-                }
-                let Some(child) = state.child.as_mut() else {
-                    return Err("the child was taken".into());
-                };
-                if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-                    state.child = None;
-                    return Ok(status);
-                }
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Stops the schedule: no further child starts, the running one is killed and reaped, and
-    /// the measurements written so far move into `keep_in/interrupted-<pid>/` (or, when there
-    /// are none, the scratch folder is removed).
-    pub fn stop(&self, keep_in: &Path) -> Stopped {
-        let mut state = self.lock();
-        state.stopped = true;
-        if let Some(mut child) = state.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        let Some(scratch) = state.scratch.take() else {
-            return Stopped::Removed;
-        };
-        let measured: Vec<PathBuf> = std::fs::read_dir(&scratch)
-            .map(|entries| {
-                entries
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| p.to_string_lossy().ends_with(MEASUREMENT))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mut stopped = Stopped::Removed;
-        if !measured.is_empty() {
-            let folder = keep_in.join(format!("interrupted-{}", std::process::id()));
-            if std::fs::create_dir_all(&folder).is_ok() {
-                let kept = measured
-                    .iter()
-                    .filter(|path| {
-                        let to = folder.join(path.file_name().unwrap_or_default());
-                        std::fs::rename(path, &to).is_ok() || std::fs::copy(path, &to).is_ok()
-                    })
-                    .count();
-                stopped = Stopped::Kept {
-                    folder,
-                    measurements: kept,
-                };
-            }
-        }
-        let _ = std::fs::remove_dir_all(&scratch);
-        stopped
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::experiments::find;
+    use crate::watch::Stopped;
 
     /// A measurement reads back from its JSON as it was written, and analysing K of them pools
     /// each series' rounds: K consecutive blocks, one per invocation.
@@ -480,9 +356,11 @@ mod tests {
             ..Config::smoke()
         };
         let machine = Machine::detect();
+        let watch = Watch::new();
         let context = Context {
             config: &config,
             machine: &machine,
+            watch: &watch,
         };
         let e3 = find("E3").unwrap();
         let parts: Vec<String> = (0..2)

@@ -170,10 +170,13 @@ impl Config {
 /// A progress callback: `(message, fraction of this experiment done)`.
 pub type Progress<'a> = &'a mut dyn FnMut(&str, f64);
 
-/// What an experiment runs with: the report's configuration and the machine it runs on.
+/// What an experiment runs with: the report's configuration, the machine it runs on, and the
+/// watch through which it starts any process of its own (E8's valgrind, E9's builds), so that
+/// a stopped report stops those too.
 pub struct Context<'a> {
     pub config: &'a Config,
     pub machine: &'a Machine,
+    pub watch: &'a crate::watch::Watch,
 }
 
 /// An experiment's id: `E1` … `E10` (so written in results.json).
@@ -899,9 +902,11 @@ mod tests {
         progress: Progress<'_>,
     ) -> ExperimentResult {
         let machine = Machine::detect();
+        let watch = crate::watch::Watch::new();
         let context = Context {
             config,
             machine: &machine,
+            watch: &watch,
         };
         let measurement = experiment
             .measure_json(&context, Invocation::ONLY, progress)
@@ -976,9 +981,11 @@ mod tests {
             ..Config::smoke()
         };
         let machine = Machine::detect();
+        let watch = crate::watch::Watch::new();
         let context = Context {
             config: &config,
             machine: &machine,
+            watch: &watch,
         };
         let mut messages = 0;
         let only = selected(&["e6".into()], &[]);

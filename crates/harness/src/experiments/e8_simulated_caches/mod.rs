@@ -20,7 +20,7 @@ pub use analysis::{experiment, method, unavailable, TITLE};
 pub use simulate::{
     geometries, measured_levels, parse_callgrind_out, simulate, simulate_once, sysfs_levels,
     valgrind_version, CacheGeometry, CacheSpec, DetectedCache, OwnLevel, SimCounts, SimResult,
-    EDGE_MISSES, OWN_EFFECTIVE, OWN_SYSFS,
+    Simulator, EDGE_MISSES, OWN_EFFECTIVE, OWN_SYSFS,
 };
 pub use workload::*;
 
@@ -29,7 +29,6 @@ use crate::cache_levels::CacheLevels;
 use crate::invocations::Invocation;
 use crate::machine::Machine;
 use crate::results::ExperimentResult;
-use std::path::Path;
 
 /// What the method names as the stream where the search-order workload was never generated.
 const UNRUN_STREAM: &str = "search-order lookups (distinct positions in depth-first order; \
@@ -63,13 +62,33 @@ impl Experiment for SimulatedCaches {
         _: Invocation,
         progress: Progress<'_>,
     ) -> ExperimentResult {
-        run(
+        // Its own scratch folder (the workload, callgrind's files), removed when it ends and,
+        // through the watch, when the report is stopped.
+        let scratch = match tempfile::Builder::new().prefix("kiki-e8-").tempdir() {
+            Ok(scratch) => scratch,
+            Err(e) => {
+                let lookups = if context.config.quick {
+                    LOOKUPS_QUICK
+                } else {
+                    LOOKUPS_FULL
+                };
+                let reason = format!("cannot create a scratch folder: {e}");
+                return unavailable(&reason, lookups, &[], UNRUN_STREAM);
+            }
+        };
+        context.watch.also_remove(scratch.path());
+        let result = run(
             context.machine,
             context.config.cache_levels.as_ref(),
             context.config.quick,
-            &std::env::temp_dir(),
+            Simulator {
+                scratch: scratch.path(),
+                watch: context.watch,
+            },
             progress,
-        )
+        );
+        context.watch.forget(scratch.path());
+        result
     }
     fn analyse(&self, measurements: &[ExperimentResult], _: &Context<'_>) -> ExperimentResult {
         measurements[0].clone()
@@ -125,9 +144,10 @@ fn run(
     machine: &Machine,
     measured: Option<&CacheLevels>,
     quick: bool,
-    scratch: &Path,
+    simulator: Simulator<'_>,
     progress: Progress<'_>,
 ) -> ExperimentResult {
+    let scratch = simulator.scratch;
     let (own, origin, sysfs) = own_levels(machine, measured);
     let geometries = geometries(&own, &origin, sysfs.as_deref(), quick);
     let lookups = if quick { LOOKUPS_QUICK } else { LOOKUPS_FULL };
@@ -193,7 +213,7 @@ fn run(
             lookups,
             eval_bytes,
             geometry,
-            scratch,
+            simulator,
             Some(&workload),
         ) {
             Ok(counts) => results.push(SimResult {

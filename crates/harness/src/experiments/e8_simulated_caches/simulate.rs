@@ -441,20 +441,19 @@ pub fn valgrind_version() -> Option<String> {
 /// and inputs) cancelled. `workload`: a file from
 /// [`write_search_workload`](super::workload::write_search_workload) the inputs come from (the
 /// same array for both runs), else the uniform inputs.
-#[allow(clippy::too_many_arguments)]
 pub fn simulate(
     exe: &Path,
     backend: &str,
     lookups: usize,
     eval_bytes: usize,
     geometry: &CacheGeometry,
-    scratch: &Path,
+    simulator: Simulator<'_>,
     workload: Option<&Path>,
 ) -> Result<SimCounts, String> {
     let inputs = 2 * lookups;
     let once = |measured| {
         simulate_once(
-            exe, backend, measured, inputs, eval_bytes, geometry, scratch, workload,
+            exe, backend, measured, inputs, eval_bytes, geometry, simulator, workload,
         )
     };
     let short = once(lookups)?;
@@ -475,12 +474,15 @@ pub fn simulate_once(
     inputs: usize,
     eval_bytes: usize,
     geometry: &CacheGeometry,
-    scratch: &Path,
+    simulator: Simulator<'_>,
     workload: Option<&Path>,
 ) -> Result<SimCounts, String> {
-    let out_file = scratch.join(format!("callgrind.{backend}.{}.out", std::process::id()));
+    let out_file = simulator
+        .scratch
+        .join(format!("callgrind.{backend}.{}.out", std::process::id()));
     let width = inputs.max(lookups).to_string().len();
-    let output = Command::new("valgrind")
+    let mut command = Command::new("valgrind");
+    command
         // valgrind's CPUID hides AVX-512: a KIKI_SIMD=avx512 inherited from the report would
         // make the workload refuse to start. Under valgrind it runs at the best level it sees.
         .env_remove(kiki_core::simd::ENV_VAR)
@@ -510,9 +512,8 @@ pub fn simulate_once(
                 .map(|path| [Path::new("--workload"), path])
                 .into_iter()
                 .flatten(),
-        )
-        .output()
-        .map_err(|e| format!("cannot start valgrind: {e}"))?;
+        );
+    let output = simulator.watch.output(command)?;
     let text = std::fs::read_to_string(&out_file);
     let _ = std::fs::remove_file(&out_file);
     if !output.status.success() {
@@ -530,6 +531,14 @@ pub fn simulate_once(
         ));
     }
     Ok(counts)
+}
+
+/// Where simulations run: the folder for callgrind's files, and the watch that starts (and,
+/// when the report is stopped, kills) valgrind.
+#[derive(Clone, Copy)]
+pub struct Simulator<'a> {
+    pub scratch: &'a Path,
+    pub watch: &'a crate::watch::Watch,
 }
 
 /// One simulated result.

@@ -285,6 +285,8 @@ fn runs(context: &Context<'_>, progress: Progress<'_>) -> Result<Runs, String> {
     let scratch = std::env::temp_dir().join(format!("kiki-e9-{}", std::process::id()));
     std::fs::create_dir_all(&scratch)
         .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
+    // Removed below, and by the watch should the report be stopped on the way.
+    context.watch.also_remove(&scratch);
     let slots = slots(context.config);
     let steps = (LEVELS.len() * (1 + slots)) as f64;
     let mut done = 0.0;
@@ -300,7 +302,7 @@ fn runs(context: &Context<'_>, progress: Progress<'_>) -> Result<Runs, String> {
         let binary = if level.rustflags.is_none() && this_binary_is_the_reference() {
             std::env::current_exe().map_err(|e| format!("cannot locate the kiki binary: {e}"))?
         } else {
-            build(&cargo, source, level)?
+            build(&cargo, source, level, context.watch)?
         };
         binaries.push((level.name, binary));
     }
@@ -328,6 +330,7 @@ fn runs(context: &Context<'_>, progress: Progress<'_>) -> Result<Runs, String> {
     }
     // The builds' data now lives in E9's series; their temporary reports can go.
     let _ = std::fs::remove_dir_all(&scratch);
+    context.watch.forget(&scratch);
     progress("counting gather instructions", done / steps);
     let gathers = binaries
         .iter()
@@ -337,8 +340,14 @@ fn runs(context: &Context<'_>, progress: Progress<'_>) -> Result<Runs, String> {
     Ok((runs, skipped, gathers))
 }
 
-/// `cargo build --release --bin kiki` for one level into `target/isa-<level>`; the binary.
-fn build(cargo: &std::ffi::OsStr, source: &Path, level: &Level) -> Result<PathBuf, String> {
+/// `cargo build --release --bin kiki` for one level into `target/isa-<level>`, started
+/// through `watch` (a stopped report stops it); the binary.
+fn build(
+    cargo: &std::ffi::OsStr,
+    source: &Path,
+    level: &Level,
+    watch: &crate::watch::Watch,
+) -> Result<PathBuf, String> {
     let target_dir = source.join("target").join(format!("isa-{}", level.name));
     let mut command = Command::new(cargo);
     command
@@ -359,8 +368,8 @@ fn build(cargo: &std::ffi::OsStr, source: &Path, level: &Level) -> Result<PathBu
         Some(flags) => command.env("RUSTFLAGS", flags),
         None => command.env_remove("RUSTFLAGS"),
     };
-    let output = command
-        .output()
+    let output = watch
+        .output(command)
         .map_err(|e| format!("cannot run cargo to build the {} level: {e}", level.name))?;
     if !output.status.success() {
         let last = crate::last_line(&output.stderr);
@@ -414,8 +423,9 @@ fn run_build(
     if let Some(cpu) = config.pin_cpu {
         command.arg("--pin").arg(cpu.to_string());
     }
-    let output = command
-        .output()
+    let output = context
+        .watch
+        .output(command)
         .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
     let stdout = String::from_utf8_lossy(&output.stdout);
     if !output.status.success() {
