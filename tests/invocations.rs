@@ -1,6 +1,6 @@
 //! `kiki report`'s child invocations end to end: K measurements pooled into one result, and a
-//! report stopped by a signal while a child measures (the child killed and reaped, no scratch
-//! left, one line saying so, exit code 130).
+//! report stopped by a signal while a child measures or E8's valgrind simulates (the child
+//! killed and reaped, no scratch left, one line saying so, exit code 130).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -60,44 +60,66 @@ fn children_of(parent: u32) -> Vec<u32> {
         .collect()
 }
 
+/// Starts `kiki report ARGS --out OUT` with `TMPDIR` set to `temp`, waits (up to `seconds`)
+/// for a child of it that `wanted` accepts, sends the report SIGTERM, and returns the child's
+/// pid and the report's output.
 #[cfg(target_os = "linux")]
-#[test]
-fn sigterm_kills_the_child_and_cleans_the_scratch() {
-    let temp = tempfile::tempdir().unwrap();
-    let out = tempfile::tempdir().unwrap();
+fn interrupt_report(
+    args: &[&str],
+    temp: &Path,
+    out: &Path,
+    seconds: u64,
+    wanted: impl Fn(u32) -> bool,
+) -> (u32, std::process::Output) {
     let report = Command::new(env!("CARGO_BIN_EXE_kiki"))
-        .args(["report", "--quick", "--invocations", "2", "--only", "E1"])
+        .arg("report")
+        .args(args)
         .arg("--out")
-        .arg(out.path())
-        .env("TMPDIR", temp.path())
+        .arg(out)
+        .env("TMPDIR", temp)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("the kiki binary runs");
     let pid = report.id();
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let deadline = Instant::now() + Duration::from_secs(seconds);
     let child = loop {
-        if let Some(&child) = children_of(pid).first() {
+        if let Some(child) = children_of(pid).into_iter().find(|&c| wanted(c)) {
             break child;
         }
-        assert!(Instant::now() < deadline, "no child invocation started");
+        assert!(Instant::now() < deadline, "no such child started: {args:?}");
         std::thread::sleep(Duration::from_millis(10));
     };
     // SAFETY: signalling our own child process.
     unsafe {
         libc::kill(pid as libc::pid_t, libc::SIGTERM);
     }
-    let output = report.wait_with_output().unwrap();
+    (child, report.wait_with_output().unwrap())
+}
+
+/// The names of the entries of `folder`.
+#[cfg(target_os = "linux")]
+fn entries(folder: &Path) -> Vec<String> {
+    std::fs::read_dir(folder)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn sigterm_kills_the_child_and_cleans_the_scratch() {
+    let temp = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let args = ["--quick", "--invocations", "2", "--only", "E1"];
+    let (child, output) = interrupt_report(&args, temp.path(), out.path(), 60, |_| true);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(130), "{stderr}");
     assert!(
         !Path::new(&format!("/proc/{child}")).exists(),
         "the child {child} survived"
     );
-    let left: Vec<String> = std::fs::read_dir(temp.path())
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .collect();
+    let left = entries(temp.path());
     assert!(
         !left
             .iter()
@@ -130,43 +152,19 @@ fn sigterm_during_e8_kills_valgrind_and_removes_its_scratch() {
     }
     let temp = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
-    let report = Command::new(env!("CARGO_BIN_EXE_kiki"))
-        .args(["report", "--quick", "--invocations", "1", "--only", "E8"])
-        .arg("--out")
-        .arg(out.path())
-        .env("TMPDIR", temp.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the kiki binary runs");
-    let pid = report.id();
-    let deadline = Instant::now() + Duration::from_secs(120);
     let is_simulation = |child: u32| {
         std::fs::read(format!("/proc/{child}/cmdline"))
             .is_ok_and(|line| String::from_utf8_lossy(&line).contains("e8-workload"))
     };
-    let valgrind = loop {
-        if let Some(child) = children_of(pid).into_iter().find(|&c| is_simulation(c)) {
-            break child;
-        }
-        assert!(Instant::now() < deadline, "no valgrind simulation started");
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    // SAFETY: signalling our own child process.
-    unsafe {
-        libc::kill(pid as libc::pid_t, libc::SIGTERM);
-    }
-    let output = report.wait_with_output().unwrap();
+    let args = ["--quick", "--invocations", "1", "--only", "E8"];
+    let (valgrind, output) = interrupt_report(&args, temp.path(), out.path(), 120, is_simulation);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(130), "{stderr}");
     assert!(
         !Path::new(&format!("/proc/{valgrind}")).exists(),
         "valgrind ({valgrind}) survived the report"
     );
-    let left: Vec<String> = std::fs::read_dir(temp.path())
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .collect();
+    let left = entries(temp.path());
     assert!(
         !left.iter().any(|name| name.starts_with("kiki-e8-")),
         "E8's scratch left in TMPDIR: {left:?}"

@@ -57,41 +57,16 @@ impl Summary {
     }
 }
 
-macro_rules! registry {
-    ($($name:literal $module:ident => $backend:ty),* $(,)?) => {
-        /// Every registered name users type, in display order: the base backends, then the
-        /// layout variants.
-        pub const NAMES: &[&str] = &[$($name),*];
+/// A list's names and its dispatch: `$names` in display order, and `$visit`, which runs a
+/// visitor on the backend of that list called `name` (any other name is `Unknown`).
+macro_rules! dispatch {
+    ($(#[$names_doc:meta])* $names:ident, $(#[$visit_doc:meta])* $visit:ident,
+     [$($name:literal => $backend:ty),*]) => {
+        $(#[$names_doc])*
+        pub const $names: &[&str] = &[$($name),*];
 
-        /// Runs `visitor` on the backend or layout variant called `name`.
-        pub fn visit<V: BackendVisitor>(name: &str, visitor: V) -> Result<V::Output, RegistryError> {
-            match name {
-                $($name => {
-                    let backend = <$backend as Backend>::new().map_err(|reason| {
-                        RegistryError::Unavailable { name: name.to_string(), reason }
-                    })?;
-                    Ok(visitor.visit(backend))
-                })*
-                _ => Err(RegistryError::Unknown(name.to_string())),
-            }
-        }
-
-        /// A summary of every backend and variant, available or not.
-        pub fn summaries() -> Vec<Summary> {
-            vec![$(Summary::of::<$backend>()),*]
-        }
-    };
-}
-
-macro_rules! base_registry {
-    ($($name:literal $module:ident => $backend:ty),* $(,)?) => {
-        /// The base backends' names, in display order (E1–E11 measure these).
-        pub const BASE_NAMES: &[&str] = &[$($name),*];
-
-        /// Runs `visitor` on the base backend called `name`; a layout variant's name is
-        /// `Unknown` here. Code that only ever runs on base backends (E1–E11) dispatches
-        /// through this, so that it is compiled for the eight bases, not for every variant.
-        pub fn visit_base<V: BackendVisitor>(
+        $(#[$visit_doc])*
+        pub fn $visit<V: BackendVisitor>(
             name: &str,
             visitor: V,
         ) -> Result<V::Output, RegistryError> {
@@ -108,31 +83,47 @@ macro_rules! base_registry {
     };
 }
 
-/// Calls `$callback! { "name" module => Type, ... }` with every base backend: the list that the
-/// experiments E1–E11 expand from. Add a backend here.
-#[macro_export]
-macro_rules! for_each_backend {
-    ($callback:ident) => {
-        $callback! {
-            "bonanza" bonanza => $crate::bonanza::Bonanza,
-            "dbb" dbb => $crate::dbb::Dbb,
-            "magic" magic => $crate::magic::Magic,
-            "magic-plain" magic_plain => $crate::magic_plain::MagicPlain,
-            "pext" pext => $crate::pext::Pext,
-            "qugiy" qugiy => $crate::qugiy::Qugiy,
-            "mailbox" mailbox => $crate::mailbox::Mailbox,
-            "sqww" sqww => $crate::sqww::Sqww,
+macro_rules! registry {
+    ($($name:literal $module:ident => $backend:ty),* $(,)?) => {
+        dispatch!(
+            /// Every registered name users type, in display order: the base backends, then
+            /// the layout variants.
+            NAMES,
+            /// Runs `visitor` on the backend or layout variant called `name`.
+            visit,
+            [$($name => $backend),*]
+        );
+
+        /// A summary of every backend and variant, available or not.
+        pub fn summaries() -> Vec<Summary> {
+            vec![$(Summary::of::<$backend>()),*]
         }
     };
 }
 
-/// Calls `$callback!` with every backend and every layout variant (`BASE.FACTOR`: one table
-/// layout factor changed against its base): the single list that the registry, the
-/// per-backend tests and the probes expand from, so that every variant is proven as its base
-/// is. Add a layout variant in the second half.
+macro_rules! base_registry {
+    ($($name:literal $module:ident => $backend:ty),* $(,)?) => {
+        dispatch!(
+            /// The base backends' names, in display order (E1–E11 measure these).
+            BASE_NAMES,
+            /// Runs `visitor` on the base backend called `name`; a layout variant's name is
+            /// `Unknown` here. Code that only ever runs on base backends (E1–E11) dispatches
+            /// through this, so that it is compiled for the eight bases, not for every variant.
+            visit_base,
+            [$($name => $backend),*]
+        );
+    };
+}
+
+/// Calls `$callback! { "name" module => Type, ... }` with every base backend: the list that the
+/// experiments E1–E11 expand from. Add a backend here. (`@then` appends the layout variants
+/// for `for_each_registered!`.)
 #[macro_export]
-macro_rules! for_each_registered {
+macro_rules! for_each_backend {
     ($callback:ident) => {
+        $crate::for_each_backend! { @then $callback {} }
+    };
+    (@then $callback:ident { $($variants:tt)* }) => {
         $callback! {
             "bonanza" bonanza => $crate::bonanza::Bonanza,
             "dbb" dbb => $crate::dbb::Dbb,
@@ -142,6 +133,19 @@ macro_rules! for_each_registered {
             "qugiy" qugiy => $crate::qugiy::Qugiy,
             "mailbox" mailbox => $crate::mailbox::Mailbox,
             "sqww" sqww => $crate::sqww::Sqww,
+            $($variants)*
+        }
+    };
+}
+
+/// Calls `$callback!` with every backend and then every layout variant (`BASE.FACTOR`: one
+/// table layout factor changed against its base): the single list that the registry, the
+/// per-backend tests and the probes expand from, so that every variant is proven as its base
+/// is. Add a layout variant here.
+#[macro_export]
+macro_rules! for_each_registered {
+    ($callback:ident) => {
+        $crate::for_each_backend! { @then $callback {
             "bonanza.entry16" bonanza_entry16 => $crate::bonanza::BonanzaEntry16,
             "bonanza.occ-major" bonanza_occ_major => $crate::bonanza::BonanzaOccMajor,
             "dbb.computed" dbb_computed => $crate::dbb::DbbComputed,
@@ -149,7 +153,7 @@ macro_rules! for_each_registered {
             "magic-plain.entry16" magic_plain_entry16 => $crate::magic_plain::MagicPlainEntry16,
             "magic-plain.computed" magic_plain_computed => $crate::magic_plain::MagicPlainComputed,
             "pext.file-rank" pext_file_rank => $crate::pext::PextFileRank,
-        }
+        } }
     };
 }
 
