@@ -283,7 +283,7 @@ impl<L: PlainLayout> std::fmt::Debug for MagicPlainOf<L> {
 }
 
 impl<L: PlainLayout> MagicPlainOf<L> {
-    /// The rook (or lance) lookup through `table`: `lookup`, or its hot twin with `table_mask`.
+    /// The hot twin of the rook (or lance) lookup through `table`, masked with `table_mask`.
     #[inline(always)]
     fn rook_in(
         &self,
