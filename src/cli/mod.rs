@@ -389,7 +389,7 @@ struct ReportArgs {
     /// Fewer rounds and smaller sweeps (a few minutes).
     #[arg(long)]
     quick: bool,
-    /// Comma-separated experiment ids to run, e.g. E1,E7,E8 (default: E1–E8, E10 and E11).
+    /// Comma-separated experiment ids to run, e.g. E1,E7,E8 (default: E1–E8 and E10–E12).
     #[arg(long, value_name = "LIST", conflicts_with = "with")]
     only: Option<String>,
     /// Comma-separated experiment ids to run besides the default ones, e.g. E9.
@@ -405,7 +405,7 @@ struct ReportArgs {
     /// only when its whole interval lies beyond ±PERCENT.
     #[arg(long, default_value = "3", value_parser = threshold_percent, value_name = "PERCENT")]
     threshold: f64,
-    /// Process invocations per timing experiment (E1-E7, E10, E11), each a fresh process with its own
+    /// Process invocations per timing experiment (E1-E7, E10-E12), each a fresh process with its own
     /// environment size and round order taking its share of the rounds (default: 5, or 2 with
     /// --quick; 1 measures in this process alone). A full report runs E11 in twice as many.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=20), value_name = "K")]

@@ -330,6 +330,100 @@ pub fn compare_slots(cells: &[SlotPair], threshold: f64, seed: u64) -> Option<Co
     })
 }
 
+/// Compares two costs that are themselves differences taken in the same rounds (a table-miss
+/// cost: a chain's time less its hot twin's), where single rounds may come out zero or negative
+/// and a per-round log-ratio does not exist: the statistic is the ratio of the means, `mean a /
+/// mean b` (each the mean over invocations of the invocation's mean), with a 95 % interval from
+/// the same hierarchical bootstrap as [`compare`] (invocations, then paired rounds). A resample
+/// whose means are not both positive leaves the interval unbounded on that side, so the claim
+/// is `Level` unless nearly every resample has both costs positive.
+///
+/// `None` when either mean is not positive (there is no cost to compare).
+pub fn compare_differences(
+    a: &[Vec<f64>],
+    b: &[Vec<f64>],
+    threshold: f64,
+    seed: u64,
+) -> Option<Comparison> {
+    use rand::{RngExt, SeedableRng};
+    let pairs: Vec<Vec<(f64, f64)>> = a
+        .iter()
+        .zip(b)
+        .map(|(xs, ys)| {
+            xs.iter()
+                .zip(ys)
+                .filter(|(x, y)| x.is_finite() && y.is_finite())
+                .map(|(&x, &y)| (x, y))
+                .collect::<Vec<_>>()
+        })
+        .filter(|pairs| !pairs.is_empty())
+        .collect();
+    if pairs.is_empty() {
+        return None;
+    }
+    let means = |blocks: &[&[(f64, f64)]]| {
+        let (mut sum_a, mut sum_b) = (0.0, 0.0);
+        for block in blocks {
+            sum_a += block.iter().map(|p| p.0).sum::<f64>() / block.len() as f64;
+            sum_b += block.iter().map(|p| p.1).sum::<f64>() / block.len() as f64;
+        }
+        (sum_a / blocks.len() as f64, sum_b / blocks.len() as f64)
+    };
+    let all: Vec<&[(f64, f64)]> = pairs.iter().map(Vec::as_slice).collect();
+    let (mean_a, mean_b) = means(&all);
+    if mean_a <= 0.0 || mean_b <= 0.0 {
+        return None;
+    }
+    let point = (mean_a / mean_b).ln();
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut statistics = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
+    let mut unbounded = (0usize, 0usize);
+    for _ in 0..BOOTSTRAP_RESAMPLES {
+        let drawn: Vec<Vec<(f64, f64)>> = (0..pairs.len())
+            .map(|_| {
+                let block = &pairs[rng.random_range(0..pairs.len())];
+                (0..block.len())
+                    .map(|_| block[rng.random_range(0..block.len())])
+                    .collect()
+            })
+            .collect();
+        let slices: Vec<&[(f64, f64)]> = drawn.iter().map(Vec::as_slice).collect();
+        match means(&slices) {
+            (x, y) if x > 0.0 && y > 0.0 => statistics.push((x / y).ln()),
+            (x, _) if x <= 0.0 => unbounded.0 += 1,
+            _ => unbounded.1 += 1,
+        }
+    }
+    statistics.sort_by(f64::total_cmp);
+    let clusters = if pairs.len() >= 2 {
+        pairs.len()
+    } else {
+        pairs[0].len()
+    };
+    // More than the interval's tail of resamples without a ratio: that side is unbounded.
+    let tail = BOOTSTRAP_RESAMPLES / 40;
+    let (mut low, mut high) = if statistics.len() >= 2 {
+        let (low, high) = interval_of(point, &statistics, clusters);
+        (low.exp(), high.exp())
+    } else {
+        (0.0, f64::INFINITY)
+    };
+    if unbounded.0 > tail {
+        low = 0.0;
+    }
+    if unbounded.1 > tail {
+        high = f64::INFINITY;
+    }
+    Some(Comparison {
+        ratio: point.exp(),
+        low,
+        high,
+        invocations: pairs.len(),
+        rounds: pairs.iter().map(Vec::len).sum(),
+        claim: claim_at(low, high, threshold),
+    })
+}
+
 /// The claim an interval `[low, high]` of a time ratio supports at `threshold`.
 fn claim_at(low: f64, high: f64, threshold: f64) -> Claim {
     if high < 1.0 / (1.0 + threshold) {
@@ -694,5 +788,26 @@ mod tests {
             Some((1.1, 1.6))
         );
         assert_eq!(invocations_disagree(&[vec![1.0, 1.2]]), None);
+    }
+
+    #[test]
+    fn differences_compare_as_a_ratio_of_means() {
+        // b costs 2 ns a round, a 3 ns with noise that sometimes crosses zero per round.
+        let a = vec![vec![3.0, 2.5, 3.5, 3.2, 2.8]; 3];
+        let b = vec![vec![2.0, 1.8, 2.2, 2.1, 1.9]; 3];
+        let c = compare_differences(&a, &b, 0.03, 1).unwrap();
+        assert!((c.ratio - 1.5).abs() < 1e-9, "{c:?}");
+        assert!(
+            c.low > 1.03 && c.high < 2.0 && c.claim == Claim::Slower,
+            "{c:?}"
+        );
+        // A cost that is zero on average has no ratio.
+        let zero = vec![vec![0.5, -0.5, 0.2, -0.2]; 2];
+        assert!(compare_differences(&a[..2], &zero, 0.03, 1).is_none());
+        // One whose rounds straddle zero is bounded on neither side: level.
+        let noisy = vec![vec![2.0, -1.5, 1.8, -1.6, 0.3]];
+        let c = compare_differences(&a[..1], &noisy, 0.03, 1).unwrap();
+        assert_eq!(c.claim, Claim::Level, "{c:?}");
+        assert!(c.high.is_infinite(), "{c:?}");
     }
 }

@@ -4,7 +4,7 @@
 //! ([`Experiment::measure`], given a [`Context`], the [`Invocation`] and a progress callback),
 //! and analyses the measurements of all K invocations at once ([`Experiment::analyse`]) into an
 //! [`ExperimentResult`]: raw series, tables, plots and findings computed from its own data.
-//! Timed experiments (E1–E7, E10, E11) pool their invocations' rounds explicitly, one block per
+//! Timed experiments (E1–E7, E10–E12) pool their invocations' rounds explicitly, one block per
 //! invocation; [`DynExperiment`] carries measurements as JSON between processes
 //! (`crate::schedule`). E8 runs this binary under valgrind and E9 builds kiki for other
 //! instruction-set levels and runs E1 and E2 with each: both run once, in the report's process.
@@ -12,6 +12,7 @@
 mod counter_log;
 pub mod e10_attack_maps;
 pub mod e11_search;
+pub mod e12_layouts;
 pub mod e1_attacks;
 pub mod e2_movegen;
 pub mod e3_mate1;
@@ -179,7 +180,7 @@ pub struct Context<'a> {
     pub watch: &'a crate::watch::Watch,
 }
 
-/// An experiment's id: `E1` … `E10` (so written in results.json).
+/// An experiment's id: `E1` … `E12` (so written in results.json).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ExperimentId {
     E1,
@@ -193,6 +194,7 @@ pub enum ExperimentId {
     E9,
     E10,
     E11,
+    E12,
 }
 
 impl ExperimentId {
@@ -209,6 +211,7 @@ impl ExperimentId {
             ExperimentId::E9 => "E9",
             ExperimentId::E10 => "E10",
             ExperimentId::E11 => "E11",
+            ExperimentId::E12 => "E12",
         }
     }
 }
@@ -222,7 +225,7 @@ impl std::fmt::Display for ExperimentId {
 /// Where an experiment measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Placement {
-    /// In K child processes, one [`Invocation`] each, analysed once over all K (E1–E7, E10, E11).
+    /// In K child processes, one [`Invocation`] each, analysed once over all K (E1–E7, E10–E12).
     Invocations,
     /// Once, in the report's own process (E8 runs valgrind, E9 builds kiki).
     Parent,
@@ -392,7 +395,7 @@ pub(crate) fn failed_result(id: ExperimentId, title: &str, why: &str) -> Experim
 
 /// Every experiment, in report order: the one list `kiki report`, its `--help` and its `--only`
 /// read.
-pub static EXPERIMENTS: [&dyn DynExperiment; 11] = [
+pub static EXPERIMENTS: [&dyn DynExperiment; 12] = [
     &e1_attacks::Attacks,
     &e2_movegen::Movegen,
     &e3_mate1::Mate1,
@@ -404,6 +407,7 @@ pub static EXPERIMENTS: [&dyn DynExperiment; 11] = [
     &e9_isa_levels::IsaLevels,
     &e10_attack_maps::AttackMaps,
     &e11_search::Search,
+    &e12_layouts::Layouts,
 ];
 
 /// The experiment with this id (any case).
@@ -827,7 +831,7 @@ mod tests {
         let ids: Vec<&str> = EXPERIMENTS.iter().map(|e| e.id().as_str()).collect();
         assert_eq!(
             ids,
-            ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9", "E10", "E11"]
+            ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9", "E10", "E11", "E12"]
         );
         for e in EXPERIMENTS {
             assert!(!e.title().is_empty() && e.about().len() > 20, "{}", e.id());
@@ -839,17 +843,18 @@ mod tests {
             "\"E10\""
         );
         assert_eq!(find("e11").unwrap().id(), ExperimentId::E11);
-        assert!(find("E12").is_none());
+        assert_eq!(find("e12").unwrap().id(), ExperimentId::E12);
+        assert!(find("E13").is_none());
         let default: Vec<&str> = selected(&[], &[]).iter().map(|e| e.id().as_str()).collect();
         assert_eq!(
             default,
-            ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E10", "E11"]
+            ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E10", "E11", "E12"]
         );
         let with: Vec<&str> = selected(&[], &["e9".into()])
             .iter()
             .map(|e| e.id().as_str())
             .collect();
-        assert_eq!(with.len(), 11);
+        assert_eq!(with.len(), 12);
         let only: Vec<&str> = selected(&["E9".into(), "e1".into()], &[])
             .iter()
             .map(|e| e.id().as_str())

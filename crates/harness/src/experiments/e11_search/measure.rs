@@ -393,17 +393,17 @@ pub(super) fn measure(
 /// that each step runs every entry on a different chunk. Each entry's time is spread over the
 /// whole block, so drift during it favours none, and no search directly follows another
 /// backend's search of the same positions.
-struct Block<'a> {
-    sfens: &'a [String],
-    warm: &'a [String],
-    depth: u32,
-    tables: &'a EvalTables,
+pub(crate) struct Block<'a> {
+    pub(crate) sfens: &'a [String],
+    pub(crate) warm: &'a [String],
+    pub(crate) depth: u32,
+    pub(crate) tables: &'a EvalTables,
 }
 
 impl Block<'_> {
     /// Per entry (in `order`): its runs merged (seconds, nodes, traffic, every position's
     /// fingerprint in position order); `None` for an entry that could not run.
-    fn time(
+    pub(crate) fn time(
         &self,
         order: &[(&'static str, bool)],
         tt: &mut TranspositionTable,
@@ -513,7 +513,7 @@ fn record(
 }
 
 /// Positions outside the bench set (self-play from another seed), for the warm-ups.
-fn warm_up_positions(config: &Config) -> Vec<String> {
+pub(crate) fn warm_up_positions(config: &Config) -> Vec<String> {
     let count = if config.smoke { 1 } else { 2 };
     use kiki_core::backend::Backend;
     match kiki_variants::mailbox::Mailbox::new() {

@@ -18,6 +18,7 @@ use crate::results::ExperimentResult;
 use analysis::{differences_json, triple, Numbers};
 use kiki_engine::search::eval::EvalKind;
 use measure::Measurement;
+pub(crate) use measure::{warm_up_positions, Block, TablePages};
 use serde_json::{json, Map, Value as Json};
 
 pub const TITLE: &str = "Seed 004 in a search: ns per node per backend and evaluation";

@@ -302,10 +302,10 @@ fn measure_batch(
     (batch, batch_workload)
 }
 
-struct MakeCase<'a> {
-    items: &'a [LookupItem],
-    group: PieceGroup,
-    mode: Mode,
+pub(crate) struct MakeCase<'a> {
+    pub(crate) items: &'a [LookupItem],
+    pub(crate) group: PieceGroup,
+    pub(crate) mode: Mode,
 }
 
 impl BackendVisitor for MakeCase<'_> {
@@ -435,7 +435,7 @@ fn make<B: Backend, const G: u8>(
 }
 
 /// `items` repeated (in order) to exactly `n` entries, `n` a power of two.
-fn cycled(items: &[LookupItem], n: usize) -> Vec<LookupItem> {
+pub(crate) fn cycled(items: &[LookupItem], n: usize) -> Vec<LookupItem> {
     items.iter().copied().cycle().take(n).collect()
 }
 

@@ -14,6 +14,7 @@ use super::{failed_result, Context, Experiment, ExperimentId, Progress};
 use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
 use measure::Measurement;
+pub(crate) use measure::{cycled, MakeCase};
 
 pub const TITLE: &str = "Attack throughput and latency";
 
@@ -26,9 +27,9 @@ pub(crate) enum Mode {
 
 impl Mode {
     /// Both modes, in the order every table, plot and paragraph lists them.
-    const BOTH: [Mode; 2] = [Mode::Throughput, Mode::Latency];
+    pub(crate) const BOTH: [Mode; 2] = [Mode::Throughput, Mode::Latency];
 
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Mode::Throughput => "throughput",
             Mode::Latency => "latency",

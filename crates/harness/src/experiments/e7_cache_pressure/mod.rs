@@ -18,6 +18,7 @@ use crate::invocations::Invocation;
 use crate::machine::Machine;
 use crate::results::ExperimentResult;
 use measure::Measurement;
+pub(crate) use measure::{sampling, tick_ns, time_chains, MakeChain};
 
 pub const TITLE: &str =
     "Cache pressure: what table misses cost once an evaluation fills the cache (seed 004)";
@@ -29,7 +30,7 @@ const SYNTHETIC: &str = "synthetic";
 /// Evaluation reads per lookup in the free-running bracket.
 const BRACKET_READS: u32 = 4;
 /// The hot twin's byte mask: each attack table is read in its first 4 KiB only.
-const HOT_MASK: usize = 4095;
+pub(crate) const HOT_MASK: usize = 4095;
 /// The negative controls' bound: a backend whose tables fit one page must show a table-miss
 /// cost within ± this many ns per lookup.
 const NEGATIVE_BOUND_NS: f64 = 0.3;

@@ -21,8 +21,8 @@ pub(super) use dose::{dose_case, dose_masks};
 pub(super) use merge::merge;
 pub(crate) use pages::TablePages;
 pub(crate) use reuse::Reuse;
-pub(crate) use timing::Chain;
 pub(super) use timing::{mask_label, WARM_IN_READS_PER_LINE, WARM_IN_SAMPLES};
+pub(crate) use timing::{tick_ns, time_chains, Chain, MakeChain};
 
 use crate::cache_levels::CacheLevels;
 use crate::experiments::{Config, Progress};
@@ -39,7 +39,6 @@ use reuse::reuse_of;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 use survival::survival;
-use timing::tick_ns;
 
 /// Everything E7 measured, and the settings the method paragraph reports.
 #[derive(Clone, Serialize, Deserialize)]
@@ -94,7 +93,7 @@ pub(crate) struct Measurement {
     pub invocations: usize,
 }
 
-pub(super) fn sampling(config: &Config) -> SampleConfig {
+pub(crate) fn sampling(config: &Config) -> SampleConfig {
     config.pick(
         SampleConfig {
             warmup: Duration::from_micros(200),

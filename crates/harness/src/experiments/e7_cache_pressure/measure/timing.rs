@@ -169,26 +169,26 @@ pub(super) fn synthetic_body<'a>(
 
 /// One chain case: a backend (or the synthetic table) with its masks, and its body over a
 /// window of nodes.
-pub(super) struct ChainCase<'a> {
-    pub(super) case: String,
-    pub(super) masks: Vec<String>,
+pub(crate) struct ChainCase<'a> {
+    pub(crate) case: String,
+    pub(crate) masks: Vec<String>,
     /// The table bytes its widest mask reads (what its warm-in must bring into the caches).
-    pub(super) footprint: usize,
-    pub(super) body: ChainBody<'a>,
+    pub(crate) footprint: usize,
+    pub(crate) body: ChainBody<'a>,
 }
 
 /// A chain case's body: `(first node, nodes, ticks per mask) -> checksum`.
 type ChainBody<'a> = Box<dyn FnMut(usize, usize, &mut [u64]) -> u64 + 'a>;
 
-pub(super) struct MakeChain<'a> {
-    pub(super) workload: &'a SearchWorkload,
-    pub(super) pressure: &'a [u64],
-    pub(super) reads: u32,
-    pub(super) masks: Vec<usize>,
+pub(crate) struct MakeChain<'a> {
+    pub(crate) workload: &'a SearchWorkload,
+    pub(crate) pressure: &'a [u64],
+    pub(crate) reads: u32,
+    pub(crate) masks: Vec<usize>,
     /// The case's own pressure stream.
-    pub(super) stream: u64,
+    pub(crate) stream: u64,
     /// Labels for the masks where they are not the masks' own (the A/A control's).
-    pub(super) labels: Option<Vec<String>>,
+    pub(crate) labels: Option<Vec<String>>,
 }
 
 impl<'a> BackendVisitor for MakeChain<'a> {
@@ -257,7 +257,7 @@ pub(in super::super) const WARM_IN_SAMPLES: u32 = 10;
 /// pressure counts walk the very same nodes in each round, and a round's values pair across
 /// them); when `None`, it is sized so that the slowest case's window lasts `min_sample`, and
 /// stored there (when measuring live).
-pub(super) fn time_chains(
+pub(crate) fn time_chains(
     workload: &SearchWorkload,
     cases: &mut [ChainCase<'_>],
     sampling: &SampleConfig,
@@ -431,7 +431,7 @@ pub(super) fn ticks() -> u64 {
 }
 
 /// Nanoseconds per tick of [`ticks`], measured against the monotonic clock over 20 ms.
-pub(super) fn tick_ns() -> f64 {
+pub(crate) fn tick_ns() -> f64 {
     let (t0, c0) = (Instant::now(), ticks());
     while t0.elapsed() < Duration::from_millis(20) {
         std::hint::spin_loop();

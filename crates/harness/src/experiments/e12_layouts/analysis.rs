@@ -1,0 +1,469 @@
+//! E12's analysis: per (base, variant) pair and per page pair, the three costs as variant over
+//! base with intervals and claims, the A/A control, the tables and the per-family plots.
+
+use super::measure::{Entry, LookupInput, Measurement, Pair};
+use crate::experiments::e11_search::TablePages;
+use crate::experiments::{blocks, interval, interval_linear, interval_point, series, CLAIM_SEED};
+use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
+use crate::stats::{compare, compare_differences, format_interval, Claim, Comparison, Estimate};
+use kiki_core::backend::LayoutFactor;
+use kiki_core::units::rounded_bytes;
+
+/// The three costs E12 compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Cost {
+    /// ns per lookup (E1's throughput mode on random-play positions, unless said).
+    Lookup,
+    /// The isolated table-miss cost at the top pressure: full-table chain less hot twin.
+    TableMiss,
+    /// ns per node of the nnue search at the largest TT.
+    Search,
+}
+
+impl Cost {
+    pub const ALL: [Cost; 3] = [Cost::Lookup, Cost::TableMiss, Cost::Search];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Cost::Lookup => "lookup",
+            Cost::TableMiss => "table_miss",
+            Cost::Search => "nps",
+        }
+    }
+
+    pub fn words(self) -> &'static str {
+        match self {
+            Cost::Lookup => "lookups",
+            Cost::TableMiss => "table misses",
+            Cost::Search => "the search",
+        }
+    }
+}
+
+/// One compared pair: a layout variant against its base, or a base's tables on 2 MiB pages
+/// against 4 KiB (`variant` = `BASE@2m`, factor `pages`).
+#[derive(Clone, Debug)]
+pub(super) struct Compared {
+    pub base: String,
+    pub variant: String,
+    pub factor: LayoutFactor,
+    pub change: String,
+    pub table_bytes: [usize; 2],
+    /// Per cost: variant over base.
+    pub costs: Vec<(Cost, Option<Comparison>)>,
+    /// The other lookup inputs and modes.
+    pub lookup_by_mode: Vec<(LookupInput, Option<Comparison>)>,
+}
+
+impl Compared {
+    pub fn cost(&self, cost: Cost) -> Option<Comparison> {
+        self.costs.iter().find(|c| c.0 == cost).and_then(|c| c.1)
+    }
+}
+
+/// What the findings and the summary quote.
+pub(super) struct Numbers {
+    pub threshold: f64,
+    pub pairs: Vec<Compared>,
+    /// The A/A control per cost (the twin over its base, same code and tables).
+    pub controls: Vec<(Cost, Option<Comparison>)>,
+    /// Per family (base), the members no other member of the family beats on both table bytes
+    /// and search time (claims at the threshold), and the same for lookups.
+    pub pareto: Vec<(String, Cost, Vec<String>)>,
+}
+
+impl Numbers {
+    /// A cost's A/A control passes when its ratio is level at the threshold.
+    pub fn control_passed(&self, cost: Cost) -> bool {
+        self.controls
+            .iter()
+            .find(|c| c.0 == cost)
+            .is_some_and(|c| c.1.is_some_and(|x| x.claim == Claim::Level))
+    }
+}
+
+pub(super) struct Analysis {
+    pub series: Vec<Series>,
+    pub tables: Vec<Table>,
+    pub plots: Vec<Plot>,
+    pub comparisons: Vec<PairRecord>,
+    pub numbers: Numbers,
+}
+
+pub(super) fn analyse(m: &Measurement) -> Analysis {
+    let k = m.invocations;
+    let mut pairs: Vec<Compared> = m.pairs.iter().map(|p| variant_pair(m, p)).collect();
+    pairs.extend(m.bases().into_iter().map(|b| page_pair(m, b)));
+    let controls = match m.twin {
+        Some(twin) => compare_entries(m, TablePages::Huge, (twin, true), (twin, false)),
+        None => Cost::ALL.iter().map(|&c| (c, None)).collect(),
+    };
+    let mut comparisons = Vec::new();
+    for pair in &pairs {
+        for (cost, comparison) in &pair.costs {
+            push_record(&mut comparisons, cost.name(), pair, comparison);
+        }
+        for (input, comparison) in &pair.lookup_by_mode {
+            push_record(&mut comparisons, input.name(), pair, comparison);
+        }
+    }
+    let pareto = m
+        .bases()
+        .into_iter()
+        .flat_map(|base| {
+            [Cost::Lookup, Cost::Search]
+                .map(|cost| (base.to_string(), cost, pareto_set(m, base, cost)))
+        })
+        .collect();
+    let numbers = Numbers {
+        threshold: m.threshold,
+        pairs,
+        controls,
+        pareto,
+    };
+    Analysis {
+        series: all_series(m),
+        tables: vec![pairs_table(&numbers.pairs), entries_table(m, k)],
+        plots: family_plots(m, k),
+        comparisons,
+        numbers,
+    }
+}
+
+fn push_record(
+    records: &mut Vec<PairRecord>,
+    cell: &str,
+    pair: &Compared,
+    comparison: &Option<Comparison>,
+) {
+    // results.json holds finite numbers only: an unbounded interval stays in the summary.
+    if let Some(c) = comparison.filter(|c| c.low.is_finite() && c.high.is_finite()) {
+        records.push(PairRecord {
+            cell: format!("{cell}, {}", pair.factor.name()),
+            a: pair.variant.clone(),
+            b: pair.base.clone(),
+            comparison: c,
+        });
+    }
+}
+
+/// The three costs of `a` over `b`, both timed in the same rounds on `pages`.
+fn compare_entries(
+    m: &Measurement,
+    pages: TablePages,
+    a: Entry,
+    b: Entry,
+) -> Vec<(Cost, Option<Comparison>)> {
+    compare_across(m, (pages, a), (pages, b))
+}
+
+/// The three costs of `a` over `b`, each at its own page kind (a page pair compares a base
+/// with itself across the two phases of one process, round by round).
+fn compare_across(
+    m: &Measurement,
+    a: (TablePages, Entry),
+    b: (TablePages, Entry),
+) -> Vec<(Cost, Option<Comparison>)> {
+    let k = m.invocations;
+    let ratio = |x: Option<&[f64]>, y: Option<&[f64]>| {
+        compare(&blocks(x?, k), &blocks(y?, k), m.threshold, CLAIM_SEED)
+    };
+    let input = LookupInput::ThroughputRandomPlay;
+    let lookup = ratio(m.lookup(input, a.0, a.1), m.lookup(input, b.0, b.1));
+    let miss = (|| {
+        let (x, y) = (m.chain(a.0, a.1)?, m.chain(b.0, b.1)?);
+        compare_differences(
+            &blocks(&differences(&x.full, &x.hot), k),
+            &blocks(&differences(&y.full, &y.hot), k),
+            m.threshold,
+            CLAIM_SEED,
+        )
+    })();
+    let search = ratio(m.search(a.0, a.1), m.search(b.0, b.1));
+    vec![
+        (Cost::Lookup, lookup),
+        (Cost::TableMiss, miss),
+        (Cost::Search, search),
+    ]
+}
+
+pub(super) fn differences(full: &[f64], hot: &[f64]) -> Vec<f64> {
+    full.iter().zip(hot).map(|(f, h)| f - h).collect()
+}
+
+fn lookup_by_mode(
+    m: &Measurement,
+    a: (TablePages, Entry),
+    b: (TablePages, Entry),
+) -> Vec<(LookupInput, Option<Comparison>)> {
+    let k = m.invocations;
+    LookupInput::ALL[1..]
+        .iter()
+        .map(|&input| {
+            let x = m.lookup(input, a.0, a.1);
+            let y = m.lookup(input, b.0, b.1);
+            let c = x
+                .zip(y)
+                .and_then(|(x, y)| compare(&blocks(x, k), &blocks(y, k), m.threshold, CLAIM_SEED));
+            (input, c)
+        })
+        .collect()
+}
+
+fn variant_pair(m: &Measurement, pair: &Pair) -> Compared {
+    let a = (TablePages::Huge, (pair.variant, false));
+    let b = (TablePages::Huge, (pair.base, false));
+    Compared {
+        base: pair.base.to_string(),
+        variant: pair.variant.to_string(),
+        factor: pair.factor,
+        change: pair.change.clone(),
+        table_bytes: pair.table_bytes,
+        costs: compare_across(m, a, b),
+        lookup_by_mode: lookup_by_mode(m, a, b),
+    }
+}
+
+fn page_pair(m: &Measurement, base: &'static str) -> Compared {
+    let a = (TablePages::Huge, (base, false));
+    let b = (TablePages::Small, (base, false));
+    let bytes = m
+        .pairs
+        .iter()
+        .find(|p| p.base == base)
+        .map_or(0, |p| p.table_bytes[0]);
+    Compared {
+        base: base.to_string(),
+        variant: format!("{base}@2m"),
+        factor: LayoutFactor::Pages,
+        change: "tables on 2 MiB pages against 4 KiB pages".to_string(),
+        table_bytes: [bytes, bytes],
+        costs: compare_across(m, a, b),
+        lookup_by_mode: lookup_by_mode(m, a, b),
+    }
+}
+
+/// A family's members (base and its variants) with their table bytes.
+fn family(m: &Measurement, base: &'static str) -> Vec<(&'static str, usize)> {
+    let mut members = Vec::new();
+    for pair in m.pairs.iter().filter(|p| p.base == base) {
+        if members.is_empty() {
+            members.push((base, pair.table_bytes[0]));
+        }
+        members.push((pair.variant, pair.table_bytes[1]));
+    }
+    members
+}
+
+/// The family's members that no other member beats: fewer or equal table bytes and a cost
+/// claimed faster (interval wholly beyond the threshold), or fewer bytes and a level cost.
+fn pareto_set(m: &Measurement, base: &'static str, cost: Cost) -> Vec<String> {
+    let members = family(m, base);
+    let pages = TablePages::Huge;
+    members
+        .iter()
+        .filter(|&&(name, bytes)| {
+            !members.iter().any(|&(other, other_bytes)| {
+                if other == name || other_bytes > bytes {
+                    return false;
+                }
+                let c = compare_entries(m, pages, (other, false), (name, false))
+                    .into_iter()
+                    .find(|c| c.0 == cost)
+                    .and_then(|c| c.1);
+                match c.map(|c| c.claim) {
+                    Some(Claim::Faster) => true,
+                    Some(Claim::Level) => other_bytes < bytes,
+                    _ => false,
+                }
+            })
+        })
+        .map(|(name, _)| name.to_string())
+        .collect()
+}
+
+/// `×1.23 (1.20–1.26)`, and `level` where the interval reaches inside the threshold.
+pub(super) fn ratio_text(c: Option<Comparison>) -> String {
+    match c {
+        None => "—".to_string(),
+        Some(c) => {
+            let high = if c.high.is_finite() {
+                format!("{:.2}", c.high)
+            } else {
+                "∞".to_string()
+            };
+            let claim = match c.claim {
+                Claim::Level => ", level",
+                Claim::Faster => ", faster",
+                Claim::Slower => ", slower",
+            };
+            format!("×{:.2} ({:.2}–{high}{claim})", c.ratio, c.low)
+        }
+    }
+}
+
+fn pairs_table(pairs: &[Compared]) -> Table {
+    let mut rows = Vec::new();
+    for pair in pairs {
+        let mut row = vec![
+            format!("{} vs {}", pair.variant, pair.base),
+            pair.factor.name().to_string(),
+            format!(
+                "{} → {}",
+                rounded_bytes(pair.table_bytes[0] as f64),
+                rounded_bytes(pair.table_bytes[1] as f64)
+            ),
+        ];
+        row.extend(Cost::ALL.iter().map(|&c| ratio_text(pair.cost(c))));
+        row.extend(pair.lookup_by_mode.iter().map(|(_, c)| ratio_text(*c)));
+        rows.push(row);
+    }
+    let mut headers = vec![
+        "pair".to_string(),
+        "factor".to_string(),
+        "table bytes".to_string(),
+        "lookup (throughput, random-play)".to_string(),
+        "table miss (top pressure)".to_string(),
+        "search (nnue, ns/node)".to_string(),
+    ];
+    headers.extend(
+        LookupInput::ALL[1..]
+            .iter()
+            .map(|i| format!("lookup ({})", i.name())),
+    );
+    Table { headers, rows }
+}
+
+/// Every timed entry's own figures: ns per lookup, the table-miss cost, ns per node.
+fn entries_table(m: &Measurement, k: usize) -> Table {
+    let mut rows = Vec::new();
+    let mut entries: Vec<(TablePages, Entry)> = m
+        .search
+        .iter()
+        .map(|r| (r.pages, (r.backend, r.twin)))
+        .collect();
+    for r in &m.lookup {
+        if !entries.contains(&(r.pages, (r.backend, r.twin))) {
+            entries.push((r.pages, (r.backend, r.twin)));
+        }
+    }
+    for (pages, entry) in entries {
+        let text = |e: Option<Estimate>| e.map_or("—".to_string(), |e| format_interval(&e));
+        let lookup = m
+            .lookup(LookupInput::ThroughputRandomPlay, pages, entry)
+            .map(|s| interval(s, k));
+        let miss = m
+            .chain(pages, entry)
+            .map(|c| interval_linear(&differences(&c.full, &c.hot), k));
+        let search = m.search(pages, entry).map(|s| interval(s, k));
+        rows.push(vec![
+            entry_name(entry),
+            pages.name().to_string(),
+            text(lookup),
+            text(miss),
+            text(search),
+        ]);
+    }
+    Table {
+        headers: vec![
+            "backend".to_string(),
+            "table pages".to_string(),
+            "ns/lookup".to_string(),
+            "table miss, ns/lookup".to_string(),
+            "ns/node".to_string(),
+        ],
+        rows,
+    }
+}
+
+pub(super) fn entry_name((name, twin): Entry) -> String {
+    if twin {
+        format!("{name} (A/A twin)")
+    } else {
+        name.to_string()
+    }
+}
+
+fn all_series(m: &Measurement) -> Vec<Series> {
+    let mut out = Vec::new();
+    for r in &m.lookup {
+        let name = entry_name((r.backend, r.twin));
+        out.push(series(
+            &[
+                ("backend", &name),
+                ("table_pages", r.pages.name()),
+                ("input", r.input.name()),
+            ],
+            "ns/lookup",
+            r.ns.clone(),
+        ));
+    }
+    for r in &m.chains {
+        let name = entry_name((r.backend, r.twin));
+        for (mask, samples) in [("full", &r.full), ("hot twin", &r.hot)] {
+            out.push(series(
+                &[
+                    ("backend", &name),
+                    ("table_pages", r.pages.name()),
+                    ("chain", mask),
+                ],
+                "ns/lookup",
+                samples.clone(),
+            ));
+        }
+    }
+    for r in &m.search {
+        let name = entry_name((r.backend, r.twin));
+        out.push(series(
+            &[("backend", &name), ("table_pages", r.pages.name())],
+            "ns/node",
+            r.ns_per_node.clone(),
+        ));
+    }
+    out
+}
+
+/// Per family: ns per lookup and ns per node against table bytes, one labelled point per
+/// member (tables on 2 MiB pages).
+fn family_plots(m: &Measurement, k: usize) -> Vec<Plot> {
+    let mut plots = Vec::new();
+    for base in m.bases() {
+        for (cost, unit) in [
+            (Cost::Lookup, "ns per lookup"),
+            (Cost::Search, "ns per node"),
+        ] {
+            let lines: Vec<PlotLine> = family(m, base)
+                .into_iter()
+                .filter_map(|(name, bytes)| {
+                    let entry = (name, false);
+                    let samples = match cost {
+                        Cost::Search => m.search(TablePages::Huge, entry)?,
+                        _ => {
+                            m.lookup(LookupInput::ThroughputRandomPlay, TablePages::Huge, entry)?
+                        }
+                    };
+                    Some(PlotLine {
+                        name: name.to_string(),
+                        points: vec![interval_point(bytes as f64, &interval(samples, k))],
+                    })
+                })
+                .collect();
+            if lines.is_empty() {
+                continue;
+            }
+            plots.push(Plot {
+                file_stem: format!("e12_{}_{base}", cost.name()),
+                title: format!("E12 {base}: {unit} against table bytes (2 MiB pages)"),
+                x_label: "table bytes".to_string(),
+                y_label: unit.to_string(),
+                log_x: true,
+                log_y: false,
+                kind: PlotKind::Line,
+                categories: Vec::new(),
+                markers: Vec::new(),
+                lines,
+            });
+        }
+    }
+    plots
+}

@@ -1,0 +1,595 @@
+//! E12's measuring: every layout variant beside its base in one process, three costs each
+//! (lookups as E1 times them, the isolated table-miss cost as E7 times it, a search's time per
+//! node as E11 times it), first with the bases' tables on 4 KiB pages, then with every table
+//! collapsed onto 2 MiB pages.
+
+use crate::bench::{place_tables, BenchRun, TablePlacement};
+use crate::experiments::e11_search::{warm_up_positions, Block, TablePages};
+use crate::experiments::e1_attacks::{cycled, MakeCase, Mode};
+use crate::experiments::e7_cache_pressure::{self as e7, MakeChain, HOT_MASK};
+use crate::experiments::{Config, Progress};
+use crate::invocations::{gather, merge_rows, union, Invocation};
+use crate::measure::{interleaved, Case, SampleConfig};
+use crate::workloads::{self, PieceGroup, Policy};
+use kiki_core::backend::LayoutFactor;
+use kiki_core::pages::{PageBuffer, Pages};
+use kiki_engine::search::bench;
+use kiki_engine::search::eval::{EvalKind, EvalTables};
+use kiki_engine::search::tt::TranspositionTable;
+use kiki_variants::registry;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
+
+/// The lookup inputs E12 times: the headline (E1's throughput mode on random-play positions,
+/// every slider kind mixed) first, then the other mode and input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub(crate) enum LookupInput {
+    #[serde(rename = "throughput random-play")]
+    ThroughputRandomPlay,
+    #[serde(rename = "latency random-play")]
+    LatencyRandomPlay,
+    #[serde(rename = "throughput uniform-25")]
+    ThroughputUniform,
+}
+
+impl LookupInput {
+    pub const ALL: [LookupInput; 3] = [
+        LookupInput::ThroughputRandomPlay,
+        LookupInput::LatencyRandomPlay,
+        LookupInput::ThroughputUniform,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            LookupInput::ThroughputRandomPlay => "throughput random-play",
+            LookupInput::LatencyRandomPlay => "latency random-play",
+            LookupInput::ThroughputUniform => "throughput uniform-25",
+        }
+    }
+
+    fn mode(self) -> Mode {
+        match self {
+            LookupInput::LatencyRandomPlay => Mode::Latency,
+            _ => Mode::Throughput,
+        }
+    }
+}
+
+/// One (base, variant) pair as registered.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Pair {
+    #[serde(with = "crate::invocations::static_str")]
+    pub base: crate::invocations::StaticStr,
+    #[serde(with = "crate::invocations::static_str")]
+    pub variant: crate::invocations::StaticStr,
+    #[serde(with = "factor_name")]
+    pub factor: LayoutFactor,
+    /// The variant's value of the factor against the base's, in one line.
+    pub change: String,
+    /// Exact table bytes: base, variant.
+    pub table_bytes: [usize; 2],
+}
+
+/// `LayoutFactor` by its name in results.json.
+pub(crate) mod factor_name {
+    use kiki_core::backend::LayoutFactor;
+    use serde::{Deserialize, Deserializer, Serializer};
+    const ALL: [LayoutFactor; 6] = [
+        LayoutFactor::EntrySize,
+        LayoutFactor::CompoundTables,
+        LayoutFactor::WordSplit,
+        LayoutFactor::LineSplit,
+        LayoutFactor::IndexOrder,
+        LayoutFactor::Pages,
+    ];
+    pub fn serialize<S: Serializer>(factor: &LayoutFactor, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(factor.name())
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<LayoutFactor, D::Error> {
+        let name = String::deserialize(d)?;
+        ALL.into_iter()
+            .find(|f| f.name() == name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown layout factor {name}")))
+    }
+}
+
+/// One backend's lookup samples (ns per lookup, one per round) on one input and page kind.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct LookupRow {
+    pub input: LookupInput,
+    pub pages: TablePages,
+    #[serde(with = "crate::invocations::static_str")]
+    pub backend: crate::invocations::StaticStr,
+    /// The A/A control's second timing of [`Measurement::twin`].
+    pub twin: bool,
+    pub ns: Vec<f64>,
+}
+
+/// One backend's dependent chains at the top pressure: ns per lookup with its full table and
+/// with its hot twin (the table masked to one page), per round.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct ChainRow {
+    pub pages: TablePages,
+    #[serde(with = "crate::invocations::static_str")]
+    pub backend: crate::invocations::StaticStr,
+    pub twin: bool,
+    pub full: Vec<f64>,
+    pub hot: Vec<f64>,
+}
+
+/// One backend's search samples: ns per node, one per round.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct SearchRow {
+    pub pages: TablePages,
+    #[serde(with = "crate::invocations::static_str")]
+    pub backend: crate::invocations::StaticStr,
+    pub twin: bool,
+    pub ns_per_node: Vec<f64>,
+}
+
+/// Everything E12 measured, and the settings the method reports.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Measurement {
+    pub pairs: Vec<Pair>,
+    /// The A/A control: the base with the largest tables, timed a second time as if it were a
+    /// variant of itself in every 2 MiB cell (same code, same tables: its ratio must be level).
+    #[serde(with = "crate::invocations::static_str::option")]
+    pub twin: Option<crate::invocations::StaticStr>,
+    /// Pairs or page phases left out, with the reason.
+    pub skipped: Vec<String>,
+    pub lookups: usize,
+    pub sampling: SampleConfig,
+    pub chain_sampling: SampleConfig,
+    /// Pressure reads per node before each node's chains (E7's top count), and the buffer.
+    pub pressure_reads: u32,
+    pub pressure_bytes: usize,
+    pub ns_per_tick: f64,
+    pub search_positions: usize,
+    pub search_depth: u32,
+    pub search_rounds: usize,
+    pub tt_mib: usize,
+    pub threshold: f64,
+    pub seed: u64,
+    pub lookup: Vec<LookupRow>,
+    pub chains: Vec<ChainRow>,
+    pub search: Vec<SearchRow>,
+    pub placements: Vec<(String, TablePages, TablePlacement)>,
+    /// Each invocation's search order, as run.
+    pub orders: Vec<String>,
+    /// Fingerprint mismatches and backends that could not run.
+    pub errors: Vec<String>,
+    pub invocations: usize,
+}
+
+impl Measurement {
+    pub fn lookup(&self, input: LookupInput, pages: TablePages, entry: Entry) -> Option<&[f64]> {
+        self.lookup
+            .iter()
+            .find(|r| r.input == input && r.pages == pages && (r.backend, r.twin) == entry)
+            .map(|r| r.ns.as_slice())
+    }
+
+    pub fn chain(&self, pages: TablePages, entry: Entry) -> Option<&ChainRow> {
+        self.chains
+            .iter()
+            .find(|r| r.pages == pages && (r.backend, r.twin) == entry)
+    }
+
+    pub fn search(&self, pages: TablePages, entry: Entry) -> Option<&[f64]> {
+        self.search
+            .iter()
+            .find(|r| r.pages == pages && (r.backend, r.twin) == entry)
+            .map(|r| r.ns_per_node.as_slice())
+    }
+
+    /// The bases of the pairs, once each, in registry order.
+    pub fn bases(&self) -> Vec<&'static str> {
+        let mut bases: Vec<&'static str> = Vec::new();
+        for pair in &self.pairs {
+            if !bases.contains(&pair.base) {
+                bases.push(pair.base);
+            }
+        }
+        bases
+    }
+}
+
+/// A timed entry: a backend, and whether it is the A/A control's second timing.
+pub(crate) type Entry = (&'static str, bool);
+
+/// K invocations' measurements as one: rows' rounds one invocation after another.
+pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
+    let first = parts.first().ok_or("nothing measured")?;
+    let lookup = merge_rows(
+        &gather(parts, |p| &p.lookup),
+        |r| (r.input, r.pages, r.backend, r.twin),
+        |into, from| into.ns.extend(&from.ns),
+    )?;
+    let chains = merge_rows(
+        &gather(parts, |p| &p.chains),
+        |r| (r.pages, r.backend, r.twin),
+        |into, from| {
+            into.full.extend(&from.full);
+            into.hot.extend(&from.hot);
+        },
+    )?;
+    let search = merge_rows(
+        &gather(parts, |p| &p.search),
+        |r| (r.pages, r.backend, r.twin),
+        |into, from| into.ns_per_node.extend(&from.ns_per_node),
+    )?;
+    Ok(Measurement {
+        lookup,
+        chains,
+        search,
+        errors: union(parts.iter().map(|p| p.errors.clone())),
+        orders: parts.iter().flat_map(|p| p.orders.clone()).collect(),
+        invocations: parts.len(),
+        ..first.clone()
+    })
+}
+
+/// The registered (base, variant) pairs whose base the configuration measures (every pair
+/// when it names none), with the variants that cannot run here left out and said why.
+fn pairs(config: &Config) -> (Vec<Pair>, Vec<String>) {
+    let (bases, mut skipped) = config.backend_names();
+    let summaries = registry::summaries();
+    let bytes = |name: &str| {
+        summaries
+            .iter()
+            .find(|s| s.info.name == name)
+            .map_or(0, |s| s.table_bytes)
+    };
+    let mut pairs = Vec::new();
+    for summary in &summaries {
+        let Some(variant) = summary.info.variant else {
+            continue;
+        };
+        if !bases.contains(&variant.base) {
+            continue;
+        }
+        if let Err(reason) = &summary.availability {
+            skipped.push(format!("{}: {reason}", summary.info.name));
+            continue;
+        }
+        pairs.push(Pair {
+            base: variant.base,
+            variant: summary.info.name,
+            factor: variant.factor,
+            change: variant.change.to_string(),
+            table_bytes: [bytes(variant.base), summary.table_bytes],
+        });
+    }
+    (pairs, skipped)
+}
+
+/// The sizes of one invocation: search positions, depth, rounds and TT MiB.
+fn search_sizes(config: &Config) -> (usize, u32, usize, usize) {
+    let all = bench::positions().len();
+    config.pick((4, 1, 2, 2), (all, 2, 2, 64), (all, 3, 2, 1024))
+}
+
+/// Measures every pair: with the bases' tables on 4 KiB pages, then (after collapsing every
+/// table, which cannot be undone in a process) bases and variants on 2 MiB pages.
+pub(super) fn measure(
+    config: &Config,
+    invocation: Invocation,
+    progress: Progress<'_>,
+) -> Measurement {
+    let (pairs, skipped) = pairs(config);
+    let (positions, depth, rounds, tt_mib) = search_sizes(config);
+    let levels = e7::levels(config);
+    let pressure_bytes = config
+        .pick(
+            4 << 20,
+            (4 * levels.last_level_bytes()).max(32 << 20),
+            (4 * levels.last_level_bytes()).max(32 << 20),
+        )
+        .div_ceil(2 << 20)
+        * (2 << 20);
+    let twin = pairs
+        .iter()
+        .max_by_key(|p| p.table_bytes[0])
+        .map(|p| p.base);
+    let mut m = Measurement {
+        pairs,
+        twin,
+        skipped,
+        lookups: config.pick(256, 4096, 16384),
+        sampling: config.sampling(),
+        chain_sampling: e7::sampling(config),
+        pressure_reads: config.pick(16, 256, 512),
+        pressure_bytes,
+        ns_per_tick: e7::tick_ns(),
+        search_positions: positions,
+        search_depth: depth,
+        search_rounds: rounds,
+        tt_mib,
+        threshold: config.threshold,
+        seed: config.seed,
+        lookup: Vec::new(),
+        chains: Vec::new(),
+        search: Vec::new(),
+        placements: Vec::new(),
+        orders: Vec::new(),
+        errors: Vec::new(),
+        invocations: 1,
+    };
+    let bases: Vec<Entry> = m.bases().into_iter().map(|b| (b, false)).collect();
+    let mut everyone = bases.clone();
+    everyone.extend(m.pairs.iter().map(|p| (p.variant, false)));
+    everyone.extend(m.twin.map(|b| (b, true)));
+    let phases = [(TablePages::Small, bases), (TablePages::Huge, everyone)];
+    let parts = 3 * phases.len();
+    let mut done = 0;
+    let mut step = |message: &str, fraction: f64, done: usize| {
+        progress(message, (done as f64 + fraction) / parts as f64)
+    };
+    let (search_tables, mut tt) = search_buffers(tt_mib);
+    let pressure = PageBuffer::new(m.pressure_bytes, Pages::Huge, |i| i as u64);
+    let chain_workload =
+        workloads::search_order(config.seed ^ 0xE12, config.pick(600, 20_000, 100_000));
+    let lookup_inputs = lookup_inputs(config, m.lookups);
+    for (pages, names) in &phases {
+        for &(name, _) in names.iter().filter(|e| !e.1) {
+            match place_tables(name, pages_of(*pages)) {
+                Ok(placed) => m.placements.push((name.to_string(), *pages, placed)),
+                Err(error) => m.errors.push(error.to_string()),
+            }
+        }
+        let label = format!("tables on {}", pages.name());
+        step(&format!("lookups, {label}"), 0.0, done);
+        for (input, items) in &lookup_inputs {
+            let mut cases: Vec<Case<'static>> = names
+                .iter()
+                .filter_map(|&(name, _)| {
+                    let make = MakeCase {
+                        items,
+                        group: PieceGroup::Mixed,
+                        mode: input.mode(),
+                    };
+                    registry::visit(name, make).ok()
+                })
+                .collect();
+            let results = interleaved(&mut cases, &m.sampling, invocation, None, &mut |_| {});
+            for (result, &(backend, twin)) in results.into_iter().zip(names) {
+                m.lookup.push(LookupRow {
+                    input: *input,
+                    pages: *pages,
+                    backend,
+                    twin,
+                    ns: result.ns_per_op,
+                });
+            }
+        }
+        done += 1;
+        step(&format!("table-miss chains, {label}"), 0.0, done);
+        let chains = Chains {
+            workload: &chain_workload,
+            pressure: pressure.as_slice(),
+            last_level: levels.last_level_bytes(),
+        };
+        chains.time(&mut m, (*pages, names), invocation);
+        done += 1;
+        step(&format!("searches, {label}"), 0.0, done);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(
+            config.seed ^ 0xE12 ^ ((invocation.index as u64) << 32) ^ *pages as u64,
+        );
+        let search = Search {
+            sfens: &bench::positions()[..positions]
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>(),
+            warm: &warm_up_positions(config),
+            depth,
+            tables: &search_tables,
+        };
+        search.time(
+            &mut m,
+            (*pages, names),
+            (rounds, invocation),
+            &mut tt,
+            &mut rng,
+        );
+        done += 1;
+    }
+    progress("done", 1.0);
+    m
+}
+
+fn pages_of(pages: TablePages) -> Pages {
+    match pages {
+        TablePages::Small => Pages::Small,
+        TablePages::Huge => Pages::Huge,
+    }
+}
+
+/// The nnue evaluation's tables and the TT, both on 2 MiB pages (as E11's verdict cells).
+fn search_buffers(tt_mib: usize) -> (EvalTables, TranspositionTable) {
+    (
+        EvalTables::new(EvalKind::Nnue, Pages::Huge),
+        TranspositionTable::new(tt_mib << 20, Pages::Huge),
+    )
+}
+
+/// Each input's items, cycled to `n` (a power of two): random-play's every slider kind, and
+/// uniform occupancies at 25 %.
+fn lookup_inputs(config: &Config, n: usize) -> Vec<(LookupInput, Vec<workloads::LookupItem>)> {
+    let random_play = workloads::game_like(config.seed ^ 0xE1_0100, Policy::Random, n);
+    let random_play = cycled(&random_play.group(PieceGroup::Mixed), n);
+    let uniform = workloads::uniform(config.seed ^ 0xE12_0025, 0.25, n, PieceGroup::Mixed);
+    let uniform = cycled(&uniform.items, n);
+    LookupInput::ALL
+        .iter()
+        .map(|&input| {
+            let items = match input {
+                LookupInput::ThroughputUniform => uniform.clone(),
+                _ => random_play.clone(),
+            };
+            (input, items)
+        })
+        .collect()
+}
+
+/// What the table-miss chains walk: E7's search-order workload and pressure buffer.
+struct Chains<'a> {
+    workload: &'a workloads::SearchWorkload,
+    pressure: &'a [u64],
+    last_level: usize,
+}
+
+impl Chains<'_> {
+    /// Every entry's dependent chains at the top pressure, full table and hot twin, as E7 times
+    /// them (each entry in a block of its own, the order rotating per invocation).
+    fn time(
+        &self,
+        m: &mut Measurement,
+        (pages, entries): (TablePages, &[Entry]),
+        invocation: Invocation,
+    ) {
+        let mut cases = Vec::new();
+        let mut timed = Vec::new();
+        for &(name, twin) in entries {
+            let make = MakeChain {
+                workload: self.workload,
+                pressure: self.pressure,
+                reads: m.pressure_reads,
+                masks: vec![usize::MAX, HOT_MASK],
+                stream: cases.len() as u64,
+                labels: None,
+            };
+            match registry::visit(name, make) {
+                Ok(case) => {
+                    cases.push(case);
+                    timed.push((name, twin));
+                }
+                Err(error) => m.errors.push(error.to_string()),
+            }
+        }
+        let mut window = None;
+        let results = e7::time_chains(
+            self.workload,
+            &mut cases,
+            &m.chain_sampling,
+            (m.ns_per_tick, self.last_level),
+            &mut window,
+            invocation,
+            &mut |_| {},
+        );
+        // Two results per case, full then hot, in the cases' order.
+        for (pair, (backend, twin)) in results.chunks(2).zip(timed) {
+            m.chains.push(ChainRow {
+                pages,
+                backend,
+                twin,
+                full: pair[0].1.clone(),
+                hot: pair[1].1.clone(),
+            });
+        }
+    }
+}
+
+/// The search's inputs: the timed positions, the warm-up ones, the depth and the evaluation.
+struct Search<'a> {
+    sfens: &'a [String],
+    warm: &'a [String],
+    depth: u32,
+    tables: &'a EvalTables,
+}
+
+impl Search<'_> {
+    /// `rounds` blocks, every named backend in each (a fresh shuffled order every forward and
+    /// reverse pair of rounds, as E11), after one discarded block; records ns per node and any
+    /// fingerprint that differs from the first backend's.
+    fn time(
+        &self,
+        m: &mut Measurement,
+        (pages, names): (TablePages, &[Entry]),
+        (rounds, invocation): (usize, Invocation),
+        tt: &mut TranspositionTable,
+        rng: &mut Xoshiro256PlusPlus,
+    ) {
+        let mut entries = names.to_vec();
+        let block = |sfens| Block {
+            sfens,
+            warm: self.warm,
+            depth: self.depth,
+            tables: self.tables,
+        };
+        // Discarded: the first block of a phase runs slow (first use of tables and pages).
+        let _ = block(&self.sfens[..self.sfens.len().min(entries.len())]).time(
+            &entries,
+            tt,
+            &mut Vec::new(),
+        );
+        for round in 0..rounds {
+            if round % 2 == 0 {
+                entries.shuffle(rng);
+                m.orders.push(format!(
+                    "invocation {}, tables {}, rounds {}–{}: {}",
+                    invocation.index + 1,
+                    pages.name(),
+                    round + 1,
+                    round + 2,
+                    entries
+                        .iter()
+                        .map(|&(name, twin)| if twin {
+                            format!("{name} (A/A twin)")
+                        } else {
+                            name.to_string()
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            let order: Vec<(&'static str, bool)> = if round % 2 == 0 {
+                entries.clone()
+            } else {
+                entries.iter().rev().copied().collect()
+            };
+            let runs = block(self.sfens).time(&order, tt, &mut m.errors);
+            record(m, pages, &order, runs);
+        }
+    }
+}
+
+/// One block's runs as samples, and any backend whose fingerprints differ from the first's.
+fn record(
+    m: &mut Measurement,
+    pages: TablePages,
+    order: &[(&'static str, bool)],
+    runs: Vec<Option<BenchRun>>,
+) {
+    let mut reference: Option<(&str, &BenchRun)> = None;
+    for (&(backend, twin), run) in order.iter().zip(&runs) {
+        let Some(run) = run else { continue };
+        let ns = run.seconds * 1e9 / run.nodes.max(1) as f64;
+        match m
+            .search
+            .iter_mut()
+            .find(|r| r.pages == pages && (r.backend, r.twin) == (backend, twin))
+        {
+            Some(row) => row.ns_per_node.push(ns),
+            None => m.search.push(SearchRow {
+                pages,
+                backend,
+                twin,
+                ns_per_node: vec![ns],
+            }),
+        }
+        match reference {
+            None => reference = Some((backend, run)),
+            Some((first, first_run)) => {
+                if let Some((a, b)) = first_run.first_difference(run) {
+                    m.errors.push(format!(
+                        "fingerprints differ at {}: {first} nodes {} best {}, {backend} nodes {} best {}",
+                        a.sfen, a.nodes, a.best, b.nodes, b.best
+                    ));
+                }
+            }
+        }
+    }
+    m.search.sort_by_key(|r| (r.pages, r.backend, r.twin));
+}

@@ -1,0 +1,38 @@
+//! E12's summary as the index reads it: per pair, the three costs as variant over base.
+
+use serde::Deserialize;
+
+/// `{ratio, low, high, invocations, rounds, claim}`; `high` is null when unbounded.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct Ratio {
+    pub ratio: f64,
+    pub low: f64,
+    pub high: Option<f64>,
+    pub invocations: usize,
+    pub rounds: usize,
+    pub claim: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct Pair {
+    pub base: String,
+    pub variant: String,
+    pub factor: String,
+    pub table_bytes: [u64; 2],
+    pub lookup: Option<Ratio>,
+    pub table_miss: Option<Ratio>,
+    pub nps: Option<Ratio>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct Controls {
+    pub passed: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct Summary {
+    pub pairs: Vec<Pair>,
+    pub controls: Controls,
+    /// The pre-set rule's answer in one sentence.
+    pub verdict: String,
+}
