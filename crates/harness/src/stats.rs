@@ -806,7 +806,9 @@ mod tests {
         assert!(compare_differences(&a[..2], &zero, 0.03, 1).is_none());
         // One whose rounds straddle zero is bounded on neither side: level.
         let noisy = vec![vec![2.0, -1.5, 1.8, -1.6, 0.3]];
-        let c = compare_differences(&a[..1], &noisy, 0.03, 1).unwrap();
+        let small = vec![vec![0.1, 0.4, -0.2, 0.5, 0.2]];
+        let c = compare_differences(&small, &noisy, 0.03, 1).unwrap();
+        assert!((c.ratio - 1.0).abs() < 1e-9, "{c:?}");
         assert_eq!(c.claim, Claim::Level, "{c:?}");
         assert!(c.high.is_infinite(), "{c:?}");
     }

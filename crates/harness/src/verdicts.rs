@@ -3,8 +3,8 @@
 //! the winner in that cell claims the other side slower, beyond the threshold.
 
 use crate::experiments::{
-    e10_attack_maps, e11_search, e1_attacks, e2_movegen, e3_mate1, e4_hands, e5_effects, e6_memory,
-    e7_cache_pressure, e8_simulated_caches, e9_isa_levels,
+    e10_attack_maps, e11_search, e12_layouts, e1_attacks, e2_movegen, e3_mate1, e4_hands,
+    e5_effects, e6_memory, e7_cache_pressure, e8_simulated_caches, e9_isa_levels,
 };
 use crate::plot::format_tick;
 use crate::results::{ExperimentResult, PairRecord, Winner};
@@ -69,6 +69,7 @@ pub fn verdict(experiment: &ExperimentResult) -> Result<Verdict, String> {
         "E9" => e9(experiment.summary_as()?),
         "E10" => e10(experiment.summary_as()?),
         "E11" => e11(experiment.summary_as()?),
+        "E12" => e12(experiment.summary_as()?),
         _ => Verdict::plain("see the report".into()),
     })
 }
@@ -351,6 +352,14 @@ fn e10(s: e10_attack_maps::summary::Summary) -> Verdict {
 
 /// E11: the rule's verdict per evaluation with D, the best backend per evaluation where one is
 /// decided (not where the summary says "level" or "not separated").
+fn e12(s: e12_layouts::summary::Summary) -> Verdict {
+    let mut line = s.verdict;
+    if !s.controls.passed {
+        line.push_str(" (an A/A control failed)");
+    }
+    Verdict::plain(line)
+}
+
 fn e11(s: e11_search::summary::Summary) -> Verdict {
     let mut parts: Vec<String> = s
         .verdict_by_eval

@@ -5,9 +5,11 @@
 //! beside the reports, so rendering needs no git).
 
 mod cache_argument;
+mod layouts;
 mod search_argument;
 
 pub use cache_argument::cache_argument;
+pub use layouts::layouts;
 pub use search_argument::search_argument;
 
 use crate::readback::read_report;
@@ -272,6 +274,7 @@ pub fn render(current: &[&Entry], superseded: &Superseded) -> String {
         out.push_str(&cpu_section(entry));
     }
     out.push_str(&search_argument(current).0);
+    out.push_str(&layouts(current));
     out.push_str(&cache_argument(current).0);
     out.push_str(&superseded_section(superseded, current));
     out

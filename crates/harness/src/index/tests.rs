@@ -223,6 +223,60 @@ fn cache_argument_sets_the_cpus_side_by_side() {
     assert_eq!(cache_argument(&[&bare]).0, "");
 }
 
+#[test]
+fn layouts_set_the_cpus_side_by_side_on_the_same_pairs() {
+    let ratio = |r: f64, low: f64, high: &str, claim: &str| {
+        format!(
+            r#"{{"ratio": {r}, "low": {low}, "high": {high}, "invocations": 5, "rounds": 25, "claim": "{claim}"}}"#
+        )
+    };
+    let e12 = with_summary(
+        "E12",
+        &format!(
+            r#"{{"pairs": [
+                {{"base": "pext", "variant": "pext.file-rank", "factor": "line-split",
+                  "table_bytes": [8273920, 548368], "lookup": {}, "lookup_by_mode": {{}},
+                  "table_miss": null, "nps": {}}},
+                {{"base": "dbb", "variant": "dbb@2m", "factor": "pages",
+                  "table_bytes": [2674688, 2674688], "lookup": null, "lookup_by_mode": {{}},
+                  "table_miss": null, "nps": {}}}],
+               "controls": {{"passed": false}}, "matters_most": null,
+               "verdict": "The layout factor that matters most on this CPU is line-split."}}"#,
+            ratio(1.25, 1.2, "1.3", "slower"),
+            ratio(0.99, 0.97, "1.01", "level"),
+            ratio(0.9, 0.5, "null", "level")
+        ),
+    );
+    let mut machine = Machine::detect();
+    machine.cpu_model = "Some CPU".into();
+    let entry = Entry {
+        folder: "some-cpu".into(),
+        results: new_report(machine, vec![e12]),
+    };
+    assert_eq!(
+        verdict(&entry.results.experiments[0]).unwrap().line,
+        "The layout factor that matters most on this CPU is line-split. (an A/A control failed)"
+    );
+    let text = layouts(&[&entry]);
+    assert!(text.contains("## Table layouts, per CPU"), "{text}");
+    assert!(
+        text.contains(
+            "| pext.file-rank vs pext (line-split) | ×1.25 [1.20–1.30] / ×0.99 [0.97–1.01] = |"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("| dbb@2m vs dbb (pages) | — / ×0.90 [0.50–∞] = |"),
+        "{text}"
+    );
+    assert!(text.contains("(an A/A control failed)"), "{text}");
+    let bare = Entry {
+        folder: "bare".into(),
+        results: new_report(Machine::detect(), vec![with_summary("E1", "{}")]),
+    };
+    assert_eq!(layouts(&[&bare]), "");
+}
+
 /// The index of the two fixture reports and a superseded list: one section per CPU, the
 /// incomplete one said so, the retired reports with their commits, a CPU with none current.
 #[test]

@@ -31,15 +31,16 @@ pub(super) fn method(m: &Measurement) -> String {
          invocation measures in one process, first the bases with their tables on 4 KiB \
          pages, then (after collapsing every table onto 2 MiB pages, which cannot be undone \
          in a process) bases and variants together. Three costs per backend: lookups as E1 \
-         times them ({} inputs cycled, every slider kind mixed, the backends interleaved \
-         round by round; the headline is throughput on random-play positions, and latency on \
+         times them ({} inputs cycled, every slider kind mixed, each family — a base, its \
+         variants and the A/A twin — interleaved round by round, so that a base and its \
+         variant are timed milliseconds apart; the headline is throughput on random-play positions, and latency on \
          them and throughput on uniform 25 % occupancies are `lookup_by_mode`); the isolated \
          table-miss cost as E7 times it (dependent chains after {} pressure reads per node \
          through a {} buffer, the full table's chain less its hot twin's, the same code with \
          the table masked to one page; compared as a ratio of the two means, since one \
          round's difference can be zero); and time per node of E11's bench search ({} \
          positions, depth {}, the nnue evaluation, a {} MiB TT, both on 2 MiB pages; {} \
-         rounds per invocation in a shuffled order reversed every other round, after one \
+         rounds per invocation with the tables on 4 KiB pages and {} on 2 MiB, in a shuffled order reversed every other round, after one \
          discarded block; every backend's fingerprints checked against the first's). A ratio \
          is variant over base (below 1: the variant is faster). Page pairs (`BASE@2m`) \
          compare a base on 2 MiB pages with itself on 4 KiB pages, round by round across the \
@@ -57,7 +58,8 @@ pub(super) fn method(m: &Measurement) -> String {
         m.search_positions,
         m.search_depth,
         m.tt_mib,
-        m.search_rounds,
+        m.search_rounds[0],
+        m.search_rounds[1],
         percent(m.threshold),
         claims_method(m.threshold, m.invocations)
     )

@@ -148,7 +148,9 @@ pub(crate) struct Measurement {
     pub ns_per_tick: f64,
     pub search_positions: usize,
     pub search_depth: u32,
-    pub search_rounds: usize,
+    /// Search rounds per invocation with the tables on 4 KiB pages, and on 2 MiB pages (the
+    /// variants' pairs, which take more).
+    pub search_rounds: [usize; 2],
     pub tt_mib: usize,
     pub threshold: f64,
     pub seed: u64,
@@ -266,9 +268,13 @@ fn pairs(config: &Config) -> (Vec<Pair>, Vec<String>) {
 }
 
 /// The sizes of one invocation: search positions, depth, rounds and TT MiB.
-fn search_sizes(config: &Config) -> (usize, u32, usize, usize) {
+fn search_sizes(config: &Config) -> (usize, u32, [usize; 2], usize) {
     let all = bench::positions().len();
-    config.pick((4, 1, 2, 2), (all, 2, 2, 64), (all, 3, 2, 1024))
+    config.pick(
+        (4, 1, [2, 2], 2),
+        (all, 2, [2, 2], 64),
+        (all, 3, [2, 4], 1024),
+    )
 }
 
 /// Measures every pair: with the bases' tables on 4 KiB pages, then (after collapsing every
@@ -298,7 +304,7 @@ pub(super) fn measure(
         twin,
         skipped,
         lookups: config.pick(256, 4096, 16384),
-        sampling: config.sampling(),
+        sampling: lookup_sampling(config),
         chain_sampling: e7::sampling(config),
         pressure_reads: config.pick(16, 256, 512),
         pressure_bytes,
@@ -341,29 +347,7 @@ pub(super) fn measure(
         }
         let label = format!("tables on {}", pages.name());
         step(&format!("lookups, {label}"), 0.0, done);
-        for (input, items) in &lookup_inputs {
-            let mut cases: Vec<Case<'static>> = names
-                .iter()
-                .filter_map(|&(name, _)| {
-                    let make = MakeCase {
-                        items,
-                        group: PieceGroup::Mixed,
-                        mode: input.mode(),
-                    };
-                    registry::visit(name, make).ok()
-                })
-                .collect();
-            let results = interleaved(&mut cases, &m.sampling, invocation, None, &mut |_| {});
-            for (result, &(backend, twin)) in results.into_iter().zip(names) {
-                m.lookup.push(LookupRow {
-                    input: *input,
-                    pages: *pages,
-                    backend,
-                    twin,
-                    ns: result.ns_per_op,
-                });
-            }
-        }
+        time_lookups(&mut m, (*pages, names), &lookup_inputs, invocation);
         done += 1;
         step(&format!("table-miss chains, {label}"), 0.0, done);
         let chains = Chains {
@@ -389,7 +373,7 @@ pub(super) fn measure(
         search.time(
             &mut m,
             (*pages, names),
-            (rounds, invocation),
+            (rounds[*pages as usize], invocation),
             &mut tt,
             &mut rng,
         );
@@ -397,6 +381,20 @@ pub(super) fn measure(
     }
     progress("done", 1.0);
     m
+}
+
+/// Lookup rounds: E1's warm-up, but more and shorter rounds (a family's members alternate
+/// every few milliseconds).
+fn lookup_sampling(config: &Config) -> SampleConfig {
+    SampleConfig {
+        samples: config.pick(3, 14, 60),
+        min_sample: config.pick(
+            std::time::Duration::from_micros(100),
+            std::time::Duration::from_millis(1),
+            std::time::Duration::from_millis(2),
+        ),
+        ..config.sampling()
+    }
 }
 
 fn pages_of(pages: TablePages) -> Pages {
@@ -431,6 +429,64 @@ fn lookup_inputs(config: &Config, n: usize) -> Vec<(LookupInput, Vec<workloads::
             (input, items)
         })
         .collect()
+}
+
+/// Every entry's lookups on every input, family by family (a base with its variants and the
+/// A/A twin), interleaved round by round within the family: a base and its variant are then
+/// timed milliseconds apart, so that drift of the machine's speed, which moved whole processes
+/// by up to 2× on a shared host, falls on both alike.
+fn time_lookups(
+    m: &mut Measurement,
+    (pages, entries): (TablePages, &[Entry]),
+    inputs: &[(LookupInput, Vec<workloads::LookupItem>)],
+    invocation: Invocation,
+) {
+    let base_of = |name: &'static str| {
+        m.pairs
+            .iter()
+            .find(|p| p.variant == name)
+            .map_or(name, |p| p.base)
+    };
+    let mut families: Vec<Vec<Entry>> = Vec::new();
+    for &entry in entries {
+        match families
+            .iter_mut()
+            .find(|f| base_of(f[0].0) == base_of(entry.0))
+        {
+            Some(family) => family.push(entry),
+            None => families.push(vec![entry]),
+        }
+    }
+    for (input, items) in inputs {
+        for family in &families {
+            let mut cases: Vec<Case<'static>> = Vec::new();
+            let mut timed: Vec<Entry> = Vec::new();
+            for &(name, twin) in family {
+                let make = MakeCase {
+                    items,
+                    group: PieceGroup::Mixed,
+                    mode: input.mode(),
+                };
+                match registry::visit(name, make) {
+                    Ok(case) => {
+                        cases.push(case);
+                        timed.push((name, twin));
+                    }
+                    Err(error) => m.errors.push(error.to_string()),
+                }
+            }
+            let results = interleaved(&mut cases, &m.sampling, invocation, None, &mut |_| {});
+            for (result, (backend, twin)) in results.into_iter().zip(timed) {
+                m.lookup.push(LookupRow {
+                    input: *input,
+                    pages,
+                    backend,
+                    twin,
+                    ns: result.ns_per_op,
+                });
+            }
+        }
+    }
 }
 
 /// What the table-miss chains walk: E7's search-order workload and pressure buffer.

@@ -1,0 +1,97 @@
+//! Table layouts per CPU: each CPU's E12 ratios (variant over base) on the same pairs, side by
+//! side.
+
+use super::Entry;
+use crate::experiments::e12_layouts::summary::{Ratio, Summary as E12};
+use crate::report::table_markdown;
+use crate::results::Table;
+
+fn columns<'a>(entries: &[&'a Entry]) -> Vec<(&'a Entry, E12)> {
+    entries
+        .iter()
+        .filter_map(|entry| {
+            let summary = entry.results.experiment("E12")?.summary_as().ok()?;
+            Some((*entry, summary))
+        })
+        .collect()
+}
+
+/// `×0.97 [0.95–0.99]`, marked `=` where level at the report's threshold.
+fn cell(ratio: Option<&Ratio>) -> String {
+    match ratio {
+        None => "—".into(),
+        Some(r) => {
+            let high = r.high.map_or("∞".to_string(), |h| format!("{h:.2}"));
+            let level = if r.claim == "level" { " =" } else { "" };
+            format!("×{:.2} [{:.2}–{high}]{level}", r.ratio, r.low)
+        }
+    }
+}
+
+/// The Markdown section; empty where no current report has E12.
+pub fn layouts(entries: &[&Entry]) -> String {
+    let columns = columns(entries);
+    if columns.is_empty() {
+        return String::new();
+    }
+    let mut text = String::from(
+        "\n## Table layouts, per CPU\n\nE12: each layout variant's time over its base's \
+         (below 1: the variant is faster) with its 95 % interval, `=` where level at the \
+         report's threshold; `BASE@2m` is the base's tables on 2 MiB pages against 4 KiB. \
+         Per pair: lookups (throughput, random-play) / the nnue search's ns per node; one \
+         column per CPU.\n\n",
+    );
+    let mut pairs: Vec<String> = Vec::new();
+    for (_, summary) in &columns {
+        for pair in &summary.pairs {
+            if !pairs.contains(&pair.variant) {
+                pairs.push(pair.variant.clone());
+            }
+        }
+    }
+    let mut table = Table {
+        headers: std::iter::once(String::new())
+            .chain(columns.iter().map(|(e, _)| e.folder.clone()))
+            .collect(),
+        rows: vec![std::iter::once("CPU".to_string())
+            .chain(
+                columns
+                    .iter()
+                    .map(|(e, _)| e.results.machine.cpu_model.clone()),
+            )
+            .collect()],
+    };
+    for variant in &pairs {
+        let row = columns.iter().map(|(_, s)| {
+            s.pairs
+                .iter()
+                .find(|p| &p.variant == variant)
+                .map_or("—".to_string(), |p| {
+                    format!("{} / {}", cell(p.lookup.as_ref()), cell(p.nps.as_ref()))
+                })
+        });
+        let base = columns
+            .iter()
+            .find_map(|(_, s)| s.pairs.iter().find(|p| &p.variant == variant))
+            .map_or(String::new(), |p| format!(" vs {} ({})", p.base, p.factor));
+        table.rows.push(
+            std::iter::once(format!("{variant}{base}"))
+                .chain(row)
+                .collect(),
+        );
+    }
+    let verdicts = columns.iter().map(|(_, s)| {
+        let mut v = s.verdict.clone();
+        if !s.controls.passed {
+            v.push_str(" (an A/A control failed)");
+        }
+        v
+    });
+    table.rows.push(
+        std::iter::once("verdict".to_string())
+            .chain(verdicts)
+            .collect(),
+    );
+    text.push_str(&table_markdown(&table));
+    text
+}
