@@ -4,7 +4,8 @@
 # AVX-512, and native, and runs E1 and E2 with each build beside the default x86-64-v3 binary),
 # then the index of every report folder.
 #
-# usage: scripts/report.sh [--out DIR] [any other `kiki report` options, e.g. --quick]
+# usage: scripts/report.sh [--out DIR] [any other `kiki report` options, e.g. --quick; with
+# --only LIST, E9 runs only if LIST names it]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,6 +52,11 @@ for ((n = 0; n < count; n++)); do
     files+=("$file")
 done
 echo "== linked $count code layouts" >&2
-echo "== kiki report --with E9" >&2
-target/release/kiki report --out "$out" --with E9 --layouts "$(IFS=,; echo "${files[*]}")" "${args[@]}"
+# E9 joins the default experiments unless --only names the experiments to run.
+with=(--with E9)
+for arg in "${args[@]}"; do
+    [[ "$arg" == --only* ]] && with=()
+done
+echo "== kiki report ${with[*]} ${args[*]}" >&2
+target/release/kiki report --out "$out" "${with[@]}" --layouts "$(IFS=,; echo "${files[*]}")" "${args[@]}"
 target/release/kiki report-index --dir "$out" >&2
