@@ -395,6 +395,16 @@ pub fn compare_differences(
         }
     }
     statistics.sort_by(f64::total_cmp);
+    // A resample without a ratio counts at its end of the distribution (a numerator at or
+    // below zero as the lowest ratio, a denominator as the highest): the percentiles then see
+    // every resample, and the interval is not narrowed by dropping them.
+    let lowest = statistics.first().copied().unwrap_or(point);
+    let highest = statistics.last().copied().unwrap_or(point);
+    let mut statistics: Vec<f64> = std::iter::repeat_n(lowest, unbounded.0)
+        .chain(statistics)
+        .chain(std::iter::repeat_n(highest, unbounded.1))
+        .collect();
+    statistics.sort_by(f64::total_cmp);
     let clusters = if pairs.len() >= 2 {
         pairs.len()
     } else {

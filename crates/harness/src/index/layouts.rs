@@ -37,7 +37,7 @@ pub fn layouts(entries: &[&Entry]) -> String {
     let mut text = String::from(
         "\n## Table layouts, per CPU\n\nE12: each layout variant's time over its base's \
          (below 1: the variant is faster) with its 95 % interval, `=` where level at the \
-         report's threshold; `BASE@2m` is the base's tables on 2 MiB pages against 4 KiB. \
+         report's threshold, `(not decided)` where its control failed; `BASE@2m` is the base's tables on 2 MiB pages against 4 KiB. \
          Per pair: lookups (throughput, random-play) / the nnue search's ns per node; one \
          column per CPU.\n\n",
     );
@@ -67,7 +67,20 @@ pub fn layouts(entries: &[&Entry]) -> String {
                 .iter()
                 .find(|p| &p.variant == variant)
                 .map_or("—".to_string(), |p| {
-                    format!("{} / {}", cell(p.lookup.as_ref()), cell(p.nps.as_ref()))
+                    let mark = |cost: &str| {
+                        if p.undecided.contains_key(cost) {
+                            " (not decided)"
+                        } else {
+                            ""
+                        }
+                    };
+                    format!(
+                        "{}{} / {}{}",
+                        cell(p.lookup.as_ref()),
+                        mark("lookup"),
+                        cell(p.nps.as_ref()),
+                        mark("nps")
+                    )
                 })
         });
         let base = columns

@@ -53,6 +53,18 @@ pub(super) struct Compared {
     pub costs: Vec<(Cost, Option<Comparison>)>,
     /// The other lookup inputs and modes.
     pub lookup_by_mode: Vec<(LookupInput, Option<Comparison>)>,
+    /// For a variant pair: whether both sides' tables sit on the same page kind in the 2 MiB
+    /// phase (a table under one aligned 2 MiB page stays on 4 KiB pages). For a page pair:
+    /// whether the base's tables moved onto 2 MiB pages at all. `None`: not known.
+    pub pages_as_asked: Option<bool>,
+    /// The page phase its lookup and table-miss ratios come from (the variant's side).
+    pub lookup_pages: TablePages,
+}
+
+impl Compared {
+    pub fn is_page_pair(&self) -> bool {
+        self.factor == LayoutFactor::Pages
+    }
 }
 
 impl Compared {
@@ -72,13 +84,67 @@ pub(super) struct Numbers {
     pub pareto: Vec<(String, Cost, Vec<String>)>,
 }
 
+/// Whether an interval lies wholly within ±threshold of 1 (the two are equivalent at it).
+pub(super) fn within(c: &Comparison, threshold: f64) -> bool {
+    c.low >= 1.0 / (1.0 + threshold) && c.high <= 1.0 + threshold
+}
+
 impl Numbers {
-    /// A cost's A/A control passes when its ratio is level at the threshold.
+    /// A cost's A/A control passes when its whole interval lies within ±threshold: the run
+    /// resolves a same-code difference to less than the threshold.
     pub fn control_passed(&self, cost: Cost) -> bool {
         self.controls
             .iter()
             .find(|c| c.0 == cost)
-            .is_some_and(|c| c.1.is_some_and(|x| x.claim == Claim::Level))
+            .is_some_and(|c| c.1.is_some_and(|x| within(&x, self.threshold)))
+    }
+
+    /// The page phases' control for a cost: every base whose tables did not move onto 2 MiB
+    /// pages (too small for an aligned one) must come out within ±threshold between the two
+    /// phases, since only the phase changed for it. `None` where no base stayed put.
+    pub fn phase_control(&self, cost: Cost) -> Option<bool> {
+        let unmoved: Vec<&Compared> = self
+            .pairs
+            .iter()
+            .filter(|p| p.is_page_pair() && p.pages_as_asked == Some(false))
+            .collect();
+        (!unmoved.is_empty()).then(|| {
+            unmoved
+                .iter()
+                .all(|p| p.cost(cost).is_some_and(|c| within(&c, self.threshold)))
+        })
+    }
+
+    /// Why a pair's cost is not decided here, if it is not.
+    pub fn undecided(&self, pair: &Compared, cost: Cost) -> Option<String> {
+        if !self.control_passed(cost) {
+            return Some(
+                "not decided: the A/A control's interval reaches beyond the threshold".into(),
+            );
+        }
+        if pair.is_page_pair() {
+            return match (pair.pages_as_asked, self.phase_control(cost)) {
+                (Some(false), _) => {
+                    Some("a null contrast: its tables stayed on 4 KiB pages".into())
+                }
+                (None, _) => Some("not decided: where its tables landed is not known".into()),
+                (_, None) => Some(
+                    "not decided: no base stayed on 4 KiB pages to control the phase order".into(),
+                ),
+                (_, Some(false)) => Some(
+                    "not decided: a base whose tables did not move changed between the phases"
+                        .into(),
+                ),
+                _ => None,
+            };
+        }
+        match (pair.pages_as_asked, cost) {
+            (Some(false), Cost::Search) => Some(
+                "not decided: on 2 MiB pages the two sides' tables sit on different page kinds"
+                    .into(),
+            ),
+            _ => None,
+        }
     }
 }
 
@@ -210,17 +276,45 @@ fn lookup_by_mode(
         .collect()
 }
 
+/// A variant against its base on 2 MiB pages; where the two sides' tables landed on
+/// different page kinds there (one too small to move), lookups and table misses are read from
+/// the 4 KiB phase instead, where both sit on 4 KiB pages, and the search is not decided.
 fn variant_pair(m: &Measurement, pair: &Pair) -> Compared {
-    let a = (TablePages::Huge, (pair.variant, false));
-    let b = (TablePages::Huge, (pair.base, false));
+    let pages_agree = m
+        .collapsed(pair.base)
+        .zip(m.collapsed(pair.variant))
+        .map(|(x, y)| x == y);
+    let mut costs = compare_across(
+        m,
+        (TablePages::Huge, (pair.variant, false)),
+        (TablePages::Huge, (pair.base, false)),
+    );
+    let mut pages = TablePages::Huge;
+    if pages_agree == Some(false) {
+        pages = TablePages::Small;
+        let small = compare_across(
+            m,
+            (pages, (pair.variant, false)),
+            (pages, (pair.base, false)),
+        );
+        for ((cost, c), (_, small)) in costs.iter_mut().zip(small) {
+            if *cost != Cost::Search {
+                *c = small;
+            }
+        }
+    }
+    let a = (pages, (pair.variant, false));
+    let b = (pages, (pair.base, false));
     Compared {
         base: pair.base.to_string(),
         variant: pair.variant.to_string(),
         factor: pair.factor,
         change: pair.change.clone(),
         table_bytes: pair.table_bytes,
-        costs: compare_across(m, a, b),
+        costs,
         lookup_by_mode: lookup_by_mode(m, a, b),
+        pages_as_asked: pages_agree,
+        lookup_pages: pages,
     }
 }
 
@@ -240,6 +334,8 @@ fn page_pair(m: &Measurement, base: &'static str) -> Compared {
         table_bytes: [bytes, bytes],
         costs: compare_across(m, a, b),
         lookup_by_mode: lookup_by_mode(m, a, b),
+        pages_as_asked: m.collapsed(base),
+        lookup_pages: TablePages::Huge,
     }
 }
 
@@ -256,7 +352,8 @@ fn family(m: &Measurement, base: &'static str) -> Vec<(&'static str, usize)> {
 }
 
 /// The family's members that no other member beats: fewer or equal table bytes and a cost
-/// claimed faster (interval wholly beyond the threshold), or fewer bytes and a level cost.
+/// claimed faster (interval wholly beyond the threshold), or fewer bytes and an equivalent
+/// cost (interval wholly within it).
 fn pareto_set(m: &Measurement, base: &'static str, cost: Cost) -> Vec<String> {
     let members = family(m, base);
     let pages = TablePages::Huge;
@@ -271,10 +368,10 @@ fn pareto_set(m: &Measurement, base: &'static str, cost: Cost) -> Vec<String> {
                     .into_iter()
                     .find(|c| c.0 == cost)
                     .and_then(|c| c.1);
-                match c.map(|c| c.claim) {
-                    Some(Claim::Faster) => true,
-                    Some(Claim::Level) => other_bytes < bytes,
-                    _ => false,
+                match c {
+                    Some(c) if c.claim == Claim::Faster => true,
+                    Some(c) => other_bytes < bytes && within(&c, m.threshold),
+                    None => false,
                 }
             })
         })
@@ -356,9 +453,23 @@ fn entries_table(m: &Measurement, k: usize) -> Table {
             .chain(pages, entry)
             .map(|c| interval_linear(&differences(&c.full, &c.hot), k));
         let search = m.search(pages, entry).map(|s| interval(s, k));
+        let placed = m
+            .placements
+            .iter()
+            .find(|(n, p, _)| n == entry.0 && *p == pages)
+            .map_or("—".to_string(), |(_, _, placed)| {
+                placed.huge_after.map_or("not known".to_string(), |huge| {
+                    format!(
+                        "{} of {}",
+                        rounded_bytes(huge as f64),
+                        rounded_bytes(placed.table_bytes as f64)
+                    )
+                })
+            });
         rows.push(vec![
             entry_name(entry),
             pages.name().to_string(),
+            placed,
             text(lookup),
             text(miss),
             text(search),
@@ -368,6 +479,7 @@ fn entries_table(m: &Measurement, k: usize) -> Table {
         headers: vec![
             "backend".to_string(),
             "table pages".to_string(),
+            "on 2 MiB pages".to_string(),
             "ns/lookup".to_string(),
             "table miss, ns/lookup".to_string(),
             "ns/node".to_string(),

@@ -1,7 +1,7 @@
 //! E12's method and findings paragraphs, and the pre-set rule that names the layout factor
 //! that matters most on this CPU.
 
-use super::analysis::{ratio_text, Compared, Cost, Numbers};
+use super::analysis::{ratio_text, within, Compared, Cost, Numbers};
 use super::measure::Measurement;
 use crate::experiments::{and_list, claims_method, percent};
 use crate::stats::{Claim, Comparison};
@@ -28,29 +28,37 @@ pub(super) fn method(m: &Measurement) -> String {
         .map_or("no backend".to_string(), |t| format!("`{t}`"));
     format!(
         "E12 holds the algorithm fixed and changes one table-layout factor: {}. Every \
-         invocation measures in one process, first the bases with their tables on 4 KiB \
-         pages, then (after collapsing every table onto 2 MiB pages, which cannot be undone \
-         in a process) bases and variants together. Three costs per backend: lookups as E1 \
-         times them ({} inputs cycled, every slider kind mixed, each family — a base, its \
-         variants and the A/A twin — interleaved round by round, so that a base and its \
-         variant are timed milliseconds apart; the headline is throughput on random-play positions, and latency on \
-         them and throughput on uniform 25 % occupancies are `lookup_by_mode`); the isolated \
-         table-miss cost as E7 times it (dependent chains after {} pressure reads per node \
-         through a {} buffer, the full table's chain less its hot twin's, the same code with \
-         the table masked to one page; compared as a ratio of the two means, since one \
-         round's difference can be zero); and time per node of E11's bench search ({} \
-         positions, depth {}, the nnue evaluation, a {} MiB TT, both on 2 MiB pages; {} \
-         rounds per invocation with the tables on 4 KiB pages and {} on 2 MiB, in a shuffled order reversed every other round, after one \
-         discarded block; every backend's fingerprints checked against the first's). A ratio \
-         is variant over base (below 1: the variant is faster). Page pairs (`BASE@2m`) \
-         compare a base on 2 MiB pages with itself on 4 KiB pages, round by round across the \
-         two phases of one process: the 4 KiB phase always runs first, so drift within a \
-         process is not randomised for them. The A/A control times {twin} (the base with the \
-         largest tables) twice in every 2 MiB cell, as if it were its own variant: a cost \
-         whose A/A ratio is not level at ±{} % is not decided here. The factor that matters \
-         most is fixed before the data: among the pairs whose search ratio is claimed \
-         (interval wholly beyond the threshold), the one furthest from 1; where none is, \
-         lookups decide the same way. {}",
+         invocation measures in one process, first with every table on 4 KiB pages, then \
+         after asking for every table to be collapsed onto 2 MiB pages (which cannot be undone \
+         in a process; a table that does not span one aligned 2 MiB page stays on 4 KiB pages, \
+         and the entries table says where each landed). Lookups and chains time every backend \
+         in both phases, the search only the bases on 4 KiB pages. Three costs per backend: \
+         lookups as E1 times them ({} inputs cycled, every slider kind mixed, each family — a \
+         base, its variants and the A/A twin — interleaved round by round, so that a base and \
+         its variant are timed milliseconds apart; the headline is throughput on random-play \
+         positions, and latency on them and throughput on uniform 25 % occupancies are \
+         `lookup_by_mode`); the isolated table-miss cost as E7 times it (dependent chains \
+         after {} pressure reads per node through a {} buffer, the full table's chain less its \
+         hot twin's, the same code with the table masked to one page; compared as a ratio of \
+         the two means, since one round's difference can be zero); and time per node of E11's \
+         bench search ({} positions, depth {}, the nnue evaluation, a {} MiB TT, both on 2 MiB \
+         pages; {} rounds per invocation with the tables on 4 KiB pages and {} on 2 MiB, in a \
+         shuffled order reversed every other round, after one discarded block; every \
+         backend's fingerprints checked against the first's). A ratio is variant over base \
+         (below 1: the variant is faster). Page pairs (`BASE@2m`) compare a base on 2 MiB \
+         pages with itself on 4 KiB pages, round by round across the two phases of one \
+         process: the 4 KiB phase always runs first, so drift within a process is not \
+         randomised for them; a page pair is decided only where its base's tables moved and \
+         every base whose tables did not move (the phase order's control) comes out within \
+         the threshold between the phases; the chains walk the same window of nodes in both \
+         phases, and a page pair's search pairs each invocation's first rounds. The A/A \
+         control times {twin} (the base with the largest tables) twice in every cell, as if \
+         it were its own variant: a cost whose A/A interval reaches beyond ±{} % is not \
+         decided here; where a variant's and its base's tables landed on different page kinds \
+         on 2 MiB pages, its lookup and table-miss ratios are read from the 4 KiB phase (both \
+         on 4 KiB pages there) and its search is not decided. The factor that matters most is fixed before the data: among the decided \
+         layout variants whose search ratio is claimed (interval wholly beyond the \
+         threshold), the one furthest from 1; where none is, lookups decide the same way. {}",
         and_list(&pairs),
         m.lookups,
         m.pressure_reads,
@@ -65,14 +73,13 @@ pub(super) fn method(m: &Measurement) -> String {
     )
 }
 
-/// The pair whose `cost` ratio is claimed and furthest from 1 (the pre-set rule), if any.
+/// The layout variant whose `cost` ratio is claimed and decided and furthest from 1 (the
+/// pre-set rule), if any; page pairs are not layout variants of one build and do not compete.
 pub(super) fn matters_most(numbers: &Numbers, cost: Cost) -> Option<(&Compared, Comparison)> {
-    if !numbers.control_passed(cost) {
-        return None;
-    }
     numbers
         .pairs
         .iter()
+        .filter(|p| !p.is_page_pair() && numbers.undecided(p, cost).is_none())
         .filter_map(|p| p.cost(cost).map(|c| (p, c)))
         .filter(|(_, c)| c.claim != Claim::Level)
         .max_by(|a, b| a.1.ratio.ln().abs().total_cmp(&b.1.ratio.ln().abs()))
@@ -94,16 +101,22 @@ pub(super) fn paragraph(m: &Measurement, numbers: &Numbers) -> String {
         let costs: Vec<String> = Cost::ALL
             .iter()
             .map(|&cost| {
-                let text = if numbers.control_passed(cost) {
-                    ratio_text(pair.cost(cost))
-                } else {
-                    "not decided (A/A control failed)".to_string()
-                };
-                format!("{} {text}", cost.words())
+                let text = ratio_text(pair.cost(cost));
+                match numbers.undecided(pair, cost) {
+                    Some(why) if pair.cost(cost).is_some() => {
+                        format!("{} {text}, {why}", cost.words())
+                    }
+                    _ => format!("{} {text}", cost.words()),
+                }
             })
             .collect();
+        let pages = if !pair.is_page_pair() && pair.pages_as_asked == Some(false) {
+            " (lookups and table misses on 4 KiB pages, where both sides' tables sit)"
+        } else {
+            ""
+        };
         out.push(format!(
-            "`{}` against `{}` ({}): {}.",
+            "`{}` against `{}` ({}){pages}: {}.",
             pair.variant,
             pair.base,
             pair.change,
@@ -114,13 +127,14 @@ pub(super) fn paragraph(m: &Measurement, numbers: &Numbers) -> String {
     let pareto: Vec<String> = numbers
         .pareto
         .iter()
-        .filter(|(_, cost, _)| *cost == Cost::Search)
+        .filter(|(_, cost, _)| *cost == Cost::Search && numbers.control_passed(Cost::Search))
         .map(|(base, _, set)| format!("{base}: {}", set.join(", ")))
         .collect();
     if !pareto.is_empty() {
         out.push(format!(
             "Per family, the layouts no other member beats on both table bytes and search \
-             time (fewer bytes and a level time, or a time claimed faster): {}.",
+             time (fewer bytes and a time equivalent within the threshold, or a time claimed \
+             faster): {}.",
             pareto.join("; ")
         ));
     }
@@ -141,17 +155,19 @@ fn controls_sentence(m: &Measurement, numbers: &Numbers) -> String {
         .filter(|&&c| !numbers.control_passed(c))
         .map(|c| c.words())
         .collect();
+    let threshold = percent(numbers.threshold);
     if failed.is_empty() {
         format!(
-            "The A/A control (`{twin}` against itself) is level in every cost: {}.",
+            "The A/A control (`{twin}` against itself) lies within ±{threshold} % in every cost: {}.",
             and_list(&parts)
         )
     } else {
         format!(
-            "The A/A control (`{twin}` against itself) fails for {}: {}; claims about {} are \
-             not decided here.",
-            failed.join(" and "),
+            "The A/A control (`{twin}` against itself): {}; its interval reaches beyond \
+             ±{threshold} % for {}, so no claim about {} is decided here (the run does not \
+             resolve a same-code difference that small).",
             and_list(&parts),
+            failed.join(" and "),
             failed.join(" and ")
         )
     }
@@ -159,45 +175,61 @@ fn controls_sentence(m: &Measurement, numbers: &Numbers) -> String {
 
 /// The sentence that names the factor that matters most, by the rule in the method.
 pub(super) fn verdict(numbers: &Numbers) -> String {
+    let threshold = percent(numbers.threshold);
+    let search_lead = if numbers.control_passed(Cost::Search) {
+        format!("No layout variant's effect on the search is claimed beyond ±{threshold} % here. ")
+    } else {
+        format!(
+            "The search is not decided here (its A/A control's interval reaches beyond \
+             ±{threshold} %). "
+        )
+    };
     for cost in [Cost::Search, Cost::Lookup] {
         if let Some((pair, c)) = matters_most(numbers, cost) {
-            let level: Vec<String> = numbers
-                .pairs
-                .iter()
-                .filter(|p| p.cost(cost).is_some_and(|c| c.claim == Claim::Level))
-                .map(|p| format!("`{}`", p.variant))
-                .collect();
+            let equivalent = equivalent_variants(numbers, cost);
             let lead = if cost == Cost::Search {
-                String::new()
+                ""
             } else {
-                format!(
-                    "No layout factor moves the search beyond ±{} % here. ",
-                    percent(numbers.threshold)
-                )
+                search_lead.as_str()
             };
             return format!(
                 "{lead}The layout factor that matters most on this CPU is {} ({} against {}): \
-                 {} {}. Level at the threshold in {}: {}.",
+                 {} {}. Equivalent within ±{threshold} % in {}: {}.",
                 pair.factor.name(),
                 pair.variant,
                 pair.base,
                 cost.words(),
                 ratio_text(Some(c)),
                 cost.words(),
-                if level.is_empty() {
-                    "none".to_string()
-                } else {
-                    and_list(&level)
-                }
+                equivalent
             );
         }
     }
-    if !numbers.control_passed(Cost::Search) || !numbers.control_passed(Cost::Lookup) {
-        return "Which layout factor matters most is not decided here: an A/A control failed."
-            .to_string();
+    if !numbers.control_passed(Cost::Lookup) {
+        return format!(
+            "{search_lead}Lookups are not decided here either (their A/A control's interval \
+             reaches beyond ±{threshold} %): which layout factor matters most is not decided."
+        );
     }
     format!(
-        "No layout factor moves lookups or the search beyond ±{} % on this CPU.",
-        percent(numbers.threshold)
+        "{search_lead}No layout variant's effect on lookups is claimed beyond ±{threshold} % \
+         either; equivalent within ±{threshold} % in lookups: {}, the others undecided.",
+        equivalent_variants(numbers, Cost::Lookup)
     )
+}
+
+/// The layout variants whose `cost` interval lies wholly within the threshold, or `none`.
+fn equivalent_variants(numbers: &Numbers, cost: Cost) -> String {
+    let names: Vec<String> = numbers
+        .pairs
+        .iter()
+        .filter(|p| !p.is_page_pair() && numbers.undecided(p, cost).is_none())
+        .filter(|p| p.cost(cost).is_some_and(|c| within(&c, numbers.threshold)))
+        .map(|p| format!("`{}`", p.variant))
+        .collect();
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        and_list(&names)
+    }
 }

@@ -186,6 +186,38 @@ impl Measurement {
             .map(|r| r.ns_per_node.as_slice())
     }
 
+    /// Every timed entry, family by family (a base, then its variants), the A/A twin in the
+    /// middle of its family: in a family's rotating order it then follows neither its own base
+    /// nor the base's last variant alone.
+    pub fn entries(&self) -> Vec<Entry> {
+        let mut entries = Vec::new();
+        for base in self.bases() {
+            let mut family: Vec<Entry> = vec![(base, false)];
+            family.extend(
+                self.pairs
+                    .iter()
+                    .filter(|p| p.base == base)
+                    .map(|p| (p.variant, false)),
+            );
+            if self.twin == Some(base) {
+                family.insert(family.len().div_ceil(2), (base, true));
+            }
+            entries.extend(family);
+        }
+        entries
+    }
+
+    /// Whether any of `name`'s tables moved onto 2 MiB pages in the 2 MiB phase, as placed.
+    pub fn collapsed(&self, name: &str) -> Option<bool> {
+        self.placements
+            .iter()
+            .find(|(n, pages, _)| n == name && *pages == TablePages::Huge)
+            .and_then(|(_, _, placed)| {
+                let huge = placed.huge_after?;
+                Some(huge > 0)
+            })
+    }
+
     /// The bases of the pairs, once each, in registry order.
     pub fn bases(&self) -> Vec<&'static str> {
         let mut bases: Vec<&'static str> = Vec::new();
@@ -323,11 +355,8 @@ pub(super) fn measure(
         errors: Vec::new(),
         invocations: 1,
     };
-    let bases: Vec<Entry> = m.bases().into_iter().map(|b| (b, false)).collect();
-    let mut everyone = bases.clone();
-    everyone.extend(m.pairs.iter().map(|p| (p.variant, false)));
-    everyone.extend(m.twin.map(|b| (b, true)));
-    let phases = [(TablePages::Small, bases), (TablePages::Huge, everyone)];
+    let everyone = m.entries();
+    let phases = [TablePages::Small, TablePages::Huge];
     let parts = 3 * phases.len();
     let mut done = 0;
     let mut step = |message: &str, fraction: f64, done: usize| {
@@ -338,7 +367,14 @@ pub(super) fn measure(
     let chain_workload =
         workloads::search_order(config.seed ^ 0xE12, config.pick(600, 20_000, 100_000));
     let lookup_inputs = lookup_inputs(config, m.lookups);
-    for (pages, names) in &phases {
+    let chains = Chains {
+        workload: &chain_workload,
+        pressure: pressure.as_slice(),
+        last_level: levels.last_level_bytes(),
+        window: std::cell::Cell::new(None),
+    };
+    for pages in &phases {
+        let names = &everyone;
         for &(name, _) in names.iter().filter(|e| !e.1) {
             match place_tables(name, pages_of(*pages)) {
                 Ok(placed) => m.placements.push((name.to_string(), *pages, placed)),
@@ -350,11 +386,6 @@ pub(super) fn measure(
         time_lookups(&mut m, (*pages, names), &lookup_inputs, invocation);
         done += 1;
         step(&format!("table-miss chains, {label}"), 0.0, done);
-        let chains = Chains {
-            workload: &chain_workload,
-            pressure: pressure.as_slice(),
-            last_level: levels.last_level_bytes(),
-        };
         chains.time(&mut m, (*pages, names), invocation);
         done += 1;
         step(&format!("searches, {label}"), 0.0, done);
@@ -370,9 +401,19 @@ pub(super) fn measure(
             depth,
             tables: &search_tables,
         };
+        // On 4 KiB pages only the bases search (the page pairs' other side): a search costs
+        // seconds per entry, and the variants' pairs are read on 2 MiB pages.
+        let searched: Vec<Entry> = match pages {
+            TablePages::Small => names
+                .iter()
+                .copied()
+                .filter(|&(name, twin)| !twin && m.pairs.iter().any(|p| p.base == name))
+                .collect(),
+            TablePages::Huge => names.clone(),
+        };
         search.time(
             &mut m,
-            (*pages, names),
+            (*pages, &searched),
             (rounds[*pages as usize], invocation),
             &mut tt,
             &mut rng,
@@ -494,6 +535,9 @@ struct Chains<'a> {
     workload: &'a workloads::SearchWorkload,
     pressure: &'a [u64],
     last_level: usize,
+    /// The window of nodes, sized in the first phase and kept for the second, so that round r
+    /// walks the same nodes on 4 KiB and on 2 MiB pages.
+    window: std::cell::Cell<Option<usize>>,
 }
 
 impl Chains<'_> {
@@ -524,7 +568,7 @@ impl Chains<'_> {
                 Err(error) => m.errors.push(error.to_string()),
             }
         }
-        let mut window = None;
+        let mut window = self.window.get();
         let results = e7::time_chains(
             self.workload,
             &mut cases,
@@ -534,6 +578,7 @@ impl Chains<'_> {
             invocation,
             &mut |_| {},
         );
+        self.window.set(window);
         // Two results per case, full then hot, in the cases' order.
         for (pair, (backend, twin)) in results.chunks(2).zip(timed) {
             m.chains.push(ChainRow {

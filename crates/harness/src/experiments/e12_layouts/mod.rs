@@ -88,7 +88,7 @@ fn record(c: Option<Comparison>) -> Json {
     }
 }
 
-fn pair_json(pair: &Compared) -> Json {
+fn pair_json(pair: &Compared, numbers: &Numbers) -> Json {
     let by_mode: Map<String, Json> = pair
         .lookup_by_mode
         .iter()
@@ -103,6 +103,12 @@ fn pair_json(pair: &Compared) -> Json {
         "lookup_by_mode": by_mode,
         "table_miss": record(pair.cost(Cost::TableMiss)),
         "nps": record(pair.cost(Cost::Search)),
+        "pages_as_asked": pair.pages_as_asked,
+        "lookup_pages": pair.lookup_pages.name(),
+        "undecided": Cost::ALL
+            .iter()
+            .filter_map(|&c| numbers.undecided(pair, c).map(|why| (c.name().to_string(), json!(why))))
+            .collect::<Map<String, Json>>(),
     })
 }
 
@@ -113,6 +119,10 @@ fn summary(m: &Measurement, numbers: &Numbers) -> Vec<(String, Json)> {
         .map(|(cost, c)| (cost.name().to_string(), record(*c)))
         .collect();
     let passed = Cost::ALL.iter().all(|&c| numbers.control_passed(c));
+    let phase: Map<String, Json> = Cost::ALL
+        .iter()
+        .map(|&c| (c.name().to_string(), json!(numbers.phase_control(c))))
+        .collect();
     let most = [Cost::Search, Cost::Lookup]
         .into_iter()
         .find_map(|cost| findings::matters_most(numbers, cost).map(|found| (cost, found)))
@@ -127,11 +137,17 @@ fn summary(m: &Measurement, numbers: &Numbers) -> Vec<(String, Json)> {
     vec![
         (
             "pairs".to_string(),
-            Json::Array(numbers.pairs.iter().map(pair_json).collect()),
+            Json::Array(
+                numbers
+                    .pairs
+                    .iter()
+                    .map(|p| pair_json(p, numbers))
+                    .collect(),
+            ),
         ),
         (
             "controls".to_string(),
-            json!({ "passed": passed, "twin": m.twin, "aa": controls }),
+            json!({ "passed": passed, "twin": m.twin, "aa": controls, "page_phases": phase }),
         ),
         ("matters_most".to_string(), most),
         ("verdict".to_string(), json!(findings::verdict(numbers))),

@@ -22,6 +22,9 @@ pub struct Pair {
     pub lookup: Option<Ratio>,
     pub table_miss: Option<Ratio>,
     pub nps: Option<Ratio>,
+    /// Per cost (`lookup`, `table_miss`, `nps`), why it is not decided here; absent: decided.
+    #[serde(default)]
+    pub undecided: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
