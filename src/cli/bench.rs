@@ -71,11 +71,10 @@ pub fn run(args: super::BenchArgs) -> Result<(), CliError> {
         match &first {
             None => first = Some((name, run)),
             Some((first_name, first_run)) => {
-                if let Some((a, b)) = first_run.first_difference(&run) {
+                if let Some(difference) = first_run.difference_text(first_name, &run, name) {
                     out.flush()?;
                     return Err(CliError::failed(format!(
-                        "kiki bench: fingerprints differ at {}: {first_name} nodes {} best {} score {}, {name} nodes {} best {} score {}",
-                        a.sfen, a.nodes, a.best, a.score, b.nodes, b.best, b.score
+                        "kiki bench: fingerprints differ {difference}"
                     )));
                 }
             }

@@ -48,6 +48,21 @@ impl BenchRun {
             .zip(&other.positions)
             .find(|(a, b)| a != b)
     }
+
+    /// Where `other` (`other_name`'s run) first found something else than this run (`name`'s):
+    /// `at SFEN: NAME nodes N best MOVE score S, OTHER nodes N best MOVE score S`.
+    pub fn difference_text(
+        &self,
+        name: &str,
+        other: &BenchRun,
+        other_name: &str,
+    ) -> Option<String> {
+        let (a, b) = self.first_difference(other)?;
+        Some(format!(
+            "at {}: {name} nodes {} best {} score {}, {other_name} nodes {} best {} score {}",
+            a.sfen, a.nodes, a.best, a.score, b.nodes, b.best, b.score
+        ))
+    }
 }
 
 /// Searches every position of `sfens` (valid SFEN) to `depth` on `backend`.

@@ -97,7 +97,9 @@ fn invocations_method(count: usize, layouts: usize, interleaved: usize) -> Strin
         " Measured in {count} process invocations{interleaved}, each with {layout}its own \
          environment size and round order and taking its share of the rounds (rounded up); \
          every series in results.json holds {count} consecutive blocks of rounds, one per \
-         invocation, and the intervals of the claims resample invocations first, then rounds."
+         invocation, and the intervals of the claims resample invocations first, then rounds \
+         (where the method above reduces each invocation to one figure first, invocations \
+         alone)."
     )
 }
 

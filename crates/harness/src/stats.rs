@@ -434,6 +434,80 @@ pub fn compare_differences(
     })
 }
 
+/// The share of an invocation's rounds cut from each end by [`compare_invocations`] and
+/// [`compare_differences_invocations`] before averaging (none below five rounds).
+pub const ROUND_TRIM: f64 = 0.2;
+
+/// The mean of `xs` without the lowest and highest `⌊trim · n⌋` of them; `None` when empty.
+pub fn trimmed_mean(xs: &[f64], trim: f64) -> Option<f64> {
+    let mut sorted: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    let cut = (sorted.len() as f64 * trim).floor() as usize;
+    let kept = sorted.get(cut..sorted.len() - cut)?;
+    (!kept.is_empty()).then(|| kept.iter().sum::<f64>() / kept.len() as f64)
+}
+
+/// [`compare`] with each invocation reduced to one figure first, where the spread between
+/// processes (where the tables and the code landed) dwarfs the rounds' noise: invocation `i`'s
+/// figure is the [`ROUND_TRIM`]-trimmed mean of its paired log-ratios (so that one disturbed
+/// round of a few milliseconds does not move it), and the interval resamples invocations alone,
+/// widened to Student's t over them. Resampling the rounds as well would count their noise twice,
+/// once inside each invocation's figure and once again. With one invocation it is [`compare`]
+/// (the rounds are the units).
+pub fn compare_invocations(
+    a: &[Vec<f64>],
+    b: &[Vec<f64>],
+    threshold: f64,
+    seed: u64,
+) -> Option<Comparison> {
+    if a.len().min(b.len()) < 2 {
+        return compare(a, b, threshold, seed);
+    }
+    let mut rounds = 0;
+    let (figures, ones): (Blocks, Blocks) = a
+        .iter()
+        .zip(b)
+        .filter_map(|(xs, ys)| {
+            let logs: Vec<f64> = xs
+                .iter()
+                .zip(ys)
+                .filter(|(x, y)| x.is_finite() && y.is_finite() && **x > 0.0 && **y > 0.0)
+                .map(|(x, y)| (x / y).ln())
+                .collect();
+            rounds += logs.len();
+            trimmed_mean(&logs, ROUND_TRIM).map(|log| (vec![log.exp()], vec![1.0]))
+        })
+        .unzip();
+    compare(&figures, &ones, threshold, seed).map(|c| Comparison { rounds, ..c })
+}
+
+/// [`compare_differences`] with each invocation reduced to one figure per side first, its
+/// [`ROUND_TRIM`]-trimmed mean, for the reason given at [`compare_invocations`]. With one
+/// invocation it is [`compare_differences`].
+pub fn compare_differences_invocations(
+    a: &[Vec<f64>],
+    b: &[Vec<f64>],
+    threshold: f64,
+    seed: u64,
+) -> Option<Comparison> {
+    if a.len().min(b.len()) < 2 {
+        return compare_differences(a, b, threshold, seed);
+    }
+    let mut rounds = 0;
+    let (figures_a, figures_b): (Blocks, Blocks) = a
+        .iter()
+        .zip(b)
+        .filter_map(|(xs, ys)| {
+            let n = xs.len().min(ys.len());
+            rounds += n;
+            let x = trimmed_mean(&xs[..n], ROUND_TRIM)?;
+            let y = trimmed_mean(&ys[..n], ROUND_TRIM)?;
+            Some((vec![x], vec![y]))
+        })
+        .unzip();
+    compare_differences(&figures_a, &figures_b, threshold, seed).map(|c| Comparison { rounds, ..c })
+}
+
 /// The claim an interval `[low, high]` of a time ratio supports at `threshold`.
 fn claim_at(low: f64, high: f64, threshold: f64) -> Claim {
     if high < 1.0 / (1.0 + threshold) {
@@ -571,6 +645,55 @@ pub fn format_interval(estimate: &Estimate) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trimmed_mean_cuts_a_fifth_at_each_end_from_five_values_on() {
+        assert_eq!(
+            trimmed_mean(&[4.0, 1.0, 100.0, 2.0, 3.0], ROUND_TRIM),
+            Some(3.0)
+        );
+        assert_eq!(trimmed_mean(&[1.0, 2.0, 3.0, 10.0], ROUND_TRIM), Some(4.0));
+        assert_eq!(trimmed_mean(&[], ROUND_TRIM), None);
+    }
+
+    #[test]
+    fn per_invocation_figures_ignore_one_disturbed_round_in_each() {
+        // a is 10 % slower than b in every round but one, which a disturbance tripled.
+        let b = timings(10.0, 6, 6, 0.02, 1);
+        let a: Vec<Vec<f64>> = b
+            .iter()
+            .map(|rounds| {
+                let mut slowed: Vec<f64> = rounds.iter().map(|t| t * 1.1).collect();
+                slowed[2] *= 3.0;
+                slowed
+            })
+            .collect();
+        let robust = compare_invocations(&a, &b, 0.03, 7).unwrap();
+        assert!((robust.ratio - 1.1).abs() < 1e-9, "{robust:?}");
+        assert!(robust.low <= robust.ratio && robust.high >= robust.ratio && robust.low > 1.03);
+        assert_eq!((robust.invocations, robust.rounds), (6, 36));
+        assert_eq!(robust.claim, Claim::Slower);
+        let plain = compare(&a, &b, 0.03, 7).unwrap();
+        assert!(plain.ratio > 1.25, "{plain:?}");
+        // The differences' twin: the same trimmed figures, as a ratio of means.
+        let miss = compare_differences_invocations(&a, &b, 0.03, 7).unwrap();
+        assert!((miss.ratio - 1.1).abs() < 0.01, "{miss:?}");
+        assert_eq!(miss.claim, Claim::Slower);
+    }
+
+    #[test]
+    fn per_invocation_comparison_of_a_thing_with_itself_is_level() {
+        let a = timings(10.0, 8, 6, 0.04, 3);
+        let b = timings(10.0, 8, 6, 0.04, 3);
+        let c = compare_invocations(&a, &b, 0.03, 7).unwrap();
+        assert!(
+            (c.ratio - 1.0).abs() < 1e-12 && c.claim == Claim::Level,
+            "{c:?}"
+        );
+        // One invocation: the rounds are the units, as in `compare`.
+        let one = compare_invocations(&a[..1], &b[..1], 0.03, 7).unwrap();
+        assert_eq!(one, compare(&a[..1], &b[..1], 0.03, 7).unwrap());
+    }
 
     /// `invocations` × `rounds` times around `level`, each invocation shifted by its own
     /// offset (what changes between processes) and each round by noise, deterministically.

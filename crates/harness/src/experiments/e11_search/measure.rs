@@ -501,10 +501,11 @@ fn record(
         match reference {
             None => reference = Some((backend, run)),
             Some((first, first_run)) => {
-                if let Some((a, b)) = first_run.first_difference(run) {
+                if let Some(difference) = first_run.difference_text(first, run, backend) {
                     m.errors.push(format!(
-                        "fingerprints differ at {} ({} TT {} MiB): {first} nodes {} best {}, {backend} nodes {} best {}",
-                        a.sfen, cell.eval.name(), cell.tt_mib, a.nodes, a.best, b.nodes, b.best
+                        "fingerprints differ ({} TT {} MiB) {difference}",
+                        cell.eval.name(),
+                        cell.tt_mib
                     ));
                 }
             }

@@ -5,7 +5,10 @@ use super::measure::{Entry, LookupInput, Measurement, Pair};
 use crate::experiments::e11_search::TablePages;
 use crate::experiments::{blocks, interval, interval_linear, interval_point, series, CLAIM_SEED};
 use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
-use crate::stats::{compare, compare_differences, format_interval, Claim, Comparison, Estimate};
+use crate::stats::{
+    compare_differences_invocations, compare_invocations, format_interval, Claim, Comparison,
+    Estimate,
+};
 use kiki_core::backend::LayoutFactor;
 use kiki_core::units::rounded_bytes;
 
@@ -232,13 +235,13 @@ fn compare_across(
 ) -> Vec<(Cost, Option<Comparison>)> {
     let k = m.invocations;
     let ratio = |x: Option<&[f64]>, y: Option<&[f64]>| {
-        compare(&blocks(x?, k), &blocks(y?, k), m.threshold, CLAIM_SEED)
+        compare_invocations(&blocks(x?, k), &blocks(y?, k), m.threshold, CLAIM_SEED)
     };
     let input = LookupInput::ThroughputRandomPlay;
     let lookup = ratio(m.lookup(input, a.0, a.1), m.lookup(input, b.0, b.1));
     let miss = (|| {
         let (x, y) = (m.chain(a.0, a.1)?, m.chain(b.0, b.1)?);
-        compare_differences(
+        compare_differences_invocations(
             &blocks(&differences(&x.full, &x.hot), k),
             &blocks(&differences(&y.full, &y.hot), k),
             m.threshold,
@@ -268,9 +271,9 @@ fn lookup_by_mode(
         .map(|&input| {
             let x = m.lookup(input, a.0, a.1);
             let y = m.lookup(input, b.0, b.1);
-            let c = x
-                .zip(y)
-                .and_then(|(x, y)| compare(&blocks(x, k), &blocks(y, k), m.threshold, CLAIM_SEED));
+            let c = x.zip(y).and_then(|(x, y)| {
+                compare_invocations(&blocks(x, k), &blocks(y, k), m.threshold, CLAIM_SEED)
+            });
             (input, c)
         })
         .collect()

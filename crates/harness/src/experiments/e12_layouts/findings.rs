@@ -28,7 +28,7 @@ pub(super) fn method(m: &Measurement) -> String {
         .map_or("no backend".to_string(), |t| format!("`{t}`"));
     format!(
         "E12 holds the algorithm fixed and changes one table-layout factor: {}. Every \
-         invocation measures in one process, first with every table on 4 KiB pages, then \
+         process measures everything, first with every table on 4 KiB pages, then \
          after asking for every table to be collapsed onto 2 MiB pages (which cannot be undone \
          in a process; a table that does not span one aligned 2 MiB page stays on 4 KiB pages, \
          and the entries table says where each landed). Lookups and chains time every backend \
@@ -42,7 +42,7 @@ pub(super) fn method(m: &Measurement) -> String {
          hot twin's, the same code with the table masked to one page; compared as a ratio of \
          the two means, since one round's difference can be zero); and time per node of E11's \
          bench search ({} positions, depth {}, the nnue evaluation, a {} MiB TT, both on 2 MiB \
-         pages; {} rounds per invocation with the tables on 4 KiB pages and {} on 2 MiB, in a \
+         pages; {} rounds per process with the tables on 4 KiB pages and {} on 2 MiB, in a \
          shuffled order reversed every other round, after one discarded block; every \
          backend's fingerprints checked against the first's). A ratio is variant over base \
          (below 1: the variant is faster). Page pairs (`BASE@2m`) compare a base on 2 MiB \
@@ -69,7 +69,29 @@ pub(super) fn method(m: &Measurement) -> String {
         m.search_rounds[0],
         m.search_rounds[1],
         percent(m.threshold),
-        claims_method(m.threshold, m.invocations)
+        claims(m.threshold, m.invocations)
+    )
+}
+
+/// How a ratio and its interval come from the rounds: one figure per process, then the
+/// processes (with one process, the rounds as in every timed experiment).
+fn claims(threshold: f64, processes: usize) -> String {
+    if processes < 2 {
+        return claims_method(threshold, processes);
+    }
+    format!(
+        "Each process reduces a pair's rounds to one figure: the mean of its paired per-round \
+         log-ratios with the lowest and highest fifth cut (from five rounds on, so that one \
+         disturbed round of a few milliseconds does not move it; a search's forward and \
+         reverse round are simply averaged, which cancels a steady drift), and for table \
+         misses each side's trimmed mean difference. A ratio is the geometric mean of the \
+         {processes} processes' figures (table misses: the ratio of the means), with a 95 % \
+         interval from a seeded bootstrap over the processes, widened to Student's t over \
+         them: where the tables and the code land changes from process to process and moves \
+         a ratio more than the rounds' noise, so the process is the unit. An order is stated \
+         only when the whole interval lies beyond ±{} %, otherwise the two are level at that \
+         resolution.",
+        percent(threshold)
     )
 }
 

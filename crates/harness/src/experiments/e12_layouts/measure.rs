@@ -428,7 +428,9 @@ pub(super) fn measure(
 /// every few milliseconds).
 fn lookup_sampling(config: &Config) -> SampleConfig {
     SampleConfig {
-        samples: config.pick(3, 14, 60),
+        // Many short rounds: a round's noise (other tenants' memory traffic) is large against
+        // a lookup's few nanoseconds, and rounds cost milliseconds.
+        samples: config.pick(3, 14, 240),
         min_sample: config.pick(
             std::time::Duration::from_micros(100),
             std::time::Duration::from_millis(1),
@@ -683,11 +685,8 @@ fn record(
         match reference {
             None => reference = Some((backend, run)),
             Some((first, first_run)) => {
-                if let Some((a, b)) = first_run.first_difference(run) {
-                    m.errors.push(format!(
-                        "fingerprints differ at {}: {first} nodes {} best {}, {backend} nodes {} best {}",
-                        a.sfen, a.nodes, a.best, b.nodes, b.best
-                    ));
+                if let Some(difference) = first_run.difference_text(first, run, backend) {
+                    m.errors.push(format!("fingerprints differ {difference}"));
                 }
             }
         }
