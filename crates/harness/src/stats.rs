@@ -498,11 +498,17 @@ pub fn compare_differences_invocations(
         .iter()
         .zip(b)
         .filter_map(|(xs, ys)| {
-            let n = xs.len().min(ys.len());
-            rounds += n;
-            let x = trimmed_mean(&xs[..n], ROUND_TRIM)?;
-            let y = trimmed_mean(&ys[..n], ROUND_TRIM)?;
-            Some((vec![x], vec![y]))
+            let (xs, ys): (Vec<f64>, Vec<f64>) = xs
+                .iter()
+                .zip(ys)
+                .filter(|(x, y)| x.is_finite() && y.is_finite())
+                .unzip();
+            let figures = (
+                trimmed_mean(&xs, ROUND_TRIM)?,
+                trimmed_mean(&ys, ROUND_TRIM)?,
+            );
+            rounds += xs.len();
+            Some((vec![figures.0], vec![figures.1]))
         })
         .unzip();
     compare_differences(&figures_a, &figures_b, threshold, seed).map(|c| Comparison { rounds, ..c })

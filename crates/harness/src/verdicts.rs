@@ -350,16 +350,13 @@ fn e10(s: e10_attack_maps::summary::Summary) -> Verdict {
     }
 }
 
-/// E11: the rule's verdict per evaluation with D, the best backend per evaluation where one is
-/// decided (not where the summary says "level" or "not separated").
+/// E12: the pre-set rule's sentence, marked where an A/A control failed.
 fn e12(s: e12_layouts::summary::Summary) -> Verdict {
-    let mut line = s.verdict;
-    if !s.controls.passed {
-        line.push_str(" (an A/A control failed)");
-    }
-    Verdict::plain(line)
+    Verdict::plain(s.verdict_line())
 }
 
+/// E11: the rule's verdict per evaluation with D, the best backend per evaluation where one is
+/// decided (not where the summary says "level" or "not separated").
 fn e11(s: e11_search::summary::Summary) -> Verdict {
     let mut parts: Vec<String> = s
         .verdict_by_eval

@@ -93,13 +93,7 @@ pub fn layouts(entries: &[&Entry]) -> String {
                 .collect(),
         );
     }
-    let verdicts = columns.iter().map(|(_, s)| {
-        let mut v = s.verdict.clone();
-        if !s.controls.passed {
-            v.push_str(" (an A/A control failed)");
-        }
-        v
-    });
+    let verdicts = columns.iter().map(|(_, s)| s.verdict_line());
     table.rows.push(
         std::iter::once("verdict".to_string())
             .chain(verdicts)

@@ -235,15 +235,20 @@ fn compare_across(
 ) -> Vec<(Cost, Option<Comparison>)> {
     let k = m.invocations;
     let ratio = |x: Option<&[f64]>, y: Option<&[f64]>| {
-        compare_invocations(&blocks(x?, k), &blocks(y?, k), m.threshold, CLAIM_SEED)
+        compare_invocations(
+            &per_process(x?, k)?,
+            &per_process(y?, k)?,
+            m.threshold,
+            CLAIM_SEED,
+        )
     };
     let input = LookupInput::ThroughputRandomPlay;
     let lookup = ratio(m.lookup(input, a.0, a.1), m.lookup(input, b.0, b.1));
     let miss = (|| {
         let (x, y) = (m.chain(a.0, a.1)?, m.chain(b.0, b.1)?);
         compare_differences_invocations(
-            &blocks(&differences(&x.full, &x.hot), k),
-            &blocks(&differences(&y.full, &y.hot), k),
+            &per_process(&differences(&x.full, &x.hot), k)?,
+            &per_process(&differences(&y.full, &y.hot), k)?,
             m.threshold,
             CLAIM_SEED,
         )
@@ -254,6 +259,14 @@ fn compare_across(
         (Cost::TableMiss, miss),
         (Cost::Search, search),
     ]
+}
+
+/// A series split into its `k` processes' rounds; `None` when it does not split evenly (a
+/// round that failed somewhere), since pooling the rounds as one process would take them for
+/// independent units and pair them across processes.
+fn per_process(samples: &[f64], k: usize) -> Option<Vec<Vec<f64>>> {
+    let split = blocks(samples, k);
+    (k <= 1 || split.len() == k).then_some(split)
 }
 
 pub(super) fn differences(full: &[f64], hot: &[f64]) -> Vec<f64> {
@@ -272,7 +285,12 @@ fn lookup_by_mode(
             let x = m.lookup(input, a.0, a.1);
             let y = m.lookup(input, b.0, b.1);
             let c = x.zip(y).and_then(|(x, y)| {
-                compare_invocations(&blocks(x, k), &blocks(y, k), m.threshold, CLAIM_SEED)
+                compare_invocations(
+                    &per_process(x, k)?,
+                    &per_process(y, k)?,
+                    m.threshold,
+                    CLAIM_SEED,
+                )
             });
             (input, c)
         })

@@ -40,7 +40,7 @@ pub(super) fn method(m: &Measurement) -> String {
          `lookup_by_mode`); the isolated table-miss cost as E7 times it (dependent chains \
          after {} pressure reads per node through a {} buffer, the full table's chain less its \
          hot twin's, the same code with the table masked to one page; compared as a ratio of \
-         the two means, since one round's difference can be zero); and time per node of E11's \
+         the two sides' per-process means, since one round's difference can be zero); and time per node of E11's \
          bench search ({} positions, depth {}, the nnue evaluation, a {} MiB TT, both on 2 MiB \
          pages; {} rounds per process with the tables on 4 KiB pages and {} on 2 MiB, in a \
          shuffled order reversed every other round, after one discarded block; every \
@@ -69,28 +69,33 @@ pub(super) fn method(m: &Measurement) -> String {
         m.search_rounds[0],
         m.search_rounds[1],
         percent(m.threshold),
-        claims(m.threshold, m.invocations)
+        claims(m.threshold, m.invocations, m.search_rounds[1])
     )
 }
 
 /// How a ratio and its interval come from the rounds: one figure per process, then the
 /// processes (with one process, the rounds as in every timed experiment).
-fn claims(threshold: f64, processes: usize) -> String {
+fn claims(threshold: f64, processes: usize, search: usize) -> String {
     if processes < 2 {
         return claims_method(threshold, processes);
     }
     format!(
         "Each process reduces a pair's rounds to one figure: the mean of its paired per-round \
          log-ratios with the lowest and highest fifth cut (from five rounds on, so that one \
-         disturbed round of a few milliseconds does not move it; a search's forward and \
-         reverse round are simply averaged, which cancels a steady drift), and for table \
-         misses each side's trimmed mean difference. A ratio is the geometric mean of the \
-         {processes} processes' figures (table misses: the ratio of the means), with a 95 % \
-         interval from a seeded bootstrap over the processes, widened to Student's t over \
-         them: where the tables and the code land changes from process to process and moves \
-         a ratio more than the rounds' noise, so the process is the unit. An order is stated \
-         only when the whole interval lies beyond ±{} %, otherwise the two are level at that \
-         resolution.",
+         disturbed round of a few milliseconds does not move it; the search's {search} rounds \
+         per process are fewer and are simply averaged, forward and reverse alike, which \
+         cancels a steady drift), and for table misses each side's trimmed mean difference. \
+         So a figure is the cost in rounds free of the heaviest disturbances: a layout that \
+         suffers more from other tenants' memory traffic than its base shows that only in \
+         the rounds cut. A ratio is the geometric mean of the {processes} processes' figures \
+         (table misses: the ratio of the sides' means), with a 95 % interval from a seeded \
+         bootstrap over the processes, widened to Student's t over them: where the tables and \
+         the code land changes from process to process and moves a ratio more than the \
+         rounds' noise, so the process is the unit (a series that does not split evenly into \
+         the processes is not compared). The A/A twin shares its base's code, so its interval \
+         holds the rounds' noise and where its tables landed, not where code landed; each \
+         variant's own interval holds that. An order is stated only when the whole interval \
+         lies beyond ±{} %, otherwise the two are level at that resolution.",
         percent(threshold)
     )
 }

@@ -39,3 +39,18 @@ pub struct Summary {
     /// The pre-set rule's answer in one sentence.
     pub verdict: String,
 }
+
+impl Summary {
+    /// The verdict as the index prints it: the rule's sentence, and where some A/A control
+    /// failed, that the costs it gates are not decided (the sentence names which).
+    pub fn verdict_line(&self) -> String {
+        if self.controls.passed {
+            self.verdict.clone()
+        } else {
+            format!(
+                "{} (not every A/A control passed: the costs they gate are not decided)",
+                self.verdict
+            )
+        }
+    }
+}
