@@ -2,6 +2,7 @@
 //! base with intervals and claims, the A/A control, the tables and the per-family plots.
 
 use super::measure::{Entry, LookupInput, Measurement, Pair};
+use crate::bench::TablePlacement;
 use crate::experiments::e11_search::TablePages;
 use crate::experiments::{blocks, interval, interval_linear, interval_point, series, CLAIM_SEED};
 use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
@@ -39,6 +40,15 @@ impl Cost {
             Cost::Lookup => "lookups",
             Cost::TableMiss => "table misses",
             Cost::Search => "the search",
+        }
+    }
+
+    /// What the cost measures exactly, as a verdict names it.
+    pub fn measure(self) -> &'static str {
+        match self {
+            Cost::Lookup => "throughput lookups on random-play positions",
+            Cost::TableMiss => "the isolated table-miss cost at the top pressure",
+            Cost::Search => "the nnue search's time per node",
         }
     }
 }
@@ -142,10 +152,9 @@ impl Numbers {
             };
         }
         match (pair.pages_as_asked, cost) {
-            (Some(false), Cost::Search) => Some(
-                "not decided: on 2 MiB pages the two sides' tables sit on different page kinds"
-                    .into(),
-            ),
+            (Some(false), Cost::Search) => {
+                Some("not decided: on 2 MiB pages the two sides' tables did not land alike".into())
+            }
             _ => None,
         }
     }
@@ -192,7 +201,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     };
     Analysis {
         series: all_series(m),
-        tables: vec![pairs_table(&numbers.pairs), entries_table(m, k)],
+        tables: vec![pairs_table(&numbers), entries_table(m, k)],
         plots: family_plots(m, k),
         comparisons,
         numbers,
@@ -298,13 +307,10 @@ fn lookup_by_mode(
 }
 
 /// A variant against its base on 2 MiB pages; where the two sides' tables landed on
-/// different page kinds there (one too small to move), lookups and table misses are read from
+/// different page kinds there (one too small to move, or moved in a different share), lookups and table misses are read from
 /// the 4 KiB phase instead, where both sit on 4 KiB pages, and the search is not decided.
 fn variant_pair(m: &Measurement, pair: &Pair) -> Compared {
-    let pages_agree = m
-        .collapsed(pair.base)
-        .zip(m.collapsed(pair.variant))
-        .map(|(x, y)| x == y);
+    let pages_agree = m.pages_agree(pair.base, pair.variant);
     let mut costs = compare_across(
         m,
         (TablePages::Huge, (pair.variant, false)),
@@ -405,24 +411,38 @@ pub(super) fn ratio_text(c: Option<Comparison>) -> String {
     match c {
         None => "—".to_string(),
         Some(c) => {
-            let high = if c.high.is_finite() {
-                format!("{:.2}", c.high)
-            } else {
-                "∞".to_string()
-            };
             let claim = match c.claim {
-                Claim::Level => ", level",
-                Claim::Faster => ", faster",
-                Claim::Slower => ", slower",
+                Claim::Level => "level",
+                Claim::Faster => "faster",
+                Claim::Slower => "slower",
             };
-            format!("×{:.2} ({:.2}–{high}{claim})", c.ratio, c.low)
+            ratio_words(&c, claim)
         }
     }
 }
 
-fn pairs_table(pairs: &[Compared]) -> Table {
+/// `×1.23 (1.20–1.26, WORDS)`.
+fn ratio_words(c: &Comparison, words: &str) -> String {
+    let high = if c.high.is_finite() {
+        format!("{:.2}", c.high)
+    } else {
+        "∞".to_string()
+    };
+    format!("×{:.2} ({:.2}–{high}, {words})", c.ratio, c.low)
+}
+
+/// [`ratio_text`], or where the cost is not decided here, the ratio and interval marked so
+/// instead of a claim.
+fn cell_text(c: Option<Comparison>, decided: bool) -> String {
+    match c {
+        Some(c) if !decided => ratio_words(&c, "not decided"),
+        c => ratio_text(c),
+    }
+}
+
+fn pairs_table(numbers: &Numbers) -> Table {
     let mut rows = Vec::new();
-    for pair in pairs {
+    for pair in &numbers.pairs {
         let mut row = vec![
             format!("{} vs {}", pair.variant, pair.base),
             pair.factor.name().to_string(),
@@ -432,8 +452,17 @@ fn pairs_table(pairs: &[Compared]) -> Table {
                 rounded_bytes(pair.table_bytes[1] as f64)
             ),
         ];
-        row.extend(Cost::ALL.iter().map(|&c| ratio_text(pair.cost(c))));
-        row.extend(pair.lookup_by_mode.iter().map(|(_, c)| ratio_text(*c)));
+        let decided = |cost| numbers.undecided(pair, cost).is_none();
+        row.extend(
+            Cost::ALL
+                .iter()
+                .map(|&c| cell_text(pair.cost(c), decided(c))),
+        );
+        row.extend(
+            pair.lookup_by_mode
+                .iter()
+                .map(|(_, c)| cell_text(*c, decided(Cost::Lookup))),
+        );
         rows.push(row);
     }
     let mut headers = vec![
@@ -474,19 +503,28 @@ fn entries_table(m: &Measurement, k: usize) -> Table {
             .chain(pages, entry)
             .map(|c| interval_linear(&differences(&c.full, &c.hot), k));
         let search = m.search(pages, entry).map(|s| interval(s, k));
-        let placed = m
+        let placed: Vec<&TablePlacement> = m
             .placements
             .iter()
-            .find(|(n, p, _)| n == entry.0 && *p == pages)
-            .map_or("—".to_string(), |(_, _, placed)| {
-                placed.huge_after.map_or("not known".to_string(), |huge| {
-                    format!(
-                        "{} of {}",
-                        rounded_bytes(huge as f64),
-                        rounded_bytes(placed.table_bytes as f64)
-                    )
-                })
-            });
+            .filter(|(n, p, _)| n == entry.0 && *p == pages)
+            .map(|(_, _, placed)| placed)
+            .collect();
+        let huge: Option<Vec<usize>> = placed.iter().map(|p| p.huge_after).collect();
+        let placed = match (placed.first(), huge) {
+            (None, _) => "—".to_string(),
+            (Some(_), None) => "not known".to_string(),
+            (Some(first), Some(huge)) => {
+                let (low, high) = (huge.iter().min(), huge.iter().max());
+                let range = match (low, high) {
+                    (Some(l), Some(h)) if l != h => {
+                        format!("{}–{}", rounded_bytes(*l as f64), rounded_bytes(*h as f64))
+                    }
+                    (Some(l), _) => rounded_bytes(*l as f64),
+                    _ => "—".to_string(),
+                };
+                format!("{range} of {}", rounded_bytes(first.table_bytes as f64))
+            }
+        };
         rows.push(vec![
             entry_name(entry),
             pages.name().to_string(),

@@ -54,9 +54,10 @@ pub(super) fn method(m: &Measurement) -> String {
          phases, and a page pair's search pairs each invocation's first rounds. The A/A \
          control times {twin} (the base with the largest tables) twice in every cell, as if \
          it were its own variant: a cost whose A/A interval reaches beyond ±{} % is not \
-         decided here; where a variant's and its base's tables landed on different page kinds \
-         on 2 MiB pages, its lookup and table-miss ratios are read from the 4 KiB phase (both \
-         on 4 KiB pages there) and its search is not decided. The factor that matters most is fixed before the data: among the decided \
+         decided here; where a variant's and its base's tables did not land alike on 2 MiB \
+         pages (in some process their shares of table bytes there differ by more than a \
+         tenth), its lookup and table-miss ratios are read from the 4 KiB phase (both on 4 KiB \
+         pages there) and its search is not decided. The factor that matters most is fixed before the data: among the decided \
          layout variants whose search ratio is claimed (interval wholly beyond the \
          threshold), the one furthest from 1; where none is, lookups decide the same way. {}",
         and_list(&pairs),
@@ -220,8 +221,9 @@ pub(super) fn verdict(numbers: &Numbers) -> String {
                 search_lead.as_str()
             };
             return format!(
-                "{lead}The layout factor that matters most on this CPU is {} ({} against {}): \
-                 {} {}. Equivalent within ±{threshold} % in {}: {}.",
+                "{lead}The layout factor that matters most on this CPU, by {}, is {} ({} \
+                 against {}): {} {}. Equivalent within ±{threshold} % in {}: {}.",
+                cost.measure(),
                 pair.factor.name(),
                 pair.variant,
                 pair.base,
