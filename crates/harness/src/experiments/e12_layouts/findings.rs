@@ -93,9 +93,9 @@ fn claims(threshold: f64, processes: usize, search: usize) -> String {
          bootstrap over the processes, widened to Student's t over them: where the tables and \
          the code land changes from process to process and moves a ratio more than the \
          rounds' noise, so the process is the unit (a series that does not split evenly into \
-         the processes is not compared). The A/A twin shares its base's code, so its interval \
-         holds the rounds' noise and where its tables landed, not where code landed; each \
-         variant's own interval holds that. An order is stated only when the whole interval \
+         the processes is not compared). The A/A twin is its base timed twice, the same code \
+         and the same tables, so its interval holds the timing's noise alone, not where code \
+         or tables landed; each variant's own interval holds those. An order is stated only when the whole interval \
          lies beyond ±{} %, otherwise the two are level at that resolution.",
         percent(threshold)
     )
