@@ -225,12 +225,19 @@ pub(super) fn fractions(
                 values.sort_by(f64::total_cmp);
                 values[((values.len() - 1) as f64 * q).round() as usize]
             };
+            // A share at the boundary (EM drives an absent class towards 0 at its own pace in
+            // each replicate) can fall outside its replicates' percentiles: the interval then
+            // reaches to the share itself.
             let classes_n = share.len();
             Fractions {
                 reads: *reads,
                 loads: reloads.ns.len(),
-                low: (0..classes_n).map(|k| bound(k, 0.025)).collect(),
-                high: (0..classes_n).map(|k| bound(k, 0.975)).collect(),
+                low: (0..classes_n)
+                    .map(|k| bound(k, 0.025).min(share[k]))
+                    .collect(),
+                high: (0..classes_n)
+                    .map(|k| bound(k, 0.975).max(share[k]))
+                    .collect(),
                 share,
             }
         })
