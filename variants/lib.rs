@@ -1,7 +1,9 @@
 //! The backends, one folder each; each touches nothing but the backend trait, the shared types
 //! (`kiki_core::types`, `kiki_core::backend`) and the helpers in `shared/`. Beside them: the registry that
-//! names them (the naive reference they are checked against is `kiki_core::reference`).
+//! names them, and the differential check of any backend against the naive reference
+//! (`kiki_core::reference`).
 
+pub mod check;
 pub mod registry;
 pub mod shared;
 

@@ -7,7 +7,7 @@ use kiki_core::simd::SimdLevel;
 use kiki_engine::attack_map::Method;
 use kiki_harness::verify::attack_maps::{self, check_attack_maps, Game};
 use kiki_harness::verify::batch::check_batches;
-use kiki_harness::verify::check::check_backend_parallel;
+use kiki_variants::check::check_backend_parallel;
 use kiki_variants::registry::{self, BackendVisitor};
 use std::time::Instant;
 

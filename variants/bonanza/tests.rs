@@ -1,4 +1,4 @@
-//! Layout tests for the Bonanza backend (the differential check lives in `tests/backends.rs`).
+//! Layout tests for the Bonanza backend (the differential check lives in `crates/engine/tests/every_backend/backends.rs`).
 
 use super::bitboard::{bonanza_index, canonical_index, SQUARE_BITS, SQUARE_OF_BIT, WORD_BITS};
 use super::layout::{canonical_position, BitPosition, Rotation, ROTATED_MASKS, SLIDE};

@@ -1,4 +1,4 @@
-//! Layout tests of the DBB backend (the differential check in `tests/backends.rs` covers answers).
+//! Layout tests of the DBB backend (the differential check in `crates/engine/tests/every_backend/backends.rs` covers answers).
 
 use super::bitboard::{dbb_bit, DbbBitboard, BIT_TO_SQUARE, SQUARE_MASKS};
 use super::tables::{

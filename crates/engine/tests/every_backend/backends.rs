@@ -5,7 +5,7 @@
 //! densities 10/25/50/75 % for every slider kind, and 50,000 incremental set/clear updates.
 
 use kiki_core::backend::Backend;
-use kiki_harness::verify::check::check_backend;
+use kiki_variants::check::check_backend;
 
 const PAIRS: u64 = 1_000_000;
 

@@ -656,7 +656,7 @@ mod tests {
 
     #[test]
     fn every_pair_is_checked_once_on_several_threads() {
-        use kiki_variants::sqww::Sqww;
+        use crate::sqww::Sqww;
         let backend = Sqww::new().unwrap();
         let done = std::sync::atomic::AtomicU64::new(0);
         let progress = |n: u64| {

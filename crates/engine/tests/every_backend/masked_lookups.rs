@@ -1,5 +1,5 @@
 //! The hot twin (`Backend::slider_attacks_masked`) and the attack-table memory of every backend
-//! (run in release mode: `cargo test --release --test masked_lookups`).
+//! (run in release mode: `cargo test --release -p kiki-engine --test every_backend masked_lookups`).
 //!
 //! Per backend: with `usize::MAX` the masked lookup is the real one for every slider kind, square
 //! and a few thousand random occupancies; with 4 KiB and 64 KiB masks it runs on every square and

@@ -103,11 +103,11 @@ fn agrees_with_brute_force<B: Backend>() {
     assert!(mates * 10 >= positions().len(), "too few mates: {mates}");
 }
 
-/// The hand-made positions of `tests/data/mate1_rules.txt`, one per rule: (what it tests, SFEN,
+/// The hand-made positions of `crates/engine/tests/data/mate1_rules.txt`, one per rule: (what it tests, SFEN,
 /// every mating move in USI, sorted). Black is to move in all of them; the white king stands in
 /// the corner 1a unless noted.
 fn hand_made_positions() -> Vec<(String, String, Vec<String>)> {
-    include_str!("data/mate1_rules.txt")
+    include_str!("../data/mate1_rules.txt")
         .lines()
         .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
         .map(|line| {
