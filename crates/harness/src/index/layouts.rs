@@ -16,14 +16,20 @@ fn columns<'a>(entries: &[&'a Entry]) -> Vec<(&'a Entry, E12)> {
         .collect()
 }
 
-/// `×0.97 [0.95–0.99]`, marked `=` where level at the report's threshold.
-fn cell(ratio: Option<&Ratio>) -> String {
+/// `×1.27 [1.23–1.32] slower`: the claim word only where the interval lies wholly beyond the
+/// report's threshold and the cost is decided (`undecided` holds why it is not); an interval
+/// that reaches inside the threshold gets no word, since the order is not stated.
+fn cell(ratio: Option<&Ratio>, undecided: bool) -> String {
     match ratio {
         None => "—".into(),
         Some(r) => {
-            let high = r.high.map_or("∞".to_string(), |h| format!("{h:.2}"));
-            let level = if r.claim == "level" { " =" } else { "" };
-            format!("×{:.2} [{:.2}–{high}]{level}", r.ratio, r.low)
+            let claim = match r.claim.as_str() {
+                _ if undecided => " (not decided)",
+                "faster" => " faster",
+                "slower" => " slower",
+                _ => "",
+            };
+            format!("{}{claim}", r.interval_text())
         }
     }
 }
@@ -36,8 +42,11 @@ pub fn layouts(entries: &[&Entry]) -> String {
     }
     let mut text = String::from(
         "\n## Table layouts, per CPU\n\nE12: each layout variant's time over its base's \
-         (below 1: the variant is faster) with its 95 % interval, `=` where level at the \
-         report's threshold, `(not decided)` where its control failed; `BASE@2m` is the base's tables on 2 MiB pages against 4 KiB. \
+         (below 1: the variant is faster) with its 95 % interval, `faster` or `slower` where \
+         the interval lies wholly beyond the report's threshold, no word where it does not (the \
+         order is not stated), `(not decided)` where the cost's control failed, `(4 KiB)` where \
+         the pair's lookups were read on 4 KiB pages because its tables and its base's did not \
+         land alike on 2 MiB pages; `BASE@2m` is the base's tables on 2 MiB pages against 4 KiB. \
          Per pair: lookups (throughput, random-play) / the nnue search's ns per node; one \
          column per CPU.\n\n",
     );
@@ -67,19 +76,16 @@ pub fn layouts(entries: &[&Entry]) -> String {
                 .iter()
                 .find(|p| &p.variant == variant)
                 .map_or("—".to_string(), |p| {
-                    let mark = |cost: &str| {
-                        if p.undecided.contains_key(cost) {
-                            " (not decided)"
+                    let pages =
+                        if p.lookup_pages.as_deref() == Some("4k") && !p.variant.contains('@') {
+                            " (4 KiB)"
                         } else {
                             ""
-                        }
-                    };
+                        };
                     format!(
-                        "{}{} / {}{}",
-                        cell(p.lookup.as_ref()),
-                        mark("lookup"),
-                        cell(p.nps.as_ref()),
-                        mark("nps")
+                        "{}{pages} / {}",
+                        cell(p.lookup.as_ref(), p.undecided.contains_key("lookup")),
+                        cell(p.nps.as_ref(), p.undecided.contains_key("nps")),
                     )
                 })
         });

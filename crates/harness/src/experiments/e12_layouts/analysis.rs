@@ -423,12 +423,22 @@ pub(super) fn ratio_text(c: Option<Comparison>) -> String {
 
 /// `×1.23 (1.20–1.26, WORDS)`.
 fn ratio_words(c: &Comparison, words: &str) -> String {
+    format!("×{:.2} ({}, {words})", c.ratio, bounds_text(c, 2))
+}
+
+/// `×1.23 (1.20–1.26)`: a ratio whose cost is not decided here, with no claim word.
+pub(super) fn interval_text(c: &Comparison) -> String {
+    format!("×{:.2} ({})", c.ratio, bounds_text(c, 2))
+}
+
+/// `1.20–1.26` to `decimals` places (an unbounded end as ∞).
+pub(super) fn bounds_text(c: &Comparison, decimals: usize) -> String {
     let high = if c.high.is_finite() {
-        format!("{:.2}", c.high)
+        format!("{:.*}", decimals, c.high)
     } else {
         "∞".to_string()
     };
-    format!("×{:.2} ({:.2}–{high}, {words})", c.ratio, c.low)
+    format!("{:.*}–{high}", decimals, c.low)
 }
 
 /// [`ratio_text`], or where the cost is not decided here, the ratio and interval marked so

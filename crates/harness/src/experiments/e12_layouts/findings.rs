@@ -1,7 +1,7 @@
 //! E12's method and findings paragraphs, and the pre-set rule that names the layout factor
 //! that matters most on this CPU.
 
-use super::analysis::{ratio_text, within, Compared, Cost, Numbers};
+use super::analysis::{bounds_text, interval_text, ratio_text, within, Compared, Cost, Numbers};
 use super::measure::Measurement;
 use crate::experiments::{and_list, claims_method, percent};
 use crate::stats::{Claim, Comparison};
@@ -129,12 +129,12 @@ pub(super) fn paragraph(m: &Measurement, numbers: &Numbers) -> String {
         let costs: Vec<String> = Cost::ALL
             .iter()
             .map(|&cost| {
-                let text = ratio_text(pair.cost(cost));
-                match numbers.undecided(pair, cost) {
-                    Some(why) if pair.cost(cost).is_some() => {
-                        format!("{} {text}, {why}", cost.words())
+                // An undecided cost gets its ratio and interval but no claim word.
+                match (pair.cost(cost), numbers.undecided(pair, cost)) {
+                    (Some(c), Some(why)) => {
+                        format!("{} {}, {why}", cost.words(), interval_text(&c))
                     }
-                    _ => format!("{} {text}", cost.words()),
+                    (c, _) => format!("{} {}", cost.words(), ratio_text(c)),
                 }
             })
             .collect();
@@ -176,7 +176,7 @@ fn controls_sentence(m: &Measurement, numbers: &Numbers) -> String {
     let parts: Vec<String> = numbers
         .controls
         .iter()
-        .map(|(cost, c)| format!("{} {}", cost.words(), ratio_text(*c)))
+        .map(|(cost, c)| format!("{} {}", cost.words(), control_text(*c, numbers.threshold)))
         .collect();
     let failed: Vec<&str> = Cost::ALL
         .iter()
@@ -198,6 +198,27 @@ fn controls_sentence(m: &Measurement, numbers: &Numbers) -> String {
             failed.join(" and "),
             failed.join(" and ")
         )
+    }
+}
+
+/// An A/A control's ratio to three places, since two would round an interval end just beyond
+/// the threshold (0.968 against ±3 %) onto it, and whether it lies within the threshold.
+fn control_text(c: Option<Comparison>, threshold: f64) -> String {
+    match c {
+        None => "—".to_string(),
+        Some(c) => {
+            let place = if within(&c, threshold) {
+                "within"
+            } else {
+                "beyond"
+            };
+            format!(
+                "×{:.3} ({}, {place} ±{} %)",
+                c.ratio,
+                bounds_text(&c, 3),
+                percent(threshold)
+            )
+        }
     }
 }
 
