@@ -21,20 +21,29 @@ mod move_count;
 mod properties;
 mod report;
 
-/// A test file that is not declared above would silently never run (`autotests = false`).
+/// A test file that is not declared in its binary's `main.rs` would silently never run: this
+/// binary's (`autotests = false`) and kiki-engine's `every_backend`.
 #[test]
 fn every_test_file_is_a_module() {
-    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let declared = include_str!("main.rs");
-    for entry in std::fs::read_dir(&folder).unwrap() {
-        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        if let Some(module) = name.strip_suffix(".rs") {
-            if module != "main" {
-                let line = format!("mod {module};");
-                assert!(
-                    declared.contains(&line),
-                    "tests/{name} is not declared in tests/main.rs"
-                );
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let binaries = [
+        ("tests", include_str!("main.rs")),
+        (
+            "crates/engine/tests/every_backend",
+            include_str!("../crates/engine/tests/every_backend/main.rs"),
+        ),
+    ];
+    for (folder, declared) in binaries {
+        for entry in std::fs::read_dir(root.join(folder)).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            if let Some(module) = name.strip_suffix(".rs") {
+                if module != "main" {
+                    let line = format!("mod {module};");
+                    assert!(
+                        declared.contains(&line),
+                        "{folder}/{name} is not declared in {folder}/main.rs"
+                    );
+                }
             }
         }
     }
