@@ -2,7 +2,7 @@
 
 use super::{CliError, Output};
 use kiki_harness::conditions::Recorder;
-use kiki_harness::experiments::{self, Config, EXPERIMENTS};
+use kiki_harness::experiments::{self, Config, CATALOGUE};
 use kiki_harness::machine::Machine;
 use kiki_harness::measure::Event;
 use kiki_harness::report::{new_report, rerender, write_report};
@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 /// `kiki report --help`'s list of experiments, from the one list.
 pub fn experiments_help() -> String {
     let mut text = String::from("Experiments (E9 runs only when named in --only or --with):\n");
-    for e in EXPERIMENTS {
-        text.push_str(&format!("  {}  {}\n", e.id(), e.about()));
+    for e in &CATALOGUE {
+        text.push_str(&format!("  {}  {}\n", e.id, e.about));
     }
     text
 }
@@ -53,21 +53,21 @@ pub fn parse_counters(list: &str) -> Result<Vec<Event>, CliError> {
 /// error.
 pub fn parse_ids(option: &str, list: &str) -> Result<Vec<String>, CliError> {
     let valid = || {
-        EXPERIMENTS
+        CATALOGUE
             .iter()
-            .map(|e| e.id().as_str())
+            .map(|e| e.id.as_str())
             .collect::<Vec<_>>()
             .join(", ")
     };
     let mut ids = Vec::new();
     for raw in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let Some(experiment) = experiments::find(raw) else {
+        let Some(experiment) = experiments::about(raw) else {
             return Err(CliError::usage(format!(
                 "kiki report: unknown experiment '{raw}' (valid: {})",
                 valid()
             )));
         };
-        let id = experiment.id().as_str().to_string();
+        let id = experiment.id.as_str().to_string();
         if !ids.contains(&id) {
             ids.push(id);
         }

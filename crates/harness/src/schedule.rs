@@ -346,7 +346,7 @@ pub fn run_child_job(file: &Path) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::find;
+    use crate::experiments::{e3_mate1::Mate1, e4_hands::Hands};
     use crate::watch::Stopped;
 
     /// A measurement reads back from its JSON as it was written, and analysing K of them pools
@@ -364,7 +364,7 @@ mod tests {
             machine: &machine,
             watch: &watch,
         };
-        let e3 = find("E3").unwrap();
+        let e3: &dyn DynExperiment = &Mate1;
         let parts: Vec<String> = (0..2)
             .map(|i| {
                 e3.measure_json(&context, Invocation::new(i, 2), &mut |_, _| {})
@@ -391,7 +391,7 @@ mod tests {
             pooled.method
         );
         // Every timed experiment's measurement survives its own JSON.
-        let e4 = find("E4").unwrap();
+        let e4: &dyn DynExperiment = &Hands;
         let one = e4
             .measure_json(&context, Invocation::ONLY, &mut |_, _| {})
             .unwrap();

@@ -222,6 +222,22 @@ impl std::fmt::Display for ExperimentId {
     }
 }
 
+/// What an experiment is, as plain data: what the command line's help and `--only`, the index and
+/// the tests read. Kept apart from the [`DynExperiment`] table, whose vtables reach every
+/// experiment's measuring code, so that a binary that only names experiments (the index, a test)
+/// does not link and LTO-optimise all of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct About {
+    pub id: ExperimentId,
+    /// The report's heading for it.
+    pub title: &'static str,
+    /// One line for `kiki report --help`: what it measures, and what it needs beyond the binary.
+    pub about: &'static str,
+    /// Whether `kiki report` runs it unless told otherwise; an experiment that is not (E9, which
+    /// builds kiki several times) runs only when named in `--only` or `--with`.
+    pub runs_by_default: bool,
+}
+
 /// Where an experiment measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Placement {
@@ -236,16 +252,8 @@ pub enum Placement {
 pub trait Experiment: Sync {
     /// One invocation's raw data.
     type Measurement: Serialize + DeserializeOwned;
-    fn id(&self) -> ExperimentId;
-    /// The report's heading for it.
-    fn title(&self) -> &'static str;
-    /// One line for `kiki report --help`: what it measures, and what it needs beyond the binary.
-    fn about(&self) -> &'static str;
-    /// Whether `kiki report` runs it unless told otherwise; an experiment that is not (E9, which
-    /// builds kiki several times) runs only when named in `--only` or `--with`.
-    fn runs_by_default(&self) -> bool {
-        true
-    }
+    /// What it is, as data (its entry in [`CATALOGUE`]).
+    const ABOUT: About;
     /// Where it measures: in K child invocations, or once in the report's process.
     fn placement(&self) -> Placement {
         Placement::Invocations
@@ -299,16 +307,16 @@ pub trait DynExperiment: Sync {
 
 impl<E: Experiment> DynExperiment for E {
     fn id(&self) -> ExperimentId {
-        Experiment::id(self)
+        E::ABOUT.id
     }
     fn title(&self) -> &'static str {
-        Experiment::title(self)
+        E::ABOUT.title
     }
     fn about(&self) -> &'static str {
-        Experiment::about(self)
+        E::ABOUT.about
     }
     fn runs_by_default(&self) -> bool {
-        Experiment::runs_by_default(self)
+        E::ABOUT.runs_by_default
     }
     fn placement(&self) -> Placement {
         Experiment::placement(self)
@@ -393,49 +401,73 @@ pub(crate) fn failed_result(id: ExperimentId, title: &str, why: &str) -> Experim
     }
 }
 
-/// Every experiment, in report order: the one list `kiki report`, its `--help` and its `--only`
-/// read.
-pub static EXPERIMENTS: [&dyn DynExperiment; 12] = [
-    &e1_attacks::Attacks,
-    &e2_movegen::Movegen,
-    &e3_mate1::Mate1,
-    &e4_hands::Hands,
-    &e5_effects::Effects,
-    &e6_memory::Memory,
-    &e7_cache_pressure::CachePressure,
-    &e8_simulated_caches::SimulatedCaches,
-    &e9_isa_levels::IsaLevels,
-    &e10_attack_maps::AttackMaps,
-    &e11_search::Search,
-    &e12_layouts::Layouts,
-];
+/// The experiments in report order, written once: their [`CATALOGUE`] entries and the
+/// [`EXPERIMENTS`] table come from this one list, so the two cannot disagree.
+macro_rules! experiment_lists {
+    ($($experiment:path),* $(,)?) => {
+        /// Every experiment, in report order, as data: what the help, `--only` and the index read.
+        pub static CATALOGUE: [About; 12] = [$(<$experiment as Experiment>::ABOUT),*];
 
-/// The experiment with this id (any case).
-pub fn find(id: &str) -> Option<&'static dyn DynExperiment> {
-    EXPERIMENTS
-        .iter()
-        .copied()
-        .find(|e| e.id().as_str().eq_ignore_ascii_case(id))
+        /// Every experiment, in report order, to run: what `kiki report` schedules. Reaching it
+        /// links every experiment's measuring code; names alone are in [`CATALOGUE`].
+        pub static EXPERIMENTS: [&dyn DynExperiment; 12] = [$(&$experiment),*];
+    };
 }
 
-/// The experiments to run: those named in `only` (every id must exist; checking is the
-/// caller's job, unknown ids are ignored here), else the default ones plus those named in
-/// `with`; in report order.
-pub fn selected(only: &[String], with: &[String]) -> Vec<&'static dyn DynExperiment> {
-    let named = |list: &[String], e: &dyn DynExperiment| {
-        list.iter()
-            .any(|id| id.eq_ignore_ascii_case(e.id().as_str()))
-    };
-    EXPERIMENTS
+experiment_lists!(
+    e1_attacks::Attacks,
+    e2_movegen::Movegen,
+    e3_mate1::Mate1,
+    e4_hands::Hands,
+    e5_effects::Effects,
+    e6_memory::Memory,
+    e7_cache_pressure::CachePressure,
+    e8_simulated_caches::SimulatedCaches,
+    e9_isa_levels::IsaLevels,
+    e10_attack_maps::AttackMaps,
+    e11_search::Search,
+    e12_layouts::Layouts,
+);
+
+/// The catalogue entry with this id (any case).
+pub fn about(id: &str) -> Option<&'static About> {
+    CATALOGUE
         .iter()
-        .copied()
+        .find(|a| a.id.as_str().eq_ignore_ascii_case(id))
+}
+
+/// The experiment with this id (any case), to run.
+pub fn find(id: &str) -> Option<&'static dyn DynExperiment> {
+    let index = CATALOGUE
+        .iter()
+        .position(|a| a.id.as_str().eq_ignore_ascii_case(id))?;
+    Some(EXPERIMENTS[index])
+}
+
+/// The ids to run: those named in `only` (every id must exist; checking is the caller's job,
+/// unknown ids are ignored here), else the default ones plus those named in `with`; in report
+/// order.
+pub fn selection(only: &[String], with: &[String]) -> Vec<ExperimentId> {
+    let named =
+        |list: &[String], e: &About| list.iter().any(|id| id.eq_ignore_ascii_case(e.id.as_str()));
+    CATALOGUE
+        .iter()
         .filter(|e| {
             if only.is_empty() {
-                e.runs_by_default() || named(with, *e)
+                e.runs_by_default || named(with, e)
             } else {
-                named(only, *e)
+                named(only, e)
             }
         })
+        .map(|e| e.id)
+        .collect()
+}
+
+/// The experiments [`selection`] names, to run.
+pub fn selected(only: &[String], with: &[String]) -> Vec<&'static dyn DynExperiment> {
+    selection(only, with)
+        .into_iter()
+        .filter_map(|id| find(id.as_str()))
         .collect()
 }
 
@@ -828,38 +860,35 @@ mod tests {
 
     #[test]
     fn one_list_in_order_with_unique_ids() {
-        let ids: Vec<&str> = EXPERIMENTS.iter().map(|e| e.id().as_str()).collect();
+        // The catalogue alone (the EXPERIMENTS table would link every experiment's code into
+        // this test binary; both come from one macro list).
+        let ids: Vec<&str> = CATALOGUE.iter().map(|e| e.id.as_str()).collect();
         assert_eq!(
             ids,
             ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9", "E10", "E11", "E12"]
         );
-        for e in EXPERIMENTS {
-            assert!(!e.title().is_empty() && e.about().len() > 20, "{}", e.id());
+        for e in &CATALOGUE {
+            assert!(!e.title.is_empty() && e.about.len() > 20, "{}", e.id);
         }
-        assert_eq!(find("e8").unwrap().id(), ExperimentId::E8);
-        assert_eq!(find("e10").unwrap().id(), ExperimentId::E10);
+        assert_eq!(about("e8").unwrap().id, ExperimentId::E8);
+        assert_eq!(about("e10").unwrap().id, ExperimentId::E10);
         assert_eq!(
             serde_json::to_string(&ExperimentId::E10).unwrap(),
             "\"E10\""
         );
-        assert_eq!(find("e11").unwrap().id(), ExperimentId::E11);
-        assert_eq!(find("e12").unwrap().id(), ExperimentId::E12);
-        assert!(find("E13").is_none());
-        let default: Vec<&str> = selected(&[], &[]).iter().map(|e| e.id().as_str()).collect();
+        assert_eq!(about("e11").unwrap().id, ExperimentId::E11);
+        assert_eq!(about("e12").unwrap().id, ExperimentId::E12);
+        assert!(about("E13").is_none());
+        let names = |ids: Vec<ExperimentId>| ids.iter().map(|id| id.as_str()).collect::<Vec<_>>();
         assert_eq!(
-            default,
+            names(selection(&[], &[])),
             ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E10", "E11", "E12"]
         );
-        let with: Vec<&str> = selected(&[], &["e9".into()])
-            .iter()
-            .map(|e| e.id().as_str())
-            .collect();
-        assert_eq!(with.len(), 12);
-        let only: Vec<&str> = selected(&["E9".into(), "e1".into()], &[])
-            .iter()
-            .map(|e| e.id().as_str())
-            .collect();
-        assert_eq!(only, ["E1", "E9"]);
+        assert_eq!(selection(&[], &["e9".into()]).len(), 12);
+        assert_eq!(
+            names(selection(&["E9".into(), "e1".into()], &[])),
+            ["E1", "E9"]
+        );
     }
 
     #[test]
@@ -993,7 +1022,7 @@ mod tests {
             watch: &watch,
         };
         let mut messages = 0;
-        let only = selected(&["e6".into()], &[]);
+        let only: [&dyn DynExperiment; 1] = [&e6_memory::Memory];
         let results = run_experiments(&only, &context, &mut |message, fraction| {
             assert!(message.starts_with("E6: "));
             assert!((0.0..=1.0).contains(&fraction));

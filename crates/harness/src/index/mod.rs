@@ -56,10 +56,10 @@ pub struct Retired {
 
 /// The experiments a complete report has: those `kiki report` runs by default.
 pub fn default_experiments() -> Vec<&'static str> {
-    crate::experiments::EXPERIMENTS
+    crate::experiments::CATALOGUE
         .iter()
-        .filter(|e| e.runs_by_default())
-        .map(|e| e.id().as_str())
+        .filter(|e| e.runs_by_default)
+        .map(|e| e.id.as_str())
         .collect()
 }
 

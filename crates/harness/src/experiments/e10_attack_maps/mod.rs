@@ -11,7 +11,7 @@ mod findings;
 mod measure;
 pub mod summary;
 
-use super::{failed_result, Context, Experiment, ExperimentId, Progress};
+use super::{failed_result, About, Context, Experiment, ExperimentId, Progress};
 use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
 use measure::Measurement;
@@ -24,15 +24,12 @@ pub(crate) struct AttackMaps;
 
 impl Experiment for AttackMaps {
     type Measurement = Measurement;
-    fn id(&self) -> ExperimentId {
-        ExperimentId::E10
-    }
-    fn title(&self) -> &'static str {
-        TITLE
-    }
-    fn about(&self) -> &'static str {
-        "whole-side attack maps and counts: per piece against set-wise SIMD fills, king safety by map, recounts against incremental boards"
-    }
+    const ABOUT: About = About {
+        id: ExperimentId::E10,
+        title: TITLE,
+        about: "whole-side attack maps and counts: per piece against set-wise SIMD fills, king safety by map, recounts against incremental boards",
+        runs_by_default: true,
+    };
     fn measure(
         &self,
         context: &Context<'_>,

@@ -12,7 +12,7 @@ mod measure;
 pub mod rule;
 pub mod summary;
 
-use super::{failed_result, Config, Context, Experiment, ExperimentId, Progress};
+use super::{failed_result, About, Config, Context, Experiment, ExperimentId, Progress};
 use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
 use analysis::{differences_json, triple, Numbers};
@@ -35,15 +35,12 @@ pub(crate) struct Search;
 
 impl Experiment for Search {
     type Measurement = Measurement;
-    fn id(&self) -> ExperimentId {
-        ExperimentId::E11
-    }
-    fn title(&self) -> &'static str {
-        TITLE
-    }
-    fn about(&self) -> &'static str {
-        "a fixed-depth engine search per backend under material, NNUE and KPP evaluations"
-    }
+    const ABOUT: About = About {
+        id: ExperimentId::E11,
+        title: TITLE,
+        about: "a fixed-depth engine search per backend under material, NNUE and KPP evaluations",
+        runs_by_default: true,
+    };
     /// Twice the report's K in a full run: the spread between invocations is mostly code
     /// layout (rule version 4), which only more processes, each in its own layout, average;
     /// each process takes fewer rounds, so E11's time stays about the same.

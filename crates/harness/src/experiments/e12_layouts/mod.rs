@@ -11,7 +11,7 @@ mod findings;
 mod measure;
 pub mod summary;
 
-use super::{failed_result, Context, Experiment, ExperimentId, Progress};
+use super::{failed_result, About, Context, Experiment, ExperimentId, Progress};
 use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
 use crate::stats::Comparison;
@@ -26,16 +26,13 @@ pub(crate) struct Layouts;
 
 impl Experiment for Layouts {
     type Measurement = Measurement;
-    fn id(&self) -> ExperimentId {
-        ExperimentId::E12
-    }
-    fn title(&self) -> &'static str {
-        TITLE
-    }
-    fn about(&self) -> &'static str {
-        "table layouts: each variant against its base (and 2 MiB against 4 KiB pages) in \
-         lookups, table misses and a search"
-    }
+    const ABOUT: About = About {
+        id: ExperimentId::E12,
+        title: TITLE,
+        about: "table layouts: each variant against its base (and 2 MiB against 4 KiB pages) in \
+             lookups, table misses and a search",
+        runs_by_default: true,
+    };
     fn measure(
         &self,
         context: &Context<'_>,

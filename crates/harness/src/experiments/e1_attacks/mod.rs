@@ -10,7 +10,7 @@ mod findings;
 mod measure;
 pub mod summary;
 
-use super::{failed_result, Context, Experiment, ExperimentId, Progress};
+use super::{failed_result, About, Context, Experiment, ExperimentId, Progress};
 use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
 use measure::Measurement;
@@ -43,15 +43,12 @@ pub(crate) struct Attacks;
 
 impl Experiment for Attacks {
     type Measurement = Measurement;
-    fn id(&self) -> ExperimentId {
-        ExperimentId::E1
-    }
-    fn title(&self) -> &'static str {
-        TITLE
-    }
-    fn about(&self) -> &'static str {
-        "slider lookups per backend: latency and throughput on random and game-like inputs"
-    }
+    const ABOUT: About = About {
+        id: ExperimentId::E1,
+        title: TITLE,
+        about: "slider lookups per backend: latency and throughput on random and game-like inputs",
+        runs_by_default: true,
+    };
     fn measure(
         &self,
         context: &Context<'_>,

@@ -11,7 +11,7 @@ mod findings;
 mod measure;
 pub mod summary;
 
-use super::{failed_result, Context, Experiment, ExperimentId, Progress};
+use super::{failed_result, About, Context, Experiment, ExperimentId, Progress};
 use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
 use measure::Measurement;
@@ -24,15 +24,12 @@ pub(crate) struct Movegen;
 
 impl Experiment for Movegen {
     type Measurement = Measurement;
-    fn id(&self) -> ExperimentId {
-        ExperimentId::E2
-    }
-    fn title(&self) -> &'static str {
-        TITLE
-    }
-    fn about(&self) -> &'static str {
-        "legal move generation and perft per backend, beside the peer engine haitaka"
-    }
+    const ABOUT: About = About {
+        id: ExperimentId::E2,
+        title: TITLE,
+        about: "legal move generation and perft per backend, beside the peer engine haitaka",
+        runs_by_default: true,
+    };
     fn measure(
         &self,
         context: &Context<'_>,

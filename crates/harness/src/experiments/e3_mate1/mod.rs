@@ -11,7 +11,7 @@ mod findings;
 mod measure;
 pub mod summary;
 
-use super::{failed_result, Context, Experiment, ExperimentId, Progress};
+use super::{failed_result, About, Context, Experiment, ExperimentId, Progress};
 use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
 use measure::Measurement;
@@ -32,15 +32,12 @@ pub(crate) struct Mate1;
 
 impl Experiment for Mate1 {
     type Measurement = Measurement;
-    fn id(&self) -> ExperimentId {
-        ExperimentId::E3
-    }
-    fn title(&self) -> &'static str {
-        TITLE
-    }
-    fn about(&self) -> &'static str {
-        "mate-in-1 per backend, against brute force over the same positions"
-    }
+    const ABOUT: About = About {
+        id: ExperimentId::E3,
+        title: TITLE,
+        about: "mate-in-1 per backend, against brute force over the same positions",
+        runs_by_default: true,
+    };
     fn measure(
         &self,
         context: &Context<'_>,

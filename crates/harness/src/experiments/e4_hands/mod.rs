@@ -11,7 +11,7 @@ mod findings;
 mod measure;
 pub mod summary;
 
-use super::{failed_result, Context, Experiment, ExperimentId, Progress};
+use super::{failed_result, About, Context, Experiment, ExperimentId, Progress};
 use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
 use kiki_engine::hands::{ByteHand, GuardedHand, HandLayout, PackedHand};
@@ -28,15 +28,12 @@ pub(crate) struct Hands;
 
 impl Experiment for Hands {
     type Measurement = Measurement;
-    fn id(&self) -> ExperimentId {
-        ExperimentId::E4
-    }
-    fn title(&self) -> &'static str {
-        TITLE
-    }
-    fn about(&self) -> &'static str {
-        "hand layouts: packed against guarded fields"
-    }
+    const ABOUT: About = About {
+        id: ExperimentId::E4,
+        title: TITLE,
+        about: "hand layouts: packed against guarded fields",
+        runs_by_default: true,
+    };
     fn measure(
         &self,
         context: &Context<'_>,

@@ -11,7 +11,7 @@ mod findings;
 mod measure;
 pub mod summary;
 
-use super::{claims_method, failed_result, Context, Experiment, ExperimentId, Progress};
+use super::{claims_method, failed_result, About, Context, Experiment, ExperimentId, Progress};
 use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
 use measure::Measurement;
@@ -24,15 +24,12 @@ pub(crate) struct Effects;
 
 impl Experiment for Effects {
     type Measurement = Measurement;
-    fn id(&self) -> ExperimentId {
-        ExperimentId::E5
-    }
-    fn title(&self) -> &'static str {
-        TITLE
-    }
-    fn about(&self) -> &'static str {
-        "incremental effect counts: mailbox against SquareWithWall steppers"
-    }
+    const ABOUT: About = About {
+        id: ExperimentId::E5,
+        title: TITLE,
+        about: "incremental effect counts: mailbox against SquareWithWall steppers",
+        runs_by_default: true,
+    };
     fn measure(
         &self,
         context: &Context<'_>,

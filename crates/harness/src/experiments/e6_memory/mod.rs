@@ -12,7 +12,7 @@ pub mod summary;
 
 pub use crate::cache_levels::{ring, sizes};
 
-use super::{claims_method, failed_result, Context, Experiment, ExperimentId, Progress};
+use super::{claims_method, failed_result, About, Context, Experiment, ExperimentId, Progress};
 use crate::cache_levels::{CacheLevels, EffectiveLevel};
 use crate::invocations::Invocation;
 use crate::results::{ExperimentResult, Series};
@@ -26,15 +26,12 @@ pub(crate) struct Memory;
 
 impl Experiment for Memory {
     type Measurement = Measurement;
-    fn id(&self) -> ExperimentId {
-        ExperimentId::E6
-    }
-    fn title(&self) -> &'static str {
-        TITLE
-    }
-    fn about(&self) -> &'static str {
-        "the memory hierarchy: dependent-load latency over sizes, and each cache level's effective size"
-    }
+    const ABOUT: About = About {
+        id: ExperimentId::E6,
+        title: TITLE,
+        about: "the memory hierarchy: dependent-load latency over sizes, and each cache level's effective size",
+        runs_by_default: true,
+    };
     fn measure(
         &self,
         context: &Context<'_>,

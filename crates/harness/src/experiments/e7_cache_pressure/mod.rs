@@ -12,7 +12,7 @@ mod measure;
 pub mod summary;
 mod survival;
 
-use super::{failed_result, Config, Context, Experiment, ExperimentId, Progress};
+use super::{failed_result, About, Config, Context, Experiment, ExperimentId, Progress};
 use crate::cache_levels::CacheLevels;
 use crate::invocations::Invocation;
 use crate::machine::Machine;
@@ -54,15 +54,12 @@ pub(crate) struct CachePressure;
 
 impl Experiment for CachePressure {
     type Measurement = Measurement;
-    fn id(&self) -> ExperimentId {
-        ExperimentId::E7
-    }
-    fn title(&self) -> &'static str {
-        TITLE
-    }
-    fn about(&self) -> &'static str {
-        "what table misses cost after pressure reads, each backend against its hot twin (seed 004)"
-    }
+    const ABOUT: About = About {
+        id: ExperimentId::E7,
+        title: TITLE,
+        about: "what table misses cost after pressure reads, each backend against its hot twin (seed 004)",
+        runs_by_default: true,
+    };
     fn measure(
         &self,
         context: &Context<'_>,

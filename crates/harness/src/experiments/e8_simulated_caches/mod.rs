@@ -24,7 +24,7 @@ pub use simulate::{
 };
 pub use workload::*;
 
-use super::{Context, Experiment, ExperimentId, Placement, Progress};
+use super::{About, Context, Experiment, ExperimentId, Placement, Progress};
 use crate::cache_levels::CacheLevels;
 use crate::invocations::Invocation;
 use crate::machine::Machine;
@@ -44,15 +44,12 @@ pub struct SimulatedCaches;
 impl Experiment for SimulatedCaches {
     /// Measured and analysed at once, in the report's process: its result.
     type Measurement = ExperimentResult;
-    fn id(&self) -> ExperimentId {
-        ExperimentId::E8
-    }
-    fn title(&self) -> &'static str {
-        TITLE
-    }
-    fn about(&self) -> &'static str {
-        "simulated cache misses per lookup under valgrind callgrind (needs valgrind)"
-    }
+    const ABOUT: About = About {
+        id: ExperimentId::E8,
+        title: TITLE,
+        about: "simulated cache misses per lookup under valgrind callgrind (needs valgrind)",
+        runs_by_default: true,
+    };
     fn placement(&self) -> Placement {
         Placement::Parent
     }

@@ -12,7 +12,7 @@ pub mod summary;
 
 pub use analysis::{experiment, IsaRun, TITLE};
 
-use super::{Context, Experiment, ExperimentId, Placement, Progress};
+use super::{About, Context, Experiment, ExperimentId, Placement, Progress};
 use crate::invocations::Invocation;
 use crate::readback::read_report;
 use crate::results::ExperimentResult;
@@ -141,20 +141,14 @@ pub struct IsaLevels;
 impl Experiment for IsaLevels {
     /// Measured and analysed at once, in the report's process: its result.
     type Measurement = ExperimentResult;
-    fn id(&self) -> ExperimentId {
-        ExperimentId::E9
-    }
-    fn title(&self) -> &'static str {
-        TITLE
-    }
-    fn about(&self) -> &'static str {
-        "E1 and E2 from builds one factor apart: x86-64 with and without `portable`, x86-64-v3 \
-         with and without it, x86-64-v4 (where the CPU has AVX-512) and native (needs cargo and \
-         kiki's source tree; runs only when named)"
-    }
-    fn runs_by_default(&self) -> bool {
-        false
-    }
+    const ABOUT: About = About {
+        id: ExperimentId::E9,
+        title: TITLE,
+        about: "E1 and E2 from builds one factor apart: x86-64 with and without `portable`, x86-64-v3 \
+             with and without it, x86-64-v4 (where the CPU has AVX-512) and native (needs cargo and \
+             kiki's source tree; runs only when named)",
+        runs_by_default: false,
+    };
     fn placement(&self) -> Placement {
         Placement::Parent
     }
