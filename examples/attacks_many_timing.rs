@@ -1,7 +1,7 @@
 //! A rough timing of qugiy's batch lookups against one-at-a-time lookups (not a measurement of
 //! record: one process, wall clock, best of a few runs; E1 is where batches will be measured).
 //!
-//! `cargo run --release --example attacks_many_timing`: about 1M lookups per figure, for rook,
+//! `cargo run --release --features probes --example attacks_many_timing`: about 1M lookups per figure, for rook,
 //! bishop, dragon and horse, under one occupancy per 81 squares and as (occupancy, square)
 //! pairs, one at a time and batched at every SIMD level this build and CPU can run (below
 //! `avx512`, a batch is the one-at-a-time loop).

@@ -1,4 +1,4 @@
-//! Generates the committed magic numbers: `cargo run --release --example gen_magics -- magic >
+//! Generates the committed magic numbers: `cargo run --release --features probes --example gen_magics -- magic >
 //! variants/magic/magics.rs` (fancy, variable width) or `-- magic-plain >
 //! variants/magic_plain/magics.rs` (fixed 14-bit index).
 

@@ -4,7 +4,7 @@
 //! grows with the working set is the lines and pages a lookup touches (a probe, not a measurement
 //! of record: one process, paired rounds, medians; E12 is the measurement).
 //!
-//! `cargo run --release --example layout_residency -- magic magic.split-words [KIND]` prints,
+//! `cargo run --release --features probes --example layout_residency -- magic magic.split-words [KIND]` prints,
 //! per working set, each backend's median ns per lookup and the median and range of the
 //! per-round ratio (second over first). KIND (`rook`, `bishop`, …) fixes the slider kind; without
 //! it every input draws one, as E12 does, and beyond a few hundred inputs the kind's branch is no

@@ -3,7 +3,7 @@
 # the default release build) and fails if any of them can reach a bounds check or a panic.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --example bounds_probe >/dev/null 2>&1 || cargo build --release --example bounds_probe
+cargo build --release --features probes --example bounds_probe >/dev/null 2>&1 || cargo build --release --features probes --example bounds_probe
 binary=target/release/examples/bounds_probe
 objdump -d -C --no-show-raw-insn "$binary" | awk '
   /^[0-9a-f]+ <.*>:$/ {
