@@ -194,8 +194,8 @@ fn e6(s: e6_memory::summary::Summary) -> Verdict {
 
 fn e7(s: e7_cache_pressure::summary::Summary) -> Verdict {
     let mut parts = Vec::new();
-    if let Some(seed) = &s.seed_004 {
-        parts.push(format!("seed 004 {}", seed.outcome.words()));
+    if let Some(words) = s.seed_004_words() {
+        parts.push(format!("seed 004 {words}"));
     }
     if let Some(costs) = &s.table_miss_cost {
         let top = costs

@@ -161,11 +161,7 @@ fn table(columns: &[Column], backends: &[String]) -> Table {
         e7(c, &|s| Some(controls_text(s).1))
     });
     // The verdict's gist; its text is in the report's E7 section.
-    row("seed 004", &|c| {
-        e7(c, &|s| {
-            s.seed_004.as_ref().map(|v| v.outcome.words().to_string())
-        })
-    });
+    row("seed 004", &|c| e7(c, &|s| s.seed_004_words()));
     table
 }
 

@@ -26,9 +26,62 @@ pub struct Summary {
     pub survival: Option<Vec<SurvivalPoint>>,
     /// Per backend with tables: its cost on 4 KiB and on huge pages.
     pub table_pages: Option<Ordered<PageSplit>>,
+    /// Whether the controls the verdict stands on passed, and which failed (absent from
+    /// reports made before the verdict was gated on them).
+    pub verdict_controls: Option<VerdictControls>,
     /// Seed 004's argument as this machine decides it.
     #[serde(rename = "seed_004_verdict")]
     pub seed_004: Option<SeedVerdict>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct VerdictControls {
+    pub passed: bool,
+    pub failed: Vec<String>,
+}
+
+impl Summary {
+    /// The controls that failed: as the report recorded them, or, for a report made before
+    /// the verdict was gated, the positive and negative controls marked as failed.
+    pub fn failed_controls(&self) -> Vec<String> {
+        if let Some(controls) = &self.verdict_controls {
+            return controls.failed.clone();
+        }
+        let positives = self
+            .positive_controls
+            .iter()
+            .flatten()
+            .chain(self.positive_control.iter());
+        let mut failed: Vec<String> = positives
+            .filter(|p| !p.pass)
+            .map(|p| p.label.clone().unwrap_or_else(|| "positive".into()))
+            .collect();
+        failed.dedup();
+        if let Some(negative) = &self.negative_controls {
+            failed.extend(
+                negative
+                    .iter()
+                    .filter(|(_, c)| !c.pass)
+                    .map(|(name, _)| name.to_string()),
+            );
+        }
+        failed
+    }
+
+    /// Seed 004's outcome in a few words, gated on the controls: where one failed, "not
+    /// decided here" and which (reports made before the gate printed a verdict regardless).
+    pub fn seed_004_words(&self) -> Option<String> {
+        let verdict = self.seed_004.as_ref()?;
+        let failed = self.failed_controls();
+        if verdict.outcome == SeedOutcome::NotMeasured || failed.is_empty() {
+            return Some(verdict.outcome.words().to_string());
+        }
+        Some(format!(
+            "not decided here (failed control{}: {})",
+            if failed.len() == 1 { "" } else { "s" },
+            failed.join(", ")
+        ))
+    }
 }
 
 /// A cost per lookup (ns) and its 95 % interval.
@@ -95,6 +148,8 @@ pub enum SeedOutcome {
     NotShown,
     DoesNotHold,
     NotMeasured,
+    /// A control failed (the gate names which).
+    NotDecided,
     /// Worded by an earlier design of E7.
     Other,
 }
@@ -109,6 +164,7 @@ impl SeedOutcome {
             SeedOutcome::NotShown => "is not shown at this resolution",
             SeedOutcome::DoesNotHold => "does not hold",
             SeedOutcome::NotMeasured => "not measured",
+            SeedOutcome::NotDecided => "not decided here",
             SeedOutcome::Other => "see the report",
         }
     }
@@ -124,10 +180,53 @@ impl From<String> for SeedVerdict {
             ("is not what this machine shows", SeedOutcome::DoesNotHold),
             ("does not hold", SeedOutcome::DoesNotHold),
             ("not measured", SeedOutcome::NotMeasured),
+            ("is not decided here", SeedOutcome::NotDecided),
         ]
         .into_iter()
         .find(|(start, _)| text.starts_with(start))
         .map_or(SeedOutcome::Other, |(_, outcome)| outcome);
         SeedVerdict { outcome, text }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(json: &str) -> Summary {
+        serde_json::from_str(json).unwrap()
+    }
+
+    /// The index gates a verdict on its controls, also for reports made before the analysis
+    /// did: a failed positive or negative control reads "not decided here" and names it.
+    #[test]
+    fn seed_004_words_are_gated_on_the_controls() {
+        let passed = summary(
+            r#"{"seed_004_verdict": "holds only in part here, …",
+                "positive_controls": [{"label": "½ L2", "bytes": 1, "ns": 5.0, "expected_ns": 5.0, "pass": true}],
+                "negative_controls": {"mailbox": {"ns": 0.0, "low": -0.1, "high": 0.1, "pass": true}}}"#,
+        );
+        assert_eq!(passed.seed_004_words().unwrap(), "holds only in part");
+        let old = summary(
+            r#"{"seed_004_verdict": "holds only in part here, …",
+                "positive_controls": [{"label": "½ L3", "bytes": 1, "ns": 9.0, "expected_ns": 5.0, "pass": false}],
+                "negative_controls": {"mailbox": {"ns": 0.5, "low": 0.4, "high": 0.6, "pass": false}}}"#,
+        );
+        assert_eq!(
+            old.seed_004_words().unwrap(),
+            "not decided here (failed controls: ½ L3, mailbox)"
+        );
+        let gated = summary(
+            r#"{"seed_004_verdict": "is not decided here: the ½ L3 control failed (…)",
+                "verdict_controls": {"passed": false, "failed": ["½ L3"]}}"#,
+        );
+        assert_eq!(
+            gated.seed_004.as_ref().unwrap().outcome,
+            SeedOutcome::NotDecided
+        );
+        assert_eq!(
+            gated.seed_004_words().unwrap(),
+            "not decided here (failed control: ½ L3)"
+        );
     }
 }

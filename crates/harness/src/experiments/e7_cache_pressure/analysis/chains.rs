@@ -117,6 +117,45 @@ impl Chains {
         }
     }
 
+    /// The controls the verdict stands on that failed, each as (its name, what it measured
+    /// against what it should have): every positive control (its cost at P = 0 against E6's
+    /// latency), every negative control at the top pressure (within ±the bound) and the A/A
+    /// control at every pressure (within ±the bound). Empty when every one passed.
+    pub fn failed_controls(&self) -> Vec<(String, String)> {
+        let mut failed = Vec::new();
+        if self.positive.is_empty() {
+            failed.push(("positive controls".to_string(), "none measured".to_string()));
+        }
+        for p in self.positive.iter().filter(|p| !p.pass) {
+            failed.push((
+                p.label.clone(),
+                format!(
+                    "{} ns against {} [{}–{}] ± {:.0} % expected",
+                    format_interval(&p.at_zero),
+                    format_sig(p.expected),
+                    format_sig(p.expected_low),
+                    format_sig(p.expected_high),
+                    POSITIVE_TOLERANCE * 100.0
+                ),
+            ));
+        }
+        for (name, e, _) in self.negative.iter().filter(|n| !n.2) {
+            failed.push((
+                name.clone(),
+                format!("{} ns, beyond ±{NEGATIVE_BOUND_NS} ns", format_interval(e)),
+            ));
+        }
+        if let Some((name, points)) = &self.aa {
+            for (reads, e, _) in points.iter().filter(|p| !p.2) {
+                failed.push((
+                    format!("A/A {name} at P = {reads}"),
+                    format!("{} ns, beyond ±{NEGATIVE_BOUND_NS} ns", format_interval(e)),
+                ));
+            }
+        }
+        failed
+    }
+
     /// The table-miss cost against pressure: every backend and the positive controls.
     pub fn plot(&self, m: &Measurement) -> Plot {
         let mut markers = vec![(128.0, "P = 0".to_string())];

@@ -252,7 +252,14 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     let survival = survival::Survival::of(m);
     let pages = pages::Pages::of(m, top_reads);
     let bracket = bracket::Brackets::of(m);
-    let verdict = verdict::Verdict::of(m, top_reads, &pages, &dose, &mut claims);
+    let verdict = verdict::Verdict::of(
+        m,
+        top_reads,
+        &pages,
+        &dose,
+        chains.failed_controls(),
+        &mut claims,
+    );
 
     let mut series = chain_series(m);
     series.extend(survival::raw_series(m));

@@ -52,18 +52,24 @@ pub struct Pair {
 pub struct Verdict {
     /// magic-plain against dbb (seed 004's pair), then magic against dbb.
     pub pairs: Vec<Pair>,
+    /// The controls that failed, each (its name, what it measured against what it should
+    /// have): where any did, the verdict is not decided.
+    pub failed_controls: Vec<(String, String)>,
     pub text: String,
 }
 
 impl Verdict {
     /// Seed 004's verdict: magic-plain against dbb (and fancy magic against dbb beside it),
     /// from the isolated table-miss cost at the top pressure, their chains' times there and
-    /// without pressure, and the change between the two paired per round.
+    /// without pressure, and the change between the two paired per round. Gated on the
+    /// controls: where one of `failed_controls` failed, it reads "not decided here" and names
+    /// them instead (a measurement whose controls fail decides nothing).
     pub fn of(
         m: &Measurement,
         top: u32,
         pages: &Pages,
         dose: &Dose,
+        failed_controls: Vec<(String, String)>,
         claims: &mut Claims,
     ) -> Verdict {
         let pairs: Vec<Pair> = Contender::ALL
@@ -72,9 +78,14 @@ impl Verdict {
             .collect();
         let text = match pairs.iter().find(|p| p.contender == Contender::MagicPlain) {
             None => "not measured: needs magic-plain and dbb".to_string(),
+            Some(_) if !failed_controls.is_empty() => not_decided_text(&failed_controls),
             Some(p) => format!("{}{}", verdict_text(p, top), mechanism(m, pages, dose)),
         };
-        Verdict { pairs, text }
+        Verdict {
+            pairs,
+            failed_controls,
+            text,
+        }
     }
 
     fn pair(&self, contender: Contender) -> Option<&Pair> {
@@ -114,6 +125,13 @@ impl Verdict {
                 self.difference().map_or(Json::Null, estimate_json),
             ),
             ("against_dbb".into(), Json::Object(pairs)),
+            (
+                "verdict_controls".into(),
+                json!({
+                    "passed": self.failed_controls.is_empty(),
+                    "failed": self.failed_controls.iter().map(|(name, _)| name).collect::<Vec<_>>(),
+                }),
+            ),
             ("seed_004_verdict".into(), json!(self.text)),
         ]
     }
@@ -294,6 +312,16 @@ fn translation(pages: &Pages) -> Option<String> {
     ))
 }
 
+/// The verdict where a control failed: which, and what each measured against what it should
+/// have. The words "not decided" are what the index and other tools look for.
+fn not_decided_text(failed: &[(String, String)]) -> String {
+    let each: Vec<String> = failed
+        .iter()
+        .map(|(name, what)| format!("the {name} control failed ({what})"))
+        .collect();
+    format!("is not decided here: {}", each.join("; "))
+}
+
 /// The verdict's text. What decides is named in advance, as the issue asks: the isolated
 /// table-miss cost — magic-plain's minus dbb's at the top pressure, and how much that gap grows
 /// from P = 0, both paired per round — and, since the seed says magic *loses*, its whole chain
@@ -432,5 +460,34 @@ mod tests {
         let mut missing = pair(gap, grows, Claim::Level, Claim::Slower);
         missing.at_top = None;
         assert!(text(missing).starts_with("not measured"));
+    }
+
+    /// A failed control turns the verdict into "not decided here", naming the control and
+    /// what it measured against what it should have (the summary's `verdict_controls`).
+    #[test]
+    fn a_failed_control_leaves_the_verdict_undecided() {
+        let failed = vec![(
+            "½ L3".to_string(),
+            "8.43 [7.9–9.0] ns against 5.4 [5.1–6.0] ± 25 % expected".to_string(),
+        )];
+        let text = not_decided_text(&failed);
+        assert!(
+            text.starts_with("is not decided here: the ½ L3 control failed (8.43"),
+            "{text}"
+        );
+        let verdict = Verdict {
+            pairs: Vec::new(),
+            failed_controls: failed,
+            text,
+        };
+        let summary: Map<String, Json> = verdict.summary().into_iter().collect();
+        assert_eq!(
+            summary["verdict_controls"],
+            json!({"passed": false, "failed": ["½ L3"]})
+        );
+        assert!(summary["seed_004_verdict"]
+            .as_str()
+            .unwrap()
+            .contains("not decided"));
     }
 }
