@@ -230,6 +230,10 @@ pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
     })?;
     let conditions = recorder.finish();
     progress.finish();
+    let mut machine = machine;
+    if let Some(host) = &mut machine.host {
+        host.steal_percent = conditions.steal_percent;
+    }
     let mut report = new_report(machine, results);
     report.mode = if args.quick { "quick" } else { "full" }.to_string();
     report.invocations = invocations;

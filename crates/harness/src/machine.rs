@@ -48,6 +48,59 @@ pub struct Machine {
     pub cargo_lock_hash: String,
     /// UTC, `YYYY-MM-DDTHH:MM:SSZ`.
     pub date_utc: String,
+    /// What a guest can see of the host it runs on (absent from reports made before it was
+    /// recorded): the same CPU model on another host can give another verdict.
+    #[serde(default)]
+    pub host: Option<Host>,
+}
+
+/// The host facts a guest can see: kernel, microcode revision, hypervisor, and the share of
+/// time the hypervisor gave to others during the run (steal).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Host {
+    pub kernel: String,
+    /// `/proc/cpuinfo`'s `microcode` (a hypervisor may show a placeholder such as `0x1`).
+    pub microcode: String,
+    /// The hypervisor CPUID names (`KVM`, `HyperV`, …), `none` where CPUID says no hypervisor.
+    pub hypervisor: String,
+    /// Steal time over the report's run, percent of CPU time (set when the run ends).
+    pub steal_percent: Option<f64>,
+}
+
+impl Host {
+    fn detect(kernel: &str) -> Host {
+        let cpuid = raw_cpuid::CpuId::new();
+        let hypervisor = match cpuid.get_feature_info() {
+            Some(f) if !f.has_hypervisor() => "none".to_string(),
+            _ => cpuid
+                .get_hypervisor_info()
+                .map_or_else(|| "unknown".to_string(), |h| hypervisor_name(h.identify())),
+        };
+        Host {
+            kernel: kernel.to_string(),
+            microcode: std::fs::read_to_string("/proc/cpuinfo")
+                .ok()
+                .and_then(|text| microcode_of(&text))
+                .unwrap_or_else(|| "unknown".to_string()),
+            hypervisor,
+            steal_percent: None,
+        }
+    }
+}
+
+fn hypervisor_name(h: raw_cpuid::Hypervisor) -> String {
+    match h {
+        raw_cpuid::Hypervisor::Unknown(..) => "unknown".to_string(),
+        known => format!("{known:?}"),
+    }
+}
+
+/// The first `microcode : 0x…` line of `/proc/cpuinfo`.
+fn microcode_of(cpuinfo: &str) -> Option<String> {
+    cpuinfo.lines().find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        (key.trim() == "microcode").then(|| value.trim().to_string())
+    })
 }
 
 /// The features that decide which code paths backends take.
@@ -292,7 +345,10 @@ impl Machine {
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0);
+        let kernel =
+            read_trimmed("/proc/sys/kernel/osrelease").unwrap_or_else(|| "unknown".to_string());
         Machine {
+            host: Some(Host::detect(&kernel)),
             cpu_model,
             vendor,
             family,
@@ -303,8 +359,7 @@ impl Machine {
             logical_cpus: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
-            kernel: read_trimmed("/proc/sys/kernel/osrelease")
-                .unwrap_or_else(|| "unknown".to_string()),
+            kernel,
             transparent_huge_pages: read_trimmed("/sys/kernel/mm/transparent_hugepage/enabled")
                 .and_then(|s| parse_bracketed(&s))
                 .unwrap_or_else(|| "unknown".to_string()),
@@ -384,6 +439,21 @@ impl Machine {
             ("Logical CPUs", self.logical_cpus.to_string()),
             ("Kernel", self.kernel.clone()),
             (
+                "Host",
+                self.host.as_ref().map_or_else(
+                    || "not recorded".to_string(),
+                    |h| {
+                        let steal = h
+                            .steal_percent
+                            .map_or_else(|| "not measured".to_string(), |p| format!("{p:.2} %"));
+                        format!(
+                            "hypervisor {}, microcode {}, steal over the run {steal}",
+                            h.hypervisor, h.microcode
+                        )
+                    },
+                ),
+            ),
+            (
                 "Transparent huge pages",
                 format!("`{}`", self.transparent_huge_pages),
             ),
@@ -419,6 +489,25 @@ impl Machine {
 mod tests {
     use super::*;
     use raw_cpuid::CpuIdResult;
+
+    /// The host facts: microcode from `/proc/cpuinfo`'s first `microcode` line, the
+    /// hypervisor's name, and this machine's (every field filled, steal left to the run's end).
+    #[test]
+    fn host_facts_read_what_a_guest_sees() {
+        let cpuinfo = "processor\t: 0\nvendor_id\t: GenuineIntel\nmicrocode\t: 0x2b000603\n\
+                       processor\t: 1\nmicrocode\t: 0x2b000604\n";
+        assert_eq!(microcode_of(cpuinfo).as_deref(), Some("0x2b000603"));
+        assert_eq!(microcode_of("processor : 0\n"), None);
+        assert_eq!(hypervisor_name(raw_cpuid::Hypervisor::KVM), "KVM");
+        assert_eq!(
+            hypervisor_name(raw_cpuid::Hypervisor::Unknown(1, 2, 3)),
+            "unknown"
+        );
+        let host = Machine::detect().host.expect("detected");
+        assert!(!host.kernel.is_empty() && !host.microcode.is_empty());
+        assert!(!host.hypervisor.is_empty());
+        assert_eq!(host.steal_percent, None);
+    }
 
     /// A recorded CPUID: the vendor, leaf 1's `eax`, a brand string and one cache (an L1d of
     /// 64 B lines, 1 partition, 12 ways, 64 sets = 48 KiB) in the vendor's cache leaf.
