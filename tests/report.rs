@@ -811,7 +811,7 @@ fn rerendered_report_is_identical(folder: &Path) {
 /// Every report committed in `reports/` re-renders from its results.json alone, byte for byte:
 /// report.md and every plot (SVG and PNG), no file more, none less; and the index
 /// (`reports/README.md`) is what `kiki report-index` writes from them. Reads `reports/`, so it
-/// is ignored by default (`cargo test --release --test report -- --ignored`); it passes on the
+/// is ignored by default (`cargo test --release --test integration -- --ignored`); it passes on the
 /// committed reports, all of them renderable (schema 2 or later; older ones are retired).
 #[test]
 #[ignore]

@@ -376,6 +376,9 @@ fn render_markdown(report: &Report, stems: &[Vec<String>]) -> String {
         if !experiment.findings.trim().is_empty() {
             out.push_str(&format!("**Findings.** {}\n\n", experiment.findings.trim()));
         }
+        if let Some(caveat) = crate::verdicts::caveat(experiment) {
+            out.push_str(&format!("{caveat}\n\n"));
+        }
     }
     out
 }

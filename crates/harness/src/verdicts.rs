@@ -27,6 +27,30 @@ impl Verdict {
     }
 }
 
+/// A caveat for below an experiment's stored findings, where a later rule reads its data
+/// differently from the text written when it was analysed: E7 reports made before seed 004's
+/// verdict was gated on its controls, whose findings print a verdict although a control failed.
+pub fn caveat(experiment: &ExperimentResult) -> Option<String> {
+    if experiment.id != "E7" {
+        return None;
+    }
+    let s: e7_cache_pressure::summary::Summary = experiment.summary_as().ok()?;
+    if s.seed_004.is_none() || s.verdict_controls.is_some() {
+        return None;
+    }
+    let failed = s.failed_controls();
+    if failed.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "**Controls.** This report was analysed before seed 004's verdict was gated on its \
+         controls, and its {} control{} failed: the verdict in the findings above is not decided \
+         here.",
+        failed.join(", "),
+        if failed.len() == 1 { "" } else { "s" }
+    ))
+}
+
 /// The verdict on `experiment`, from its summary read as the experiment's `Summary`.
 pub fn verdict(experiment: &ExperimentResult) -> Result<Verdict, String> {
     let comparisons = &experiment.comparisons;

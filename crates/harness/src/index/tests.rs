@@ -400,3 +400,33 @@ fn bad_folders_are_left_out_and_named() {
     assert!(rebuild(&dir).unwrap_err().contains("superseded.json"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A report analysed before E7's verdict was gated gets a caveat below its findings where a
+/// control failed; one analysed after (with `verdict_controls`), or whose controls passed, none.
+#[test]
+fn an_ungated_e7_verdict_with_a_failed_control_gets_a_caveat() {
+    use crate::verdicts::caveat;
+    let old = with_summary(
+        "E7",
+        r#"{"seed_004_verdict": "holds here, …",
+            "positive_controls": [{"label": "½ L3", "bytes": 1, "ns": 9.0, "expected_ns": 5.0, "pass": false}]}"#,
+    );
+    let text = caveat(&old).expect("a caveat");
+    assert!(
+        text.contains("its ½ L3 control failed") && text.contains("not decided here"),
+        "{text}"
+    );
+    let gated = with_summary(
+        "E7",
+        r#"{"seed_004_verdict": "is not decided here: …",
+            "verdict_controls": {"passed": false, "failed": ["½ L3"]}}"#,
+    );
+    assert_eq!(caveat(&gated), None);
+    let passing = with_summary(
+        "E7",
+        r#"{"seed_004_verdict": "holds here, …",
+            "positive_controls": [{"label": "½ L3", "bytes": 1, "ns": 5.0, "expected_ns": 5.0, "pass": true}]}"#,
+    );
+    assert_eq!(caveat(&passing), None);
+    assert_eq!(caveat(&with_summary("E6", "{}")), None);
+}

@@ -26,12 +26,26 @@ pub struct Summary {
     pub survival: Option<Vec<SurvivalPoint>>,
     /// Per backend with tables: its cost on 4 KiB and on huge pages.
     pub table_pages: Option<Ordered<PageSplit>>,
+    /// The A/A control: the biggest table's full chain against itself, per pressure.
+    pub aa_control: Option<AaControl>,
     /// Whether the controls the verdict stands on passed, and which failed (absent from
     /// reports made before the verdict was gated on them).
     pub verdict_controls: Option<VerdictControls>,
     /// Seed 004's argument as this machine decides it.
     #[serde(rename = "seed_004_verdict")]
     pub seed_004: Option<SeedVerdict>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct AaControl {
+    pub backend: String,
+    pub points: Vec<AaPoint>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct AaPoint {
+    pub pressure_reads: u64,
+    pub pass: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -42,27 +56,38 @@ pub struct VerdictControls {
 
 impl Summary {
     /// The controls that failed: as the report recorded them, or, for a report made before
-    /// the verdict was gated, the positive and negative controls marked as failed.
+    /// the verdict was gated, by the same rule from the controls' own `pass` (every positive
+    /// control, every negative control, the A/A control at every pressure).
     pub fn failed_controls(&self) -> Vec<String> {
         if let Some(controls) = &self.verdict_controls {
             return controls.failed.clone();
         }
-        let positives = self
-            .positive_controls
-            .iter()
-            .flatten()
-            .chain(self.positive_control.iter());
+        let positives = match &self.positive_controls {
+            Some(list) => list.clone(),
+            None => self.positive_control.iter().cloned().collect(),
+        };
         let mut failed: Vec<String> = positives
+            .iter()
             .filter(|p| !p.pass)
             .map(|p| p.label.clone().unwrap_or_else(|| "positive".into()))
             .collect();
-        failed.dedup();
+        if positives.is_empty() && self.positive_controls_pass == Some(false) {
+            failed.push("positive".into());
+        }
         if let Some(negative) = &self.negative_controls {
             failed.extend(
                 negative
                     .iter()
                     .filter(|(_, c)| !c.pass)
                     .map(|(name, _)| name.to_string()),
+            );
+        }
+        if let Some(aa) = &self.aa_control {
+            failed.extend(
+                aa.points
+                    .iter()
+                    .filter(|p| !p.pass)
+                    .map(|p| format!("A/A {} at P = {}", aa.backend, p.pressure_reads)),
             );
         }
         failed
@@ -215,6 +240,17 @@ mod tests {
         assert_eq!(
             old.seed_004_words().unwrap(),
             "not decided here (failed controls: ½ L3, mailbox)"
+        );
+        let aa = summary(
+            r#"{"seed_004_verdict": "holds here, …",
+                "positive_controls": [],
+                "positive_controls_pass": false,
+                "aa_control": {"backend": "magic-plain", "points": [
+                    {"pressure_reads": 0, "pass": true}, {"pressure_reads": 512, "pass": false}]}}"#,
+        );
+        assert_eq!(
+            aa.seed_004_words().unwrap(),
+            "not decided here (failed controls: positive, A/A magic-plain at P = 512)"
         );
         let gated = summary(
             r#"{"seed_004_verdict": "is not decided here: the ½ L3 control failed (…)",

@@ -124,7 +124,7 @@ impl Chains {
     pub fn failed_controls(&self) -> Vec<(String, String)> {
         let mut failed = Vec::new();
         if self.positive.is_empty() {
-            failed.push(("positive controls".to_string(), "none measured".to_string()));
+            failed.push(("positive".to_string(), "none measured".to_string()));
         }
         for p in self.positive.iter().filter(|p| !p.pass) {
             failed.push((
