@@ -232,8 +232,10 @@ struct PerftArgs {
     /// Leaf counts per root move, in USI.
     #[arg(long)]
     divide: bool,
-    /// At the last ply's parents: `count` the legal moves (bulk counting), or build every one
-    /// into a move `list` and count it (YaneuraOu's convention). The counts agree.
+    /// At the last ply's parents: `count` the legal moves (bulk counting, with perft's
+    /// shortcuts), `count-plain` them without the shortcuts (keyed make and checker search at
+    /// every node), or build every one into a move `list` and count it (YaneuraOu's
+    /// convention). The counts agree.
     #[arg(long, value_enum, default_value = "count")]
     leaf: LeafArg,
     /// How the tree is walked: make and `unmake` moves on one position, or `copy` the position
@@ -269,7 +271,13 @@ impl From<MakeArg> for kiki_engine::perft::Make {
 /// `kiki perft --leaf`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 enum LeafArg {
+    /// Counted at the last ply's parents, with perft's shortcuts there (no key update, no
+    /// checker search after a quiet move).
     Count,
+    /// Counted at the last ply's parents, without those shortcuts (keyed make and the checker
+    /// search at every node, as haitaka's perft_bulk).
+    CountPlain,
+    /// Every move of the last ply's parents built into a list, and the list counted.
     List,
 }
 
@@ -277,6 +285,7 @@ impl From<LeafArg> for kiki_engine::perft::Leaf {
     fn from(leaf: LeafArg) -> Self {
         match leaf {
             LeafArg::Count => kiki_engine::perft::Leaf::Count,
+            LeafArg::CountPlain => kiki_engine::perft::Leaf::CountPlain,
             LeafArg::List => kiki_engine::perft::Leaf::List,
         }
     }

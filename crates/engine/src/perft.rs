@@ -40,11 +40,18 @@ pub fn perft<B: Backend>(pos: &mut Position<B>, depth: u32) -> u64 {
 }
 
 /// What perft does at the last ply's parent: count the legal moves without building them (the
-/// default, kiki's bulk counting), or build every one into a move list and count the list
-/// (the convention of YaneuraOu's `perft`, which builds `MoveList<LEGAL_ALL>` there).
+/// default, kiki's bulk counting), the same without perft's own shortcuts, or build every one
+/// into a move list and count the list (the convention of YaneuraOu's `perft`, which builds
+/// `MoveList<LEGAL_ALL>` there).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Leaf {
+    /// Bulk counting with the shortcuts a perft can take at the last ply's parents: no
+    /// Zobrist key is updated for a move whose child only counts, and a child after a move
+    /// that gives no check looks for no checkers.
     Count,
+    /// Bulk counting without those shortcuts: a keyed make and the checker search at every
+    /// node, as an engine's search pays them (and haitaka's `perft_bulk` does).
+    CountPlain,
     List,
 }
 
@@ -52,6 +59,7 @@ impl Leaf {
     pub fn name(self) -> &'static str {
         match self {
             Leaf::Count => "count",
+            Leaf::CountPlain => "count-plain",
             Leaf::List => "list",
         }
     }
@@ -66,8 +74,28 @@ impl Leaf {
 pub fn perft_leaf<B: Backend>(pos: &mut Position<B>, depth: u32, leaf: Leaf) -> u64 {
     match leaf {
         Leaf::Count => perft(pos, depth),
+        Leaf::CountPlain => perft_plain(pos, depth),
         Leaf::List => perft_list(pos, depth),
     }
+}
+
+/// [`perft`] without the last ply's shortcuts ([`Leaf::CountPlain`]).
+fn perft_plain<B: Backend>(pos: &mut Position<B>, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    if depth == 1 {
+        return pos.legal_move_count();
+    }
+    let mut list = MoveList::new();
+    pos.legal_moves(&mut list);
+    let mut nodes = 0;
+    for &mv in list.iter() {
+        let undo = pos.do_move(mv);
+        nodes += perft_plain(pos, depth - 1);
+        pos.undo_move(mv, undo);
+    }
+    nodes
 }
 
 fn perft_list<B: Backend>(pos: &mut Position<B>, depth: u32) -> u64 {
@@ -121,7 +149,7 @@ pub fn perft_copy_make<B: Backend>(pos: &Position<B>, depth: u32, leaf: Leaf) ->
     let mut list = MoveList::new();
     if depth == 1 {
         return match leaf {
-            Leaf::Count => pos.legal_move_count(),
+            Leaf::Count | Leaf::CountPlain => pos.legal_move_count(),
             Leaf::List => {
                 pos.legal_moves(&mut list);
                 std::hint::black_box(&list).len() as u64
@@ -148,7 +176,7 @@ pub fn perft_copy_make<B: Backend>(pos: &Position<B>, depth: u32, leaf: Leaf) ->
     }
     for &mv in list.iter() {
         let mut child = pos.clone();
-        if depth == 2 {
+        if depth == 2 && leaf != Leaf::CountPlain {
             child.do_move_unkeyed(mv);
         } else {
             child.do_move(mv);

@@ -188,6 +188,17 @@ fn e2(s: e2_movegen::summary::Summary, comparisons: &[PairRecord]) -> Verdict {
         };
         extra.push_str(&format!("; list movegen ≥ 1.5× {peer}: {met}"));
     }
+    if !s.like_for_like.is_empty() {
+        let lows: Vec<String> = s
+            .like_for_like
+            .iter()
+            .map(|(task, c)| format!("{task} ×{} (low {})", num(c.ratio), num(c.low)))
+            .collect();
+        extra.push_str(&format!(
+            "; like for like (no perft shortcuts): {}",
+            lows.join(", ")
+        ));
+    }
     ranked(&s.winners, comparisons, "tasks", extra)
 }
 

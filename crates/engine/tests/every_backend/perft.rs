@@ -42,20 +42,24 @@ fn divide_sums_to_perft<B: Backend>() {
     assert!(rows.iter().any(|r| r.0 == "7g7f" && r.1 == 30));
 }
 
-/// Perft that builds every leaf move (`Leaf::List`) gives the published counts, and divide
-/// with it the same rows as with bulk counting.
+/// Perft that builds every leaf move (`Leaf::List`), and bulk counting without perft's
+/// shortcuts (`Leaf::CountPlain`), give the published counts, and divide with the list the
+/// same rows as with bulk counting.
 fn list_leaves_agree<B: Backend>() {
     let Ok(backend) = B::new() else { return };
     for (sfen, depth) in [(START, 4), (SECOND, 3), (THIRD, 2)] {
         let mut pos = Position::from_sfen(backend, sfen).expect("valid SFEN");
         let want = published_counts(sfen)[depth as usize - 1];
-        assert_eq!(
-            perft_leaf(&mut pos, depth, Leaf::List),
-            want,
-            "{}: list perft depth {depth} of {sfen}",
-            B::info().name
-        );
-        assert_eq!(pos.to_sfen(), sfen);
+        for leaf in [Leaf::List, Leaf::CountPlain] {
+            assert_eq!(
+                perft_leaf(&mut pos, depth, leaf),
+                want,
+                "{}: {} perft depth {depth} of {sfen}",
+                B::info().name,
+                leaf.name()
+            );
+            assert_eq!(pos.to_sfen(), sfen);
+        }
     }
     let mut pos = Position::startpos(backend);
     assert_eq!(divide_leaf(&mut pos, 3, Leaf::List), divide(&mut pos, 3));
@@ -70,7 +74,7 @@ fn king_safety_agrees<B: Backend>() {
             let mut pos = Position::from_sfen(backend, sfen).expect("valid SFEN");
             pos.set_king_safety(KingSafety::AttackMap(method));
             let want = published_counts(sfen)[depth as usize - 1];
-            for leaf in [Leaf::Count, Leaf::List] {
+            for leaf in [Leaf::Count, Leaf::CountPlain, Leaf::List] {
                 assert_eq!(
                     perft_leaf(&mut pos, depth, leaf),
                     want,
@@ -149,7 +153,7 @@ fn copy_make_counts_what_make_unmake_counts() {
             for (sfen, depth) in [(START, 3), (SECOND, 2)] {
                 let mut pos = Position::from_sfen(backend, sfen).unwrap();
                 let expected = perft(&mut pos, depth);
-                for leaf in [Leaf::Count, Leaf::List] {
+                for leaf in [Leaf::Count, Leaf::CountPlain, Leaf::List] {
                     for make in [Make::Unmake, Make::Copy] {
                         assert_eq!(
                             perft_with(&mut pos, depth, leaf, make),

@@ -7,6 +7,7 @@ use crate::experiments::{
 use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
 use crate::stats::{format_interval, Comparison};
 use kiki_engine::perft::Leaf;
+use serde_json::json;
 use serde_json::Value as Json;
 
 /// The target: kiki's list generation at least this many times haitaka's list speed.
@@ -27,6 +28,90 @@ pub(super) struct Analysis {
 /// What the findings paragraph quotes: per task with two or more backends, its fastest.
 pub(super) struct Numbers {
     pub tasks: Vec<Fastest>,
+    /// How the invocations were split: the first ones choose each task's best backend, the
+    /// others estimate its ratios.
+    pub split: HeldOut,
+}
+
+/// The invocations that choose each task's best backend, and those the ratios against it are
+/// estimated on: held out from the choice, so that the winner's luck in its own rounds (up to
+/// 7 % in earlier reports) does not inflate its lead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct HeldOut {
+    /// The first `select` invocations choose (0: one invocation does both).
+    pub select: usize,
+    /// The remaining invocations estimate.
+    pub estimate: usize,
+}
+
+impl HeldOut {
+    /// The split of `invocations` E2 ran: 2 to choose from 6 up (a full report's 7: 2 and 5),
+    /// 1 from 3 up, none below (both on the same rounds). [`extra_invocations`] adds exactly
+    /// the choosing ones to the report's K.
+    pub fn of(invocations: usize) -> HeldOut {
+        let select = match invocations {
+            0..=2 => 0,
+            3..=5 => 1,
+            _ => 2,
+        };
+        HeldOut {
+            select,
+            estimate: invocations.max(1) - select,
+        }
+    }
+
+    /// A series' rounds of the choosing invocations, and of the estimating ones; `None` when
+    /// its rounds do not split into equal blocks per invocation.
+    fn split(self, samples: &[f64]) -> Option<(Vec<f64>, Vec<f64>)> {
+        let k = self.select + self.estimate;
+        if self.select == 0 || samples.is_empty() || !samples.len().is_multiple_of(k) {
+            return None;
+        }
+        let at = samples.len() / k * self.select;
+        Some((samples[..at].to_vec(), samples[at..].to_vec()))
+    }
+}
+
+/// The invocations E2 adds to the report's `report` so that `report` of them estimate and the
+/// rest (see [`HeldOut::of`]) choose: a full report's 5 become 7, a quick report's 2 become 3.
+pub(super) fn extra_invocations(report: usize) -> usize {
+    match report {
+        0..=1 => 0,
+        2..=3 => 1,
+        _ => 2,
+    }
+}
+
+/// The task names of the summary's `vs_peer` and `like_for_like` keys: the convention first,
+/// then the subject and its depth (`perft list start d5`, `movegen count`).
+fn peer_key(f: &Fastest) -> String {
+    let convention = match f.leaf {
+        Leaf::List => "list",
+        Leaf::Count | Leaf::CountPlain => "count",
+    };
+    match f.subject {
+        "movegen" => format!("movegen {convention}"),
+        subject => {
+            let depth = f
+                .task
+                .split_whitespace()
+                .find(|w| w.starts_with('d') && w[1..].parse::<u32>().is_ok())
+                .unwrap_or("d?");
+            format!("perft {convention} {subject} {depth}")
+        }
+    }
+}
+
+/// A ratio record of the summary: `{ratio, low, high, invocations, rounds, claim}`.
+fn record(c: &Comparison) -> Json {
+    json!({
+        "ratio": c.ratio,
+        "low": c.low,
+        "high": c.high,
+        "invocations": c.invocations,
+        "rounds": c.rounds,
+        "claim": c.claim,
+    })
 }
 
 /// Whether a speed-up's interval shows a target met, missed, or neither.
@@ -86,7 +171,7 @@ pub(super) struct Fastest {
     pub subject: &'static str,
     pub leaf: Leaf,
     pub best: &'static str,
-    /// The best's median ns per operation.
+    /// The best's median ns per operation over the choosing invocations.
     pub best_ns: f64,
     /// Each other backend's time relative to the best, as `Claims::ratio_text` words it.
     pub others: Vec<String>,
@@ -118,10 +203,11 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     series.extend(m.counter_log.series());
     let mut tables = vec![table(m, &tasks)];
     tables.extend(m.counter_log.table(&["backend", "task"], |_| true));
-    let mut claims = Claims::new(m.threshold, m.invocations);
+    let split = HeldOut::of(m.invocations);
+    let mut claims = Claims::new(m.threshold, split.estimate);
     let fastest: Vec<Fastest> = tasks
         .iter()
-        .filter_map(|task| fastest(m, task, &mut claims))
+        .filter_map(|task| fastest(m, task, split, &mut claims))
         .collect();
     let mut summary = Vec::new();
     for f in &fastest {
@@ -133,7 +219,23 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             ));
         }
     }
-    let numbers = Numbers { tasks: fastest };
+    // The first peer against kiki's best, as ratio records: with the perft shortcuts
+    // (`vs_peer`) and without them (`like_for_like`, the count walk as the peer walks).
+    let first_peer = |plain: bool| -> serde_json::Map<String, Json> {
+        fastest
+            .iter()
+            .filter(|f| (f.leaf == Leaf::CountPlain) == plain)
+            .filter_map(|f| Some((peer_key(f), record(&f.peers.first()?.ratio))))
+            .collect()
+    };
+    if !m.peers.is_empty() {
+        summary.push(("vs_peer".into(), Json::Object(first_peer(false))));
+        summary.push(("like_for_like".into(), Json::Object(first_peer(true))));
+    }
+    let numbers = Numbers {
+        tasks: fastest,
+        split,
+    };
     if let Some((_, peer, target)) = numbers.list_target() {
         summary.push((
             format!("list movegen ≥ {LIST_TARGET}× {}", peer.peer),
@@ -264,13 +366,28 @@ fn panel(
     }
 }
 
-/// `task`'s fastest backend by median, the others against it (recorded in `claims`) and each
-/// peer against it; `None` below two backends.
-fn fastest(m: &Measurement, task: &str, claims: &mut Claims) -> Option<Fastest> {
+/// `task`'s fastest backend by median over the choosing invocations of `split`, the others
+/// against it (recorded in `claims`) and each peer against it over the estimating ones;
+/// `None` below two backends.
+fn fastest(m: &Measurement, task: &str, split: HeldOut, claims: &mut Claims) -> Option<Fastest> {
+    // Each row's rounds as (choosing, estimating); without a split both are all of them.
+    let parts = |ns: &[f64]| -> (Vec<f64>, Vec<f64>) {
+        split
+            .split(ns)
+            .unwrap_or_else(|| (ns.to_vec(), ns.to_vec()))
+    };
+    let choose_k = if split.select == 0 {
+        m.invocations
+    } else {
+        split.select
+    };
     let entries: Vec<(&str, f64)> = m
         .backends
         .iter()
-        .filter_map(|b| m.row(task, b).map(|r| (*b, typical(&r.ns, m.invocations))))
+        .filter_map(|b| {
+            m.row(task, b)
+                .map(|r| (*b, typical(&parts(&r.ns).0, choose_k)))
+        })
         .collect();
     let order = ranked(&entries);
     if order.len() < 2 {
@@ -278,27 +395,24 @@ fn fastest(m: &Measurement, task: &str, claims: &mut Claims) -> Option<Fastest> 
     }
     let best = order[0].0;
     let best_row = m.row(task, best).expect("ranked");
-    let best_ns = &best_row.ns;
+    let best_ns = parts(&best_row.ns).1;
     let others = order[1..]
         .iter()
         .map(|(b, _)| {
-            claims.ratio_text(
-                task,
-                (b, &m.row(task, b).expect("ranked").ns),
-                (best, best_ns),
-            )
+            let ns = parts(&m.row(task, b).expect("ranked").ns).1;
+            claims.ratio_text(task, (b, &ns), (best, &best_ns))
         })
         .collect();
     let peers = m
         .peers
         .iter()
         .filter_map(|&peer| {
-            let peer_row = m.row(task, peer)?;
+            let peer_ns = parts(&m.row(task, peer)?.ns).1;
             // Peer time over best-backend time, paired per round: above 1 means kiki is faster.
-            let ratio = claims.compare(task, (peer, &peer_row.ns), (best, best_ns))?;
+            let ratio = claims.compare(task, (peer, &peer_ns), (best, &best_ns))?;
             Some(PeerAgainstBest {
                 peer,
-                ns: typical(&peer_row.ns, m.invocations),
+                ns: typical(&peer_ns, split.estimate),
                 ratio,
             })
         })
@@ -312,4 +426,70 @@ fn fastest(m: &Measurement, task: &str, claims: &mut Claims) -> Option<Fastest> 
         others,
         peers,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::counter_log::CounterLog;
+    use crate::experiments::e2_movegen::measure::Row;
+
+    fn row(backend: &str, ns: Vec<f64>) -> Row {
+        Row {
+            task: "perft start d5".into(),
+            subject: "start",
+            leaf: Leaf::Count,
+            unit: "ns/node",
+            per_op: "nodes",
+            backend: backend.into(),
+            ns,
+        }
+    }
+
+    /// The best backend is chosen on the first invocation of three and its ratios come from
+    /// the other two: `a`, lucky in the choosing invocation, is the best, and its ratio against
+    /// `b` and the peer is what the held-out rounds say (`b` there takes 0.75 of `a`'s time).
+    #[test]
+    fn the_best_is_chosen_on_invocations_its_ratios_do_not_use() {
+        let m = Measurement {
+            backends: vec!["a", "b"],
+            peers: vec!["peer"],
+            skipped: Vec::new(),
+            workload_seed: 0,
+            samples: 2,
+            threshold: 0.03,
+            counter_log: CounterLog::open(&[], "op"),
+            sfens: Vec::new(),
+            moves_per_position: 0.0,
+            rows: vec![
+                row("a", vec![1.0, 1.0, 2.0, 2.0, 2.0, 2.0]),
+                row("b", vec![1.5; 6]),
+                row("peer", vec![3.0, 3.0, 6.0, 6.0, 6.0, 6.0]),
+            ],
+            errors: Vec::new(),
+            invocations: 3,
+        };
+        let analysis = analyse(&m);
+        let split = analysis.numbers.split;
+        assert_eq!(split, HeldOut { select: 1, estimate: 2 });
+        let fastest = &analysis.numbers.tasks[0];
+        assert_eq!(fastest.best, "a");
+        assert_eq!(fastest.best_ns, 1.0, "the choosing invocation's median");
+        assert!(fastest.others[0].starts_with("b ×0.75"), "{:?}", fastest.others);
+        let peer = &fastest.peers[0].ratio;
+        assert!((peer.ratio - 3.0).abs() < 1e-9, "{peer:?}");
+        assert_eq!(peer.invocations, 2);
+        let vs_peer = &analysis
+            .summary
+            .iter()
+            .find(|(k, _)| k == "vs_peer")
+            .expect("vs_peer")
+            .1;
+        assert_eq!(vs_peer["perft count start d5"]["invocations"], 2);
+        assert_eq!(vs_peer["perft count start d5"]["claim"], "slower");
+        assert!(analysis
+            .comparisons
+            .iter()
+            .all(|c| c.comparison.invocations == 2));
+    }
 }

@@ -1,6 +1,6 @@
 //! E2's prose: the method and findings paragraphs, from the settings and the numbers.
 
-use super::analysis::{Fastest, Numbers, Target, LIST_TARGET};
+use super::analysis::{Fastest, HeldOut, Numbers, Target, LIST_TARGET};
 use super::measure::Measurement;
 use crate::experiments::{and_list, claims_method, per_second_millions, percent};
 use crate::stats::Claim;
@@ -55,6 +55,13 @@ fn peer_summary(m: &Measurement, n: &Numbers) -> Vec<String> {
             group(
                 "count-only perft",
                 vec![ratio("start", Leaf::Count), ratio("second", Leaf::Count)],
+            ),
+            group(
+                "count-only perft without perft's shortcuts (like for like)",
+                vec![
+                    ratio("start", Leaf::CountPlain),
+                    ratio("second", Leaf::CountPlain),
+                ],
             ),
             group(
                 "list-leaf perft",
@@ -122,7 +129,7 @@ fn task_texts(f: &Fastest, threshold: f64) -> Vec<String> {
 }
 
 /// The method paragraph: the positions, perft, the peer, the counters and the claims.
-pub(super) fn method(m: &Measurement) -> String {
+pub(super) fn method(m: &Measurement, n: &Numbers) -> String {
     let mut method = format!(
         "Move generation: all legal moves of {} positions from seeded greedy playouts (seed \
          {:#x}; {:.1} legal moves per position on average), {} samples \
@@ -132,9 +139,15 @@ pub(super) fn method(m: &Measurement) -> String {
          count (`movegen count`: kiki's `Position::legal_move_count`, the peer's \
          `PieceMoves::len` summed, no move built); every program's total over the positions \
          is checked to be the same in both conventions. Perft: make/unmake from the start \
-         position and the GUIDE's second position, in two leaf conventions: count-only (bulk \
-         counting at the last ply, as above) and list (`(leaf list)`: every move of each \
-         last-ply parent built into a list and the list counted — kiki's \
+         position and the GUIDE's second position, in three leaf conventions: count-only (bulk \
+         counting at the last ply, as above, with two shortcuts only a perft can take: the \
+         last ply's parents make their moves without updating the Zobrist key, since no child \
+         reads it, and a child reached by a move that gives no check skips the checker \
+         search), count-only without those shortcuts (`(leaf count-plain)`: a keyed make and \
+         the checker search at every node, as an engine's search pays them and as the peer's \
+         `perft_bulk` does; the like-for-like comparison with the peer's count) and list \
+         (`(leaf list)`: every move of each last-ply parent built into a list and the list \
+         counted, with a keyed make and the checker search at every node — kiki's \
          `perft_leaf(…, Leaf::List)`, the peer's `perft_list`), each count checked against \
          the published value before timing, one call per sample, backends interleaved \
          round-robin. Rotated backends update every rotated occupancy on each move, and that \
@@ -160,5 +173,32 @@ pub(super) fn method(m: &Measurement) -> String {
     if !m.skipped.is_empty() {
         method.push_str(&format!(" Skipped: {}.", m.skipped.join("; ")));
     }
-    format!("{method} {}", claims_method(m.threshold, m.invocations))
+    format!(
+        "{method} {} {}",
+        held_out_sentence(n.split),
+        claims_method(m.threshold, n.split.estimate)
+    )
+}
+
+/// How the best backend was chosen apart from the rounds its ratios rest on.
+fn held_out_sentence(split: HeldOut) -> String {
+    if split.select == 0 {
+        "Each task's best backend is chosen on the same rounds its ratios are estimated on \
+         (too few invocations to hold any out), so its lead carries its own rounds' luck."
+            .to_string()
+    } else {
+        let (first, k) = (split.select, split.select + split.estimate);
+        let choosing = if first == 1 {
+            "invocation 1".to_string()
+        } else {
+            format!("invocations 1–{first}")
+        };
+        format!(
+            "Each task's best backend is the one with the lowest median over {choosing} of \
+             {k}; its ratios against the other backends and the peer are estimated on the \
+             other {} invocations alone, so that the choice's luck does not enter them (the \
+             table and plots show all {k}).",
+            split.estimate
+        )
+    }
 }

@@ -40,6 +40,7 @@ pub(crate) struct Row {
 #[serde(remote = "Leaf")]
 enum LeafName {
     Count,
+    CountPlain,
     List,
 }
 
@@ -145,7 +146,7 @@ impl BackendVisitor for MakeCase<'_> {
                             p.legal_moves(&mut list);
                             list.len() as u64
                         }
-                        Leaf::Count => p.legal_move_count(),
+                        Leaf::Count | Leaf::CountPlain => p.legal_move_count(),
                     })
                     .sum();
                 let case = match leaf {
@@ -160,7 +161,7 @@ impl BackendVisitor for MakeCase<'_> {
                         }
                         total
                     }),
-                    Leaf::Count => Case::new(name, count, move |reps| {
+                    Leaf::Count | Leaf::CountPlain => Case::new(name, count, move |reps| {
                         let mut total = 0u64;
                         for _ in 0..reps {
                             for position in black_box(&positions[..]) {
@@ -215,7 +216,7 @@ fn peer_case(task: &Task, expected: u64) -> Option<Result<(Case<'static>, u64), 
                             board.legal_moves_into(&mut list);
                             list.len() as u64
                         }
-                        Leaf::Count => board.legal_move_count(),
+                        Leaf::Count | Leaf::CountPlain => board.legal_move_count(),
                     })
                     .sum();
                 let count = boards.len() as u64;
@@ -231,7 +232,7 @@ fn peer_case(task: &Task, expected: u64) -> Option<Result<(Case<'static>, u64), 
                         }
                         total
                     }),
-                    Leaf::Count => Case::new(NAME, count, move |reps| {
+                    Leaf::Count | Leaf::CountPlain => Case::new(NAME, count, move |reps| {
                         let mut total = 0u64;
                         for _ in 0..reps {
                             for board in black_box(&boards[..]) {
@@ -244,8 +245,9 @@ fn peer_case(task: &Task, expected: u64) -> Option<Result<(Case<'static>, u64), 
                 (case, moves)
             }),
         Task::Perft { sfen, depth, leaf } => PeerBoard::from_sfen(sfen).and_then(|board| {
+            // The peer's bulk count takes no perft shortcut: the same walk for both counts.
             let run = move |board: &PeerBoard| match leaf {
-                Leaf::Count => board.perft(depth),
+                Leaf::Count | Leaf::CountPlain => board.perft(depth),
                 Leaf::List => board.perft_list(depth),
             };
             let nodes = run(&board);
@@ -306,11 +308,13 @@ pub(super) fn measure(
             0u64,
         ));
     }
-    // Count-only perft first (the names of earlier reports), then the list-leaf twins.
-    for leaf in [Leaf::Count, Leaf::List] {
+    // Count-only perft first (the names of earlier reports), then the list-leaf twins, then
+    // the count walk without perft's shortcuts (like for like with the peer's).
+    for leaf in [Leaf::Count, Leaf::List, Leaf::CountPlain] {
         let suffix = match leaf {
             Leaf::Count => "",
             Leaf::List => " (leaf list)",
+            Leaf::CountPlain => " (leaf count-plain)",
         };
         for (subject, sfen, depth) in [
             ("start", START_SFEN, start_depth),

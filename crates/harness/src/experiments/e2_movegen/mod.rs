@@ -30,6 +30,11 @@ impl Experiment for Movegen {
         about: "legal move generation and perft per backend, beside the peer engine haitaka",
         runs_by_default: true,
     };
+    /// The report's K estimate, and one or two invocations more choose each task's best
+    /// backend (held out from the estimate): a full report's 5 become 7.
+    fn invocations(&self, report: usize, _: &super::Config) -> usize {
+        report + analysis::extra_invocations(report)
+    }
     fn measure(
         &self,
         context: &Context<'_>,
@@ -53,7 +58,7 @@ fn result(m: &Measurement) -> ExperimentResult {
         wall_seconds: None,
         id: "E2".to_string(),
         title: TITLE.to_string(),
-        method: findings::method(m),
+        method: findings::method(m, &analysis.numbers),
         findings: findings::paragraph(m, &analysis.numbers),
         comparisons: analysis.comparisons,
         series: analysis.series,
@@ -82,7 +87,8 @@ mod tests {
             "{}",
             experiment.findings
         );
-        // Six tasks (move generation and two perfts, each as list and count) × (two backends
+        // Eight tasks (move generation and two perfts, each as list and count, and the perfts'
+        // count without shortcuts) × (two backends
         // and the peers), per case the samples and, where the kernel allows software events
         // (not in every container), the task clock that stands in for hardware counters, with
         // its table.
@@ -93,6 +99,8 @@ mod tests {
             "perft second d2",
             "perft start d3 (leaf list)",
             "perft second d2 (leaf list)",
+            "perft start d3 (leaf count-plain)",
+            "perft second d2 (leaf count-plain)",
         ];
         for task in tasks {
             assert!(
@@ -118,6 +126,7 @@ mod tests {
             "count-only perft: start position ×",
             "list-leaf perft: start position ×",
             "list convention: move generation ×",
+            "count-only perft without perft's shortcuts (like for like): start position ×",
             "count convention: move generation ×",
             "Target, kiki's list move generation at least ×1.5 the speed of haitaka",
         ] {
@@ -127,6 +136,46 @@ mod tests {
                 experiment.findings
             );
         }
-        assert!(experiment.method.contains("two leaf conventions"));
+        assert!(experiment.method.contains("three leaf conventions"));
+        assert!(experiment.method.contains("too few invocations to hold any out"));
+        #[cfg(feature = "peers")]
+        {
+            let summary: summary::Summary = experiment.summary_as().unwrap();
+            let keys = |records: &[(String, crate::stats::Comparison)]| -> Vec<String> {
+                records.iter().map(|(k, _)| k.clone()).collect()
+            };
+            assert_eq!(
+                keys(&summary.vs_peer),
+                [
+                    "movegen list",
+                    "movegen count",
+                    "perft count start d3",
+                    "perft count second d2",
+                    "perft list start d3",
+                    "perft list second d2"
+                ]
+            );
+            assert_eq!(
+                keys(&summary.like_for_like),
+                ["perft count start d3", "perft count second d2"]
+            );
+            for (task, c) in summary.vs_peer.iter().chain(&summary.like_for_like) {
+                assert!(c.low <= c.ratio && c.ratio <= c.high, "{task}: {c:?}");
+                assert_eq!(c.invocations, 1, "{task}");
+            }
+        }
+    }
+
+    /// The invocations E2 adds are exactly the ones that choose: the report's K estimate.
+    #[test]
+    fn the_added_invocations_are_the_choosing_ones() {
+        use analysis::{extra_invocations, HeldOut};
+        for report in 1..=20 {
+            let split = HeldOut::of(report + extra_invocations(report));
+            assert_eq!(split.select, extra_invocations(report), "K = {report}");
+            assert_eq!(split.estimate, report, "K = {report}");
+        }
+        assert_eq!(HeldOut::of(7), HeldOut { select: 2, estimate: 5 });
+        assert_eq!(Movegen.invocations(5, &crate::experiments::Config::full()), 7);
     }
 }

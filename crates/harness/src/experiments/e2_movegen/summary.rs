@@ -1,8 +1,10 @@
 //! E2's summary as the index reads it. Its keys are public: `best <task>` (the best backend of
 //! each move-generation or perft task), `<peer> ÷ best <task>` (the peer's time over that
-//! backend's), and `list movegen ≥ 1.5× <peer>` (`met` or `not met`).
+//! backend's), `list movegen ≥ 1.5× <peer>` (`met` or `not met`), and `vs_peer` and
+//! `like_for_like` (ratio records per task).
 
 use crate::results::{Ordered, Winner};
+use crate::stats::Comparison;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -15,6 +17,30 @@ pub struct Summary {
     pub peer_ratios: Vec<PeerRatio>,
     /// The list-movegen target against the peer, where a peer was measured.
     pub target: Option<(String, Target)>,
+    /// `vs_peer`: per task (`perft list start d5`, `movegen count`, …) the first peer's time
+    /// over kiki's best backend's, with its interval, estimated on invocations held out from
+    /// the choice of the best (reports since 2026-11-27; empty before).
+    pub vs_peer: Vec<(String, Comparison)>,
+    /// `like_for_like`: the same for the count walk without perft's shortcuts (`perft count
+    /// start d5`, `perft count second d4`).
+    pub like_for_like: Vec<(String, Comparison)>,
+}
+
+/// The ratio records of the object at `key`, in their order; empty where it is missing.
+fn records(summary: &Ordered<Value>, key: &str) -> Vec<(String, Comparison)> {
+    summary
+        .iter()
+        .find(|(k, _)| *k == key)
+        .and_then(|(_, value)| value.as_object())
+        .map(|object| {
+            object
+                .iter()
+                .filter_map(|(task, record)| {
+                    Some((task.clone(), serde_json::from_value(record.clone()).ok()?))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -57,6 +83,8 @@ impl From<Ordered<Value>> for Summary {
             Some((peer.to_string(), target))
         });
         Summary {
+            vs_peer: records(&summary, "vs_peer"),
+            like_for_like: records(&summary, "like_for_like"),
             winners,
             peer_ratios,
             target,
