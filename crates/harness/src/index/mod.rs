@@ -1,15 +1,17 @@
 //! `reports/README.md`, the index of the published reports: one current report per CPU (the
 //! newest complete one: mode `full`, every default experiment), each experiment's verdict in a
 //! line with its best backend where a winner is clearly decided, the cache argument across
-//! CPUs, and the retired reports with the commit that holds each (`superseded.json`, data kept
-//! beside the reports, so rendering needs no git).
+//! CPUs, each report against the one it replaced (read from git), and the retired reports with
+//! the commit that holds each (`superseded.json`, data kept beside the reports).
 
 mod cache_argument;
 mod layouts;
+mod replaced;
 mod search_argument;
 
 pub use cache_argument::cache_argument;
 pub use layouts::layouts;
+pub use replaced::{predecessor, read_from_git, Replacement};
 pub use search_argument::search_argument;
 
 use crate::readback::read_report;
@@ -255,8 +257,9 @@ fn superseded_section(superseded: &Superseded, current: &[&Entry]) -> String {
     out
 }
 
-/// The whole `README.md` for the current reports and the retired ones.
-pub fn render(current: &[&Entry], superseded: &Superseded) -> String {
+/// The whole `README.md` for the current reports, each against the report it replaced, and
+/// the retired ones.
+pub fn render(current: &[&Entry], superseded: &Superseded, replacements: &[Replacement]) -> String {
     let mut out = String::from(
         "# kiki reports\n\nOne current report per CPU: the newest complete one (`kiki report` in \
          full mode, with every default experiment; E9 optional). Older and incomplete reports are \
@@ -276,6 +279,7 @@ pub fn render(current: &[&Entry], superseded: &Superseded) -> String {
     out.push_str(&search_argument(current).0);
     out.push_str(&layouts(current));
     out.push_str(&cache_argument(current).0);
+    out.push_str(&replaced::section(replacements));
     out.push_str(&superseded_section(superseded, current));
     out
 }
@@ -327,7 +331,18 @@ pub fn rebuild(dir: &Path) -> Result<Rebuilt, String> {
     skipped.sort();
     let superseded = read_superseded(dir)?;
     let (current, stale) = choose(&entries);
-    let text = render(&current, &superseded);
+    let replacements: Vec<Replacement> = current
+        .iter()
+        .filter_map(|&entry| {
+            let retired = predecessor(entry, &superseded)?;
+            Some(Replacement {
+                current: entry,
+                retired,
+                before: read_from_git(dir, retired),
+            })
+        })
+        .collect();
+    let text = render(&current, &superseded, &replacements);
     write_plot(dir, "cache_argument.svg", cache_argument(&current).1)?;
     write_plot(dir, "search_argument.svg", search_argument(&current).1)?;
     let temp = dir.join(format!(".README.md.tmp-{}", std::process::id()));

@@ -430,3 +430,95 @@ fn an_ungated_e7_verdict_with_a_failed_control_gets_a_caveat() {
     assert_eq!(caveat(&passing), None);
     assert_eq!(caveat(&with_summary("E6", "{}")), None);
 }
+
+/// The predecessor of a current report is the newest older full report of its CPU that names
+/// it as its successor; a later retired report (here the Intel one of 2026-11-23, newer than
+/// the Intel fixture) is never one.
+#[test]
+fn a_report_replaces_the_newest_older_full_report_of_its_cpu() {
+    let superseded = read_superseded(&fixtures()).unwrap();
+    let amd = fixture("amd-epyc-f25-m17-2026-11-23-7");
+    let before = predecessor(&amd, &superseded).expect("the AMD report replaced one");
+    assert_eq!(before.folder, "amd-epyc-f25-m17-2026-11-23-6");
+    let intel = fixture("intel-xeon-f6-m207-2026-11-22-2");
+    assert!(predecessor(&intel, &superseded).is_none());
+}
+
+/// A report against itself agrees everywhere and moves no figure; against a copy whose E1
+/// comparisons are gone (no winner decided) E1 disagrees, and a moved E7 cost shows its change.
+#[test]
+fn a_report_is_compared_with_the_one_it_replaced() {
+    let now = fixture("amd-epyc-f25-m17-2026-11-23-7").results;
+    let same = replaced::compare(&now, &now);
+    assert!(
+        same.contains("Verdicts agree in 8 of the 8 experiments"),
+        "{same}"
+    );
+    assert!(
+        same.contains("| E7 table-miss cost, magic-plain |"),
+        "{same}"
+    );
+    assert!(same.contains("| +0 ns (+0 %) |"), "{same}");
+    assert!(!same.contains("| no |"), "{same}");
+
+    let mut before = now.clone();
+    let e1 = before
+        .experiments
+        .iter_mut()
+        .find(|x| x.id == "E1")
+        .unwrap();
+    e1.comparisons.clear();
+    let e7 = before
+        .experiments
+        .iter_mut()
+        .find(|x| x.id == "E7")
+        .unwrap();
+    let cost = e7
+        .summary
+        .iter_mut()
+        .find(|(k, _)| k == "table_miss_cost")
+        .unwrap();
+    let magic = cost.1["magic-plain"]["ns"].as_f64().unwrap();
+    cost.1["magic-plain"]["ns"] = serde_json::json!(magic / 2.0);
+    let moved = replaced::compare(&before, &now);
+    assert!(
+        moved.contains("Verdicts agree in 7 of the 8 experiments"),
+        "{moved}"
+    );
+    assert!(moved.contains("| no |"), "{moved}");
+    assert!(moved.contains("(+100 %)"), "{moved}");
+}
+
+/// The replaced report is read from git at its commit (here a fixture at HEAD, where this is a
+/// clone with history); an unknown commit is a one-line reason, not a failure.
+#[test]
+fn the_replaced_report_reads_back_from_git() {
+    let retired = |commit: &str| Retired {
+        folder: "amd-epyc-f25-m17-2026-11-23-7".into(),
+        cpu_slug: "amd-epyc-f25-m17".into(),
+        cpu: "AMD EPYC".into(),
+        date: "2026-11-23".into(),
+        mode: Some("full".into()),
+        experiments: Vec::new(),
+        commit: commit.into(),
+        code_commit: "bbdd7c0".into(),
+        why: String::new(),
+    };
+    let unknown = read_from_git(&fixtures(), &retired("0000000")).unwrap_err();
+    assert!(unknown.contains("git show 0000000:./amd"), "{unknown}");
+    assert!(!unknown.contains('\n'), "{unknown}");
+    let root = Path::new(crate::WORKSPACE_ROOT);
+    if !root.join(".git").exists() {
+        eprintln!("no .git beside the sources: reading from git is not checked here");
+        return;
+    }
+    let read = read_from_git(&fixtures(), &retired("HEAD")).unwrap();
+    assert_eq!(read.cpu_slug, "amd-epyc-f25-m17");
+    assert_eq!(
+        read.experiments.len(),
+        fixture("amd-epyc-f25-m17-2026-11-23-7")
+            .results
+            .experiments
+            .len()
+    );
+}

@@ -471,11 +471,21 @@ mod tests {
         };
         let analysis = analyse(&m);
         let split = analysis.numbers.split;
-        assert_eq!(split, HeldOut { select: 1, estimate: 2 });
+        assert_eq!(
+            split,
+            HeldOut {
+                select: 1,
+                estimate: 2
+            }
+        );
         let fastest = &analysis.numbers.tasks[0];
         assert_eq!(fastest.best, "a");
         assert_eq!(fastest.best_ns, 1.0, "the choosing invocation's median");
-        assert!(fastest.others[0].starts_with("b ×0.75"), "{:?}", fastest.others);
+        assert!(
+            fastest.others[0].starts_with("b ×0.75"),
+            "{:?}",
+            fastest.others
+        );
         let peer = &fastest.peers[0].ratio;
         assert!((peer.ratio - 3.0).abs() < 1e-9, "{peer:?}");
         assert_eq!(peer.invocations, 2);

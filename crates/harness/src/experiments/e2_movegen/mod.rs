@@ -137,7 +137,9 @@ mod tests {
             );
         }
         assert!(experiment.method.contains("three leaf conventions"));
-        assert!(experiment.method.contains("too few invocations to hold any out"));
+        assert!(experiment
+            .method
+            .contains("too few invocations to hold any out"));
         #[cfg(feature = "peers")]
         {
             let summary: summary::Summary = experiment.summary_as().unwrap();
@@ -175,7 +177,16 @@ mod tests {
             assert_eq!(split.select, extra_invocations(report), "K = {report}");
             assert_eq!(split.estimate, report, "K = {report}");
         }
-        assert_eq!(HeldOut::of(7), HeldOut { select: 2, estimate: 5 });
-        assert_eq!(Movegen.invocations(5, &crate::experiments::Config::full()), 7);
+        assert_eq!(
+            HeldOut::of(7),
+            HeldOut {
+                select: 2,
+                estimate: 5
+            }
+        );
+        assert_eq!(
+            Movegen.invocations(5, &crate::experiments::Config::full()),
+            7
+        );
     }
 }
