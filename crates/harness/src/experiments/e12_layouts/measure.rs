@@ -570,7 +570,8 @@ struct Chains<'a> {
 
 impl Chains<'_> {
     /// Every entry's dependent chains at the top pressure, full table and hot twin, as E7 times
-    /// them (each entry in a block of its own, the order rotating per invocation).
+    /// them (each entry in a block of its own, in a seeded shuffled order per invocation, then
+    /// reversed).
     fn time(
         &self,
         m: &mut Measurement,
@@ -597,13 +598,15 @@ impl Chains<'_> {
             }
         }
         let mut window = self.window.get();
-        let results = e7::time_chains(
+        // The block order is E7's: shuffled per invocation and call, then reversed.
+        let (results, _) = e7::time_chains(
             self.workload,
             &mut cases,
             &m.chain_sampling,
             (m.ns_per_tick, self.last_level),
             &mut window,
             invocation,
+            &format!("table misses on {pages:?} pages"),
             &mut |_| {},
         );
         self.window.set(window);

@@ -42,12 +42,17 @@ pub(super) fn method(m: &Measurement) -> String {
          lookup, paired per round. Each case runs in a block of its own, so that no case is \
          timed among another case's tables or pressure lines: an untimed warm-in walk first \
          ({} lookups per line of the table footprint it reads, up to twice the last level, or \
-         {} × the minimum sample time, whichever ends first), then all its rounds back to back, \
+         {} × the minimum sample time, whichever ends first), then its rounds back to back, \
          each round the next window of nodes in slices of 32, keeping the slices' trimmed \
          mean; every case and every pressure count walks the same windows (sized at the top \
-         P, measured first, so that its slowest case's window lasts the minimum sample time), \
-         so a round's values pair node for node across cases and counts, and the case order \
-         rotates between invocations. P sweeps {} \
+         P before the sweep, so that its slowest case's window lasts the minimum sample \
+         time), so a round's values pair node for node across cases and counts. Order: each \
+         invocation sweeps the pressure counts in a seeded shuffled order of its own, and at \
+         each count (and in the dose–response and the page split) times the cases' blocks in \
+         two passes, the first half of its rounds in a seeded shuffled order and the second \
+         half in the reverse order, each block after its own warm-in, so that neither a drift \
+         over the invocation nor a fixed neighbour favours a case or a count (every order is \
+         recorded in the summary's `orders`). P sweeps {} \
          reads per node (fixed counts: what a node's reads insert, P × 64 B, is set against \
          a table line's reuse distance in nodes, not against a cache size). Controls: mailbox \
          and sqww (tables within one page, which ignore the mask) and a synthetic table of \

@@ -141,6 +141,39 @@ mod tests {
         );
         assert!(summary("table_pages")["magic-plain"].is_object());
         assert!(summary("seed_004_verdict").is_string());
+        // One invocation: one order of the pressure counts, a permutation of them, and a block
+        // order per timing call naming every case of the sweep.
+        let orders = summary("orders");
+        let pressure = orders["pressure"].as_array().unwrap();
+        assert_eq!(pressure.len(), 1, "{orders}");
+        let mut counts: Vec<u64> = pressure[0]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_u64().unwrap())
+            .collect();
+        counts.sort_unstable();
+        let mut expected: Vec<u64> = experiment
+            .series
+            .iter()
+            .filter(|s| s.label("part") == Some("chain"))
+            .filter_map(|s| s.label("pressure_reads")?.parse().ok())
+            .collect();
+        expected.sort_unstable();
+        expected.dedup();
+        assert!(!expected.is_empty());
+        assert!(expected.iter().all(|p| counts.contains(p)), "{orders}");
+        let blocks = orders["blocks"].as_array().unwrap();
+        assert!(blocks.iter().any(|b| b["label"] == "dose"), "{orders}");
+        let chain = blocks
+            .iter()
+            .find(|b| b["label"].as_str().unwrap().starts_with("chain P="))
+            .expect("a chain call's order");
+        assert!(chain["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c == "magic-plain"));
         assert!(experiment.findings.contains("magic-plain"));
     }
 }

@@ -297,6 +297,11 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     summary.extend(survival.summary(m));
     summary.push(("table_pages".into(), pages.summary(top_reads)));
     summary.push(("reuse".into(), reuse::summary(m)));
+    // Each invocation's order: its pressure counts, and per timing call its cases' blocks.
+    summary.push((
+        "orders".into(),
+        json!({"pressure": m.pressure_orders, "blocks": m.block_orders}),
+    ));
     summary.extend(verdict.summary());
 
     Analysis {

@@ -3,7 +3,8 @@
 
 use super::dose::dose_sweep;
 use super::timing::{
-    mask_label, push_chains, synthetic_body, time_chains, ChainCase, MakeChain, Walk,
+    find_window, mask_label, push_chains, shuffled, synthetic_body, time_chains, ChainCase,
+    MakeChain, Walk,
 };
 use super::{attack_table_bytes, Measurement, Steps};
 use crate::cache_levels::CacheLevels;
@@ -64,73 +65,100 @@ pub(super) fn chain_sweep(
         .map(|name| (name, attack_table_bytes(name)))
         .filter(|&(_, bytes)| bytes > HOT_MASK + 1)
         .max_by_key(|&(_, bytes)| bytes)
-        .map(|(name, _)| name);
-    // The top count first: its window (the smallest, since the untimed pressure phase dominates
-    // a node there) is then used at every count, so that round r walks the same nodes at every
-    // P and the changes from P = 0 pair node for node.
-    let mut window = None;
-    let mut order = m.pressure_reads.clone();
-    order.sort_by_key(|&reads| std::cmp::Reverse(reads == highest));
+        .map(|name| name.0);
+    // The window is sized at the top count before the sweep (the smallest there, since the
+    // untimed pressure phase dominates a node), and then used at every count, so that round r
+    // walks the same nodes at every P and the changes from P = 0 pair node for node; the counts
+    // themselves are swept in a seeded order of their own per invocation.
+    let mut window = Some(find_window(
+        workload,
+        &mut chain_cases(m, workload, pressure, synthetic, highest),
+        &m.sampling,
+    ));
+    let order: Vec<u32> = shuffled(
+        m.pressure_reads.len(),
+        m.invocation.index,
+        "pressure counts",
+    )
+    .into_iter()
+    .map(|i| m.pressure_reads[i])
+    .collect();
+    m.pressure_orders.push(order.clone());
     for reads in order {
-        let mut cases: Vec<ChainCase<'_>> = Vec::new();
-        for name in &m.backends {
-            let made = MakeChain {
-                workload,
-                pressure,
-                reads,
-                masks: vec![usize::MAX, HOT_MASK],
-                stream: cases.len() as u64,
-                labels: None,
-            };
-            if let Ok(made) = registry::visit_base(name, made) {
-                cases.push(made);
-            }
-        }
-        if let Some(name) = m.aa_backend {
-            let made = MakeChain {
-                workload,
-                pressure,
-                reads,
-                masks: vec![usize::MAX, usize::MAX],
-                stream: cases.len() as u64,
-                labels: Some(vec![mask_label(usize::MAX), AA_SECOND.to_string()]),
-            };
-            if let Ok(mut made) = registry::visit_base(name, made) {
-                made.case = aa_case(name);
-                cases.push(made);
-            }
-        }
-        for ((label, _), table) in m.synthetic.iter().zip(synthetic) {
-            let masks = vec![usize::MAX, HOT_MASK];
-            cases.push(ChainCase {
-                footprint: table.len() * 8,
-                case: synthetic_case(label),
-                masks: masks.iter().map(|&mask| mask_label(mask)).collect(),
-                body: Box::new(synthetic_body(
-                    table,
-                    Walk {
-                        workload,
-                        pressure,
-                        reads,
-                        stream: cases.len() as u64,
-                    },
-                    masks,
-                )),
-            });
-        }
+        let mut cases = chain_cases(m, workload, pressure, synthetic, reads);
         let message = format!("{reads} pressure reads per node");
-        let results = time_chains(
+        let (results, block_order) = time_chains(
             workload,
             &mut cases,
             &m.sampling,
             (m.ns_per_tick, m.levels.last_level_bytes()),
             &mut window,
             m.invocation,
+            &format!("chain P={reads}"),
             &mut |f| steps.report(&message, f),
         );
+        m.block_orders.push(block_order);
         push_chains(m, &cases, results, "chain", reads, ("as built", "huge"));
         steps.done += 1;
     }
     dose_sweep(m, workload, pressure, highest, &mut window, steps);
     steps.done += 1;
+}
+
+/// The chain sweep's cases at `reads` pressure reads per node: every backend against its hot
+/// twin, the A/A control, the synthetic tables.
+fn chain_cases<'a>(
+    m: &Measurement,
+    workload: &'a SearchWorkload,
+    pressure: &'a [u64],
+    synthetic: &[&'a [u64]],
+    reads: u32,
+) -> Vec<ChainCase<'a>> {
+    let mut cases: Vec<ChainCase<'a>> = Vec::new();
+    for name in &m.backends {
+        let made = MakeChain {
+            workload,
+            pressure,
+            reads,
+            masks: vec![usize::MAX, HOT_MASK],
+            stream: cases.len() as u64,
+            labels: None,
+        };
+        if let Ok(made) = registry::visit_base(name, made) {
+            cases.push(made);
+        }
+    }
+    if let Some(name) = m.aa_backend {
+        let made = MakeChain {
+            workload,
+            pressure,
+            reads,
+            masks: vec![usize::MAX, usize::MAX],
+            stream: cases.len() as u64,
+            labels: Some(vec![mask_label(usize::MAX), AA_SECOND.to_string()]),
+        };
+        if let Ok(mut made) = registry::visit_base(name, made) {
+            made.case = aa_case(name);
+            cases.push(made);
+        }
+    }
+    for ((label, _), table) in m.synthetic.iter().zip(synthetic) {
+        let masks = vec![usize::MAX, HOT_MASK];
+        cases.push(ChainCase {
+            footprint: table.len() * 8,
+            case: synthetic_case(label),
+            masks: masks.iter().map(|&mask| mask_label(mask)).collect(),
+            body: Box::new(synthetic_body(
+                table,
+                Walk {
+                    workload,
+                    pressure,
+                    reads,
+                    stream: cases.len() as u64,
+                },
+                masks,
+            )),
+        });
+    }
+    cases
 }

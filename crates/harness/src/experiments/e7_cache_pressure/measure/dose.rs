@@ -67,15 +67,17 @@ pub(super) fn dose_sweep(
         }
     }
     if !cases.is_empty() {
-        let results = time_chains(
+        let (results, block_order) = time_chains(
             workload,
             &mut cases,
             &m.sampling,
             (m.ns_per_tick, m.levels.last_level_bytes()),
             window,
             m.invocation,
+            "dose",
             &mut |f| steps.report("dose–response", f),
         );
+        m.block_orders.push(block_order);
         push_chains(m, &cases, results, "dose", highest, ("as built", "huge"));
     }
 }

@@ -75,6 +75,11 @@ pub(in super::super) fn merge(parts: &[Measurement]) -> Result<Measurement, Stri
         bracket,
         pressure_huge: least(parts.iter().map(|p| p.pressure_huge).collect()),
         notes: union(parts.iter().map(|p| p.notes.clone())),
+        pressure_orders: parts
+            .iter()
+            .flat_map(|p| p.pressure_orders.clone())
+            .collect(),
+        block_orders: parts.iter().flat_map(|p| p.block_orders.clone()).collect(),
         invocations: parts.len(),
         ..first.clone()
     })

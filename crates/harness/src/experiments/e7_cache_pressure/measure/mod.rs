@@ -22,7 +22,7 @@ pub(super) use merge::merge;
 pub(crate) use pages::TablePages;
 pub(crate) use reuse::Reuse;
 pub(super) use timing::{mask_label, WARM_IN_READS_PER_LINE, WARM_IN_SAMPLES};
-pub(crate) use timing::{tick_ns, time_chains, Chain, MakeChain};
+pub(crate) use timing::{tick_ns, time_chains, BlockOrder, Chain, MakeChain};
 
 use crate::cache_levels::CacheLevels;
 use crate::experiments::{Config, Progress};
@@ -69,6 +69,14 @@ pub(crate) struct Measurement {
     pub aa_backend: Option<crate::invocations::StaticStr>,
     /// Every chain point: per round, ns per lookup.
     pub chains: Vec<Chain>,
+    /// Per invocation, the order its chain sweep took the pressure counts in (seeded, shuffled
+    /// per invocation; reports before 2026-11-27 swept the top count first, then upwards).
+    #[serde(default)]
+    pub pressure_orders: Vec<Vec<u32>>,
+    /// Per invocation and timing call, the order of its cases' blocks in the first pass (the
+    /// second pass reverses it).
+    #[serde(default)]
+    pub block_orders: Vec<BlockOrder>,
     /// The survival probe's backend, and per pressure count the timed reloads of the node's
     /// table lines (ns each).
     #[serde(with = "crate::invocations::static_str::option")]
@@ -169,6 +177,8 @@ pub(super) fn measure(
         dose_masks: dose,
         aa_backend: None,
         chains: Vec::new(),
+        pressure_orders: Vec::new(),
+        block_orders: Vec::new(),
         survival_backend: None,
         survival: Vec::new(),
         calibration: None,

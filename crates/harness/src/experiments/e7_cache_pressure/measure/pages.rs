@@ -74,15 +74,17 @@ pub(super) fn table_pages(
                 }
             }
             let message = format!("tables on {tables} pages, pressure on {pressure_pages} pages");
-            let results = time_chains(
+            let (results, block_order) = time_chains(
                 workload,
                 &mut cases,
                 &m.sampling,
                 (m.ns_per_tick, m.levels.last_level_bytes()),
                 &mut window,
                 m.invocation,
+                &format!("pages: tables {tables}, pressure {pressure_pages}"),
                 &mut |f| steps.report(&message, f),
             );
+            m.block_orders.push(block_order);
             push_chains(m, &cases, results, "pages", reads, (tables, pressure_pages));
         }
     }

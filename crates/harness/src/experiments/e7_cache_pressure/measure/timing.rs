@@ -241,22 +241,82 @@ pub(in super::super) const WARM_IN_READS_PER_LINE: usize = 4;
 /// caches turn over within a few nodes, so the state is steady long before).
 pub(in super::super) const WARM_IN_SAMPLES: u32 = 10;
 
+/// The order one call of [`time_chains`] timed its cases' blocks in: the invocation, the
+/// call's label (`chain P=512`, `dose`, …) and the cases of the first pass (the second pass
+/// takes them in reverse).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct BlockOrder {
+    pub invocation: usize,
+    pub label: String,
+    pub cases: Vec<String>,
+}
+
+/// A seeded shuffle of `0..n` for invocation `index` and the call labelled `label`: each
+/// invocation and each call its own order, the same on every run of the same configuration.
+pub(crate) fn shuffled(n: usize, index: usize, label: &str) -> Vec<usize> {
+    use rand::{RngExt, SeedableRng};
+    // FNV-1a over the label, then the invocation: a seed per (call, invocation).
+    let mut seed: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in label.bytes().chain((index as u64).to_le_bytes()) {
+        seed = (seed ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut order: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        order.swap(i, rng.random_range(0..=i));
+    }
+    order
+}
+
+/// The window (nodes per round) at which the slowest of `cases` lasts `min_sample`: one slice,
+/// doubled until it does (or the workload ends).
+pub(crate) fn find_window(
+    workload: &SearchWorkload,
+    cases: &mut [ChainCase<'_>],
+    sampling: &SampleConfig,
+) -> usize {
+    let nodes = workload.nodes();
+    let mut window = SLICE_NODES.min(nodes).max(1);
+    loop {
+        if slowest_window_ns(cases, window) >= sampling.min_sample.as_nanos() as f64
+            || window >= nodes
+        {
+            return window;
+        }
+        window = (window * 2).min(nodes);
+    }
+}
+
+/// The longest any of `cases` takes to walk `window` nodes from the first.
+fn slowest_window_ns(cases: &mut [ChainCase<'_>], window: usize) -> f64 {
+    cases
+        .iter_mut()
+        .map(|c| {
+            let mut ticks = vec![0u64; c.masks.len()];
+            time_ns(&mut |_| (c.body)(0, window, &mut ticks), 1)
+        })
+        .fold(0.0, f64::max)
+}
+
 /// Times chain cases, each in a block of its own: an untimed warm-in walk that brings the
 /// case's own table lines into the caches as far as its reuse keeps them (see the constants
-/// above), then all its rounds back to back. A round walks a window of nodes slice by slice
+/// above), then its rounds back to back. A round walks a window of nodes slice by slice
 /// (the next window in the next round, so no sample repeats a node until the workload wraps),
 /// and every case walks the same windows. No case is timed among another case's tables or
 /// pressure lines: when cases alternated slice by slice, each case's "no pressure" point
 /// carried the other cases' table and pressure traffic, and a short warm-in left a table that
-/// fits the cache half cold. The case order rotates from invocation to invocation. Inside a
-/// case every node's chain is timed per mask (see [`chain_body`]). Returns per case and mask,
-/// per round, the trimmed mean over the window's slices of ns per lookup. Each invocation
-/// times its own share of the rounds; [`merge`](fn@super::merge) pools them.
+/// fits the cache half cold. The blocks run in two passes: the first half of the rounds with
+/// the cases in a seeded shuffled order (its own per invocation and per call, [`shuffled`] of
+/// `label`), the second half in the reverse order, each block after its own warm-in, so that
+/// a drift over the call favours no case. Inside a case every node's chain is timed per mask
+/// (see [`chain_body`]). Returns per case and mask, per round, the trimmed mean over the
+/// window's slices of ns per lookup, and the order the first pass took. Each invocation times
+/// its own share of the rounds; [`merge`](fn@super::merge) pools them.
 ///
 /// `window` is the window in nodes: when `Some`, it is used as given (so that calls at other
 /// pressure counts walk the very same nodes in each round, and a round's values pair across
-/// them); when `None`, it is sized so that the slowest case's window lasts `min_sample`, and
-/// stored there (when measuring live).
+/// them); when `None`, it is sized by [`find_window`] and stored there.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn time_chains(
     workload: &SearchWorkload,
     cases: &mut [ChainCase<'_>],
@@ -264,8 +324,9 @@ pub(crate) fn time_chains(
     (ns_per_tick, last_level): (f64, usize),
     window_nodes: &mut Option<usize>,
     invocation: Invocation,
+    label: &str,
     progress: &mut dyn FnMut(f64),
-) -> Vec<(String, Vec<f64>, Vec<f64>)> {
+) -> (Vec<(String, Vec<f64>, Vec<f64>)>, BlockOrder) {
     let names: Vec<String> = cases
         .iter()
         .flat_map(|c| {
@@ -274,46 +335,45 @@ pub(crate) fn time_chains(
                 .map(move |mask| format!("{} [{mask}]", c.case))
         })
         .collect();
-    let measured = {
-        let nodes = workload.nodes();
-        let slice = SLICE_NODES.min(nodes);
-        // Window: as given, or enough slices that the slowest case's window lasts
-        // `min_sample`.
-        let given = *window_nodes;
-        let mut window = given.unwrap_or(slice).clamp(1, nodes.max(1));
-        let warm_until = Instant::now() + sampling.warmup;
-        loop {
-            let slowest = cases
-                .iter_mut()
-                .map(|c| {
-                    let mut ticks = vec![0u64; c.masks.len()];
-                    time_ns(&mut |_| (c.body)(0, window, &mut ticks), 1)
-                })
-                .fold(0.0, f64::max);
-            if given.is_some()
-                || slowest >= sampling.min_sample.as_nanos() as f64
-                || window >= nodes
-            {
-                if Instant::now() >= warm_until {
-                    break;
-                }
-            } else {
-                window = (window * 2).min(nodes);
-            }
+    let nodes = workload.nodes();
+    let slice = SLICE_NODES.min(nodes);
+    let warm_until = Instant::now() + sampling.warmup;
+    let window = match *window_nodes {
+        Some(given) => given.clamp(1, nodes.max(1)),
+        None => find_window(workload, cases, sampling),
+    };
+    *window_nodes = Some(window);
+    // Every case walked at the window until the warm-up time has passed.
+    loop {
+        slowest_window_ns(cases, window);
+        if Instant::now() >= warm_until {
+            break;
         }
-        *window_nodes = Some(window);
-        let offset = invocation.index;
-        let rounds = invocation.rounds(sampling.samples);
-        let n = cases.len();
-        let per_node = workload.lookups.len() as f64 / nodes.max(1) as f64;
-        let mut ns: Vec<Vec<Vec<f64>>> = cases
-            .iter()
-            .map(|c| vec![Vec::new(); c.masks.len()])
-            .collect();
-        // Invocations start at different nodes: together they cover more of the workload.
-        let first_start = (offset * rounds * window) % nodes;
-        for k in 0..n {
-            let i = (k + offset) % n;
+    }
+    let rounds = invocation.rounds(sampling.samples);
+    let n = cases.len();
+    let per_node = workload.lookups.len() as f64 / nodes.max(1) as f64;
+    let mut ns: Vec<Vec<Vec<f64>>> = cases
+        .iter()
+        .map(|c| vec![Vec::new(); c.masks.len()])
+        .collect();
+    // Invocations start at different nodes: together they cover more of the workload.
+    let first_start = (invocation.index * rounds * window) % nodes;
+    let order = shuffled(n, invocation.index, label);
+    let half = rounds.div_ceil(2);
+    let passes = [
+        (order.clone(), 0..half),
+        (
+            order.iter().rev().copied().collect::<Vec<usize>>(),
+            half..rounds,
+        ),
+    ];
+    let mut blocks_done = 0;
+    for (pass_order, pass_rounds) in passes {
+        if pass_rounds.is_empty() {
+            continue;
+        }
+        for &i in &pass_order {
             let case = &mut cases[i];
             let lines = case.footprint.min(2 * last_level) / 64;
             let warm_nodes =
@@ -321,15 +381,18 @@ pub(crate) fn time_chains(
             let warm_nodes = warm_nodes.clamp(window, nodes);
             let deadline = Instant::now() + sampling.min_sample * WARM_IN_SAMPLES;
             let mut scratch = vec![0u64; case.masks.len()];
+            let first_round = pass_rounds.start;
+            // The warm-in walks the nodes just before the block's first window.
+            let block_start = (first_start + first_round * window) % nodes;
             for first in (0..warm_nodes).step_by(slice) {
-                let at = (first_start + 2 * nodes - warm_nodes + first) % nodes;
+                let at = (block_start + 2 * nodes - warm_nodes + first) % nodes;
                 black_box((case.body)(at, slice.min(warm_nodes - first), &mut scratch));
                 if Instant::now() >= deadline {
                     break;
                 }
             }
-            let mut start = first_start;
-            for round in 0..rounds {
+            for round in pass_rounds.clone() {
+                let start = (first_start + round * window) % nodes;
                 let mut per_slice: Vec<Vec<f64>> = vec![Vec::new(); case.masks.len()];
                 for first in (0..window).step_by(slice) {
                     let count = slice.min(window - first);
@@ -346,19 +409,23 @@ pub(crate) fn time_chains(
                 for (mask, times) in per_slice.iter_mut().enumerate() {
                     ns[i][mask].push(trimmed_mean(times));
                 }
-                start = (start + window) % nodes;
-                progress((k * rounds + round + 1) as f64 / (n * rounds) as f64);
             }
+            blocks_done += pass_rounds.len();
+            progress(blocks_done as f64 / (n * rounds).max(1) as f64);
         }
-        names
-            .iter()
-            .cloned()
-            .zip(ns.into_iter().flatten())
-            .map(|(name, ns)| (name, ns, Vec::new()))
-            .collect::<Vec<_>>()
+    }
+    let measured: Vec<(String, Vec<f64>, Vec<f64>)> = names
+        .iter()
+        .cloned()
+        .zip(ns.into_iter().flatten())
+        .map(|(name, ns)| (name, ns, Vec::new()))
+        .collect();
+    let block_order = BlockOrder {
+        invocation: invocation.index,
+        label: label.to_string(),
+        cases: order.iter().map(|&i| cases[i].case.clone()).collect(),
     };
-    debug_assert!(measured.iter().zip(&names).all(|(r, n)| &r.0 == n));
-    measured
+    (measured, block_order)
 }
 
 /// The mean of `values` without their lowest and highest tenth (sorts `values`).
@@ -453,5 +520,88 @@ mod tests {
             trimmed_mean(&mut values),
             (3..=20).sum::<i32>() as f64 / 18.0
         );
+    }
+
+    /// The block order is a permutation, the same for the same call and invocation, and not
+    /// the same for every invocation.
+    #[test]
+    fn block_orders_are_seeded_shuffles() {
+        for n in [0, 1, 2, 7, 12] {
+            let mut order = shuffled(n, 3, "chain P=512");
+            assert_eq!(order, shuffled(n, 3, "chain P=512"));
+            order.sort_unstable();
+            assert_eq!(order, (0..n).collect::<Vec<_>>());
+        }
+        let orders: Vec<Vec<usize>> = (0..5).map(|i| shuffled(12, i, "chain P=0")).collect();
+        assert!(orders.windows(2).any(|w| w[0] != w[1]), "{orders:?}");
+        assert_ne!(shuffled(12, 0, "chain P=0"), shuffled(12, 0, "chain P=8"));
+    }
+
+    /// Blocks run in two passes, the second in the reverse order of the first, each case's
+    /// rounds split between them; every case records every round, and the first pass's order
+    /// is the one returned.
+    #[test]
+    fn blocks_run_forward_then_in_reverse() {
+        use std::cell::RefCell;
+        let workload = crate::workloads::search_order(7, 64);
+        let log: RefCell<Vec<(usize, usize, usize)>> = RefCell::new(Vec::new());
+        let mut cases: Vec<ChainCase<'_>> = (0..4)
+            .map(|c| ChainCase {
+                case: format!("case {c}"),
+                masks: vec!["full".into()],
+                footprint: 64,
+                body: Box::new({
+                    let log = &log;
+                    move |at: usize, count: usize, ticks: &mut [u64]| {
+                        ticks[0] = 1;
+                        log.borrow_mut().push((c, at, count));
+                        0u64
+                    }
+                }) as ChainBody<'_>,
+            })
+            .collect();
+        let sampling = SampleConfig {
+            warmup: Duration::ZERO,
+            samples: 6,
+            min_sample: Duration::ZERO,
+        };
+        let mut window = Some(SLICE_NODES);
+        let (results, order) = time_chains(
+            &workload,
+            &mut cases,
+            &sampling,
+            (1.0, 1 << 20),
+            &mut window,
+            Invocation::ONLY,
+            "test",
+            &mut |_| {},
+        );
+        assert!(
+            results.iter().all(|(_, ns, _)| ns.len() == 6),
+            "{results:?}"
+        );
+        let first: Vec<usize> = shuffled(4, 0, "test");
+        assert_eq!(
+            order.cases,
+            first
+                .iter()
+                .map(|c| format!("case {c}"))
+                .collect::<Vec<_>>()
+        );
+        // The calls in the order they ran: the warm-up walks every case once (the given
+        // window, no warm-up time), then each block is one warm-in slice and its three rounds
+        // (a window of one slice each), the blocks forward and then reversed.
+        let log = log.borrow();
+        assert_eq!(log.len(), 4 + 8 * 4, "{log:?}");
+        let blocks: Vec<usize> = log[4..]
+            .chunks(4)
+            .map(|block| {
+                assert!(block.iter().all(|call| call.0 == block[0].0), "{block:?}");
+                block[0].0
+            })
+            .collect();
+        let mut expected = first.clone();
+        expected.extend(first.iter().rev());
+        assert_eq!(blocks, expected);
     }
 }
