@@ -241,6 +241,10 @@ pub(in super::super) const WARM_IN_READS_PER_LINE: usize = 4;
 /// caches turn over within a few nodes, so the state is steady long before).
 pub(in super::super) const WARM_IN_SAMPLES: u32 = 10;
 
+/// One timed series: its name (`case [mask]`), ns per lookup per round, and its counter values
+/// per round (none here).
+pub(crate) type TimedSeries = (String, Vec<f64>, Vec<f64>);
+
 /// The order one call of [`time_chains`] timed its cases' blocks in: the invocation, the
 /// call's label (`chain P=512`, `dose`, …) and the cases of the first pass (the second pass
 /// takes them in reverse).
@@ -326,7 +330,7 @@ pub(crate) fn time_chains(
     invocation: Invocation,
     label: &str,
     progress: &mut dyn FnMut(f64),
-) -> (Vec<(String, Vec<f64>, Vec<f64>)>, BlockOrder) {
+) -> (Vec<TimedSeries>, BlockOrder) {
     let names: Vec<String> = cases
         .iter()
         .flat_map(|c| {
@@ -414,7 +418,7 @@ pub(crate) fn time_chains(
             progress(blocks_done as f64 / (n * rounds).max(1) as f64);
         }
     }
-    let measured: Vec<(String, Vec<f64>, Vec<f64>)> = names
+    let measured: Vec<TimedSeries> = names
         .iter()
         .cloned()
         .zip(ns.into_iter().flatten())
@@ -440,7 +444,7 @@ fn trimmed_mean(values: &mut [f64]) -> f64 {
 pub(super) fn push_chains(
     m: &mut Measurement,
     cases: &[ChainCase<'_>],
-    results: Vec<(String, Vec<f64>, Vec<f64>)>,
+    results: Vec<TimedSeries>,
     part: &'static str,
     reads: u32,
     (tables, pressure): (&'static str, &'static str),
