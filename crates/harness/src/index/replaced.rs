@@ -97,6 +97,8 @@ pub struct Figure {
     pub name: String,
     pub value: f64,
     pub unit: &'static str,
+    /// Whether its change reads as a percentage (not for a difference such as E11's D).
+    pub relative: bool,
 }
 
 /// The key figures of `report`: E2's peer ratios, E6's level latencies, E7's table-miss
@@ -104,28 +106,43 @@ pub struct Figure {
 pub fn figures(report: &Report) -> Vec<Figure> {
     use crate::experiments::{e11_search, e2_movegen, e6_memory, e7_cache_pressure};
     let mut out = Vec::new();
-    let mut push = |name: String, value: f64, unit: &'static str| {
+    let mut push = |name: String, value: f64, unit: &'static str, relative: bool| {
         if value.is_finite() {
-            out.push(Figure { name, value, unit });
+            out.push(Figure {
+                name,
+                value,
+                unit,
+                relative,
+            });
         }
     };
     if let Some(s) = summary::<e2_movegen::summary::Summary>(report, "E2") {
         for r in &s.peer_ratios {
-            push(format!("E2 {} ÷ best, {}", r.peer, r.task), r.ratio, "×");
+            push(
+                format!("E2 {} ÷ best, {}", r.peer, r.task),
+                r.ratio,
+                "×",
+                true,
+            );
         }
     }
     if let Some(levels) =
         summary::<e6_memory::summary::Summary>(report, "E6").and_then(|s| s.effective_levels)
     {
         for level in &levels {
-            push(format!("E6 {} latency", level.level), level.ns, "ns");
+            push(format!("E6 {} latency", level.level), level.ns, "ns", true);
         }
     }
     if let Some(costs) =
         summary::<e7_cache_pressure::summary::Summary>(report, "E7").and_then(|s| s.table_miss_cost)
     {
         for (backend, cost) in costs.iter() {
-            push(format!("E7 table-miss cost, {backend}"), cost.ns, "ns");
+            push(
+                format!("E7 table-miss cost, {backend}"),
+                cost.ns,
+                "ns",
+                true,
+            );
         }
     }
     if let Some(s) = summary::<e11_search::summary::Summary>(report, "E11") {
@@ -135,6 +152,7 @@ pub fn figures(report: &Report) -> Vec<Figure> {
                     format!("E11 D (dbb vs magic-plain), {eval}"),
                     d.ns,
                     "ns/node",
+                    false,
                 );
             }
         }
@@ -212,7 +230,9 @@ pub fn compare(before: &Report, now: &Report) -> String {
         .filter_map(|f| {
             let old = old_figures.iter().find(|o| o.name == f.name)?;
             let change = f.value - old.value;
-            let relative = if old.value.abs() > 0.0 {
+            // A percentage only of a figure that is itself a size, not a difference near zero
+            // (a control's cost, E11's D), where it would say nothing.
+            let relative = if f.relative && old.value.abs() >= 0.1 {
                 format!(" ({:+.0} %)", 100.0 * change / old.value.abs())
             } else {
                 String::new()

@@ -99,6 +99,39 @@ mod tests {
     use crate::experiments::tests::assert_well_formed;
     use crate::experiments::Config;
 
+    /// Invocations that swept the pressure counts in different orders merge: their chain rows
+    /// come in the counts' own order whatever order measured them.
+    #[test]
+    fn invocations_with_different_orders_merge() {
+        let machine = Machine::detect();
+        // One set of levels for both, as a report gives every invocation E6's.
+        let config = Config {
+            backends: vec!["magic-plain".to_string(), "mailbox".to_string()],
+            cache_levels: Some(CacheLevels::probe(&machine, true)),
+            ..Config::smoke()
+        };
+        let watch = crate::watch::Watch::new();
+        let context = Context {
+            config: &config,
+            machine: &machine,
+            watch: &watch,
+        };
+        let parts: Vec<Measurement> = (0..2)
+            .map(|i| CachePressure.measure(&context, Invocation::new(i, 2), &mut |_, _| {}))
+            .collect();
+        let orders: Vec<&Vec<u32>> = parts.iter().map(|p| &p.pressure_orders[0]).collect();
+        // Seeded: these two invocations sweep the smoke's two counts in opposite orders.
+        assert_ne!(orders[0], orders[1], "{orders:?}");
+        let merged = measure::merge(&parts).expect("the invocations merge");
+        assert_eq!(merged.pressure_orders.len(), 2);
+        let result = CachePressure.analyse(&parts, &context);
+        assert!(
+            !result.findings.contains("could not be analysed"),
+            "{}",
+            result.findings
+        );
+    }
+
     #[test]
     fn smoke_run_is_well_formed() {
         let config = Config {

@@ -84,6 +84,7 @@ pub(super) fn chain_sweep(
     .map(|i| m.pressure_reads[i])
     .collect();
     m.pressure_orders.push(order.clone());
+    let first_row = m.chains.len();
     for reads in order {
         let mut cases = chain_cases(m, workload, pressure, synthetic, reads);
         let message = format!("{reads} pressure reads per node");
@@ -101,6 +102,12 @@ pub(super) fn chain_sweep(
         push_chains(m, &cases, results, "chain", reads, ("as built", "huge"));
         steps.done += 1;
     }
+    // The rows in the counts' own order, whatever order measured them: merging invocations
+    // pairs their rows one by one.
+    let position = |reads: u32| m.pressure_reads.iter().position(|&r| r == reads);
+    let mut rows = m.chains.split_off(first_row);
+    rows.sort_by_key(|row| position(row.reads));
+    m.chains.extend(rows);
     dose_sweep(m, workload, pressure, highest, &mut window, steps);
     steps.done += 1;
 }
