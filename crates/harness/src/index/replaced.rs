@@ -38,14 +38,27 @@ pub fn predecessor<'a>(current: &Entry, superseded: &'a Superseded) -> Option<&'
         .or_else(|| newest(same_cpu().collect()))
 }
 
-/// `retired`'s `results.json` from the git tree of its commit (`git show
-/// <commit>:./<folder>/results.json`, run in the reports folder `dir`).
+/// `retired`'s `results.json` from the git tree of its commit: `git show
+/// <commit>:./<folder>/results.json` run in the reports folder `dir`, else (a `dir` outside the
+/// repository, such as a copy of the reports) `git show <commit>:reports/<folder>/results.json`
+/// in the working directory's repository.
 pub fn read_from_git(dir: &Path, retired: &Retired) -> Result<Report, String> {
-    let spec = format!("{}:./{}/results.json", retired.commit, retired.folder);
-    let output = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["show", &spec])
+    let beside = format!("{}:./{}/results.json", retired.commit, retired.folder);
+    let text = git_show(Some(dir), &beside).or_else(|first| {
+        let from_root = format!("{}:reports/{}/results.json", retired.commit, retired.folder);
+        git_show(None, &from_root).map_err(|_| first)
+    })?;
+    parse_report(&text).map_err(|e| format!("{beside}: {e}"))
+}
+
+/// `git [-C dir] show spec`'s output, or its first line of complaint.
+fn git_show(dir: Option<&Path>, spec: &str) -> Result<String, String> {
+    let mut command = std::process::Command::new("git");
+    if let Some(dir) = dir {
+        command.arg("-C").arg(dir);
+    }
+    let output = command
+        .args(["show", spec])
         .output()
         .map_err(|e| format!("git could not run: {e}"))?;
     if !output.status.success() {
@@ -55,8 +68,7 @@ pub fn read_from_git(dir: &Path, retired: &Retired) -> Result<Report, String> {
             said.lines().next().unwrap_or("failed")
         ));
     }
-    let text = String::from_utf8(output.stdout).map_err(|e| format!("{spec}: {e}"))?;
-    parse_report(&text).map_err(|e| format!("{spec}: {e}"))
+    String::from_utf8(output.stdout).map_err(|e| format!("{spec}: {e}"))
 }
 
 /// The part of an experiment's verdict two reports of one CPU should share: its decided best
