@@ -171,8 +171,14 @@ pub(super) struct Fastest {
     pub subject: &'static str,
     pub leaf: Leaf,
     pub best: &'static str,
-    /// The best's median ns per operation over the choosing invocations.
+    /// The best's median ns per operation over the choosing invocations (what chose it).
+    pub chosen_ns: f64,
+    /// The best's median ns per operation over the estimating invocations: the figure quoted
+    /// beside the peers' (the choosing median carries the winner's luck).
     pub best_ns: f64,
+    /// Whether the choosing and the estimating invocations differ (below three invocations
+    /// one set does both, and the two medians are the same).
+    pub held_out: bool,
     /// Each other backend's time relative to the best, as `Claims::ratio_text` words it.
     pub others: Vec<String>,
     pub peers: Vec<PeerAgainstBest>,
@@ -370,23 +376,31 @@ fn panel(
 /// against it (recorded in `claims`) and each peer against it over the estimating ones;
 /// `None` below two backends.
 fn fastest(m: &Measurement, task: &str, split: HeldOut, claims: &mut Claims) -> Option<Fastest> {
-    // Each row's rounds as (choosing, estimating); without a split both are all of them.
-    let parts = |ns: &[f64]| -> (Vec<f64>, Vec<f64>) {
-        split
-            .split(ns)
-            .unwrap_or_else(|| (ns.to_vec(), ns.to_vec()))
-    };
-    let choose_k = if split.select == 0 {
-        m.invocations
-    } else {
-        split.select
+    // Each row's rounds as (choosing, estimating), each with its invocation count; a row whose
+    // rounds do not split into equal blocks per invocation (or no split) uses all of them for
+    // both, over all the invocations.
+    let parts = |ns: &[f64]| -> Parts {
+        match split.split(ns) {
+            Some((choosing, estimating)) => Parts {
+                choosing: (choosing, split.select),
+                estimating: (estimating, split.estimate),
+                held_out: true,
+            },
+            None => Parts {
+                choosing: (ns.to_vec(), m.invocations),
+                estimating: (ns.to_vec(), m.invocations),
+                held_out: false,
+            },
+        }
     };
     let entries: Vec<(&str, f64)> = m
         .backends
         .iter()
         .filter_map(|b| {
-            m.row(task, b)
-                .map(|r| (*b, typical(&parts(&r.ns).0, choose_k)))
+            m.row(task, b).map(|r| {
+                let (choosing, k) = parts(&r.ns).choosing;
+                (*b, typical(&choosing, k))
+            })
         })
         .collect();
     let order = ranked(&entries);
@@ -395,11 +409,12 @@ fn fastest(m: &Measurement, task: &str, split: HeldOut, claims: &mut Claims) -> 
     }
     let best = order[0].0;
     let best_row = m.row(task, best).expect("ranked");
-    let best_ns = parts(&best_row.ns).1;
+    let best_parts = parts(&best_row.ns);
+    let (best_ns, best_k) = best_parts.estimating;
     let others = order[1..]
         .iter()
         .map(|(b, _)| {
-            let ns = parts(&m.row(task, b).expect("ranked").ns).1;
+            let ns = parts(&m.row(task, b).expect("ranked").ns).estimating.0;
             claims.ratio_text(task, (b, &ns), (best, &best_ns))
         })
         .collect();
@@ -407,12 +422,12 @@ fn fastest(m: &Measurement, task: &str, split: HeldOut, claims: &mut Claims) -> 
         .peers
         .iter()
         .filter_map(|&peer| {
-            let peer_ns = parts(&m.row(task, peer)?.ns).1;
+            let (peer_ns, k) = parts(&m.row(task, peer)?.ns).estimating;
             // Peer time over best-backend time, paired per round: above 1 means kiki is faster.
             let ratio = claims.compare(task, (peer, &peer_ns), (best, &best_ns))?;
             Some(PeerAgainstBest {
                 peer,
-                ns: typical(&peer_ns, split.estimate),
+                ns: typical(&peer_ns, k),
                 ratio,
             })
         })
@@ -422,10 +437,20 @@ fn fastest(m: &Measurement, task: &str, split: HeldOut, claims: &mut Claims) -> 
         subject: best_row.subject,
         leaf: best_row.leaf,
         best,
-        best_ns: order[0].1,
+        chosen_ns: order[0].1,
+        best_ns: typical(&best_ns, best_k),
+        held_out: best_parts.held_out,
         others,
         peers,
     })
+}
+
+/// One row's rounds for choosing and for estimating, each with its number of invocations.
+struct Parts {
+    choosing: (Vec<f64>, usize),
+    estimating: (Vec<f64>, usize),
+    /// Whether the two are disjoint invocations (false: both are all of them).
+    held_out: bool,
 }
 
 #[cfg(test)]
@@ -480,7 +505,8 @@ mod tests {
         );
         let fastest = &analysis.numbers.tasks[0];
         assert_eq!(fastest.best, "a");
-        assert_eq!(fastest.best_ns, 1.0, "the choosing invocation's median");
+        assert_eq!(fastest.chosen_ns, 1.0, "the choosing invocation's median");
+        assert_eq!(fastest.best_ns, 2.0, "the estimating invocations' median");
         assert!(
             fastest.others[0].starts_with("b ×0.75"),
             "{:?}",
