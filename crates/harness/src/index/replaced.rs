@@ -71,46 +71,95 @@ fn git_show(dir: Option<&Path>, spec: &str) -> Result<String, String> {
     String::from_utf8(output.stdout).map_err(|e| format!("{spec}: {e}"))
 }
 
-/// The part of an experiment's verdict two reports of one CPU should share: its decided best
-/// backends ("none decided" where no winner is clear) and, for E7 and E11, seed 004's verdict
-/// words; `None` for E6, whose verdict is its measured figures (compared as figures).
-pub fn outcome(experiment: &ExperimentResult) -> Option<String> {
-    let mut parts = Vec::new();
+/// The part of an experiment's verdict two reports of one CPU should share, and whether any
+/// of it is decided.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    /// Its decided best backends ("none decided" where no winner is clear) and, for E7 and
+    /// E11, seed 004's verdict words.
+    pub words: String,
+    /// Whether any part decides something: two reports that both decide nothing do not agree,
+    /// they are both silent (a failed control or an interval across the threshold).
+    pub decided: bool,
+}
+
+/// `experiment`'s [`Outcome`]; `None` for E6, whose verdict is its measured figures
+/// (compared as figures).
+pub fn outcome(experiment: &ExperimentResult) -> Option<Outcome> {
+    // Each part with whether it decides something.
+    let mut parts: Vec<(String, bool)> = Vec::new();
+    let undecided = |words: &str| words.contains("not decided") || words.contains("not resolved");
     match experiment.id.as_str() {
         "E6" => return None,
         "E7" => {
             let s: crate::experiments::e7_cache_pressure::summary::Summary =
                 experiment.summary_as().ok()?;
-            parts.extend(s.seed_004_words().map(|w| format!("seed 004 {w}")));
+            parts.extend(
+                s.seed_004_words()
+                    .map(|w| (format!("seed 004 {w}"), !undecided(&w))),
+            );
         }
         "E11" => {
             let s: crate::experiments::e11_search::summary::Summary =
                 experiment.summary_as().ok()?;
-            parts.extend(
-                s.verdict_by_eval
-                    .iter()
-                    .map(|(eval, verdict)| format!("{eval}: seed 004 {verdict}")),
-            );
+            parts.extend(s.verdict_by_eval.iter().map(|(eval, verdict)| {
+                (format!("{eval}: seed 004 {verdict}"), !undecided(verdict))
+            }));
         }
         _ => {}
     }
     let verdict = verdicts::verdict(experiment).ok()?;
-    parts.push(
-        verdict
-            .best
-            .map_or("none decided".into(), |b| format!("best {b}")),
-    );
-    Some(parts.join("; "))
+    parts.push(match verdict.best {
+        Some(best) => (format!("best {best}"), true),
+        None => ("none decided".into(), false),
+    });
+    Some(Outcome {
+        words: parts
+            .iter()
+            .map(|(words, _)| words.as_str())
+            .collect::<Vec<_>>()
+            .join("; "),
+        decided: parts.iter().any(|(_, decided)| *decided),
+    })
 }
 
-/// A figure the index follows across a CPU's reports: a name, a value and its unit.
+/// A figure the index follows across a CPU's reports: a name, a value, its interval and unit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Figure {
     pub name: String,
     pub value: f64,
+    /// Its 95 % interval (E2, E7, E11) or its range over the invocations (E6); `None` where
+    /// the report recorded none (E2 before its held-out records).
+    pub interval: Option<(f64, f64)>,
     pub unit: &'static str,
     /// Whether its change reads as a percentage (not for a difference such as E11's D).
     pub relative: bool,
+    /// How it was estimated, where reports differ in that: E2's best backend chosen on
+    /// invocations held out from the ratio's, or on the same ones (which favours the best).
+    pub method: Option<&'static str>,
+}
+
+/// E2's two ways of estimating "peer ÷ best" (see [`Figure::method`]).
+const E2_HELD_OUT: &str = "best chosen on held-out invocations";
+const E2_SAME_INVOCATIONS: &str = "best chosen on the invocations it is estimated on";
+
+/// An E2 task named as the `vs_peer` keys name it (`perft count start d5`, `movegen list`),
+/// from the task names of reports before those keys (`perft start d5 (leaf list)`,
+/// `movegen list greedy-playout`); the count walk without shortcuts is `like for like`.
+pub(crate) fn e2_task_key(task: &str) -> String {
+    let (base, leaf) = match task.split_once(" (leaf ") {
+        Some((base, leaf)) => (base, leaf.trim_end_matches(')')),
+        None => (task, "count"),
+    };
+    let words: Vec<&str> = base.split_whitespace().collect();
+    match words.as_slice() {
+        ["movegen", convention, ..] => format!("movegen {convention}"),
+        ["perft", subject, depth] => match leaf {
+            "count-plain" => format!("like for like, perft count {subject} {depth}"),
+            leaf => format!("perft {leaf} {subject} {depth}"),
+        },
+        _ => task.to_string(),
+    }
 }
 
 /// The key figures of `report`: E2's peer ratios, E6's level latencies, E7's table-miss
@@ -118,55 +167,77 @@ pub struct Figure {
 pub fn figures(report: &Report) -> Vec<Figure> {
     use crate::experiments::{e11_search, e2_movegen, e6_memory, e7_cache_pressure};
     let mut out = Vec::new();
-    let mut push = |name: String, value: f64, unit: &'static str, relative: bool| {
+    let mut push = |name: String, value: f64, interval: Option<(f64, f64)>, unit, relative| {
         if value.is_finite() {
+            let method = name.starts_with("E2 ").then_some(E2_SAME_INVOCATIONS);
             out.push(Figure {
                 name,
                 value,
+                interval,
                 unit,
                 relative,
+                method,
             });
         }
     };
     if let Some(s) = summary::<e2_movegen::summary::Summary>(report, "E2") {
-        for r in &s.peer_ratios {
-            push(
-                format!("E2 {} ÷ best, {}", r.peer, r.task),
-                r.ratio,
-                "×",
-                true,
-            );
+        let peer = s.peer_ratios.first().map_or("peer", |r| r.peer.as_str());
+        if s.vs_peer.is_empty() {
+            for r in &s.peer_ratios {
+                let name = format!("E2 {} ÷ best, {}", r.peer, e2_task_key(&r.task));
+                push(name, r.ratio, None, "×", true);
+            }
+        } else {
+            let like_for_like = s
+                .like_for_like
+                .iter()
+                .map(|(task, c)| (format!("like for like, {task}"), c));
+            for (task, c) in s
+                .vs_peer
+                .iter()
+                .map(|(t, c)| (t.clone(), c))
+                .chain(like_for_like)
+            {
+                let name = format!("E2 {peer} ÷ best, {task}");
+                push(name, c.ratio, Some((c.low, c.high)), "×", true);
+            }
         }
     }
     if let Some(levels) =
         summary::<e6_memory::summary::Summary>(report, "E6").and_then(|s| s.effective_levels)
     {
         for level in &levels {
-            push(format!("E6 {} latency", level.level), level.ns, "ns", true);
+            let range = level.ns_low.zip(level.ns_high);
+            push(
+                format!("E6 {} latency", level.level),
+                level.ns,
+                range,
+                "ns",
+                true,
+            );
         }
     }
     if let Some(costs) =
         summary::<e7_cache_pressure::summary::Summary>(report, "E7").and_then(|s| s.table_miss_cost)
     {
         for (backend, cost) in costs.iter() {
-            push(
-                format!("E7 table-miss cost, {backend}"),
-                cost.ns,
-                "ns",
-                true,
-            );
+            let name = format!("E7 table-miss cost, {backend}");
+            push(name, cost.ns, Some((cost.low, cost.high)), "ns", true);
         }
     }
     if let Some(s) = summary::<e11_search::summary::Summary>(report, "E11") {
         for (eval, _) in s.verdict_by_eval.iter() {
             if let Some(d) = s.rule_difference(eval) {
-                push(
-                    format!("E11 D (dbb vs magic-plain), {eval}"),
-                    d.ns,
-                    "ns/node",
-                    false,
-                );
+                let name = format!("E11 D (dbb vs magic-plain), {eval}");
+                push(name, d.ns, Some((d.low, d.high)), "ns/node", false);
             }
+        }
+    }
+    // E2's held-out records (reports since 2026-11-27) say so.
+    if summary::<e2_movegen::summary::Summary>(report, "E2").is_some_and(|s| !s.vs_peer.is_empty())
+    {
+        for f in out.iter_mut().filter(|f| f.method.is_some()) {
+            f.method = Some(E2_HELD_OUT);
         }
     }
     out
@@ -186,9 +257,10 @@ pub fn section(replacements: &[Replacement]) -> String {
         "\n## Each report against the one it replaced\n\nThe same CPU model measured again \
          (another host, or another day): each experiment's verdict beside the replaced \
          report's — they agree where the decided best backends (or that none is decided) and, \
-         for E7 and E11, seed 004's verdict words are the same — and the key figures before \
-         and now. The replaced \
-         report is read from git at the commit listed below.\n",
+         for E7 and E11, seed 004's verdict words are the same, and two reports that both \
+         decide nothing are counted apart, not as agreeing — and the key figures before and \
+         now with their intervals. The replaced report is read from git at the commit listed \
+         below.\n",
     );
     for r in replacements {
         out.push_str(&format!(
@@ -206,29 +278,36 @@ pub fn section(replacements: &[Replacement]) -> String {
 /// The verdict table and the figure table of `now` against `before`.
 pub fn compare(before: &Report, now: &Report) -> String {
     let mut verdict_rows = Vec::new();
-    let (mut agree, mut compared) = (0, 0);
+    let (mut agree, mut compared, mut silent) = (0, 0, 0);
     for x in &now.experiments {
         let Some(old) = before.experiment(&x.id) else {
             continue;
         };
-        let (was, is) = (outcome(old), outcome(x));
-        let same = match (&was, &is) {
-            (None, None) => "nothing to compare",
-            (a, b) if a == b => "yes",
-            _ => "no",
+        let same = match (outcome(old), outcome(x)) {
+            (None, None) => "by its figures (below)",
+            (Some(a), Some(b)) if !a.decided && !b.decided => {
+                silent += 1;
+                "both undecided"
+            }
+            (a, b) => {
+                compared += 1;
+                if a == b {
+                    agree += 1;
+                    "yes"
+                } else {
+                    "no"
+                }
+            }
         };
-        if same != "nothing to compare" {
-            compared += 1;
-            agree += usize::from(same == "yes");
-        }
         let line = |e: &ExperimentResult| {
             verdicts::verdict(e).map_or_else(|e| format!("not readable: {e}"), |v| v.line)
         };
         verdict_rows.push(vec![x.id.clone(), line(old), line(x), same.to_string()]);
     }
     let mut out = format!(
-        "Verdicts agree in {agree} of the {compared} experiments compared (E6 by its figures \
-         alone).\n\n"
+        "Verdicts agree in {agree} of the {compared} experiments that decide something in \
+         either report; {silent} decide nothing in both (no test of agreement: a failed \
+         control or an interval across the threshold); E6 is compared by its figures alone.\n\n"
     );
     out.push_str(&table_markdown(&Table {
         headers: ["experiment", "before", "now", "agree"]
@@ -241,29 +320,19 @@ pub fn compare(before: &Report, now: &Report) -> String {
         .into_iter()
         .filter_map(|f| {
             let old = old_figures.iter().find(|o| o.name == f.name)?;
-            let change = f.value - old.value;
-            // A percentage only of a figure that is itself a size, not a difference near zero
-            // (a control's cost, E11's D), where it would say nothing.
-            let relative = if f.relative && old.value.abs() >= 0.1 {
-                format!(" ({:+.0} %)", 100.0 * change / old.value.abs())
-            } else {
-                String::new()
-            };
             Some(vec![
                 f.name.clone(),
-                format!("{} {}", num(old.value), f.unit),
-                format!("{} {}", num(f.value), f.unit),
-                format!(
-                    "{}{} {}{relative}",
-                    if change >= 0.0 { "+" } else { "" },
-                    num(change),
-                    f.unit
-                ),
+                figure_text(old),
+                figure_text(&f),
+                change_text(old, &f),
             ])
         })
         .collect();
     if !rows.is_empty() {
-        out.push_str("\nKey figures:\n\n");
+        out.push_str(
+            "\nKey figures, with their 95 % intervals (E6: the range over the invocations). A \
+             change is \"beyond\" where each value lies outside the other's interval:\n\n",
+        );
         out.push_str(&table_markdown(&Table {
             headers: ["figure", "before", "now", "change"]
                 .map(String::from)
@@ -272,4 +341,46 @@ pub fn compare(before: &Report, now: &Report) -> String {
         }));
     }
     out
+}
+
+/// A figure's value, unit and interval.
+fn figure_text(f: &Figure) -> String {
+    match f.interval {
+        Some((low, high)) => format!("{} {} ({}–{})", num(f.value), f.unit, num(low), num(high)),
+        None => format!("{} {}", num(f.value), f.unit),
+    }
+}
+
+/// How far `now` moved from `before`: the change, as a percentage of a size, and whether it
+/// lies beyond both intervals; for figures estimated differently, only that they do not
+/// compare.
+fn change_text(before: &Figure, now: &Figure) -> String {
+    if before.method != now.method {
+        return format!(
+            "not like for like: before, {}; now, {}",
+            before.method.unwrap_or("unknown"),
+            now.method.unwrap_or("unknown")
+        );
+    }
+    let change = now.value - before.value;
+    // A percentage only of a figure that is itself a size, not a difference near zero (a
+    // control's cost, E11's D), where it would say nothing.
+    let relative = if now.relative && before.value.abs() >= 0.1 {
+        format!(" ({:+.0} %)", 100.0 * change / before.value.abs())
+    } else {
+        String::new()
+    };
+    let outside =
+        |value: f64, f: &Figure| f.interval.map(|(low, high)| value < low || value > high);
+    let beyond = match (outside(now.value, before), outside(before.value, now)) {
+        (Some(true), Some(true)) => ", beyond",
+        (Some(_), Some(_)) => ", within",
+        _ => "",
+    };
+    format!(
+        "{}{} {}{relative}{beyond}",
+        if change >= 0.0 { "+" } else { "" },
+        num(change),
+        now.unit
+    )
 }

@@ -444,49 +444,104 @@ fn a_report_replaces_the_newest_older_full_report_of_its_cpu() {
     assert!(predecessor(&intel, &superseded).is_none());
 }
 
+/// The counts of the comparison's first line: (agree, compared, undecided in both).
+fn agreement(text: &str) -> (usize, usize, usize) {
+    let numbers: Vec<usize> = text
+        .lines()
+        .next()
+        .unwrap()
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    (numbers[0], numbers[1], numbers[2])
+}
+
+fn experiment_mut<'a>(report: &'a mut Report, id: &str) -> &'a mut ExperimentResult {
+    report.experiments.iter_mut().find(|x| x.id == id).unwrap()
+}
+
+fn summary_value<'a>(x: &'a mut ExperimentResult, key: &str) -> &'a mut serde_json::Value {
+    &mut x.summary.iter_mut().find(|(k, _)| k == key).unwrap().1
+}
+
 /// A report against itself agrees everywhere and moves no figure; against a copy whose E1
-/// comparisons are gone (no winner decided) E1 disagrees, and a moved E7 cost shows its change.
+/// comparisons are gone (no winner decided) E1 disagrees, and a moved E7 cost shows its change
+/// beyond both intervals.
 #[test]
 fn a_report_is_compared_with_the_one_it_replaced() {
     let now = fixture("amd-epyc-f25-m17-2026-11-23-7").results;
     let same = replaced::compare(&now, &now);
+    let (agree, compared, _) = agreement(&same);
+    assert!(agree == compared && compared >= 3, "{same}");
     assert!(
-        same.contains("Verdicts agree in 8 of the 8 experiments"),
+        same.contains("| E7 table-miss cost, magic-plain | 45.4 ns (41.3–49.5) |"),
         "{same}"
     );
-    assert!(
-        same.contains("| E7 table-miss cost, magic-plain |"),
-        "{same}"
-    );
-    assert!(same.contains("| +0 ns (+0 %) |"), "{same}");
+    assert!(same.contains("| +0 ns (+0 %), within |"), "{same}");
     assert!(!same.contains("| no |"), "{same}");
 
     let mut before = now.clone();
-    let e1 = before
-        .experiments
-        .iter_mut()
-        .find(|x| x.id == "E1")
-        .unwrap();
-    e1.comparisons.clear();
-    let e7 = before
-        .experiments
-        .iter_mut()
-        .find(|x| x.id == "E7")
-        .unwrap();
-    let cost = e7
-        .summary
-        .iter_mut()
-        .find(|(k, _)| k == "table_miss_cost")
-        .unwrap();
-    let magic = cost.1["magic-plain"]["ns"].as_f64().unwrap();
-    cost.1["magic-plain"]["ns"] = serde_json::json!(magic / 2.0);
+    experiment_mut(&mut before, "E1").comparisons.clear();
+    let cost = summary_value(experiment_mut(&mut before, "E7"), "table_miss_cost");
+    for bound in ["ns", "low", "high"] {
+        let value = cost["magic-plain"][bound].as_f64().unwrap();
+        cost["magic-plain"][bound] = serde_json::json!(value / 2.0);
+    }
     let moved = replaced::compare(&before, &now);
-    assert!(
-        moved.contains("Verdicts agree in 7 of the 8 experiments"),
-        "{moved}"
-    );
+    assert_eq!(agreement(&moved), (agree - 1, compared, agreement(&same).2));
     assert!(moved.contains("| no |"), "{moved}");
-    assert!(moved.contains("(+100 %)"), "{moved}");
+    assert!(moved.contains("(+100 %), beyond"), "{moved}");
+}
+
+/// Two reports that both decide nothing are counted apart, not as agreeing; E2's ratios
+/// estimated differently (best chosen on held-out invocations against the same ones) are not
+/// compared as figures.
+#[test]
+fn undecided_verdicts_do_not_agree_and_e2_methods_must_match() {
+    let mut before = fixture("amd-epyc-f25-m17-2026-11-23-7").results;
+    let (agree, compared, silent) = agreement(&replaced::compare(&before, &before));
+    experiment_mut(&mut before, "E1").comparisons.clear();
+    let mut now = before.clone();
+    let both = replaced::compare(&before, &now);
+    assert_eq!(
+        agreement(&both),
+        (agree - 1, compared - 1, silent + 1),
+        "{both}"
+    );
+    assert!(both.contains("| both undecided |"), "{both}");
+
+    // The same figure, held out now: named alike, not compared.
+    let e2 = experiment_mut(&mut now, "E2");
+    e2.summary.push((
+        "vs_peer".into(),
+        serde_json::json!({"perft count start d5": {"ratio": 4.2, "low": 3.7, "high": 4.7,
+            "invocations": 5, "rounds": 50, "claim": "slower"}}),
+    ));
+    let text = replaced::compare(&before, &now);
+    assert!(
+        text.contains(
+            "| E2 haitaka 0.3.2 (peer) ÷ best, perft count start d5 | 3.77 × | 4.2 × (3.7–4.7) \
+             | not like for like: before, best chosen on the invocations it is estimated on; \
+             now, best chosen on held-out invocations |"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn e2_tasks_are_named_as_the_vs_peer_keys_name_them() {
+    for (task, key) in [
+        ("perft start d5", "perft count start d5"),
+        ("perft second d4 (leaf list)", "perft list second d4"),
+        (
+            "perft start d5 (leaf count-plain)",
+            "like for like, perft count start d5",
+        ),
+        ("movegen list greedy-playout", "movegen list"),
+        ("movegen count greedy-playout", "movegen count"),
+    ] {
+        assert_eq!(replaced::e2_task_key(task), key);
+    }
 }
 
 /// The replaced report is read from git at its commit (here a fixture at HEAD, where this is a
