@@ -1,5 +1,5 @@
 //! The children a report starts and the scratch it writes, shared with whoever may stop it (a
-//! signal): stopping kills and reaps the running child, removes the scratch, and keeps the
+//! signal): stopping kills and reaps the running children, removes the scratch, and keeps the
 //! measurements written so far in a named folder.
 
 use std::path::{Path, PathBuf};
@@ -43,7 +43,7 @@ impl Stopped {
     }
 }
 
-/// The running child and the scratch folder of a schedule, shared with whoever may stop it.
+/// The running children and the scratch folder of a schedule, shared with whoever may stop it.
 #[derive(Default)]
 pub struct Watch {
     state: Mutex<WatchState>,
@@ -51,7 +51,10 @@ pub struct Watch {
 
 #[derive(Default)]
 struct WatchState {
-    child: Option<Child>,
+    /// The running children, each with the number `run` gave it (E8 runs several at once).
+    children: Vec<(u64, Child)>,
+    /// The number the next child gets.
+    next_child: u64,
     scratch: Option<PathBuf>,
     /// Folders an experiment measures into (E8's callgrind files): removed when stopped.
     also_remove: Vec<PathBuf>,
@@ -110,7 +113,7 @@ impl Watch {
 
     /// Starts `command` and waits for it, unless the watch is stopped (then `Err`).
     pub(crate) fn run(&self, mut command: Command) -> Result<std::process::ExitStatus, String> {
-        {
+        let id = {
             let mut state = self.lock();
             if state.stopped {
                 return Err("interrupted".into());
@@ -118,19 +121,22 @@ impl Watch {
             let child = command
                 .spawn()
                 .map_err(|e| format!("cannot start {:?}: {e}", command.get_program()))?;
-            state.child = Some(child);
-        }
+            let id = state.next_child;
+            state.next_child += 1;
+            state.children.push((id, child));
+            id
+        };
         loop {
             {
                 let mut state = self.lock();
                 if state.stopped {
                     return Err("interrupted".into());
                 }
-                let Some(child) = state.child.as_mut() else {
+                let Some(at) = state.children.iter().position(|(c, _)| *c == id) else {
                     return Err("the child was taken".into());
                 };
-                if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-                    state.child = None;
+                if let Some(status) = state.children[at].1.try_wait().map_err(|e| e.to_string())? {
+                    state.children.swap_remove(at);
                     return Ok(status);
                 }
             }
@@ -138,13 +144,13 @@ impl Watch {
         }
     }
 
-    /// Stops the schedule: no further child starts, the running one is killed and reaped, and
+    /// Stops the schedule: no further child starts, the running ones are killed and reaped, and
     /// the measurements written so far move into `keep_in/interrupted-<pid>/` (or, when there
     /// are none, the scratch folder is removed).
     pub fn stop(&self, keep_in: &Path) -> Stopped {
         let mut state = self.lock();
         state.stopped = true;
-        if let Some(mut child) = state.child.take() {
+        for (_, mut child) in state.children.drain(..) {
             let _ = child.kill();
             let _ = child.wait();
         }
@@ -187,6 +193,55 @@ impl Watch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Children run at once (E8's simulations) are each waited for, and stopping kills them all.
+    #[test]
+    fn children_run_at_once_and_stopping_kills_them_all() {
+        let watch = Watch::new();
+        std::thread::scope(|scope| {
+            let quick: Vec<_> = (0..3)
+                .map(|code| {
+                    let watch = &watch;
+                    scope.spawn(move || {
+                        let mut command = Command::new("sh");
+                        command.args(["-c", &format!("exit {code}")]);
+                        watch.run(command).unwrap().code()
+                    })
+                })
+                .collect();
+            let codes: Vec<_> = quick.into_iter().map(|h| h.join().unwrap()).collect();
+            assert_eq!(
+                codes,
+                [Some(0), Some(1), Some(2)],
+                "each run gets its own status"
+            );
+
+            let started = std::time::Instant::now();
+            let slow: Vec<_> = (0..2)
+                .map(|_| {
+                    let watch = &watch;
+                    scope.spawn(move || {
+                        let mut command = Command::new("sleep");
+                        command.arg("30");
+                        watch.run(command)
+                    })
+                })
+                .collect();
+            while watch.lock().children.len() < 2 {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            let keep_in = tempfile::tempdir().unwrap();
+            assert_eq!(watch.stop(keep_in.path()), Stopped::Removed);
+            for handle in slow {
+                assert_eq!(handle.join().unwrap(), Err("interrupted".to_string()));
+            }
+            assert!(watch.lock().children.is_empty(), "every child reaped");
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "killed, not waited for"
+            );
+        });
+    }
 
     #[test]
     fn output_captures_what_the_child_wrote_and_a_stopped_watch_starts_nothing() {

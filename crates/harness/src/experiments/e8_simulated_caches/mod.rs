@@ -136,6 +136,18 @@ pub fn own_levels(
     }
 }
 
+/// ", evaluation 64 MiB" for a run under an evaluation's pressure; nothing for one alone.
+fn pressure_words(eval_bytes: usize) -> String {
+    if eval_bytes > 0 {
+        format!(
+            ", evaluation {}",
+            kiki_core::units::compact_bytes(eval_bytes as f64)
+        )
+    } else {
+        String::new()
+    }
+}
+
 /// Runs every simulation under valgrind on this very binary; where valgrind is missing, says so.
 fn run(
     machine: &Machine,
@@ -188,31 +200,56 @@ fn run(
             runs.push((geometry, backend, eval_bytes));
         }
     }
-    let total = runs.len().max(1);
+    // The simulations are deterministic and independent, so they run side by side, one per
+    // core: what each counts does not depend on what runs beside it (valgrind serialises its
+    // client onto one thread and simulates the caches; nothing in it is timed).
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, runs.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let mut outcomes: Vec<Option<Result<SimCounts, String>>> = vec![None; runs.len()];
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let (sender, next, runs, workload, exe) =
+                (sender.clone(), &next, &runs, &workload, &exe);
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(geometry, backend, eval_bytes)) = runs.get(i) else {
+                    break;
+                };
+                let counts = simulate(
+                    exe,
+                    backend,
+                    lookups,
+                    eval_bytes,
+                    geometry,
+                    simulator,
+                    Some(workload),
+                );
+                if sender.send((i, counts)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(sender);
+        for (done, (i, counts)) in receiver.iter().enumerate() {
+            let (geometry, backend, eval_bytes) = runs[i];
+            progress(
+                &format!(
+                    "valgrind {backend}, {}{}",
+                    geometry.name,
+                    pressure_words(eval_bytes)
+                ),
+                (done + 1) as f64 / runs.len().max(1) as f64,
+            );
+            outcomes[i] = Some(counts);
+        }
+    });
     let mut results = Vec::new();
     let mut failures = Vec::new();
-    for (i, &(geometry, backend, eval_bytes)) in runs.iter().enumerate() {
-        let pressure = if eval_bytes > 0 {
-            format!(
-                ", evaluation {}",
-                kiki_core::units::compact_bytes(eval_bytes as f64)
-            )
-        } else {
-            String::new()
-        };
-        progress(
-            &format!("valgrind {backend}, {}{pressure}", geometry.name),
-            i as f64 / total as f64,
-        );
-        match simulate(
-            &exe,
-            backend,
-            lookups,
-            eval_bytes,
-            geometry,
-            simulator,
-            Some(&workload),
-        ) {
+    for (&(geometry, backend, eval_bytes), outcome) in runs.iter().zip(outcomes) {
+        match outcome.unwrap_or_else(|| Err("not run".into())) {
             Ok(counts) => results.push(SimResult {
                 backend: backend.to_string(),
                 geometry: geometry.name.clone(),
@@ -221,8 +258,9 @@ fn run(
                 eval_bytes,
             }),
             Err(reason) => failures.push(format!(
-                "{backend} with {}{pressure}: {reason}",
-                geometry.name
+                "{backend} with {}{}: {reason}",
+                geometry.name,
+                pressure_words(eval_bytes)
             )),
         }
     }

@@ -477,9 +477,13 @@ pub fn simulate_once(
     simulator: Simulator<'_>,
     workload: Option<&Path>,
 ) -> Result<SimCounts, String> {
-    let out_file = simulator
-        .scratch
-        .join(format!("callgrind.{backend}.{}.out", std::process::id()));
+    // A folder of its own per run, since runs go side by side (E8 runs one per core); its
+    // name's length is fixed, so the pair of runs differ in no byte's count here either.
+    let folder = tempfile::Builder::new()
+        .prefix("run-")
+        .tempdir_in(simulator.scratch)
+        .map_err(|e| format!("cannot create a folder for callgrind's output: {e}"))?;
+    let out_file = folder.path().join("callgrind.out");
     let width = inputs.max(lookups).to_string().len();
     let mut command = Command::new("valgrind");
     command
