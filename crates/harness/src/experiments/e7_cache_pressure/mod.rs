@@ -70,7 +70,20 @@ impl Experiment for CachePressure {
     }
     fn analyse(&self, measurements: &[Measurement], _: &Context<'_>) -> ExperimentResult {
         match measure::merge(measurements) {
-            Ok(m) => result(&m),
+            Ok(m) => {
+                let mut result = result(&m);
+                // Each invocation on its own, where there are several to set apart.
+                if measurements.len() >= 2 {
+                    let screen = analysis::screen::Screen::of(measurements);
+                    result.findings.push_str("\n\n");
+                    result.findings.push_str(&screen.sentence());
+                    result.tables.push(screen.table());
+                    result
+                        .summary
+                        .push(("invocation_screen".into(), screen.summary()));
+                }
+                result
+            }
             Err(why) => failed_result(ExperimentId::E7, TITLE, &why),
         }
     }
@@ -96,6 +109,7 @@ fn result(m: &Measurement) -> ExperimentResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cache_levels::EffectiveLevel;
     use crate::experiments::tests::assert_well_formed;
     use crate::experiments::Config;
 
@@ -130,6 +144,63 @@ mod tests {
             "{}",
             result.findings
         );
+        // Each invocation screened on its own, with what the machine was doing.
+        assert_eq!(merged.conditions.len(), 2);
+        assert!(
+            result.findings.contains("Invocation screen:"),
+            "{}",
+            result.findings
+        );
+        let screen = &result
+            .summary
+            .iter()
+            .find(|(k, _)| k == "invocation_screen")
+            .expect("invocation_screen")
+            .1;
+        let screened = screen["invocations"].as_array().unwrap();
+        assert_eq!(screened.len(), 2);
+        assert_eq!(screened[1]["invocation"], 1);
+        let flagged = screen["flagged"].as_array().unwrap().len();
+        assert_eq!(
+            flagged,
+            screened.iter().filter(|s| s["flagged"] == true).count()
+        );
+    }
+
+    /// The last level's control lies above L2: half the last level where that exceeds L2,
+    /// else the geometric middle of the two (E6's L3 ending barely above L2, as on the Intel
+    /// 6/207 of -27-5: L2 1.41 MiB, L3 2.83 MiB, whose "½ L3" was L2's size).
+    #[test]
+    fn the_last_level_control_lies_above_l2() {
+        let level = |name: &str, bytes: usize| EffectiveLevel {
+            level: name.into(),
+            bytes,
+            ..EffectiveLevel::default()
+        };
+        let levels = |l2: usize, l3: usize| CacheLevels {
+            levels: vec![level("L1", 48 << 10), level("L2", l2), level("L3", l3)],
+            memory_ns: 100.0,
+            curve: Vec::new(),
+            curve_spread: Vec::new(),
+            source: "test".into(),
+        };
+        let sizes = measure::synthetic_sizes(&levels(2 << 20, 32 << 20), 128 << 20);
+        let labels: Vec<(&str, usize)> = sizes.iter().map(|(l, b)| (l.as_str(), *b)).collect();
+        assert_eq!(
+            labels,
+            [
+                ("one page", 4096),
+                ("½ L2", 1 << 20),
+                ("½ L3", 16 << 20),
+                ("memory", 128 << 20)
+            ]
+        );
+        let (l2, l3) = (1_482_880, 2_965_760);
+        let sizes = measure::synthetic_sizes(&levels(l2, l3), 128 << 20);
+        let (label, bytes) = &sizes[2];
+        assert_eq!(label, "mid L2–L3");
+        assert!(*bytes > l2 && *bytes < l3, "{bytes}");
+        assert_eq!(*bytes, ((l2 as f64) * (l3 as f64)).sqrt() as usize);
     }
 
     #[test]

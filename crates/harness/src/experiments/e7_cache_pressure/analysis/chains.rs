@@ -29,8 +29,9 @@ pub type BackendCosts = (String, usize, Vec<(u32, Estimate)>);
 /// What a synthetic positive control's size stands for, where the findings single it out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Synthetic {
-    /// Half the measured last level.
-    HalfLastLevel,
+    /// The last level's control: half the measured last level, or the geometric middle of L2
+    /// and the last level where half would not exceed L2.
+    LastLevel,
     /// The pressure buffer's size: a table in memory (the first design's positive control).
     Memory,
     /// Another size (half the L2 where the last level is not the L2).
@@ -39,9 +40,11 @@ pub enum Synthetic {
 
 impl Synthetic {
     fn of(label: &str, m: &Measurement) -> Synthetic {
-        let last_level = m.levels.levels.last().map(|l| format!("½ {}", l.level));
-        if last_level.as_deref() == Some(label) {
-            Synthetic::HalfLastLevel
+        let last_level = m.levels.levels.last().map(|l| l.level.as_str());
+        let names_last =
+            |level: &str| label == format!("½ {level}") || label == format!("mid L2–{level}");
+        if last_level.is_some_and(names_last) {
+            Synthetic::LastLevel
         } else if label == "memory" {
             Synthetic::Memory
         } else {
@@ -62,6 +65,8 @@ pub struct Positive {
     pub expected: f64,
     pub expected_low: f64,
     pub expected_high: f64,
+    /// Whether its interval at P = 0 excludes 0; an unresolved control fails.
+    pub resolved: bool,
     pub pass: bool,
     /// Its cost at every pressure (how the pressure itself changes what a miss costs).
     pub by_pressure: Vec<(u32, Estimate)>,
@@ -130,12 +135,17 @@ impl Chains {
             failed.push((
                 p.label.clone(),
                 format!(
-                    "{} ns against {} [{}–{}] ± {:.0} % expected",
+                    "{} ns against {} [{}–{}] ± {:.0} % expected{}",
                     format_interval(&p.at_zero),
                     format_sig(p.expected),
                     format_sig(p.expected_low),
                     format_sig(p.expected_high),
-                    POSITIVE_TOLERANCE * 100.0
+                    POSITIVE_TOLERANCE * 100.0,
+                    if p.resolved {
+                        ""
+                    } else {
+                        "; its interval includes 0"
+                    }
                 ),
             ));
         }
@@ -476,13 +486,13 @@ impl Chains {
         })
     }
 
-    /// Is the top pressure high on this CPU? A table of half the last level, read at random,
+    /// Is the top pressure high on this CPU? The last level's control table, read at random,
     /// should cost about what a table in memory costs once the top P's reads come between its
     /// reads; where it does not, the last level still holds much of it, and the top P
     /// understates what a search with a bigger evaluation would do.
     fn evicts_sentence(&self, top: u32) -> Option<String> {
         let find = |kind: Synthetic| self.positive.iter().find(|p| p.kind == kind);
-        let (half, memory) = (find(Synthetic::HalfLastLevel)?, find(Synthetic::Memory)?);
+        let (half, memory) = (find(Synthetic::LastLevel)?, find(Synthetic::Memory)?);
         if top == 0 {
             return None;
         }
@@ -545,7 +555,7 @@ fn negative(m: &Measurement, top_reads: u32) -> Vec<(String, Estimate, bool)> {
 }
 
 /// The positive controls: every synthetic table but the one-page one, against E6's latency.
-fn positive(m: &Measurement) -> Vec<Positive> {
+pub(super) fn positive(m: &Measurement) -> Vec<Positive> {
     m.synthetic
         .iter()
         .filter(|(label, _)| label != ONE_PAGE)
@@ -556,9 +566,7 @@ fn positive(m: &Measurement) -> Vec<Positive> {
             let (low, high) = m.levels.latency_range_at(*bytes);
             let (expected_low, expected_high) = (low - l1, high - l1);
             let at_zero = cost(m, 0, &case)?;
-            // Within the tolerance of the range E6's invocations span at that size.
-            let pass = at_zero.value >= expected_low * (1.0 - POSITIVE_TOLERANCE)
-                && at_zero.value <= expected_high * (1.0 + POSITIVE_TOLERANCE);
+            let (resolved, pass) = positive_passes(&at_zero, expected_low, expected_high);
             Some(Positive {
                 label: label.clone(),
                 kind: Synthetic::of(label, m),
@@ -567,6 +575,7 @@ fn positive(m: &Measurement) -> Vec<Positive> {
                 expected,
                 expected_low,
                 expected_high,
+                resolved,
                 pass,
                 by_pressure: m
                     .pressure_reads
@@ -576,6 +585,21 @@ fn positive(m: &Measurement) -> Vec<Positive> {
             })
         })
         .collect()
+}
+
+/// Whether a positive control's cost at P = 0 is resolved (its interval excludes 0: a point
+/// estimate inside the band whose interval reaches 0 shows nothing) and whether it passes:
+/// resolved, and within the tolerance of the range E6's invocations span at its size.
+pub(super) fn positive_passes(
+    at_zero: &Estimate,
+    expected_low: f64,
+    expected_high: f64,
+) -> (bool, bool) {
+    let resolved = at_zero.low > 0.0;
+    let pass = resolved
+        && at_zero.value >= expected_low * (1.0 - POSITIVE_TOLERANCE)
+        && at_zero.value <= expected_high * (1.0 + POSITIVE_TOLERANCE);
+    (resolved, pass)
 }
 
 /// The A/A control: the biggest-table backend's full chain against itself at each pressure.
@@ -601,7 +625,8 @@ fn aa(m: &Measurement) -> Option<(String, Vec<ControlPoint>)> {
 fn positive_json(p: &Positive) -> Json {
     json!({"label": p.label, "bytes": p.bytes, "ns": p.at_zero.value, "low": p.at_zero.low,
            "high": p.at_zero.high, "expected_ns": p.expected,
-           "expected_low_ns": p.expected_low, "expected_high_ns": p.expected_high, "pass": p.pass,
+           "expected_low_ns": p.expected_low, "expected_high_ns": p.expected_high,
+           "resolved": p.resolved, "pass": p.pass,
            "by_pressure": p.by_pressure.iter().map(|(r, e)| {
                let mut v = estimate_json(e);
                v["pressure_reads"] = json!(r);
@@ -623,12 +648,17 @@ fn positive_sentence(p: &Positive) -> String {
     } else {
         format!(
             "**THE POSITIVE CONTROL AT {size} FAILS: {} ns per read at P = 0 where E6's curve \
-             says {} ns ({}–{} over its invocations, ±{:.0} %).**",
+             says {} ns ({}–{} over its invocations, ±{:.0} %){}.**",
             format_interval(&p.at_zero),
             format_sig(p.expected),
             format_sig(p.expected_low),
             format_sig(p.expected_high),
-            POSITIVE_TOLERANCE * 100.0
+            POSITIVE_TOLERANCE * 100.0,
+            if p.resolved {
+                ""
+            } else {
+                "; its interval includes 0, so the method does not resolve that latency here"
+            }
         )
     }
 }

@@ -3,13 +3,14 @@
 //! dose–response), `reuse` (the walk's stack distances), `survival` (the survival fractions and
 //! their calibration), `pages` (the table-page split), `bracket` (the free-running design) and
 //! `verdict` (seed 004's question, from the chains, the dose and the pages). [`analyse`]
-//! composes them in the report's order.
+//! composes them in the report's order; `screen` looks at each invocation on its own.
 
 pub(super) mod bracket;
 pub(super) mod chains;
 pub(super) mod dose;
 pub(super) mod pages;
 pub(super) mod reuse;
+pub(super) mod screen;
 pub(super) mod survival;
 pub(super) mod verdict;
 

@@ -75,6 +75,7 @@ pub(in super::super) fn merge(parts: &[Measurement]) -> Result<Measurement, Stri
         bracket,
         pressure_huge: least(parts.iter().map(|p| p.pressure_huge).collect()),
         notes: union(parts.iter().map(|p| p.notes.clone())),
+        conditions: parts.iter().flat_map(|p| p.conditions.clone()).collect(),
         pressure_orders: parts
             .iter()
             .flat_map(|p| p.pressure_orders.clone())

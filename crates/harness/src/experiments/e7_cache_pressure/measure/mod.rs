@@ -95,6 +95,10 @@ pub(crate) struct Measurement {
     /// Sentences for the method paragraph (failed `madvise`, skipped parts).
     pub notes: Vec<String>,
     pub threshold: f64,
+    /// What the machine was doing while each invocation measured (steal, busy share, clock):
+    /// one per invocation (absent before 2026-11-27).
+    #[serde(default)]
+    pub conditions: Vec<crate::conditions::RunConditions>,
     /// Which invocation measured (the first, once merged).
     pub invocation: Invocation,
     /// The process invocations pooled here (1 as measured; K once merged).
@@ -144,6 +148,7 @@ pub(super) fn measure(
     invocation: Invocation,
     progress: Progress<'_>,
 ) -> Measurement {
+    let recorder = crate::conditions::Recorder::start();
     let (backends, skipped) = config.backend_names();
     progress("generating the search-order workload", 0.0);
     let nodes = config.pick(600, 20_000, 100_000);
@@ -188,6 +193,7 @@ pub(super) fn measure(
         bracket_lookups: 0,
         notes: Vec::new(),
         threshold: config.threshold,
+        conditions: Vec::new(),
         invocation,
         invocations: 1,
     };
@@ -221,6 +227,7 @@ pub(super) fn measure(
     bracket(&mut m, &workload, &mut steps);
     drop(synthetic);
     table_pages(&mut m, &workload, &pressure, &mut steps);
+    m.conditions = vec![recorder.finish()];
     (steps.progress)("done", 1.0);
     m
 }

@@ -1,0 +1,227 @@
+//! The invocation screen (science-hardening item 2): each invocation's own positive controls
+//! against E6's band, what the machine was doing meanwhile, and seed 004's verdict again
+//! without the invocations whose controls deviated.
+//!
+//! Whole invocations can shift together (a neighbour on the core or the last level changes the
+//! capacity a process sees): the screen names them instead of letting them move the pooled
+//! figures unseen. The rule is fixed before the data: an invocation is flagged when any of its
+//! positive controls' cost at P = 0 (its own rounds' median) lies outside E6's band at that
+//! size widened by the tolerance, the band the pooled control is held to. The verdict printed
+//! first stays the one on every invocation; the screen's is shown beside it.
+
+use super::super::measure::{merge, Measurement};
+use super::super::POSITIVE_TOLERANCE;
+use super::chains::positive;
+use crate::conditions::RunConditions;
+use crate::results::Table;
+use crate::stats::format_sig;
+use serde_json::{json, Value as Json};
+
+/// One invocation's controls and conditions.
+pub(in super::super) struct Screened {
+    /// Its index among the report's invocations (from 0).
+    pub index: usize,
+    /// Per positive control: its label, cost at P = 0 (ns per read), and whether that lies in
+    /// the band.
+    pub controls: Vec<(String, f64, bool)>,
+    pub conditions: Option<RunConditions>,
+}
+
+impl Screened {
+    pub fn flagged(&self) -> bool {
+        self.controls.iter().any(|(_, _, inside)| !inside)
+    }
+}
+
+/// The screen of `parts`, one per invocation, and the verdict without the flagged ones (`None`
+/// where none is flagged, or fewer than two would remain).
+pub(in super::super) struct Screen {
+    pub invocations: Vec<Screened>,
+    pub verdict_without_flagged: Option<String>,
+}
+
+impl Screen {
+    /// Screens each invocation of `parts` (their measurements as measured, one each).
+    pub fn of(parts: &[Measurement]) -> Screen {
+        let invocations: Vec<Screened> = parts
+            .iter()
+            .map(|part| Screened {
+                index: part.invocation.index,
+                controls: positive(part)
+                    .iter()
+                    .map(|p| {
+                        let value = p.at_zero.value;
+                        let inside = value >= p.expected_low * (1.0 - POSITIVE_TOLERANCE)
+                            && value <= p.expected_high * (1.0 + POSITIVE_TOLERANCE);
+                        (p.label.clone(), value, inside)
+                    })
+                    .collect(),
+                conditions: part.conditions.first().cloned(),
+            })
+            .collect();
+        let kept: Vec<Measurement> = parts
+            .iter()
+            .zip(&invocations)
+            .filter(|(_, s)| !s.flagged())
+            .map(|(p, _)| p.clone())
+            .collect();
+        let any_flagged = invocations.iter().any(Screened::flagged);
+        let verdict_without_flagged = (any_flagged && kept.len() >= 2)
+            .then(|| merge(&kept).ok())
+            .flatten()
+            .map(|m| super::analyse(&m).numbers.verdict.text);
+        Screen {
+            invocations,
+            verdict_without_flagged,
+        }
+    }
+
+    fn flagged(&self) -> Vec<usize> {
+        self.invocations
+            .iter()
+            .filter(|s| s.flagged())
+            .map(|s| s.index)
+            .collect()
+    }
+
+    /// The summary's `invocation_screen`.
+    pub fn summary(&self) -> Json {
+        json!({
+            "rule": "an invocation is flagged when a positive control's own cost at P = 0 lies \
+                     outside E6's band at its size ±25 %",
+            "flagged": self.flagged(),
+            "verdict_without_flagged": self.verdict_without_flagged,
+            "invocations": self.invocations.iter().map(|s| json!({
+                "invocation": s.index,
+                "controls": s.controls.iter().map(|(label, ns, inside)| json!({
+                    "label": label, "ns": ns, "inside": inside
+                })).collect::<Vec<_>>(),
+                "flagged": s.flagged(),
+                "steal_percent": s.conditions.as_ref().and_then(|c| c.steal_percent),
+                "busy_percent": s.conditions.as_ref().and_then(|c| c.busy_percent),
+                "clock_ghz": s.conditions.as_ref().and_then(|c| c.clock_ghz_start),
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    /// The table: one row per invocation.
+    pub fn table(&self) -> Table {
+        let labels: Vec<String> = self
+            .invocations
+            .first()
+            .map(|s| s.controls.iter().map(|c| c.0.clone()).collect())
+            .unwrap_or_default();
+        let mut headers = vec!["invocation".to_string()];
+        headers.extend(labels.iter().map(|l| format!("{l} control (ns)")));
+        headers.extend(
+            ["steal %", "busy %", "clock GHz", "flagged"]
+                .iter()
+                .map(|h| h.to_string()),
+        );
+        let optional = |v: Option<f64>| v.map_or("—".to_string(), format_sig);
+        let rows = self
+            .invocations
+            .iter()
+            .map(|s| {
+                let mut row = vec![(s.index + 1).to_string()];
+                row.extend(s.controls.iter().map(|(_, ns, inside)| {
+                    format!(
+                        "{}{}",
+                        format_sig(*ns),
+                        if *inside { "" } else { " (outside)" }
+                    )
+                }));
+                let c = s.conditions.as_ref();
+                row.push(optional(c.and_then(|c| c.steal_percent)));
+                row.push(optional(c.and_then(|c| c.busy_percent)));
+                row.push(optional(c.and_then(|c| c.clock_ghz_start)));
+                row.push(if s.flagged() { "yes" } else { "no" }.to_string());
+                row
+            })
+            .collect();
+        Table { headers, rows }
+    }
+
+    /// The findings' sentence.
+    pub fn sentence(&self) -> String {
+        let flagged = self.flagged();
+        let k = self.invocations.len();
+        if flagged.is_empty() {
+            return format!(
+                "Invocation screen: every one of the {k} invocations' own positive controls lies \
+                 in E6's band (±{:.0} %); none is flagged.",
+                POSITIVE_TOLERANCE * 100.0
+            );
+        }
+        let names: Vec<String> = flagged.iter().map(|i| (i + 1).to_string()).collect();
+        let without = match &self.verdict_without_flagged {
+            Some(verdict) => format!("Without them, seed 004 {verdict}"),
+            None => "Fewer than two invocations remain without them: no verdict is drawn from \
+                     the rest."
+                .to_string(),
+        };
+        format!(
+            "Invocation screen: {} of the {k} invocations (number {}) have a positive control \
+             outside E6's band (±{:.0} %) on their own (the table of the screen gives each \
+             invocation's controls, steal, busy share and clock). The verdict above stands on \
+             every invocation. {without}",
+            flagged.len(),
+            names.join(", "),
+            POSITIVE_TOLERANCE * 100.0
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn screened(index: usize, half_l2: f64, inside: bool) -> Screened {
+        Screened {
+            index,
+            controls: vec![
+                ("½ L2".into(), half_l2, inside),
+                ("memory".into(), 140.0, true),
+            ],
+            conditions: None,
+        }
+    }
+
+    /// The -27-5 Intel's ½ L2 control per invocation (6.5, 21.6, 13.2, 5.1, 4.9 ns against
+    /// 5.67–8.90 ± 25 %): the second and third are flagged, named from 1, and the verdict
+    /// without them is quoted after the one on every invocation.
+    #[test]
+    fn flagged_invocations_are_named_and_the_verdict_without_them_quoted() {
+        let screen = Screen {
+            invocations: vec![
+                screened(0, 6.5, true),
+                screened(1, 21.6, false),
+                screened(2, 13.2, false),
+                screened(3, 5.1, true),
+                screened(4, 4.9, true),
+            ],
+            verdict_without_flagged: Some("holds only in part here".into()),
+        };
+        assert_eq!(screen.flagged(), [1, 2]);
+        let sentence = screen.sentence();
+        assert!(
+            sentence.contains("2 of the 5 invocations (number 2, 3)"),
+            "{sentence}"
+        );
+        assert!(
+            sentence.ends_with("Without them, seed 004 holds only in part here"),
+            "{sentence}"
+        );
+        let table = screen.table();
+        assert_eq!(table.rows.len(), 5);
+        assert_eq!(table.rows[1][1], "21.60 (outside)");
+        assert_eq!(table.rows[1].last().unwrap(), "yes");
+        assert_eq!(screen.summary()["flagged"], json!([1, 2]));
+
+        let clean = Screen {
+            invocations: vec![screened(0, 6.5, true), screened(1, 7.0, true)],
+            verdict_without_flagged: None,
+        };
+        assert!(clean.sentence().contains("none is flagged"));
+    }
+}
