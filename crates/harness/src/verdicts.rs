@@ -29,26 +29,49 @@ impl Verdict {
 
 /// A caveat for below an experiment's stored findings, where a later rule reads its data
 /// differently from the text written when it was analysed: E7 reports made before seed 004's
-/// verdict was gated on its controls, whose findings print a verdict although a control failed.
+/// verdict was gated on its controls, whose findings print a verdict although a control failed,
+/// and those made before a positive control needed an interval that excludes 0.
 pub fn caveat(experiment: &ExperimentResult) -> Option<String> {
     if experiment.id != "E7" {
         return None;
     }
     let s: e7_cache_pressure::summary::Summary = experiment.summary_as().ok()?;
-    if s.seed_004.is_none() || s.verdict_controls.is_some() {
-        return None;
-    }
+    s.seed_004.as_ref()?;
     let failed = s.failed_controls();
-    if failed.is_empty() {
-        return None;
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    match &s.verdict_controls {
+        // Gated when analysed: only controls today's rule fails and that gate passed.
+        Some(gate) => {
+            let newly: Vec<String> = failed
+                .into_iter()
+                .filter(|f| !gate.failed.contains(f))
+                .collect();
+            (!newly.is_empty()).then(|| {
+                let (intervals, reach) = if newly.len() == 1 {
+                    ("interval", "reaches")
+                } else {
+                    ("intervals", "reach")
+                };
+                format!(
+                    "**Controls.** This report was analysed before a positive control needed \
+                     an interval that excludes 0, and the {intervals} of its {} control{} \
+                     {reach} 0: by today's rule the verdict in the findings above is not \
+                     decided here.",
+                    newly.join(", "),
+                    plural(newly.len())
+                )
+            })
+        }
+        None => (!failed.is_empty()).then(|| {
+            format!(
+                "**Controls.** This report was analysed before seed 004's verdict was gated on \
+                 its controls, and its {} control{} failed: the verdict in the findings above \
+                 is not decided here.",
+                failed.join(", "),
+                plural(failed.len())
+            )
+        }),
     }
-    Some(format!(
-        "**Controls.** This report was analysed before seed 004's verdict was gated on its \
-         controls, and its {} control{} failed: the verdict in the findings above is not decided \
-         here.",
-        failed.join(", "),
-        if failed.len() == 1 { "" } else { "s" }
-    ))
 }
 
 /// The verdict on `experiment`, from its summary read as the experiment's `Summary`.

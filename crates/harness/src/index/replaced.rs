@@ -75,45 +75,85 @@ fn git_show(dir: Option<&Path>, spec: &str) -> Result<String, String> {
 /// of it is decided.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
-    /// Its decided best backends ("none decided" where no winner is clear) and, for E7 and
-    /// E11, seed 004's verdict words.
+    /// Its decided best backends ("none decided" where no winner is clear) and, for E2 its
+    /// list target, for E7 and E11 seed 004's verdict words, for E8 its simulated winners.
     pub words: String,
     /// Whether any part decides something: two reports that both decide nothing do not agree,
-    /// they are both silent (a failed control or an interval across the threshold).
+    /// they are both silent.
     pub decided: bool,
 }
 
-/// `experiment`'s [`Outcome`]; `None` for E6, whose verdict is its measured figures
-/// (compared as figures).
-pub fn outcome(experiment: &ExperimentResult) -> Option<Outcome> {
+/// What the index compares of one experiment of two reports.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Compared {
+    /// Its verdict is its measured figures (E6): compared in the figure table.
+    Figures,
+    /// Its summary could not be read.
+    Unreadable(String),
+    Outcome(Outcome),
+}
+
+/// `experiment`'s [`Compared`].
+pub fn outcome(experiment: &ExperimentResult) -> Compared {
+    use crate::experiments::{e11_search, e2_movegen, e7_cache_pressure};
     // Each part with whether it decides something.
     let mut parts: Vec<(String, bool)> = Vec::new();
-    let undecided = |words: &str| words.contains("not decided") || words.contains("not resolved");
+    let unreadable = |e: String| Compared::Unreadable(format!("{}: {e}", experiment.id));
     match experiment.id.as_str() {
-        "E6" => return None,
+        "E6" => return Compared::Figures,
+        "E2" => {
+            let s: e2_movegen::summary::Summary = match experiment.summary_as() {
+                Ok(s) => s,
+                Err(e) => return unreadable(e),
+            };
+            parts.extend(s.target.map(|(peer, target)| {
+                let met = target == e2_movegen::summary::Target::Met;
+                let words = if met { "met" } else { "not met" };
+                (format!("list target against {peer} {words}"), true)
+            }));
+        }
         "E7" => {
-            let s: crate::experiments::e7_cache_pressure::summary::Summary =
-                experiment.summary_as().ok()?;
-            parts.extend(
-                s.seed_004_words()
-                    .map(|w| (format!("seed 004 {w}"), !undecided(&w))),
-            );
+            let s: e7_cache_pressure::summary::Summary = match experiment.summary_as() {
+                Ok(s) => s,
+                Err(e) => return unreadable(e),
+            };
+            if let (Some(words), Some(verdict)) = (s.seed_004_words(), &s.seed_004) {
+                // Gated: a failed control reads "not decided here" whatever the branch.
+                let gated = s.failed_controls().is_empty();
+                parts.push((
+                    format!("seed 004 {words}"),
+                    gated && verdict.outcome.decides(),
+                ));
+            }
+        }
+        "E8" => {
+            // A simulation: deterministic, so its winners are decided and compared as words.
+            match verdicts::verdict(experiment) {
+                Ok(v) => parts.push((v.line, true)),
+                Err(e) => return unreadable(e),
+            }
         }
         "E11" => {
-            let s: crate::experiments::e11_search::summary::Summary =
-                experiment.summary_as().ok()?;
+            let s: e11_search::summary::Summary = match experiment.summary_as() {
+                Ok(s) => s,
+                Err(e) => return unreadable(e),
+            };
             parts.extend(s.verdict_by_eval.iter().map(|(eval, verdict)| {
-                (format!("{eval}: seed 004 {verdict}"), !undecided(verdict))
+                let decided = matches!(verdict.as_str(), "holds" | "does not hold");
+                (format!("{eval}: seed 004 {verdict}"), decided)
             }));
         }
         _ => {}
     }
-    let verdict = verdicts::verdict(experiment).ok()?;
+    let verdict = match verdicts::verdict(experiment) {
+        Ok(v) => v,
+        Err(e) => return unreadable(e),
+    };
     parts.push(match verdict.best {
         Some(best) => (format!("best {best}"), true),
         None => ("none decided".into(), false),
     });
-    Some(Outcome {
+    Compared::Outcome(Outcome {
         words: parts
             .iter()
             .map(|(words, _)| words.as_str())
@@ -216,6 +256,23 @@ pub fn figures(report: &Report) -> Vec<Figure> {
                 true,
             );
         }
+        // The sizes too: E7's controls and E8's geometries are sized from them.
+        let mib = |bytes: usize| bytes as f64 / (1 << 20) as f64;
+        for level in &levels {
+            let sizes: Vec<usize> = level
+                .bytes_per_invocation
+                .iter()
+                .flatten()
+                .copied()
+                .collect();
+            let range = sizes
+                .iter()
+                .min()
+                .zip(sizes.iter().max())
+                .map(|(&low, &high)| (mib(low), mib(high)));
+            let name = format!("E6 {} size", level.level);
+            push(name, mib(level.bytes), range, "MiB", true);
+        }
     }
     if let Some(costs) =
         summary::<e7_cache_pressure::summary::Summary>(report, "E7").and_then(|s| s.table_miss_cost)
@@ -284,30 +341,34 @@ pub fn compare(before: &Report, now: &Report) -> String {
             continue;
         };
         let same = match (outcome(old), outcome(x)) {
-            (None, None) => "by its figures (below)",
-            (Some(a), Some(b)) if !a.decided && !b.decided => {
+            (Compared::Figures, Compared::Figures) => "by its figures (below)".to_string(),
+            (Compared::Unreadable(why), _) | (_, Compared::Unreadable(why)) => {
+                format!("not compared ({why})")
+            }
+            (Compared::Outcome(a), Compared::Outcome(b)) if !a.decided && !b.decided => {
                 silent += 1;
-                "both undecided"
+                "both undecided".to_string()
             }
             (a, b) => {
                 compared += 1;
                 if a == b {
                     agree += 1;
-                    "yes"
+                    "yes".to_string()
                 } else {
-                    "no"
+                    "no".to_string()
                 }
             }
         };
         let line = |e: &ExperimentResult| {
             verdicts::verdict(e).map_or_else(|e| format!("not readable: {e}"), |v| v.line)
         };
-        verdict_rows.push(vec![x.id.clone(), line(old), line(x), same.to_string()]);
+        verdict_rows.push(vec![x.id.clone(), line(old), line(x), same]);
     }
     let mut out = format!(
         "Verdicts agree in {agree} of the {compared} experiments that decide something in \
-         either report; {silent} decide nothing in both (no test of agreement: a failed \
-         control or an interval across the threshold); E6 is compared by its figures alone.\n\n"
+         either report; {silent} decide nothing in both (no winner decided, a failed \
+         control or an unresolved interval: no test of agreement); E6 is compared by its \
+         figures alone.\n\n"
     );
     out.push_str(&table_markdown(&Table {
         headers: ["experiment", "before", "now", "agree"]
@@ -331,7 +392,8 @@ pub fn compare(before: &Report, now: &Report) -> String {
     if !rows.is_empty() {
         out.push_str(
             "\nKey figures, with their 95 % intervals (E6: the range over the invocations). A \
-             change is \"beyond\" where each value lies outside the other's interval:\n\n",
+             change is \"beyond\" where each value lies outside the other's interval, \
+             \"partly\" where one does:\n\n",
         );
         out.push_str(&table_markdown(&Table {
             headers: ["figure", "before", "now", "change"]
@@ -374,7 +436,8 @@ fn change_text(before: &Figure, now: &Figure) -> String {
         |value: f64, f: &Figure| f.interval.map(|(low, high)| value < low || value > high);
     let beyond = match (outside(now.value, before), outside(before.value, now)) {
         (Some(true), Some(true)) => ", beyond",
-        (Some(_), Some(_)) => ", within",
+        (Some(false), Some(false)) => ", within",
+        (Some(_), Some(_)) => ", partly",
         _ => "",
     };
     format!(

@@ -429,6 +429,28 @@ fn an_ungated_e7_verdict_with_a_failed_control_gets_a_caveat() {
     );
     assert_eq!(caveat(&passing), None);
     assert_eq!(caveat(&with_summary("E6", "{}")), None);
+    // Gated and passed when analysed, but one positive control's interval reaches 0 (the
+    // -27-5 Intel's ½ L2: 10.3 [-0.2–20.7]): today's rule fails it.
+    let unresolved = with_summary(
+        "E7",
+        r#"{"seed_004_verdict": "holds only in part here, …",
+            "positive_controls": [
+                {"label": "½ L2", "bytes": 1, "ns": 10.26, "low": -0.2, "expected_ns": 6.4, "pass": true},
+                {"label": "memory", "bytes": 1, "ns": 139.0, "low": 122.7, "expected_ns": 151.0, "pass": true}],
+            "verdict_controls": {"passed": true, "failed": []}}"#,
+    );
+    let text = caveat(&unresolved).expect("a caveat");
+    assert!(
+        text.contains("the interval of its ½ L2 control reaches 0"),
+        "{text}"
+    );
+    let summary: crate::experiments::e7_cache_pressure::summary::Summary =
+        unresolved.summary_as().unwrap();
+    assert_eq!(summary.failed_controls(), ["½ L2"]);
+    assert!(summary
+        .seed_004_words()
+        .unwrap()
+        .starts_with("not decided here"));
 }
 
 /// The predecessor of a current report is the newest older full report of its CPU that names
@@ -478,6 +500,7 @@ fn a_report_is_compared_with_the_one_it_replaced() {
         "{same}"
     );
     assert!(same.contains("| +0 ns (+0 %), within |"), "{same}");
+    assert!(same.contains("| E6 L3 size | 4 MiB"), "{same}");
     assert!(!same.contains("| no |"), "{same}");
 
     let mut before = now.clone();
@@ -509,6 +532,13 @@ fn undecided_verdicts_do_not_agree_and_e2_methods_must_match() {
         "{both}"
     );
     assert!(both.contains("| both undecided |"), "{both}");
+
+    // A summary that cannot be read is named, not counted either way.
+    let mut broken = now.clone();
+    *summary_value(experiment_mut(&mut broken, "E7"), "table_miss_cost") = serde_json::json!("?");
+    let text = replaced::compare(&before, &broken);
+    assert!(text.contains("| not compared (E7: "), "{text}");
+    assert_eq!(agreement(&text).2, agreement(&both).2 - 1, "{text}");
 
     // The same figure, held out now: named alike, not compared.
     let e2 = experiment_mut(&mut now, "E2");

@@ -57,20 +57,32 @@ pub struct VerdictControls {
 impl Summary {
     /// The controls that failed: as the report recorded them, or, for a report made before
     /// the verdict was gated, by the same rule from the controls' own `pass` (every positive
-    /// control, every negative control, the A/A control at every pressure).
+    /// control, every negative control, the A/A control at every pressure); either way with
+    /// the positive controls whose interval reaches 0, which today's rule fails.
     pub fn failed_controls(&self) -> Vec<String> {
-        if let Some(controls) = &self.verdict_controls {
-            return controls.failed.clone();
-        }
         let positives = match &self.positive_controls {
             Some(list) => list.clone(),
             None => self.positive_control.iter().cloned().collect(),
         };
-        let mut failed: Vec<String> = positives
+        let label = |p: &PositiveControl| p.label.clone().unwrap_or_else(|| "positive".into());
+        // Today's rule also fails a positive control whose interval reaches 0; reports made
+        // before 2026-11-27 passed those on their point estimate.
+        let unresolved: Vec<String> = positives
             .iter()
-            .filter(|p| !p.pass)
-            .map(|p| p.label.clone().unwrap_or_else(|| "positive".into()))
+            .filter(|p| p.pass && p.low.is_some_and(|low| low <= 0.0))
+            .map(label)
             .collect();
+        if let Some(controls) = &self.verdict_controls {
+            let mut failed = controls.failed.clone();
+            failed.extend(
+                unresolved
+                    .into_iter()
+                    .filter(|l| !controls.failed.contains(l)),
+            );
+            return failed;
+        }
+        let mut failed: Vec<String> = positives.iter().filter(|p| !p.pass).map(label).collect();
+        failed.extend(unresolved);
         if positives.is_empty() && self.positive_controls_pass == Some(false) {
             failed.push("positive".into());
         }
@@ -132,6 +144,9 @@ pub struct PositiveControl {
     pub label: Option<String>,
     pub bytes: u64,
     pub ns: f64,
+    /// The interval's low end at P = 0 (absent from the single control of earlier reports).
+    #[serde(default)]
+    pub low: Option<f64>,
     pub expected_ns: f64,
     pub pass: bool,
 }
@@ -180,6 +195,18 @@ pub enum SeedOutcome {
 }
 
 impl SeedOutcome {
+    /// Whether the branch decides the question (holds, in part, half, or not): "not shown at
+    /// this resolution", "not measured", "not decided" and older wordings do not.
+    pub fn decides(self) -> bool {
+        matches!(
+            self,
+            SeedOutcome::Holds
+                | SeedOutcome::HoldsInPart
+                | SeedOutcome::HalfShown
+                | SeedOutcome::DoesNotHold
+        )
+    }
+
     /// A few words for the index.
     pub fn words(self) -> &'static str {
         match self {
