@@ -63,12 +63,12 @@ pub(super) fn method(m: &Measurement) -> String {
          misses, since the second chain finds the first one's lines), and must resolve no \
          difference (its interval includes 0); \
          synthetic tables of {} read at random in the same chain must each cost E6's latency \
-         at their size minus the latency at 4 KiB at P = 0, within ±{:.0} % of the range E6's \
-         invocations span there (a probed curve has no range: its own value), with an \
-         interval that excludes 0 (a control the method does not resolve fails: its point \
-         estimate alone proves nothing). The last level's control is half its effective size, \
-         or the geometric middle of L2's and the last level's where half would not exceed L2 \
-         (then it would test L2 again). Dose–response: \
+         at their size minus the latency at 4 KiB at P = 0: the whole 95 % interval of each \
+         within the range E6's invocations span there widened by ±{:.0} % (a probed curve has \
+         no range: its own value), and excluding 0 — an equivalence test, since a point \
+         estimate alone proves nothing. The last level's control is the larger of half its \
+         effective size and the geometric middle of L2's and the last level's (half alone \
+         would test L2 again where the last level ends barely above L2). Dose–response: \
          at the top P, masks of {} (half the measured L2, half and twice the last level, \
          rounded down to powers of two) and the full table, all in one sweep. {} \
          Table pages: the backends with ≥ 4 MiB of attack tables on the 4 KiB pages the \

@@ -167,9 +167,9 @@ mod tests {
         );
     }
 
-    /// The last level's control lies above L2: half the last level where that exceeds L2,
-    /// else the geometric middle of the two (E6's L3 ending barely above L2, as on the Intel
-    /// 6/207 of -27-5: L2 1.41 MiB, L3 2.83 MiB, whose "½ L3" was L2's size).
+    /// The last level's control lies above L2: the larger of half the last level and the
+    /// geometric middle of L2 and it (E6's L3 ending barely above L2, as on the Intel 6/207 of
+    /// -27-5: L2 1.41 MiB, L3 2.83 MiB, whose "½ L3" was L2's size); continuous at 4× L2.
     #[test]
     fn the_last_level_control_lies_above_l2() {
         let level = |name: &str, bytes: usize| EffectiveLevel {
@@ -201,6 +201,13 @@ mod tests {
         assert_eq!(label, "mid L2–L3");
         assert!(*bytes > l2 && *bytes < l3, "{bytes}");
         assert_eq!(*bytes, ((l2 as f64) * (l3 as f64)).sqrt() as usize);
+        // Just above 2× L2, half would be L2's size again: the middle still takes over.
+        let sizes = measure::synthetic_sizes(&levels(l2, 2 * l2 + 4096), 128 << 20);
+        assert_eq!(sizes[2].0, "mid L2–L3");
+        assert!(sizes[2].1 > l2 * 14 / 10, "{}", sizes[2].1);
+        // At 4× L2 the two agree, and half is kept.
+        let sizes = measure::synthetic_sizes(&levels(1 << 20, 4 << 20), 128 << 20);
+        assert_eq!(sizes[2], ("½ L3".to_string(), 2 << 20));
     }
 
     #[test]

@@ -4,10 +4,13 @@
 //!
 //! Whole invocations can shift together (a neighbour on the core or the last level changes the
 //! capacity a process sees): the screen names them instead of letting them move the pooled
-//! figures unseen. The rule is fixed before the data: an invocation is flagged when any of its
-//! positive controls' cost at P = 0 (its own rounds' median) lies outside E6's band at that
-//! size widened by the tolerance, the band the pooled control is held to. The verdict printed
-//! first stays the one on every invocation; the screen's is shown beside it.
+//! figures unseen. The rule was fixed when it was written (2026-11-27), for the reports after:
+//! an invocation is flagged when the interval of any of its positive controls' cost at P = 0
+//! (over its own rounds) lies wholly outside E6's band at that size widened by the tolerance,
+//! the band the pooled control is held to; a wide interval that touches the band is noise, not
+//! a flag. The verdict printed first stays the one on every invocation; the screen's is shown
+//! beside it, and is conditional: its invocations were kept because their controls agree with
+//! E6, so its own controls are not an independent gate.
 
 use super::super::measure::{merge, Measurement};
 use super::super::POSITIVE_TOLERANCE;
@@ -21,8 +24,8 @@ use serde_json::{json, Value as Json};
 pub(in super::super) struct Screened {
     /// Its index among the report's invocations (from 0).
     pub index: usize,
-    /// Per positive control: its label, cost at P = 0 (ns per read), and whether that lies in
-    /// the band.
+    /// Per positive control: its label, cost at P = 0 (ns per read), and whether its interval
+    /// reaches the band (false: wholly outside it).
     pub controls: Vec<(String, f64, bool)>,
     pub conditions: Option<RunConditions>,
 }
@@ -50,10 +53,13 @@ impl Screen {
                 controls: positive(part)
                     .iter()
                     .map(|p| {
-                        let value = p.at_zero.value;
-                        let inside = value >= p.expected_low * (1.0 - POSITIVE_TOLERANCE)
-                            && value <= p.expected_high * (1.0 + POSITIVE_TOLERANCE);
-                        (p.label.clone(), value, inside)
+                        let band = (
+                            p.expected_low * (1.0 - POSITIVE_TOLERANCE),
+                            p.expected_high * (1.0 + POSITIVE_TOLERANCE),
+                        );
+                        let e = &p.at_zero;
+                        let outside = e.high < band.0 || e.low > band.1;
+                        (p.label.clone(), e.value, !outside)
                     })
                     .collect(),
                 conditions: part.conditions.first().cloned(),
@@ -87,8 +93,11 @@ impl Screen {
     /// The summary's `invocation_screen`.
     pub fn summary(&self) -> Json {
         json!({
-            "rule": "an invocation is flagged when a positive control's own cost at P = 0 lies \
-                     outside E6's band at its size ±25 %",
+            "rule": format!(
+                "an invocation is flagged when the interval of a positive control's own cost at \
+                 P = 0 lies wholly outside E6's band at its size ±{:.0} %",
+                POSITIVE_TOLERANCE * 100.0
+            ),
             "flagged": self.flagged(),
             "verdict_without_flagged": self.verdict_without_flagged,
             "invocations": self.invocations.iter().map(|s| json!({
@@ -99,7 +108,8 @@ impl Screen {
                 "flagged": s.flagged(),
                 "steal_percent": s.conditions.as_ref().and_then(|c| c.steal_percent),
                 "busy_percent": s.conditions.as_ref().and_then(|c| c.busy_percent),
-                "clock_ghz": s.conditions.as_ref().and_then(|c| c.clock_ghz_start),
+                "clock_ghz_start": s.conditions.as_ref().and_then(|c| c.clock_ghz_start),
+                "clock_ghz_end": s.conditions.as_ref().and_then(|c| c.clock_ghz_end),
             })).collect::<Vec<_>>(),
         })
     }
@@ -114,9 +124,14 @@ impl Screen {
         let mut headers = vec!["invocation".to_string()];
         headers.extend(labels.iter().map(|l| format!("{l} control (ns)")));
         headers.extend(
-            ["steal %", "busy %", "clock GHz", "flagged"]
-                .iter()
-                .map(|h| h.to_string()),
+            [
+                "steal %",
+                "busy % (all CPUs, this process included)",
+                "clock GHz (start, end)",
+                "flagged",
+            ]
+            .iter()
+            .map(|h| h.to_string()),
         );
         let optional = |v: Option<f64>| v.map_or("—".to_string(), format_sig);
         let rows = self
@@ -134,7 +149,11 @@ impl Screen {
                 let c = s.conditions.as_ref();
                 row.push(optional(c.and_then(|c| c.steal_percent)));
                 row.push(optional(c.and_then(|c| c.busy_percent)));
-                row.push(optional(c.and_then(|c| c.clock_ghz_start)));
+                row.push(format!(
+                    "{}, {}",
+                    optional(c.and_then(|c| c.clock_ghz_start)),
+                    optional(c.and_then(|c| c.clock_ghz_end))
+                ));
                 row.push(if s.flagged() { "yes" } else { "no" }.to_string());
                 row
             })
@@ -148,23 +167,27 @@ impl Screen {
         let k = self.invocations.len();
         if flagged.is_empty() {
             return format!(
-                "Invocation screen: every one of the {k} invocations' own positive controls lies \
-                 in E6's band (±{:.0} %); none is flagged.",
+                "Invocation screen: every one of the {k} invocations' own positive controls \
+                 reaches E6's band (±{:.0} %); none is flagged.",
                 POSITIVE_TOLERANCE * 100.0
             );
         }
         let names: Vec<String> = flagged.iter().map(|i| (i + 1).to_string()).collect();
         let without = match &self.verdict_without_flagged {
-            Some(verdict) => format!("Without them, seed 004 {verdict}"),
+            Some(verdict) => format!(
+                "Without them — a conditional reading: the invocations kept are those whose \
+                 controls agree with E6, so its controls are no independent gate — seed 004 \
+                 {verdict}"
+            ),
             None => "Fewer than two invocations remain without them: no verdict is drawn from \
                      the rest."
                 .to_string(),
         };
         format!(
             "Invocation screen: {} of the {k} invocations (number {}) have a positive control \
-             outside E6's band (±{:.0} %) on their own (the table of the screen gives each \
-             invocation's controls, steal, busy share and clock). The verdict above stands on \
-             every invocation. {without}",
+             wholly outside E6's band (±{:.0} %) on their own (the table of the screen gives \
+             each invocation's controls, steal, busy share and clock). The verdict above stands \
+             on every invocation. {without}",
             flagged.len(),
             names.join(", "),
             POSITIVE_TOLERANCE * 100.0
@@ -209,7 +232,7 @@ mod tests {
             "{sentence}"
         );
         assert!(
-            sentence.ends_with("Without them, seed 004 holds only in part here"),
+            sentence.ends_with("no independent gate — seed 004 holds only in part here"),
             "{sentence}"
         );
         let table = screen.table();

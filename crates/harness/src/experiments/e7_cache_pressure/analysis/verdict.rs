@@ -462,8 +462,8 @@ mod tests {
         assert!(text(missing).starts_with("not measured"));
     }
 
-    /// A positive control passes only where its interval excludes 0 and its cost lies in the
-    /// band E6 gives (±25 %): the -27-5 Intel's ½ L2 control, 10.3 [-0.2–20.7] ns against
+    /// A positive control passes only where its interval excludes 0 and lies inside the band
+    /// E6 gives (±25 %): the -27-5 Intel's ½ L2 control, 10.3 [-0.2–20.7] ns against
     /// 5.67–8.90, passed on its point estimate before.
     #[test]
     fn a_positive_control_must_be_resolved_and_in_its_band() {
@@ -475,6 +475,11 @@ mod tests {
         assert_eq!(
             positive_passes(&estimate(7.0, 5.5, 8.5), 5.67, 8.90),
             (true, true)
+        );
+        assert_eq!(
+            positive_passes(&estimate(7.0, 3.0, 11.0), 5.67, 8.90),
+            (true, false),
+            "the point in the band, the interval reaching beyond it"
         );
         assert_eq!(
             positive_passes(&estimate(20.0, 18.0, 22.0), 5.67, 8.90),

@@ -17,9 +17,9 @@ use kiki_variants::registry;
 pub(in super::super) const ONE_PAGE: &str = "one page";
 
 /// The synthetic tables' sizes: one page (a negative control), then the positive controls':
-/// half the measured L2, half the last level (where that differs; the geometric middle of L2
-/// and the last level where half would not exceed L2), and `memory_bytes` (the pressure
-/// buffer's size, 4× the last level or more).
+/// half the measured L2, for the last level (where that differs) the larger of half of it and
+/// the geometric middle of L2 and it, and `memory_bytes` (the pressure buffer's size, 4× the
+/// last level or more).
 pub(in super::super) fn synthetic_sizes(
     levels: &CacheLevels,
     memory_bytes: usize,
@@ -32,14 +32,15 @@ pub(in super::super) fn synthetic_sizes(
     }
     let last = levels.levels.last();
     if let Some(last) = last.filter(|l| l.level != "L2" && l.level != "L1") {
-        // Half the last level, unless that is no bigger than L2 (E6's L3 can end barely
-        // above L2 on a ramp): then the geometric middle of the two, which still lies above L2.
+        // The larger of half the last level and the geometric middle of L2 and it: E6's L3
+        // can end barely above L2 on a ramp, where half would test L2 again; the middle takes
+        // over continuously below a last level of 4× L2.
         let l2 = levels.level("L2").map_or(0, |l| l.bytes);
         let half = last.bytes / 2;
-        if half > l2 || l2 >= last.bytes {
+        let middle = ((l2 as f64) * (last.bytes as f64)).sqrt() as usize;
+        if half >= middle || l2 >= last.bytes {
             sizes.push((format!("½ {}", last.level), half));
         } else {
-            let middle = ((l2 as f64) * (last.bytes as f64)).sqrt() as usize;
             sizes.push((format!("mid L2–{}", last.level), middle));
         }
     }
