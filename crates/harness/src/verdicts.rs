@@ -47,16 +47,12 @@ pub fn caveat(experiment: &ExperimentResult) -> Option<String> {
                 .filter(|f| !gate.failed.contains(f))
                 .collect();
             (!newly.is_empty()).then(|| {
-                let (intervals, reach) = if newly.len() == 1 {
-                    ("interval", "reaches")
-                } else {
-                    ("intervals", "reach")
-                };
+                let does = if newly.len() == 1 { "does" } else { "do" };
                 format!(
                     "**Controls.** This report was analysed before a positive control needed \
-                     an interval that excludes 0, and the {intervals} of its {} control{} \
-                     {reach} 0: by today's rule the verdict in the findings above is not \
-                     decided here.",
+                     its whole interval clear of 0 and inside E6's band (±25 %), and its {} \
+                     control{} {does} not meet that: by today's rule the verdict in the findings \
+                     above is not decided here.",
                     newly.join(", "),
                     plural(newly.len())
                 )

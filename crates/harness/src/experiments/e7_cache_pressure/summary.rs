@@ -58,18 +58,18 @@ impl Summary {
     /// The controls that failed: as the report recorded them, or, for a report made before
     /// the verdict was gated, by the same rule from the controls' own `pass` (every positive
     /// control, every negative control, the A/A control at every pressure); either way with
-    /// the positive controls whose interval reaches 0, which today's rule fails.
+    /// the positive controls today's rule fails ([`PositiveControl::fails_today`]).
     pub fn failed_controls(&self) -> Vec<String> {
         let positives = match &self.positive_controls {
             Some(list) => list.clone(),
             None => self.positive_control.iter().cloned().collect(),
         };
         let label = |p: &PositiveControl| p.label.clone().unwrap_or_else(|| "positive".into());
-        // Today's rule also fails a positive control whose interval reaches 0; reports made
-        // before 2026-11-27 passed those on their point estimate.
+        // Today's rule also fails a positive control whose interval reaches 0 or leaves E6's
+        // band; reports made before 2026-11-27 passed those on their point estimate.
         let unresolved: Vec<String> = positives
             .iter()
-            .filter(|p| p.pass && p.low.is_some_and(|low| low <= 0.0))
+            .filter(|p| p.fails_today())
             .map(label)
             .collect();
         if let Some(controls) = &self.verdict_controls {
@@ -144,11 +144,39 @@ pub struct PositiveControl {
     pub label: Option<String>,
     pub bytes: u64,
     pub ns: f64,
-    /// The interval's low end at P = 0 (absent from the single control of earlier reports).
+    /// The interval at P = 0 (absent from the single control of earlier reports).
     #[serde(default)]
     pub low: Option<f64>,
+    #[serde(default)]
+    pub high: Option<f64>,
     pub expected_ns: f64,
+    /// E6's range at its size (absent from the earliest reports).
+    #[serde(default, rename = "expected_low_ns")]
+    pub expected_low: Option<f64>,
+    #[serde(default, rename = "expected_high_ns")]
+    pub expected_high: Option<f64>,
     pub pass: bool,
+}
+
+impl PositiveControl {
+    /// Whether today's rule fails a control its report passed (reports made before
+    /// 2026-11-27 passed a control on its point estimate): an interval that reaches 0, or one
+    /// not inside E6's range widened by the tolerance, where the report recorded them.
+    pub fn fails_today(&self) -> bool {
+        let Some(low) = self.low.filter(|_| self.pass) else {
+            return false;
+        };
+        if low <= 0.0 {
+            return true;
+        }
+        let tolerance = super::POSITIVE_TOLERANCE;
+        match (self.high, self.expected_low, self.expected_high) {
+            (Some(high), Some(band_low), Some(band_high)) => {
+                low < band_low * (1.0 - tolerance) || high > band_high * (1.0 + tolerance)
+            }
+            _ => false,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
