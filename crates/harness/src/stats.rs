@@ -133,6 +133,15 @@ pub struct Comparison {
     pub claim: Claim,
 }
 
+impl Comparison {
+    /// Whether the whole interval lies inside the threshold (the bounds [`Claim`] orders
+    /// beyond): only then are the two level. A `Level` claim whose interval reaches past the
+    /// threshold on either side is unresolved, not level.
+    pub fn within(&self, threshold: f64) -> bool {
+        self.low >= 1.0 / (1.0 + threshold) && self.high <= 1.0 + threshold
+    }
+}
+
 /// Bootstrap resamples behind every [`Comparison`].
 pub const BOOTSTRAP_RESAMPLES: usize = 2_000;
 

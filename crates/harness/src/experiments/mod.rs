@@ -768,6 +768,15 @@ impl Claims {
         }
     }
 
+    /// Runs `f` on claims about series pooled from `k` invocations instead (a cell measured
+    /// in fewer or more invocations than the rest), then restores the experiment's count.
+    pub fn with_invocations<R>(&mut self, k: usize, f: impl FnOnce(&mut Claims) -> R) -> R {
+        let saved = std::mem::replace(&mut self.k, k);
+        let result = f(self);
+        self.k = saved;
+        result
+    }
+
     /// Compares `a`'s times with `b`'s in the cell `cell` and records the result.
     pub fn compare(
         &mut self,
@@ -786,7 +795,8 @@ impl Claims {
     }
 
     /// `name ×1.23 (1.20–1.26)` for `name`'s time against the fastest's when the interval lies
-    /// wholly beyond the threshold, else `name level at ±3 % (×1.01, 0.99–1.04)`; recorded.
+    /// wholly beyond the threshold, else `name level at ±3 % (×1.01, 0.99–1.02)` (or
+    /// `unresolved at ±3 %` where the interval reaches past it); recorded.
     pub fn ratio_text(
         &mut self,
         cell: &str,
@@ -798,8 +808,8 @@ impl Claims {
                 format!("{name} ×{:.2} ({:.2}–{:.2})", c.ratio, c.low, c.high)
             }
             Some(c) => format!(
-                "{name} level at ±{} % (×{:.2}, {:.2}–{:.2})",
-                percent(self.threshold),
+                "{name} {} (×{:.2}, {:.2}–{:.2})",
+                level_words(&c, self.threshold),
                 c.ratio,
                 c.low,
                 c.high
@@ -807,6 +817,18 @@ impl Claims {
             None => format!("{name} (no paired samples)"),
         }
     }
+}
+
+/// The words for a comparison that orders neither way: `level at ±3 %` when its whole
+/// interval lies inside the threshold, else `unresolved at ±3 %` (the interval reaches past
+/// the threshold, so the data cannot tell level from ordered).
+pub(crate) fn level_words(c: &Comparison, threshold: f64) -> String {
+    let word = if c.within(threshold) {
+        "level"
+    } else {
+        "unresolved"
+    };
+    format!("{word} at ±{} %", percent(threshold))
 }
 
 /// `3` for 0.03, `0.5` for 0.005.
@@ -829,10 +851,12 @@ pub(crate) fn claims_method(threshold: f64, k: usize) -> String {
             .to_string()
     };
     format!(
-        "Ratios between two cells are the geometric mean of their paired per-round time ratios, \
+        "A cell's typical time is the geometric mean of its per-invocation medians. \
+         Ratios between two cells are the geometric mean of their paired per-round time ratios, \
          with a 95 % interval from {interval}; an order is stated only when the whole interval \
-         lies beyond ±{} %, otherwise the two are called level at that resolution.",
-        percent(threshold)
+         lies beyond ±{t} %; otherwise the two are called level where the whole interval lies \
+         within ±{t} %, and unresolved at ±{t} % where it reaches past it.",
+        t = percent(threshold)
     )
 }
 
@@ -903,6 +927,16 @@ mod tests {
         assert!(text.starts_with("b ×1.50 ("), "{text}");
         let level = claims.ratio_text("cell", ("c", &close), ("a", &fast));
         assert!(level.starts_with("c level at ±3 % (×1.01, "), "{level}");
+        // Neither ordered nor inside ±3 %: the interval reaches past the threshold.
+        let scatter = [1.0, 1.2, 0.9, 1.1, 1.05, 0.95, 1.0];
+        let wide: Vec<f64> = fast.iter().zip(scatter).map(|(x, s)| x * s).collect();
+        let unresolved = claims.ratio_text("cell", ("d", &wide), ("a", &fast));
+        assert!(
+            unresolved.starts_with("d unresolved at ±3 % (×1.02, "),
+            "{unresolved}"
+        );
+        assert_eq!(claims.records[2].comparison.claim, Claim::Level);
+        claims.records.pop();
         assert_eq!(claims.records.len(), 2);
         assert_eq!(claims.records[0].comparison.claim, Claim::Slower);
         assert_eq!(claims.records[1].comparison.claim, Claim::Level);
@@ -911,6 +945,7 @@ mod tests {
             ("c", "a")
         );
         assert!(claims_method(0.03, 1).contains("beyond ±3 %"));
+        assert!(claims_method(0.03, 1).contains("unresolved at ±3 %"));
         assert!(claims_method(0.03, 2).contains("over the 2 process invocations"));
     }
 

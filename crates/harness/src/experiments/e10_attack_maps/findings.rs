@@ -2,7 +2,7 @@
 
 use super::analysis::{Best, Numbers};
 use super::measure::{Measurement, INCREMENTAL, MAPS, MATE1, PERFT};
-use crate::experiments::{and_list, claims_method, percent};
+use crate::experiments::{and_list, claims_method, level_words, percent};
 use crate::stats::{format_interval, Claim, Comparison};
 
 fn best_text(best: &Best) -> String {
@@ -26,7 +26,7 @@ fn ratio_text(c: &Comparison, threshold: f64) -> String {
     let word = match c.claim {
         Claim::Faster => "faster".to_string(),
         Claim::Slower => "slower".to_string(),
-        Claim::Level => format!("level at ±{} %", percent(threshold)),
+        Claim::Level => level_words(c, threshold),
     };
     format!("×{:.2} ({:.2}–{:.2}), {word}", c.ratio, c.low, c.high)
 }
@@ -69,7 +69,7 @@ fn map_findings(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
                     match c.claim {
                         Claim::Faster => "faster".to_string(),
                         Claim::Slower => "slower".to_string(),
-                        Claim::Level => format!("level at ±{} %", percent(m.threshold)),
+                        Claim::Level => level_words(c, m.threshold),
                     }
                 ),
                 None => format!("{} (no paired samples)", best_text(best)),
@@ -101,6 +101,10 @@ fn engine_findings(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
                 .filter(|e| e.group == group && e.mode == mode)
                 .collect();
             let count = |claim: Claim| effects.iter().filter(|e| e.ratio.claim == claim).count();
+            let level = effects
+                .iter()
+                .filter(|e| e.ratio.claim == Claim::Level && e.ratio.within(m.threshold))
+                .count();
             let low = effects
                 .iter()
                 .map(|e| e.ratio.ratio)
@@ -118,7 +122,8 @@ fn engine_findings(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
             };
             findings.push(format!(
                 "{group} with king safety by {mode} ({}): ×{low:.2} to ×{high:.2} the per-square \
-                 time across {} backends (faster on {}, slower on {}, level on {}): {verdict}.",
+                 time across {} backends (faster on {}, slower on {}, level at ±{} % on {}, \
+                 unresolved on {}): {verdict}.",
                 if group == PERFT {
                     format!("start position to depth {}", m.perft_depth)
                 } else {
@@ -127,7 +132,9 @@ fn engine_findings(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
                 effects.len(),
                 count(Claim::Faster),
                 count(Claim::Slower),
-                count(Claim::Level)
+                percent(m.threshold),
+                level,
+                count(Claim::Level) - level
             ));
         }
     }
@@ -186,13 +193,13 @@ fn neighbour_finding(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
         let within = n
             .neighbour_control
             .iter()
-            .filter(|c| c.low >= 1.0 - m.threshold && c.high <= 1.0 + m.threshold)
+            .filter(|c| c.within(m.threshold))
             .count();
         findings.push(format!(
             "AVX-512 neighbour control ({MAPS}, first set only): the other {} cells, timed again \
              in a separate run without the AVX-512 cells, against themselves beside them: \
              ×{low:.2} to ×{high:.2} (intervals {:.2}–{:.2}); {within} lie wholly within \
-             ±{} % (a pass), {} are level but not resolved that tightly, {} moved. The two runs are \
+             ±{} % (a pass), {} are unresolved at that threshold, {} moved. The two runs are \
              separate, so drift between them is not cancelled; the other groups and E1's batch \
              cells were not checked. AMD Zen 4 keeps its clock for 512-bit code, so a pass \
              here says nothing about Intel's AVX-512 frequency licences.",

@@ -97,11 +97,6 @@ pub(super) struct Numbers {
     pub pareto: Vec<(String, Cost, Vec<String>)>,
 }
 
-/// Whether an interval lies wholly within ±threshold of 1 (the two are equivalent at it).
-pub(super) fn within(c: &Comparison, threshold: f64) -> bool {
-    c.low >= 1.0 / (1.0 + threshold) && c.high <= 1.0 + threshold
-}
-
 impl Numbers {
     /// A cost's A/A control passes when its whole interval lies within ±threshold: the run
     /// resolves a same-code difference to less than the threshold.
@@ -109,7 +104,7 @@ impl Numbers {
         self.controls
             .iter()
             .find(|c| c.0 == cost)
-            .is_some_and(|c| c.1.is_some_and(|x| within(&x, self.threshold)))
+            .is_some_and(|c| c.1.is_some_and(|x| x.within(self.threshold)))
     }
 
     /// The page phases' control for a cost: every base whose tables did not move onto 2 MiB
@@ -124,7 +119,7 @@ impl Numbers {
         (!unmoved.is_empty()).then(|| {
             unmoved
                 .iter()
-                .all(|p| p.cost(cost).is_some_and(|c| within(&c, self.threshold)))
+                .all(|p| p.cost(cost).is_some_and(|c| c.within(self.threshold)))
         })
     }
 
@@ -397,7 +392,7 @@ fn pareto_set(m: &Measurement, base: &'static str, cost: Cost) -> Vec<String> {
                     .and_then(|c| c.1);
                 match c {
                     Some(c) if c.claim == Claim::Faster => true,
-                    Some(c) => other_bytes < bytes && within(&c, m.threshold),
+                    Some(c) => other_bytes < bytes && c.within(m.threshold),
                     None => false,
                 }
             })
@@ -406,13 +401,15 @@ fn pareto_set(m: &Measurement, base: &'static str, cost: Cost) -> Vec<String> {
         .collect()
 }
 
-/// `×1.23 (1.20–1.26)`, and `level` where the interval reaches inside the threshold.
-pub(super) fn ratio_text(c: Option<Comparison>) -> String {
+/// `×1.23 (1.20–1.26, slower)`; `level` where the whole interval lies within the threshold,
+/// `unresolved` where it reaches past it without lying wholly beyond.
+pub(super) fn ratio_text(c: Option<Comparison>, threshold: f64) -> String {
     match c {
         None => "—".to_string(),
         Some(c) => {
             let claim = match c.claim {
-                Claim::Level => "level",
+                Claim::Level if c.within(threshold) => "level",
+                Claim::Level => "unresolved",
                 Claim::Faster => "faster",
                 Claim::Slower => "slower",
             };
@@ -443,10 +440,10 @@ pub(super) fn bounds_text(c: &Comparison, decimals: usize) -> String {
 
 /// [`ratio_text`], or where the cost is not decided here, the ratio and interval marked so
 /// instead of a claim.
-fn cell_text(c: Option<Comparison>, decided: bool) -> String {
+fn cell_text(c: Option<Comparison>, decided: bool, threshold: f64) -> String {
     match c {
         Some(c) if !decided => ratio_words(&c, "not decided"),
-        c => ratio_text(c),
+        c => ratio_text(c, threshold),
     }
 }
 
@@ -466,12 +463,12 @@ fn pairs_table(numbers: &Numbers) -> Table {
         row.extend(
             Cost::ALL
                 .iter()
-                .map(|&c| cell_text(pair.cost(c), decided(c))),
+                .map(|&c| cell_text(pair.cost(c), decided(c), numbers.threshold)),
         );
         row.extend(
             pair.lookup_by_mode
                 .iter()
-                .map(|(_, c)| cell_text(*c, decided(Cost::Lookup))),
+                .map(|(_, c)| cell_text(*c, decided(Cost::Lookup), numbers.threshold)),
         );
         rows.push(row);
     }

@@ -1,7 +1,7 @@
 //! E12's method and findings paragraphs, and the pre-set rule that names the layout factor
 //! that matters most on this CPU.
 
-use super::analysis::{bounds_text, interval_text, ratio_text, within, Compared, Cost, Numbers};
+use super::analysis::{bounds_text, interval_text, ratio_text, Compared, Cost, Numbers};
 use super::measure::Measurement;
 use crate::experiments::{and_list, claims_method, percent};
 use crate::stats::{Claim, Comparison};
@@ -134,7 +134,7 @@ pub(super) fn paragraph(m: &Measurement, numbers: &Numbers) -> String {
                     (Some(c), Some(why)) => {
                         format!("{} {}, {why}", cost.words(), interval_text(&c))
                     }
-                    (c, _) => format!("{} {}", cost.words(), ratio_text(c)),
+                    (c, _) => format!("{} {}", cost.words(), ratio_text(c, numbers.threshold)),
                 }
             })
             .collect();
@@ -207,7 +207,7 @@ fn control_text(c: Option<Comparison>, threshold: f64) -> String {
     match c {
         None => "—".to_string(),
         Some(c) => {
-            let place = if within(&c, threshold) {
+            let place = if c.within(threshold) {
                 "within"
             } else {
                 "beyond"
@@ -249,7 +249,7 @@ pub(super) fn verdict(numbers: &Numbers) -> String {
                 pair.variant,
                 pair.base,
                 cost.words(),
-                ratio_text(Some(c)),
+                ratio_text(Some(c), numbers.threshold),
                 cost.words(),
                 equivalent
             );
@@ -274,7 +274,7 @@ fn equivalent_variants(numbers: &Numbers, cost: Cost) -> String {
         .pairs
         .iter()
         .filter(|p| !p.is_page_pair() && numbers.undecided(p, cost).is_none())
-        .filter(|p| p.cost(cost).is_some_and(|c| within(&c, numbers.threshold)))
+        .filter(|p| p.cost(cost).is_some_and(|c| c.within(numbers.threshold)))
         .map(|p| format!("`{}`", p.variant))
         .collect();
     if names.is_empty() {

@@ -3,7 +3,7 @@
 use super::analysis::{KindCycles, Leader, Numbers, Wins, CYCLE_BACKEND, CYCLE_TARGETS};
 use super::measure::Measurement;
 use super::Mode;
-use crate::experiments::{and_list, claims_method, percent};
+use crate::experiments::{and_list, claims_method, level_words, percent};
 use crate::stats::{format_sig, Claim};
 
 /// The findings paragraph: the leaders per mode, the cost of mixing kinds, the wins per mode
@@ -201,8 +201,8 @@ fn leader_text(l: &Leader, threshold: f64) -> String {
             c.ratio, c.low, c.high
         ),
         Some(c) => format!(
-            "level with {second} at ±{} % (×{:.2}, {:.2}–{:.2})",
-            percent(threshold),
+            "{} with {second} (×{:.2}, {:.2}–{:.2})",
+            level_words(&c, threshold),
             c.ratio,
             c.low,
             c.high
@@ -217,9 +217,9 @@ fn leader_text(l: &Leader, threshold: f64) -> String {
             )
         }
         Some(c) => format!(
-            "even {} is level at ±{} % (×{:.2}, {:.2}–{:.2})",
+            "even {} is {} (×{:.2}, {:.2}–{:.2})",
             l.worst,
-            percent(threshold),
+            level_words(c, threshold),
             c.ratio,
             c.low,
             c.high

@@ -372,15 +372,21 @@ fn panel(
     }
 }
 
-/// `task`'s fastest backend by median over the choosing invocations of `split`, the others
-/// against it (recorded in `claims`) and each peer against it over the estimating ones;
-/// `None` below two backends.
+/// `task`'s fastest backend by typical time over the choosing invocations of `split`, the
+/// others against it (recorded in `claims`) and each peer against it over the estimating
+/// ones; `None` below two backends.
 fn fastest(m: &Measurement, task: &str, split: HeldOut, claims: &mut Claims) -> Option<Fastest> {
-    // Each row's rounds as (choosing, estimating), each with its invocation count; a row whose
-    // rounds do not split into equal blocks per invocation (or no split) uses all of them for
-    // both, over all the invocations.
+    // The task is held out only when every one of its rows (backends and peers) splits into
+    // equal blocks per invocation; otherwise all its rows use all their rounds for both
+    // choosing and estimating, over all the invocations, and its claims pool that many.
+    let held_out = m
+        .backends
+        .iter()
+        .chain(&m.peers)
+        .filter_map(|b| m.row(task, b))
+        .all(|r| split.split(&r.ns).is_some());
     let parts = |ns: &[f64]| -> Parts {
-        match split.split(ns) {
+        match split.split(ns).filter(|_| held_out) {
             Some((choosing, estimating)) => Parts {
                 choosing: (choosing, split.select),
                 estimating: (estimating, split.estimate),
@@ -393,6 +399,21 @@ fn fastest(m: &Measurement, task: &str, split: HeldOut, claims: &mut Claims) -> 
             },
         }
     };
+    let k = if held_out {
+        split.estimate
+    } else {
+        m.invocations
+    };
+    claims.with_invocations(k, |claims| fastest_in(m, task, &parts, claims))
+}
+
+/// [`fastest`] once the task's rows are cut into `parts`.
+fn fastest_in(
+    m: &Measurement,
+    task: &str,
+    parts: &dyn Fn(&[f64]) -> Parts,
+    claims: &mut Claims,
+) -> Option<Fastest> {
     let entries: Vec<(&str, f64)> = m
         .backends
         .iter()
@@ -527,5 +548,41 @@ mod tests {
             .comparisons
             .iter()
             .all(|c| c.comparison.invocations == 2));
+    }
+
+    /// A task with one row that does not split into equal blocks per invocation (the peer's
+    /// four rounds over three invocations) is not held out at all: every row, the backends'
+    /// included, chooses and estimates on all three invocations, and the claims pool three.
+    #[test]
+    fn a_task_that_cannot_be_split_uses_every_invocation_for_every_row() {
+        let m = Measurement {
+            backends: vec!["a", "b"],
+            peers: vec!["peer"],
+            skipped: Vec::new(),
+            workload_seed: 0,
+            samples: 2,
+            threshold: 0.03,
+            counter_log: CounterLog::open(&[], "op"),
+            sfens: Vec::new(),
+            moves_per_position: 0.0,
+            rows: vec![
+                row("a", vec![1.0, 1.0, 1.2, 1.2, 1.2, 1.2]),
+                row("b", vec![1.5; 6]),
+                row("peer", vec![3.0; 4]),
+            ],
+            errors: Vec::new(),
+            invocations: 3,
+        };
+        let analysis = analyse(&m);
+        let fastest = &analysis.numbers.tasks[0];
+        assert!(!fastest.held_out);
+        assert_eq!(fastest.best, "a");
+        assert_eq!(fastest.chosen_ns, fastest.best_ns);
+        let b_against_a = analysis
+            .comparisons
+            .iter()
+            .find(|c| c.a == "b")
+            .expect("b against a");
+        assert_eq!(b_against_a.comparison.invocations, 3);
     }
 }

@@ -2,7 +2,7 @@
 
 use super::analysis::{Fastest, HeldOut, Numbers, Target, LIST_TARGET};
 use super::measure::Measurement;
-use crate::experiments::{and_list, claims_method, per_second_millions, percent};
+use crate::experiments::{and_list, claims_method, level_words, per_second_millions};
 use crate::stats::Claim;
 use kiki_engine::perft::Leaf;
 
@@ -105,14 +105,14 @@ fn task_texts(f: &Fastest, threshold: f64) -> Vec<String> {
     let (task, best) = (&f.task, f.best);
     let speed = if f.held_out {
         format!(
-            "has the best median over the choosing invocations ({:.2} M/s), and runs at \
-             {:.2} M/s over the estimating ones",
+            "has the best typical time over the choosing invocations ({:.2} M/s), and runs \
+             at {:.2} M/s over the estimating ones",
             per_second_millions(f.chosen_ns),
             per_second_millions(f.best_ns)
         )
     } else {
         format!(
-            "has the best median, {:.2} M/s",
+            "has the best typical time, {:.2} M/s",
             per_second_millions(f.best_ns)
         )
     };
@@ -125,7 +125,7 @@ fn task_texts(f: &Fastest, threshold: f64) -> Vec<String> {
         let verdict = match r.claim {
             Claim::Slower => format!("{best} is ×{:.2} faster", r.ratio),
             Claim::Faster => format!("{best} is ×{:.2} slower", 1.0 / r.ratio),
-            Claim::Level => format!("the two are level at ±{} %", percent(threshold)),
+            Claim::Level => format!("the two are {}", level_words(r, threshold)),
         };
         texts.push(format!(
             "Against {}: {:.2} M/s, {verdict} (peer time ÷ {best} time ×{:.2}, 95 % interval \
@@ -206,8 +206,8 @@ fn held_out_sentence(split: HeldOut) -> String {
             format!("invocations 1–{first}")
         };
         format!(
-            "Each task's best backend is the one with the lowest median over {choosing} of \
-             {k}; its ratios against the other backends and the peer are estimated on the \
+            "Each task's best backend is the one with the lowest typical time (the geometric mean \
+             of its per-invocation medians) over {choosing} of {k}; its ratios against the other backends and the peer are estimated on the \
              other {} invocations alone, so that the choice's luck does not enter them (the \
              table and plots show all {k}).",
             split.estimate

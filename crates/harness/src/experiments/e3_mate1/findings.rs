@@ -16,7 +16,7 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
             format!("; relative to it, {}", and_list(&f.others))
         };
         findings.push(format!(
-            "{}: {} has the best median, {:.0} ns per position{rest}.",
+            "{}: {} has the best typical time, {:.0} ns per position{rest}.",
             f.task, f.best, f.best_ns
         ));
     }
@@ -26,10 +26,10 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
             .iter()
             .map(|s| {
                 let c = &s.ratio;
-                let level = if c.claim == Claim::Level {
-                    ", level"
-                } else {
-                    ""
+                let level = match c.claim {
+                    Claim::Level if c.within(m.threshold) => ", level",
+                    Claim::Level => ", unresolved",
+                    _ => "",
                 };
                 format!(
                     "{} {} ×{:.1} ({:.1}–{:.1}{level})",

@@ -2,7 +2,7 @@
 
 use super::analysis::Numbers;
 use super::measure::Measurement;
-use crate::experiments::{and_list, claims_method, percent};
+use crate::experiments::{and_list, claims_method, level_words};
 use crate::stats::Claim;
 
 /// The findings paragraph: the fastest layout per operation, guarded against packed on
@@ -11,7 +11,7 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     let mut findings = Vec::new();
     for f in &n.fastest {
         findings.push(format!(
-            "{}: {} has the best median, {:.2} ns; {}.",
+            "{}: {} has the best typical time, {:.2} ns; {}.",
             f.op,
             f.best,
             f.best_ns,
@@ -22,7 +22,7 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
         let verdict = match c.claim {
             Claim::Faster => "faster than".to_string(),
             Claim::Slower => "slower than".to_string(),
-            Claim::Level => format!("level at ±{} % with", percent(m.threshold)),
+            Claim::Level => format!("{} against", level_words(c, m.threshold)),
         };
         findings.push(format!(
             "On {op}, the guarded layout's single subtraction is {verdict} Bonanza's \

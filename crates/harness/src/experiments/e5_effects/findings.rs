@@ -3,7 +3,7 @@
 use super::analysis::Numbers;
 use super::measure::Measurement;
 use crate::effects_timing::{clock_name, NAMES, STARTS};
-use crate::experiments::{and_list, percent};
+use crate::experiments::{and_list, level_words};
 use crate::stats::{Claim, Comparison};
 
 /// The findings paragraph: the fastest stepper, the ratios to sqww, seed 001's two claims and
@@ -12,7 +12,7 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     let mut findings = Vec::new();
     if let Some((best, best_ns)) = n.fastest {
         findings.push(format!(
-            "{best} has the best median, {best_ns:.1} ns per make + unmake."
+            "{best} has the best typical time, {best_ns:.1} ns per make + unmake."
         ));
     }
     let ratios: Vec<String> = n
@@ -70,8 +70,8 @@ fn verdict(c: &Comparison, threshold: f64, holds: &str, fails: &str) -> String {
         Claim::Slower => format!("{holds} ({interval})"),
         Claim::Faster => format!("{fails} ({interval})"),
         Claim::Level => format!(
-            "cannot be decided: the two are level at ±{} % ({interval})",
-            percent(threshold)
+            "cannot be decided: the two are {} ({interval})",
+            level_words(c, threshold)
         ),
     }
 }

@@ -3,7 +3,7 @@
 use super::analysis::Numbers;
 use super::measure::{Measurement, MAX_LOADS_PER_REPETITION, MIN_LOADS_PER_REPETITION};
 use crate::cache_levels::{KNEE_RULE, PER_INVOCATION_RULE};
-use crate::experiments::percent;
+use crate::experiments::level_words;
 use crate::stats::{format_interval, format_sig, Claim};
 use kiki_core::units::rounded_bytes;
 
@@ -55,9 +55,9 @@ pub(super) fn paragraph(n: &Numbers) -> String {
                     1.0 / c.low
                 ),
                 Some(c) => format!(
-                    "the two are level at ±{} % (×{:.2}, {:.2}–{:.2}): no cost of address \
-                     translation is resolved",
-                    percent(n.threshold),
+                    "the two are {} (×{:.2}, {:.2}–{:.2}): no cost of address translation \
+                     is resolved",
+                    level_words(c, n.threshold),
                     c.ratio,
                     c.low,
                     c.high
