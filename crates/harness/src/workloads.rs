@@ -501,18 +501,40 @@ impl SearchWorkload {
     }
 }
 
-/// Moves tried per node of the depth-first walks (random among the legal ones).
-const SEARCH_BRANCHING: usize = 4;
-/// Depth of each walk below its root.
-const SEARCH_DEPTH: u32 = 3;
+/// The shape of a search-order walk: plies below each root, and moves tried per node (random
+/// among the legal ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchShape {
+    pub depth: u32,
+    pub branching: usize,
+}
+
+impl SearchShape {
+    /// Many short subtrees from unrelated roots (up to 85 nodes each): the default walk.
+    pub const SHORT: SearchShape = SearchShape {
+        depth: 3,
+        branching: 4,
+    };
+    /// Few roots searched deep (up to 5,461 nodes each), as a long search from one position
+    /// visits them: far fewer first reads of a table line per lookup.
+    pub const LONG: SearchShape = SearchShape {
+        depth: 6,
+        branching: 4,
+    };
+}
+
+/// [`search_shaped`] with [`SearchShape::SHORT`].
+pub fn search_order(seed: u64, nodes: usize) -> SearchWorkload {
+    search_shaped(seed, nodes, SearchShape::SHORT)
+}
 
 /// `nodes` distinct positions (by Zobrist key) in depth-first order: roots from seeded
 /// random-play games (a root every few plies after the opening), and below each a walk of
-/// [`SEARCH_DEPTH`] plies trying [`SEARCH_BRANCHING`] random legal moves per node, every node
+/// `shape.depth` plies trying `shape.branching` random legal moves per node, every node
 /// recorded in pre-order unless an earlier node had the same key. Consecutive nodes differ by a
 /// move or by an unmake-and-make, as in a search, so their table lines are reused as a search
 /// reuses them.
-pub fn search_order(seed: u64, nodes: usize) -> SearchWorkload {
+pub fn search_shaped(seed: u64, nodes: usize, shape: SearchShape) -> SearchWorkload {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut out = SearchWorkload {
         occupancies: Vec::with_capacity(nodes),
@@ -531,7 +553,7 @@ pub fn search_order(seed: u64, nodes: usize) -> SearchWorkload {
                 roots += 1;
                 walk(
                     &mut game,
-                    SEARCH_DEPTH,
+                    (shape.depth, shape.branching),
                     &mut rng,
                     &mut seen,
                     &mut out,
@@ -554,20 +576,22 @@ pub fn search_order(seed: u64, nodes: usize) -> SearchWorkload {
     }
     out.description = format!(
         "{} distinct positions (by Zobrist key) in depth-first order: {roots} roots taken every \
-         5 plies from {games} seeded random-play games, each walked {SEARCH_DEPTH} plies deep \
-         trying {SEARCH_BRANCHING} random legal moves per node; each node looks up every slider \
+         5 plies from {games} seeded random-play games, each walked {} plies deep \
+         trying {} random legal moves per node; each node looks up every slider \
          of both sides ({} lookups, {:.1} per node); seed {seed:#x}",
         out.nodes(),
+        shape.depth,
+        shape.branching,
         out.lookups.len(),
         out.lookups.len() as f64 / out.nodes().max(1) as f64
     );
     out
 }
 
-/// Records `pos` (if new) and walks `depth` plies below it.
+/// Records `pos` (if new) and walks `depth` plies below it, `branching` moves per node.
 fn walk<B: Backend>(
     pos: &mut Position<B>,
-    depth: u32,
+    (depth, branching): (u32, usize),
     rng: &mut Xoshiro256PlusPlus,
     seen: &mut std::collections::HashSet<u64>,
     out: &mut SearchWorkload,
@@ -593,11 +617,11 @@ fn walk<B: Backend>(
     let mut list = MoveList::new();
     pos.legal_moves(&mut list);
     let mut moves: Vec<Move> = list.iter().copied().collect();
-    for i in 0..moves.len().min(SEARCH_BRANCHING) {
+    for i in 0..moves.len().min(branching) {
         let j = rng.random_range(i..moves.len());
         moves.swap(i, j);
         let undo = pos.do_move(moves[i]);
-        walk(pos, depth - 1, rng, seen, out, nodes);
+        walk(pos, (depth - 1, branching), rng, seen, out, nodes);
         pos.undo_move(moves[i], undo);
     }
 }

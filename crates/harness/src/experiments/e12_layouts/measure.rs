@@ -605,7 +605,7 @@ impl Chains<'_> {
             &m.chain_sampling,
             (m.ns_per_tick, self.last_level),
             &mut window,
-            invocation,
+            (invocation, e7::Warming::Before),
             &format!("table misses on {pages:?} pages"),
             &mut |_| {},
         );
@@ -616,8 +616,8 @@ impl Chains<'_> {
                 pages,
                 backend,
                 twin,
-                full: pair[0].1.clone(),
-                hot: pair[1].1.clone(),
+                full: pair[0].ns.clone(),
+                hot: pair[1].ns.clone(),
             });
         }
     }

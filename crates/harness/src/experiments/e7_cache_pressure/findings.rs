@@ -125,7 +125,14 @@ pub(super) fn method(m: &Measurement) -> String {
          cost: magic-plain's minus dbb's at the top P, and that gap's growth from P = 0, both \
          paired per round; the seed's \"loses\" also needs magic-plain's whole chain slower than \
          dbb's at the top P (the ratio's interval beyond the threshold), and the whole chains' \
-         ratio change is reported beside it.",
+         ratio change is reported beside it. Each round's value is the trimmed mean of its \
+         slices, which the verdict uses; the slices' plain mean (the slow tail kept) is \
+         recorded beside it and the verdict recomputed from it is reported, not used. Without \
+         pressure, two more walks at P = 0 for magic-plain, magic and dbb (each against its \
+         hot twin): the main sweep's own windows, each walked once untimed just before it is \
+         timed (the walk's first reads of a line out of the time), and a long search of few \
+         roots walked 6 plies deep, 4 moves per node, with its own window; its table lines' \
+         first reads per lookup come from the same reuse analysis.",
     );
     text.push(' ');
     text.push_str(&claims_method(m.threshold, m.invocations));
@@ -138,10 +145,13 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     let top = n.top_reads;
     let mut out: Vec<String> = n.chains.cost_sentence(top).into_iter().collect();
     out.extend(n.verdict.sentences(top));
+    out.extend(n.estimators.sentence(&n.verdict, top));
+    out.extend(n.unpressed.sentence(m));
     out.extend(n.chains.control_sentences(top));
     out.extend(n.dose.sentences(top));
     out.extend(analysis::reuse::sentence(m));
     out.extend(n.survival.sentence(m, top));
+    out.extend(n.survival.evicts_sentence(m, top));
     out.extend(n.pages.sentences());
     out.extend(n.bracket.sentence(m));
     out.join(" ")

@@ -18,7 +18,7 @@ use crate::invocations::Invocation;
 use crate::machine::Machine;
 use crate::results::ExperimentResult;
 use measure::Measurement;
-pub(crate) use measure::{sampling, tick_ns, time_chains, MakeChain};
+pub(crate) use measure::{sampling, tick_ns, time_chains, MakeChain, Warming};
 
 pub const TITLE: &str =
     "Cache pressure: what table misses cost once an evaluation fills the cache (seed 004)";
@@ -252,6 +252,25 @@ mod tests {
         );
         assert!(summary("table_pages")["magic-plain"].is_object());
         assert!(summary("seed_004_verdict").is_string());
+        // The verdict from the slices' plain means beside the trimmed ones it uses, and P = 0
+        // on the warmed windows and the long search.
+        let estimator = summary("estimator");
+        assert_eq!(estimator["verdict_uses"], "trimmed");
+        assert!(
+            estimator["plain"]["magic_plain_minus_dbb"]["ns"].is_number(),
+            "{estimator}"
+        );
+        let unpressed = summary("unpressed");
+        for walk in ["chain", "warmed", "long_search"] {
+            assert!(
+                unpressed["walks"][walk]["magic-plain_minus_dbb"]["ns"].is_number(),
+                "{walk}: {unpressed}"
+            );
+        }
+        assert!(unpressed["warming_change_magic_plain"]["ns"].is_number());
+        for words in ["Estimator:", "What \"without pressure\" means"] {
+            assert!(experiment.findings.contains(words), "{words}");
+        }
         // One invocation: one order of the pressure counts, a permutation of them, and a block
         // order per timing call naming every case of the sweep.
         let orders = summary("orders");

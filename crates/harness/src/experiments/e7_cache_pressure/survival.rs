@@ -9,6 +9,7 @@
 //! apart even so are merged into one class, and the report says so.
 
 use super::measure::{Calibration, Reloads, SURVIVAL_LEVELS};
+use crate::stats::Estimate;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -75,6 +76,9 @@ impl Binning {
     }
 }
 
+/// The index of L2 in [`SURVIVAL_LEVELS`]: the levels after it are beyond L2.
+const L2_LEVEL: usize = 1;
+
 /// The classes the probe's loads are sorted into: each one level or several merged neighbours.
 #[derive(Clone, Debug)]
 pub(super) struct Classes {
@@ -88,6 +92,20 @@ pub(super) struct Classes {
 }
 
 impl Classes {
+    /// The classes made of levels beyond L2 alone (LL, memory); `None` where a class holds L2
+    /// together with a level beyond it, so that "beyond L2" cannot be told from the load times.
+    pub fn beyond_l2(&self) -> Option<Vec<usize>> {
+        let mixed = self
+            .members
+            .iter()
+            .any(|m| m.iter().any(|&l| l <= L2_LEVEL) && m.iter().any(|&l| l > L2_LEVEL));
+        (!mixed).then(|| {
+            (0..self.members.len())
+                .filter(|&k| self.members[k].iter().all(|&l| l > L2_LEVEL))
+                .collect()
+        })
+    }
+
     /// The classes of `c`: neighbouring levels closer than [`MERGE_BELOW_TV`] merged, then each
     /// class's held-out check (components from the even loads, estimated on the odd).
     pub fn of(c: &Calibration) -> Classes {
@@ -201,6 +219,9 @@ pub(super) struct Fractions {
     pub share: Vec<f64>,
     pub low: Vec<f64>,
     pub high: Vec<f64>,
+    /// The share of the lines beyond L2 (the classes made of LL and memory alone), with its
+    /// interval from the same replicates; `None` where a class mixes L2 with the LL.
+    pub beyond_l2: Option<Estimate>,
 }
 
 /// The survival fractions of every pressure count.
@@ -229,7 +250,21 @@ pub(super) fn fractions(
             // each replicate) can fall outside its replicates' percentiles: the interval then
             // reaches to the share itself.
             let classes_n = share.len();
+            let beyond = classes.beyond_l2();
+            let beyond_l2 = beyond.map(|beyond| {
+                let sum = |shares: &[f64]| beyond.iter().map(|&k| shares[k]).sum::<f64>();
+                let mut sums: Vec<f64> = replicates.iter().map(|r| sum(r)).collect();
+                sums.sort_by(f64::total_cmp);
+                let at = |q: f64| sums[((sums.len() - 1) as f64 * q).round() as usize];
+                let value = sum(&share);
+                Estimate {
+                    value,
+                    low: at(0.025).min(value),
+                    high: at(0.975).max(value),
+                }
+            });
             Fractions {
+                beyond_l2,
                 reads: *reads,
                 loads: reloads.ns.len(),
                 low: (0..classes_n)
@@ -408,5 +443,21 @@ mod tests {
         for k in 0..3 {
             assert!(f[0].low[k] <= f[0].share[k] + 1e-9 && f[0].share[k] <= f[0].high[k] + 1e-9);
         }
+        // Every line of the probe is beyond L2 (LL or memory), with an interval near 1.
+        let beyond = f[0].beyond_l2.expect("L1 or L2 is apart from the LL");
+        assert!((beyond.value - 1.0).abs() < 0.05, "{beyond:?}");
+        assert!(beyond.low > 0.9 && beyond.high <= 1.0 + 1e-9, "{beyond:?}");
+    }
+
+    /// Beyond L2 is the classes of LL and memory alone; a class that holds L2 with the LL
+    /// leaves it undefined.
+    #[test]
+    fn beyond_l2_needs_l2_apart_from_the_ll() {
+        let mut classes = Classes::of(&calibration());
+        assert_eq!(classes.beyond_l2(), Some(vec![1, 2]));
+        classes.members = vec![vec![0], vec![1], vec![2], vec![3]];
+        assert_eq!(classes.beyond_l2(), Some(vec![2, 3]));
+        classes.members = vec![vec![0], vec![1, 2], vec![3]];
+        assert_eq!(classes.beyond_l2(), None);
     }
 }

@@ -16,10 +16,6 @@ use crate::stats::{format_interval, format_sig, Estimate};
 use kiki_core::units::rounded_bytes;
 use serde_json::{json, Map, Value as Json};
 
-/// The share of the memory-sized synthetic table's cost that the half-last-level one must reach
-/// at the top pressure for the top to count as evicting.
-const TOP_EVICTS_SHARE: f64 = 0.8;
-
 /// A control's estimate at one pressure count, and whether it passes.
 pub type ControlPoint = (u32, Estimate, bool);
 
@@ -393,14 +389,12 @@ impl Chains {
         ))
     }
 
-    /// The controls: negative, A/A, positive, what pressure does to a miss, and whether the
-    /// top pressure evicts.
+    /// The controls: negative, A/A, positive, and what pressure does to a miss.
     pub fn control_sentences(&self, top: u32) -> Vec<String> {
         let mut out = vec![self.negative_sentence()];
         out.extend(self.aa_sentence());
         out.extend(self.positive.iter().map(positive_sentence));
         out.extend(self.pressure_sentence(top));
-        out.extend(self.evicts_sentence(top));
         out
     }
 
@@ -482,39 +476,6 @@ impl Chains {
                  synthetic tables' cost per read goes {} from P = 0 to P = {top}; a table's cost \
                  under pressure mixes where its lines are with that.",
                 and_list(&growth)
-            )
-        })
-    }
-
-    /// Is the top pressure high on this CPU? The last level's control table, read at random,
-    /// should cost about what a table in memory costs once the top P's reads come between its
-    /// reads; where it does not, the last level still holds much of it, and the top P
-    /// understates what a search with a bigger evaluation would do.
-    fn evicts_sentence(&self, top: u32) -> Option<String> {
-        let find = |kind: Synthetic| self.positive.iter().find(|p| p.kind == kind);
-        let (half, memory) = (find(Synthetic::LastLevel)?, find(Synthetic::Memory)?);
-        if top == 0 {
-            return None;
-        }
-        let (h, mem) = (half.at(top)?.value, memory.at(top)?.value);
-        let share = h / mem;
-        let measured = format!(
-            "after {top} reads per node the synthetic table of {} ({}) costs {} ns per read, \
-             {:.0} % of the memory-sized one's {} ns (at least {:.0} % is asked)",
-            rounded_bytes(half.bytes as f64),
-            half.label,
-            format_sig(h),
-            share * 100.0,
-            format_sig(mem),
-            TOP_EVICTS_SHARE * 100.0
-        );
-        Some(if share >= TOP_EVICTS_SHARE {
-            format!("The top pressure evicts on this CPU: {measured}.")
-        } else {
-            format!(
-                "**The top pressure does not evict on this CPU**: {measured}, so much of a \
-                 table that size stays in the last level, and the costs above understate what \
-                 a bigger evaluation would do."
             )
         })
     }

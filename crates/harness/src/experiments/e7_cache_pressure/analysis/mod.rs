@@ -8,10 +8,12 @@
 pub(super) mod bracket;
 pub(super) mod chains;
 pub(super) mod dose;
+pub(super) mod estimator;
 pub(super) mod pages;
 pub(super) mod reuse;
 pub(super) mod screen;
 pub(super) mod survival;
+pub(super) mod unpressed;
 pub(super) mod verdict;
 
 use super::measure::{mask_label, Chain, Measurement};
@@ -41,6 +43,10 @@ pub(super) struct Numbers {
     pub pages: pages::Pages,
     pub bracket: bracket::Brackets,
     pub verdict: verdict::Verdict,
+    /// The verdict from the other estimator.
+    pub estimators: estimator::Estimators,
+    /// P = 0 on the other walks.
+    pub unpressed: unpressed::Unpressed,
 }
 
 /// The part of the sweep a chain was timed in.
@@ -52,6 +58,10 @@ enum Part {
     Dose,
     /// The table-page split.
     Pages,
+    /// P = 0 with each window walked once before it is timed.
+    Warmed,
+    /// P = 0 on the long search.
+    LongSearch,
 }
 
 impl Part {
@@ -60,6 +70,8 @@ impl Part {
             Part::Chain => "chain",
             Part::Dose => "dose",
             Part::Pages => "pages",
+            Part::Warmed => super::measure::WARMED,
+            Part::LongSearch => super::measure::LONG_SEARCH,
         }
     }
 }
@@ -261,6 +273,8 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         chains.failed_controls(),
         &mut claims,
     );
+    let estimators = estimator::Estimators::of(m, top_reads);
+    let unpressed = unpressed::Unpressed::of(m);
 
     let mut series = chain_series(m);
     series.extend(survival::raw_series(m));
@@ -278,6 +292,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     tables.extend(reuse::table(m));
     tables.extend(survival.tables(m));
     tables.extend(pages.table());
+    tables.extend(unpressed.table(m));
     tables.extend(bracket.table(m));
 
     let mut summary: Vec<(String, Json)> = vec![
@@ -304,6 +319,8 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         json!({"pressure": m.pressure_orders, "blocks": m.block_orders}),
     ));
     summary.extend(verdict.summary());
+    summary.push(("estimator".into(), estimators.summary(&verdict)));
+    summary.push(("unpressed".into(), unpressed.summary()));
 
     Analysis {
         series,
@@ -319,6 +336,8 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             pages,
             bracket,
             verdict,
+            estimators,
+            unpressed,
         },
     }
 }

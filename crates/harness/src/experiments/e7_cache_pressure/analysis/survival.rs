@@ -8,9 +8,15 @@ use crate::experiments::e7_cache_pressure::survival::{
 };
 use crate::experiments::{and_list, series};
 use crate::results::{Plot, PlotKind, PlotLine, Point, Series, Table};
-use crate::stats::format_sig;
+use crate::stats::{format_sig, Estimate};
 use kiki_core::units::rounded_bytes;
 use serde_json::{json, Map, Value as Json};
+
+/// The share of a node's table lines that must lie beyond L2 (in the LL or memory) after the
+/// chain sweep's top pressure for the top to count as evicting: more than half, by the whole
+/// interval. Fixed before the data: the chains' costs stand for a search whose evaluation
+/// pushes the attack tables out only where most of a node's lines are gone by its next visit.
+pub const EVICTS_BEYOND_L2: f64 = 0.5;
 
 /// The classes the survival loads are sorted into (from the calibration), and the fractions.
 pub struct Survival {
@@ -305,6 +311,69 @@ impl Survival {
     }
 }
 
+impl Survival {
+    /// Does the chain sweep's top pressure evict? By the survival probe: the share of a node's
+    /// table lines beyond L2 after `top` reads, against [`EVICTS_BEYOND_L2`].
+    pub fn evicts_sentence(&self, m: &Measurement, top: u32) -> Option<String> {
+        let backend = m.survival_backend?;
+        if top == 0 {
+            return None;
+        }
+        let rule = format!(
+            "the rule asks more than {:.0} % of a node's table lines beyond L2 by the whole \
+             interval",
+            EVICTS_BEYOND_L2 * 100.0
+        );
+        let at_top = self.fractions.iter().find(|f| f.reads == top);
+        let undecided = |why: &str| {
+            Some(format!(
+                "Whether the top pressure (P = {top}) evicts is not decided here: {why} ({rule})."
+            ))
+        };
+        if !self.resolved() {
+            return undecided("the survival probe's classes are not findings on this run");
+        }
+        let Some(f) = at_top else {
+            return undecided(&format!("the survival probe did not run at P = {top}"));
+        };
+        let Some(b) = f.beyond_l2 else {
+            return undecided("the probe's load times cannot tell L2 from the LL here");
+        };
+        let measured = format!(
+            "after {top} reads per node (≈ {} inserted), {:.0} % ({:.0}–{:.0} %) of {backend}'s \
+             table lines read by a node are beyond L2",
+            rounded_bytes(top as f64 * 64.0),
+            b.value * 100.0,
+            b.low * 100.0,
+            b.high * 100.0
+        );
+        Some(match evicts(&b) {
+            Some(true) => format!("The top pressure evicts on this CPU: {measured} ({rule})."),
+            Some(false) => format!(
+                "**The top pressure does not evict on this CPU**: {measured} ({rule}), so most \
+                 of a node's table lines are still in L1 or L2 at its next lookups, and the \
+                 costs above understate what a search with more evaluation traffic per node \
+                 would pay."
+            ),
+            None => {
+                format!("Whether the top pressure evicts is not decided here: {measured} ({rule}).")
+            }
+        })
+    }
+}
+
+/// The rule on the share of lines beyond L2: evicts (the whole interval above
+/// [`EVICTS_BEYOND_L2`]), does not (the whole interval below), or undecided.
+fn evicts(beyond_l2: &Estimate) -> Option<bool> {
+    if beyond_l2.low > EVICTS_BEYOND_L2 {
+        Some(true)
+    } else if beyond_l2.high < EVICTS_BEYOND_L2 {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 /// One pressure count's fractions for the summary.
 fn fractions_json(classes: &Classes, f: &Fractions) -> Json {
     let mut point = Map::new();
@@ -330,6 +399,12 @@ fn fractions_json(classes: &Classes, f: &Fractions) -> Json {
         })
         .collect();
     point.insert("classes".into(), Json::Array(classes_json));
+    if let Some(b) = &f.beyond_l2 {
+        point.insert(
+            "beyond_l2".into(),
+            json!({"fraction": b.value, "low": b.low, "high": b.high}),
+        );
+    }
     point.insert("loads".into(), json!(f.loads));
     Json::Object(point)
 }
@@ -474,4 +549,26 @@ fn calibration_table(c: &Calibration, classes: &Classes) -> Table {
         ),
     ]);
     table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_top_evicts_only_where_most_lines_are_beyond_l2_by_the_whole_interval() {
+        let share = |value, low, high| Estimate { value, low, high };
+        assert_eq!(evicts(&share(0.9, 0.6, 1.0)), Some(true));
+        assert_eq!(
+            evicts(&share(0.005, 0.0, 0.063)),
+            Some(false),
+            "the Intel -27-6 P = 512"
+        );
+        assert_eq!(
+            evicts(&share(0.14, 0.014, 0.294)),
+            Some(false),
+            "the AMD -26-6 P = 512"
+        );
+        assert_eq!(evicts(&share(0.6, 0.4, 0.8)), None);
+    }
 }

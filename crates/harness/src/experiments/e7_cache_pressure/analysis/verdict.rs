@@ -97,6 +97,13 @@ impl Verdict {
         self.pair(Contender::MagicPlain)?.difference.as_ref()
     }
 
+    /// magic-plain − dbb table-miss cost without pressure.
+    pub fn difference_unpressed(&self) -> Option<&Estimate> {
+        self.pair(Contender::MagicPlain)?
+            .difference_unpressed
+            .as_ref()
+    }
+
     /// `magic_plain_minus_dbb`, `against_dbb` and `seed_004_verdict`.
     pub fn summary(&self) -> Vec<(String, Json)> {
         let mut pairs = Map::new();

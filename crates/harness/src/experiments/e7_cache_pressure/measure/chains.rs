@@ -4,7 +4,7 @@
 use super::dose::dose_sweep;
 use super::timing::{
     find_window, mask_label, push_chains, shuffled, synthetic_body, time_chains, ChainCase,
-    MakeChain, Walk,
+    MakeChain, Walk, Warming,
 };
 use super::{attack_table_bytes, Measurement, Steps};
 use crate::cache_levels::CacheLevels;
@@ -60,14 +60,15 @@ pub(in super::super) fn aa_case(backend: &str) -> String {
 pub(in super::super) const AA_SECOND: &str = "full, again";
 
 /// Every backend (full table and hot twin), the synthetic tables and the A/A control at every
-/// pressure; then, at the highest pressure, the dose–response.
+/// pressure; then, at the highest pressure, the dose–response. Returns the window (nodes per
+/// round) every count walked.
 pub(super) fn chain_sweep(
     m: &mut Measurement,
     workload: &SearchWorkload,
     pressure: &[u64],
     synthetic: &[&[u64]],
     steps: &mut Steps<'_>,
-) {
+) -> Option<usize> {
     let highest = m.pressure_reads.last().copied().unwrap_or(0);
     m.aa_backend = m
         .backends
@@ -105,7 +106,7 @@ pub(super) fn chain_sweep(
             &m.sampling,
             (m.ns_per_tick, m.levels.last_level_bytes()),
             &mut window,
-            m.invocation,
+            (m.invocation, Warming::Before),
             &format!("chain P={reads}"),
             &mut |f| steps.report(&message, f),
         );
@@ -119,8 +120,10 @@ pub(super) fn chain_sweep(
     let mut rows = m.chains.split_off(first_row);
     rows.sort_by_key(|row| position(row.reads));
     m.chains.extend(rows);
+    let swept = window;
     dose_sweep(m, workload, pressure, highest, &mut window, steps);
     steps.done += 1;
+    swept
 }
 
 /// The chain sweep's cases at `reads` pressure reads per node: every backend against its hot

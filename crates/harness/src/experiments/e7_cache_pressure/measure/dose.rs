@@ -1,7 +1,7 @@
 //! The dose–response at the top pressure: each backend's table masked to footprints sized
 //! from the measured levels.
 
-use super::timing::{mask_label, push_chains, time_chains, ChainCase, MakeChain};
+use super::timing::{mask_label, push_chains, time_chains, ChainCase, MakeChain, Warming};
 use super::{attack_table_bytes, Measurement, Steps};
 use crate::cache_levels::CacheLevels;
 use crate::experiments::e7_cache_pressure::HOT_MASK;
@@ -73,7 +73,7 @@ pub(super) fn dose_sweep(
             &m.sampling,
             (m.ns_per_tick, m.levels.last_level_bytes()),
             window,
-            m.invocation,
+            (m.invocation, Warming::Before),
             "dose",
             &mut |f| steps.report("dose–response", f),
         );

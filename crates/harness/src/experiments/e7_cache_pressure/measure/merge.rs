@@ -23,7 +23,10 @@ pub(in super::super) fn merge(parts: &[Measurement]) -> Result<Measurement, Stri
                 c.pressure,
             )
         },
-        |into, from| into.ns.extend(&from.ns),
+        |into, from| {
+            into.ns.extend(&from.ns);
+            into.ns_mean.extend(&from.ns_mean);
+        },
     )?;
     let survival = merge_rows(
         &gather(parts, |p| &p.survival),

@@ -11,6 +11,8 @@ mod pages;
 mod reuse;
 mod survival;
 mod timing;
+mod unpressed;
+pub(crate) use unpressed::{LONG_SEARCH, UNPRESSED_BACKENDS, WARMED};
 
 pub(crate) use bracket::Bracket;
 pub(crate) use calibration::Calibration;
@@ -22,7 +24,7 @@ pub(super) use merge::merge;
 pub(crate) use pages::TablePages;
 pub(crate) use reuse::Reuse;
 pub(super) use timing::{mask_label, WARM_IN_READS_PER_LINE, WARM_IN_SAMPLES};
-pub(crate) use timing::{tick_ns, time_chains, BlockOrder, Chain, MakeChain};
+pub(crate) use timing::{tick_ns, time_chains, BlockOrder, Chain, MakeChain, Warming};
 
 use crate::cache_levels::CacheLevels;
 use crate::experiments::{Config, Progress};
@@ -89,6 +91,12 @@ pub(crate) struct Measurement {
     pub table_pages: Vec<TablePages>,
     /// Per backend with attack tables: the reuse of its table lines along the workload.
     pub reuse: Vec<Reuse>,
+    /// The long search the P = 0 variants also walk (few roots, deep), and the reuse of its
+    /// backends' table lines along it (absent before 2026-11-27).
+    #[serde(default)]
+    pub long_workload: String,
+    #[serde(default)]
+    pub reuse_long: Vec<Reuse>,
     /// The free-running bracket: ns per iteration at E = 0 and E = pressure bytes.
     pub bracket: Vec<Bracket>,
     pub bracket_lookups: usize,
@@ -153,6 +161,7 @@ pub(super) fn measure(
     progress("generating the search-order workload", 0.0);
     let nodes = config.pick(600, 20_000, 100_000);
     let workload = workloads::search_order(config.seed ^ 0xE7, nodes);
+    let long = workloads::search_shaped(config.seed ^ 0xE7, nodes, workloads::SearchShape::LONG);
     let last_level = levels.last_level_bytes();
     // At least 4× the effective last level, in whole huge pages.
     let pressure_bytes = config
@@ -189,6 +198,8 @@ pub(super) fn measure(
         calibration: None,
         table_pages: Vec::new(),
         reuse: Vec::new(),
+        long_workload: String::new(),
+        reuse_long: Vec::new(),
         bracket: Vec::new(),
         bracket_lookups: 0,
         notes: Vec::new(),
@@ -209,15 +220,22 @@ pub(super) fn measure(
         .iter()
         .map(|(_, bytes)| PageBuffer::new(*bytes, Pages::Huge, |i| i as u64 * 0x9E37))
         .collect();
-    let total = m.pressure_reads.len() + 4;
+    let total = m.pressure_reads.len() + 6;
     let mut steps = Steps {
         progress,
         done: 0,
         total,
     };
     let tables: Vec<&[u64]> = synthetic.iter().map(PageBuffer::as_slice).collect();
-    chain_sweep(&mut m, &workload, pressure.as_slice(), &tables, &mut steps);
+    let window = chain_sweep(&mut m, &workload, pressure.as_slice(), &tables, &mut steps);
     drop(tables);
+    unpressed::unpressed(
+        &mut m,
+        (&workload, &long),
+        pressure.as_slice(),
+        window,
+        &mut steps,
+    );
     survival(&mut m, &workload, pressure.as_slice(), &mut steps);
     m.reuse = m
         .backends

@@ -1,6 +1,6 @@
 //! The table-page split: the backends' tables on 4 KiB pages, then collapsed to huge pages.
 
-use super::timing::{push_chains, time_chains, ChainCase, MakeChain};
+use super::timing::{push_chains, time_chains, ChainCase, MakeChain, Warming};
 use super::{attack_table_bytes, Measurement, Steps};
 use crate::experiments::e7_cache_pressure::HOT_MASK;
 use crate::workloads::SearchWorkload;
@@ -80,7 +80,7 @@ pub(super) fn table_pages(
                 &m.sampling,
                 (m.ns_per_tick, m.levels.last_level_bytes()),
                 &mut window,
-                m.invocation,
+                (m.invocation, Warming::Before),
                 &format!("pages: tables {tables}, pressure {pressure_pages}"),
                 &mut |f| steps.report(&message, f),
             );

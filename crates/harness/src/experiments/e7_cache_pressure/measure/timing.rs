@@ -29,7 +29,11 @@ pub(crate) struct Chain {
     pub tables: crate::invocations::StaticStr,
     #[serde(with = "crate::invocations::static_str")]
     pub pressure: crate::invocations::StaticStr,
+    /// Per round, the slices' trimmed mean (the fastest and slowest tenth left out).
     pub ns: Vec<f64>,
+    /// Per round, the slices' plain mean: the slow tail (cold misses, and interrupts) kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ns_mean: Vec<f64>,
 }
 
 /// A mask of a table footprint: its label and the byte mask (`usize::MAX` for the whole table).
@@ -241,9 +245,21 @@ pub(in super::super) const WARM_IN_READS_PER_LINE: usize = 4;
 /// caches turn over within a few nodes, so the state is steady long before).
 pub(in super::super) const WARM_IN_SAMPLES: u32 = 10;
 
-/// One timed series: its name (`case [mask]`), ns per lookup per round, and its counter values
-/// per round (none here).
-pub(crate) type TimedSeries = (String, Vec<f64>, Vec<f64>);
+/// What a case's rounds find in the caches: what the block's warm-in before them left, or
+/// also their own window, walked once untimed just before it is timed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Warming {
+    Before,
+    EachWindow,
+}
+
+/// One timed series (a case with one mask): ns per lookup per round, as the slices' trimmed
+/// mean and as their plain mean.
+#[derive(Clone, Debug)]
+pub(crate) struct TimedSeries {
+    pub ns: Vec<f64>,
+    pub ns_mean: Vec<f64>,
+}
 
 /// The order one call of [`time_chains`] timed its cases' blocks in: the invocation, the
 /// call's label (`chain P=512`, `dose`, …) and the cases of the first pass (the second pass
@@ -320,6 +336,10 @@ fn slowest_window_ns(cases: &mut [ChainCase<'_>], window: usize) -> f64 {
 /// `window` is the window in nodes: when `Some`, it is used as given (so that calls at other
 /// pressure counts walk the very same nodes in each round, and a round's values pair across
 /// them); when `None`, it is sized by [`find_window`] and stored there.
+///
+/// With [`Warming::EachWindow`] every round first walks its own window once untimed, so that
+/// the timed walk finds the window's table lines as far as the caches keep them: the walk's
+/// first reads of a line are then no longer in the time.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn time_chains(
     workload: &SearchWorkload,
@@ -327,18 +347,10 @@ pub(crate) fn time_chains(
     sampling: &SampleConfig,
     (ns_per_tick, last_level): (f64, usize),
     window_nodes: &mut Option<usize>,
-    invocation: Invocation,
+    (invocation, warming): (Invocation, Warming),
     label: &str,
     progress: &mut dyn FnMut(f64),
 ) -> (Vec<TimedSeries>, BlockOrder) {
-    let names: Vec<String> = cases
-        .iter()
-        .flat_map(|c| {
-            c.masks
-                .iter()
-                .map(move |mask| format!("{} [{mask}]", c.case))
-        })
-        .collect();
     let nodes = workload.nodes();
     let slice = SLICE_NODES.min(nodes);
     let warm_until = Instant::now() + sampling.warmup;
@@ -361,6 +373,7 @@ pub(crate) fn time_chains(
         .iter()
         .map(|c| vec![Vec::new(); c.masks.len()])
         .collect();
+    let mut ns_mean = ns.clone();
     // Invocations start at different nodes: together they cover more of the workload.
     let first_start = (invocation.index * rounds * window) % nodes;
     let order = shuffled(n, invocation.index, label);
@@ -397,6 +410,12 @@ pub(crate) fn time_chains(
             }
             for round in pass_rounds.clone() {
                 let start = (first_start + round * window) % nodes;
+                if warming == Warming::EachWindow {
+                    for first in (0..window).step_by(slice) {
+                        let at = (start + first) % nodes;
+                        black_box((case.body)(at, slice.min(window - first), &mut scratch));
+                    }
+                }
                 let mut per_slice: Vec<Vec<f64>> = vec![Vec::new(); case.masks.len()];
                 for first in (0..window).step_by(slice) {
                     let count = slice.min(window - first);
@@ -410,7 +429,9 @@ pub(crate) fn time_chains(
                 }
                 // The slices' mean with the fastest and slowest tenth left out: a slice that
                 // an interrupt or another process hit is dropped, and the rest are all used.
+                // The plain mean beside it keeps the slow tail a search pays too.
                 for (mask, times) in per_slice.iter_mut().enumerate() {
+                    ns_mean[i][mask].push(times.iter().sum::<f64>() / times.len().max(1) as f64);
                     ns[i][mask].push(trimmed_mean(times));
                 }
             }
@@ -418,11 +439,11 @@ pub(crate) fn time_chains(
             progress(blocks_done as f64 / (n * rounds).max(1) as f64);
         }
     }
-    let measured: Vec<TimedSeries> = names
-        .iter()
-        .cloned()
-        .zip(ns.into_iter().flatten())
-        .map(|(name, ns)| (name, ns, Vec::new()))
+    let measured: Vec<TimedSeries> = ns
+        .into_iter()
+        .flatten()
+        .zip(ns_mean.into_iter().flatten())
+        .map(|(ns, ns_mean)| TimedSeries { ns, ns_mean })
         .collect();
     let block_order = BlockOrder {
         invocation: invocation.index,
@@ -454,7 +475,7 @@ pub(super) fn push_chains(
             .iter()
             .map(move |mask| (c.case.clone(), mask.clone()))
     });
-    for ((case, mask), (_, ns, _)) in labels.zip(results) {
+    for ((case, mask), timed) in labels.zip(results) {
         m.chains.push(Chain {
             part,
             reads,
@@ -462,7 +483,8 @@ pub(super) fn push_chains(
             mask,
             tables,
             pressure,
-            ns,
+            ns: timed.ns,
+            ns_mean: timed.ns_mean,
         });
     }
 }
@@ -576,12 +598,14 @@ mod tests {
             &sampling,
             (1.0, 1 << 20),
             &mut window,
-            Invocation::ONLY,
+            (Invocation::ONLY, Warming::Before),
             "test",
             &mut |_| {},
         );
         assert!(
-            results.iter().all(|(_, ns, _)| ns.len() == 6),
+            results
+                .iter()
+                .all(|r| r.ns.len() == 6 && r.ns_mean.len() == 6),
             "{results:?}"
         );
         let first: Vec<usize> = shuffled(4, 0, "test");
