@@ -52,13 +52,49 @@ pub(super) struct KindCycles {
     pub cells: Vec<(String, Estimate)>,
 }
 
-/// Cycles per lookup at `ghz`: ns × GHz, the interval scaled alike.
-fn cycles(ns: &[f64], ghz: f64, k: usize) -> Estimate {
-    interval(ns, k).map(|ns| ns * ghz)
+/// Cycles per lookup: each invocation's ns × that invocation's own clock where every one was
+/// measured, else ns × the median clock (the interval scaled alike).
+fn cycles(ns: &[f64], m: &Measurement) -> Option<Estimate> {
+    let k = m.invocations;
+    let own: Option<Vec<f64>> = m.clocks_ghz.iter().copied().collect();
+    match own {
+        Some(clocks) if clocks.len() == k && k > 0 && ns.len().is_multiple_of(k) => {
+            let per = ns.len() / k;
+            let scaled: Vec<f64> = ns
+                .iter()
+                .enumerate()
+                .map(|(i, x)| x * clocks[i / per.max(1)])
+                .collect();
+            Some(interval(&scaled, k))
+        }
+        _ => m.clock_ghz.map(|ghz| interval(ns, k).map(|ns| ns * ghz)),
+    }
+}
+
+/// The clock the cycles come from, for headers and sentences: `2.67 GHz`, or `each invocation's
+/// own clock, 2.57–2.87 GHz`.
+pub(super) fn clock_words(m: &Measurement) -> Option<String> {
+    let ghz = m.clock_ghz?;
+    let own: Vec<f64> = m.clocks_ghz.iter().flatten().copied().collect();
+    let (low, high) = own
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| {
+            (l.min(x), h.max(x))
+        });
+    Some(
+        if own.len() == m.invocations
+            && own.len() > 1
+            && format!("{low:.2}") != format!("{high:.2}")
+        {
+            format!("each invocation's own clock, {low:.2}–{high:.2} GHz")
+        } else {
+            format!("{ghz:.2} GHz")
+        },
+    )
 }
 
 /// The targets: on every workload, pext's throughput cycles per lookup for each kind.
-fn pext_cycles(m: &Measurement, ghz: f64) -> Vec<KindCycles> {
+fn pext_cycles(m: &Measurement) -> Vec<KindCycles> {
     if !m.backends.contains(&CYCLE_BACKEND) {
         return Vec::new();
     }
@@ -71,7 +107,7 @@ fn pext_cycles(m: &Measurement, ghz: f64) -> Vec<KindCycles> {
                 .into_iter()
                 .filter_map(|w| {
                     let cell = m.cell(w, piece, Mode::Throughput, CYCLE_BACKEND)?;
-                    Some((w.to_string(), cycles(&cell.ns, ghz, m.invocations)))
+                    Some((w.to_string(), cycles(&cell.ns, m)?))
                 })
                 .collect(),
         })
@@ -162,7 +198,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis<'_> {
         })
         .collect();
     summary.push(("counters".to_string(), Json::from(m.counter_log.note())));
-    let pext_cycles = m.clock_ghz.map_or(Vec::new(), |ghz| pext_cycles(m, ghz));
+    let pext_cycles = pext_cycles(m);
     if let Some(ghz) = m.clock_ghz {
         summary.push(("clock_ghz".to_string(), Json::from(ghz)));
     }
@@ -249,9 +285,9 @@ fn batch_table(m: &Measurement) -> Option<Table> {
     let mut headers = vec!["backend".to_string(), "piece".to_string()];
     for v in &variants {
         headers.push(format!("{v} ns/lookup ({})", m.batch_workload));
-        if let Some(ghz) = m.clock_ghz {
+        if let Some(clock) = clock_words(m) {
             headers.push(format!(
-                "{v} cycles/lookup at {ghz:.2} GHz ({})",
+                "{v} cycles/lookup at {clock} ({})",
                 m.batch_workload
             ));
         }
@@ -276,10 +312,12 @@ fn batch_table(m: &Measurement) -> Option<Table> {
                 row.push(timed.map_or("–".to_string(), |c| {
                     format_interval(&interval(&c.ns, m.invocations))
                 }));
-                if let Some(ghz) = m.clock_ghz {
-                    row.push(timed.map_or("–".to_string(), |c| {
-                        format_interval(&cycles(&c.ns, ghz, m.invocations))
-                    }));
+                if m.clock_ghz.is_some() {
+                    row.push(
+                        timed
+                            .and_then(|c| cycles(&c.ns, m))
+                            .map_or("–".to_string(), |e| format_interval(&e)),
+                    );
                 }
             }
             rows.push(row);
@@ -316,11 +354,8 @@ fn table(m: &Measurement, mode: Mode) -> Table {
     let mut headers = vec!["workload".to_string(), "piece".to_string()];
     for b in &m.backends {
         headers.push(format!("{b} ns/lookup ({})", mode.name()));
-        if let Some(ghz) = m.clock_ghz {
-            headers.push(format!(
-                "{b} cycles/lookup at {ghz:.2} GHz ({})",
-                mode.name()
-            ));
+        if let Some(clock) = clock_words(m) {
+            headers.push(format!("{b} cycles/lookup at {clock} ({})", mode.name()));
         }
     }
     let mut rows = Vec::new();
@@ -336,11 +371,11 @@ fn table(m: &Measurement, mode: Mode) -> Table {
                     Some(c) => format_interval(&interval(&c.ns, m.invocations)),
                     None => "–".to_string(),
                 });
-                if let Some(ghz) = m.clock_ghz {
-                    row.push(match cell {
-                        Some(c) => format_interval(&cycles(&c.ns, ghz, m.invocations)),
-                        None => "–".to_string(),
-                    });
+                if m.clock_ghz.is_some() {
+                    row.push(
+                        cell.and_then(|c| cycles(&c.ns, m))
+                            .map_or("–".to_string(), |e| format_interval(&e)),
+                    );
                 }
             }
             rows.push(row);
@@ -623,4 +658,41 @@ fn noisiest(cells: &[Cell]) -> Option<(f64, &Cell)> {
         .iter()
         .map(|c| (summarise(&c.ns).relative_mad(), c))
         .max_by(|a, b| a.0.total_cmp(&b.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::Config;
+    use crate::invocations::Invocation;
+
+    /// Two invocations at 2 and 3 GHz: each one's rounds are converted at its own clock, and
+    /// the sentence names the range.
+    #[test]
+    fn each_invocation_converts_at_its_own_clock() {
+        let config = Config {
+            backends: vec!["dbb".to_string()],
+            ..Config::smoke()
+        };
+        let one = super::super::measure::measure(&config, Invocation::ONLY, &mut |_, _| {});
+        let clocked = |ghz: f64| {
+            let mut part = one.clone();
+            part.clock_ghz = Some(ghz);
+            part.clocks_ghz = vec![Some(ghz)];
+            for cell in &mut part.cells {
+                cell.ns = vec![1.0; cell.ns.len()];
+            }
+            part
+        };
+        let m = super::super::measure::merge(&[clocked(2.0), clocked(3.0)]).unwrap();
+        assert_eq!(m.clocks_ghz, vec![Some(2.0), Some(3.0)]);
+        let cell = &m.cells[0];
+        let e = cycles(&cell.ns, &m).expect("clocks measured");
+        // Half the rounds at 2 cycles, half at 3: the geometric mean of the invocations'.
+        assert!((e.value - 6f64.sqrt()).abs() < 1e-9, "{e:?}");
+        assert_eq!(
+            clock_words(&m).unwrap(),
+            "each invocation's own clock, 2.00–3.00 GHz"
+        );
+    }
 }

@@ -119,7 +119,7 @@ fn cycles_text(m: &Measurement, n: &Numbers<'_>) -> String {
         .map(|(piece, target)| format!("{} ≤ {target}", piece.name()))
         .collect::<Vec<_>>()
         .join(", ");
-    let Some(ghz) = m.clock_ghz else {
+    let Some(clock) = super::analysis::clock_words(m) else {
         return format!(
             "Cycles per lookup are omitted: the clock could not be measured here (the \
              dependent-add and dependent-multiply chains disagree, or this is not x86-64), so \
@@ -129,14 +129,14 @@ fn cycles_text(m: &Measurement, n: &Numbers<'_>) -> String {
     };
     if n.pext_cycles.is_empty() {
         return format!(
-            "At the measured {ghz:.2} GHz: {CYCLE_BACKEND} was not measured, so the issue's \
+            "At the measured {clock}: {CYCLE_BACKEND} was not measured, so the issue's \
              targets ({targets} cycles per throughput lookup) are not checked."
         );
     }
     let kinds: Vec<String> = n.pext_cycles.iter().map(kind_cycles_text).collect();
     format!(
-        "Cycles per lookup (ns × the {ghz:.2} GHz clock of a dependent-add chain, intervals \
-         scaled alike), {CYCLE_BACKEND} in throughput against the issue's targets ({targets} \
+        "Cycles per lookup (ns × {clock} by a dependent-add chain, intervals scaled \
+         alike), {CYCLE_BACKEND} in throughput against the issue's targets ({targets} \
          cycles; met where the whole interval is at or under the target, missed where it lies \
          above): {}.",
         kinds.join("; ")
@@ -279,12 +279,13 @@ pub(super) fn method(m: &Measurement) -> String {
         m.sampling.samples,
         m.sampling.min_sample,
         m.sampling.warmup,
-        match m.clock_ghz {
-            Some(ghz) => format!(
-                "Cycles per lookup are ns per lookup × {ghz:.2} GHz, the core clock measured once \
-                 after the runs by a chain of dependent adds (checked against dependent \
-                 multiplies); the interval scales alike, and the clock is assumed steady over \
-                 the runs."
+        match super::analysis::clock_words(m) {
+            Some(clock) => format!(
+                "Cycles per lookup are ns per lookup × the core clock ({clock}), which each \
+                 invocation measures after its own runs by a chain of dependent adds (checked \
+                 against dependent multiplies), each invocation's rounds converted at its own \
+                 clock; the interval scales alike, and the clock is assumed steady over an \
+                 invocation's runs."
             ),
             None => "The core clock could not be measured, so no cycles per lookup are given."
                 .to_string(),

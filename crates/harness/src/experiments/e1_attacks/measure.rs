@@ -62,8 +62,12 @@ pub(crate) struct Measurement {
     pub thin: Vec<String>,
     /// A sentence for the method when the user's positions could not be used (else empty).
     pub user_note: String,
-    /// The core clock measured after the runs (`conditions::measure_clock_ghz`), if it could be.
+    /// The core clock measured after the runs (`conditions::measure_clock_ghz`), if it could be;
+    /// once merged, the median of the invocations' own.
     pub clock_ghz: Option<f64>,
+    /// Each invocation's own clock, measured after its runs (absent before 2026-11-27).
+    #[serde(default)]
+    pub clocks_ghz: Vec<Option<f64>>,
     /// The process invocations pooled here (1 as measured; K once merged).
     pub invocations: usize,
 }
@@ -83,9 +87,13 @@ pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
         |into, from| into.ns.extend(&from.ns),
     )?;
     let logs: Vec<&CounterLog> = parts.iter().map(|p| &p.counter_log).collect();
+    let clocks_ghz: Vec<Option<f64>> = parts.iter().flat_map(|p| p.clocks_ghz.clone()).collect();
+    let measured: Vec<f64> = clocks_ghz.iter().flatten().copied().collect();
     Ok(Measurement {
         cells,
         batch,
+        clock_ghz: crate::stats::median(&measured).or(first.clock_ghz),
+        clocks_ghz,
         counter_log: CounterLog::merge(&logs)?,
         invocations: parts.len(),
         ..first.clone()
@@ -214,6 +222,7 @@ pub(super) fn measure(
         thin,
         user_note,
         clock_ghz,
+        clocks_ghz: vec![clock_ghz],
         invocations: 1,
     }
 }
