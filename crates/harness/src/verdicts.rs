@@ -275,8 +275,9 @@ fn e7(s: e7_cache_pressure::summary::Summary) -> Verdict {
         .clone()
         .or_else(|| s.positive_control.clone().map(|p| vec![p]));
     if let Some(list) = positives {
-        // By today's rule, as the verdict's caveat reads it: a control recorded as passed on
-        // its point estimate whose interval reaches 0 or leaves E6's band fails.
+        // By today's rule where the report recorded the control's interval, as the verdict's
+        // caveat reads it: a control passed on its point estimate whose interval reaches 0 or
+        // leaves E6's band fails (one recorded without an interval keeps its own verdict).
         let pass = list.iter().filter(|p| p.pass && !p.fails_today()).count();
         parts.push(format!("positive controls {pass} of {} pass", list.len()));
     }

@@ -4,7 +4,8 @@ use super::measure::{
     Measurement, Row, CONTROL, INCREMENTAL, MAPS, MAPS_LATENCY, MAPS_WITHOUT_AVX512, MATE1, PERFT,
     RECOUNT, UNION,
 };
-use crate::experiments::{interval, interval_point, series, typical, Claims};
+use crate::experiments::claims::Claims;
+use crate::experiments::{interval, interval_point, series, typical};
 use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
 use crate::stats::{format_interval, Comparison, Estimate};
 use kiki_engine::attack_map::Method;

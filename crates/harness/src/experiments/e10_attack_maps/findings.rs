@@ -2,7 +2,8 @@
 
 use super::analysis::{Best, Numbers};
 use super::measure::{Measurement, INCREMENTAL, MAPS, MATE1, PERFT};
-use crate::experiments::{and_list, claims_method, level_words, percent};
+use crate::experiments::and_list;
+use crate::experiments::claims::{claims_method, level_words, percent};
 use crate::stats::{format_interval, Claim, Comparison};
 
 fn best_text(best: &Best) -> String {

@@ -4,8 +4,9 @@
 use super::measure::{Cell, Measurement, TablePages};
 pub(super) use super::rule::RULE_PAIR;
 use super::rule::{self, Interval, Verdict, NEGATIVE, TWIN};
+use crate::experiments::claims::Claims;
 use crate::experiments::{
-    blocks, interval, interval_linear, interval_point, ranked, series, typical, Claims,
+    blocks, interval, interval_linear, interval_point, ranked, series, typical,
 };
 use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
 use crate::stats::{format_interval, format_sig, t95, Claim, Estimate};
@@ -330,7 +331,7 @@ fn best_backend(
     let ratio = format!("×{:.3} [{:.3}–{:.3}]", c.ratio, c.low, c.high);
     let separation = if c.claim == Claim::Slower {
         Separation::Decided(format!("{next} takes {ratio} its time"))
-    } else if c.low > 1.0 - m.threshold && c.high < 1.0 + m.threshold {
+    } else if c.within(m.threshold) {
         Separation::Level(format!("{next} against {best} {ratio}"))
     } else {
         Separation::NotSeparated(format!("{next} against {best} {ratio}"))

@@ -3,7 +3,8 @@
 use super::analysis::{reads_as, Numbers, Separation, RULE_PAIR};
 use super::measure::{Measurement, TablePages};
 use super::RULE_COMMIT;
-use crate::experiments::{and_list, percent};
+use crate::experiments::and_list;
+use crate::experiments::claims::percent;
 use crate::stats::{format_interval, format_sig};
 use kiki_engine::search::eval::EvalKind;
 

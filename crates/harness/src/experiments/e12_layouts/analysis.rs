@@ -3,8 +3,9 @@
 
 use super::measure::{Entry, LookupInput, Measurement, Pair};
 use crate::bench::TablePlacement;
+use crate::experiments::claims::CLAIM_SEED;
 use crate::experiments::e11_search::TablePages;
-use crate::experiments::{blocks, interval, interval_linear, interval_point, series, CLAIM_SEED};
+use crate::experiments::{blocks, interval, interval_linear, interval_point, series};
 use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
 use crate::stats::{
     compare_differences_invocations, compare_invocations, format_interval, Claim, Comparison,

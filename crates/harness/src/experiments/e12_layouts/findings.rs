@@ -3,7 +3,8 @@
 
 use super::analysis::{bounds_text, interval_text, ratio_text, Compared, Cost, Numbers};
 use super::measure::Measurement;
-use crate::experiments::{and_list, claims_method, percent};
+use crate::experiments::and_list;
+use crate::experiments::claims::{claims_method, percent};
 use crate::stats::{Claim, Comparison};
 use kiki_core::units::rounded_bytes;
 

@@ -2,8 +2,9 @@
 
 use super::measure::{BatchCell, Cell, Measurement, ONE_AT_A_TIME};
 use super::Mode;
+use crate::experiments::claims::Claims;
 use crate::experiments::{
-    interval, interval_point, per_second_millions, ranked, series, summarise, typical, Claims,
+    interval, interval_point, per_second_millions, ranked, series, summarise, typical,
 };
 use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
 use crate::stats::{format_interval, Claim, Comparison, Estimate, Summary};
@@ -201,6 +202,10 @@ pub(super) fn analyse(m: &Measurement) -> Analysis<'_> {
     let pext_cycles = pext_cycles(m);
     if let Some(ghz) = m.clock_ghz {
         summary.push(("clock_ghz".to_string(), Json::from(ghz)));
+        summary.push((
+            "clocks_ghz".to_string(),
+            serde_json::to_value(&m.clocks_ghz).unwrap_or(Json::Null),
+        ));
     }
     for kind in &pext_cycles {
         // Per workload the median cycles per lookup with its interval, and the target.

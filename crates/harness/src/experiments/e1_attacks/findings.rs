@@ -3,7 +3,8 @@
 use super::analysis::{KindCycles, Leader, Numbers, Wins, CYCLE_BACKEND, CYCLE_TARGETS};
 use super::measure::Measurement;
 use super::Mode;
-use crate::experiments::{and_list, claims_method, level_words, percent};
+use crate::experiments::and_list;
+use crate::experiments::claims::{claims_method, level_words, percent};
 use crate::stats::{format_sig, Claim};
 
 /// The findings paragraph: the leaders per mode, the cost of mixing kinds, the wins per mode
@@ -284,8 +285,9 @@ pub(super) fn method(m: &Measurement) -> String {
                 "Cycles per lookup are ns per lookup × the core clock ({clock}), which each \
                  invocation measures after its own runs by a chain of dependent adds (checked \
                  against dependent multiplies), each invocation's rounds converted at its own \
-                 clock; the interval scales alike, and the clock is assumed steady over an \
-                 invocation's runs."
+                 clock where every invocation measured one (else all at their median); the \
+                 interval scales alike, and the clock is assumed steady over an invocation's \
+                 runs."
             ),
             None => "The core clock could not be measured, so no cycles per lookup are given."
                 .to_string(),

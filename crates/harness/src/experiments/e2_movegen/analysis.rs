@@ -1,9 +1,8 @@
 //! E2's analysis: series, the table, two panels, claims and the numbers the findings quote.
 
 use super::measure::Measurement;
-use crate::experiments::{
-    interval, interval_point, per_second_millions, ranked, series, typical, Claims,
-};
+use crate::experiments::claims::Claims;
+use crate::experiments::{interval, interval_point, per_second_millions, ranked, series, typical};
 use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
 use crate::stats::{format_interval, Comparison};
 use kiki_engine::perft::Leaf;
@@ -436,7 +435,12 @@ fn fastest_in(
         .iter()
         .map(|(b, _)| {
             let ns = parts(&m.row(task, b).expect("ranked").ns).estimating.0;
-            claims.ratio_text(task, (b, &ns), (best, &best_ns))
+            // Rounds pair one to one, or not at all.
+            if ns.len() == best_ns.len() {
+                claims.ratio_text(task, (b, &ns), (best, &best_ns))
+            } else {
+                format!("{b} (its rounds do not pair with {best}'s)")
+            }
         })
         .collect();
     let peers = m
@@ -444,6 +448,9 @@ fn fastest_in(
         .iter()
         .filter_map(|&peer| {
             let (peer_ns, k) = parts(&m.row(task, peer)?.ns).estimating;
+            if peer_ns.len() != best_ns.len() {
+                return None;
+            }
             // Peer time over best-backend time, paired per round: above 1 means kiki is faster.
             let ratio = claims.compare(task, (peer, &peer_ns), (best, &best_ns))?;
             Some(PeerAgainstBest {
@@ -584,5 +591,8 @@ mod tests {
             .find(|c| c.a == "b")
             .expect("b against a");
         assert_eq!(b_against_a.comparison.invocations, 3);
+        // The peer's four rounds pair with nothing: no ratio is claimed for it.
+        assert!(fastest.peers.is_empty());
+        assert!(analysis.comparisons.iter().all(|c| c.a != "peer"));
     }
 }

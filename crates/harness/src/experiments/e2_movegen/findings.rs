@@ -2,7 +2,8 @@
 
 use super::analysis::{Fastest, HeldOut, Numbers, Target, LIST_TARGET};
 use super::measure::Measurement;
-use crate::experiments::{and_list, claims_method, level_words, per_second_millions};
+use crate::experiments::claims::{claims_method, level_words};
+use crate::experiments::{and_list, per_second_millions};
 use crate::stats::Claim;
 use kiki_engine::perft::Leaf;
 
@@ -185,8 +186,26 @@ pub(super) fn method(m: &Measurement, n: &Numbers) -> String {
     if !m.skipped.is_empty() {
         method.push_str(&format!(" Skipped: {}.", m.skipped.join("; ")));
     }
+    // A task with a row that does not split by invocation chooses and estimates on all of
+    // them, and its claims pool all of them: name those tasks.
+    let pooled: Vec<String> = n
+        .tasks
+        .iter()
+        .filter(|f| !f.held_out && n.split.select > 0)
+        .map(|f| f.task.clone())
+        .collect();
+    let pooled = if pooled.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " Not held out (a row's rounds do not split by invocation): {}, whose best backend \
+             is chosen and whose ratios are estimated on all {} invocations.",
+            and_list(&pooled),
+            m.invocations
+        )
+    };
     format!(
-        "{method} {} {}",
+        "{method} {}{pooled} {}",
         held_out_sentence(n.split),
         claims_method(m.threshold, n.split.estimate)
     )
@@ -206,10 +225,10 @@ fn held_out_sentence(split: HeldOut) -> String {
             format!("invocations 1–{first}")
         };
         format!(
-            "Each task's best backend is the one with the lowest typical time (the geometric mean \
-             of its per-invocation medians) over {choosing} of {k}; its ratios against the other backends and the peer are estimated on the \
-             other {} invocations alone, so that the choice's luck does not enter them (the \
-             table and plots show all {k}).",
+            "Each task's best backend is the one with the lowest typical time (the geometric \
+             mean of its per-invocation medians) over {choosing} of {k}; its ratios against \
+             the other backends and the peer are estimated on the other {} invocations alone, \
+             so that the choice's luck does not enter them (the table and plots show all {k}).",
             split.estimate
         )
     }

@@ -2,7 +2,8 @@
 
 use super::analysis::Numbers;
 use super::measure::Measurement;
-use crate::experiments::{and_list, claims_method};
+use crate::experiments::and_list;
+use crate::experiments::claims::claims_method;
 use crate::stats::Claim;
 
 /// The findings paragraph: the fastest fast path per set, brute force against it, and whether

@@ -2,7 +2,8 @@
 
 use super::measure::Measurement;
 use super::{LAYOUTS, OPS};
-use crate::experiments::{interval, interval_point, ranked, series, typical, Claims};
+use crate::experiments::claims::Claims;
+use crate::experiments::{interval, interval_point, ranked, series, typical};
 use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
 use crate::stats::{format_interval, Comparison};
 use kiki_engine::hands::{GuardedHand, HandLayout, PackedHand};

@@ -2,7 +2,8 @@
 
 use super::analysis::Numbers;
 use super::measure::Measurement;
-use crate::experiments::{and_list, claims_method, level_words};
+use crate::experiments::and_list;
+use crate::experiments::claims::{claims_method, level_words};
 use crate::stats::Claim;
 
 /// The findings paragraph: the fastest layout per operation, guarded against packed on

@@ -2,7 +2,8 @@
 
 use super::measure::Measurement;
 use crate::effects_timing::Samples;
-use crate::experiments::{interval, interval_point, ranked, series, typical, Claims};
+use crate::experiments::claims::Claims;
+use crate::experiments::{interval, interval_point, ranked, series, typical};
 use crate::results::PairRecord;
 use crate::results::{Plot, PlotKind, PlotLine, Series, Table};
 use crate::stats::{format_interval, Comparison};

@@ -3,7 +3,8 @@
 use super::analysis::Numbers;
 use super::measure::Measurement;
 use crate::effects_timing::{clock_name, NAMES, STARTS};
-use crate::experiments::{and_list, level_words};
+use crate::experiments::and_list;
+use crate::experiments::claims::level_words;
 use crate::stats::{Claim, Comparison};
 
 /// The findings paragraph: the fastest stepper, the ratios to sqww, seed 001's two claims and

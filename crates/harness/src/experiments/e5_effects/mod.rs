@@ -11,7 +11,8 @@ mod findings;
 mod measure;
 pub mod summary;
 
-use super::{claims_method, failed_result, About, Context, Experiment, ExperimentId, Progress};
+use super::{failed_result, About, Context, Experiment, ExperimentId, Progress};
+use crate::experiments::claims::claims_method;
 use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
 use measure::Measurement;

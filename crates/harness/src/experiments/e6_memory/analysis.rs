@@ -2,7 +2,8 @@
 
 use super::measure::Measurement;
 use crate::cache_levels::CacheLevels;
-use crate::experiments::{blocks, interval, interval_point, series, Claims};
+use crate::experiments::claims::Claims;
+use crate::experiments::{blocks, interval, interval_point, series};
 use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
 use crate::stats::{format_interval, format_sig, median, Comparison, Estimate};
 use kiki_core::pages::Pages;

@@ -3,7 +3,7 @@
 use super::analysis::Numbers;
 use super::measure::{Measurement, MAX_LOADS_PER_REPETITION, MIN_LOADS_PER_REPETITION};
 use crate::cache_levels::{KNEE_RULE, PER_INVOCATION_RULE};
-use crate::experiments::level_words;
+use crate::experiments::claims::level_words;
 use crate::stats::{format_interval, format_sig, Claim};
 use kiki_core::units::rounded_bytes;
 

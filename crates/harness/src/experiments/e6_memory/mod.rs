@@ -12,8 +12,9 @@ pub mod summary;
 
 pub use crate::cache_levels::{ring, sizes};
 
-use super::{claims_method, failed_result, About, Context, Experiment, ExperimentId, Progress};
+use super::{failed_result, About, Context, Experiment, ExperimentId, Progress};
 use crate::cache_levels::{CacheLevels, EffectiveLevel};
+use crate::experiments::claims::claims_method;
 use crate::invocations::Invocation;
 use crate::results::{ExperimentResult, Series};
 use measure::Measurement;

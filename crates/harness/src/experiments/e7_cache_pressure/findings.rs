@@ -4,8 +4,10 @@
 use super::analysis::{self, Numbers};
 use super::measure::Measurement;
 use super::{HOT_MASK, NEGATIVE_BOUND_NS, POSITIVE_TOLERANCE};
-use crate::experiments::{and_list, claims_method};
+use crate::experiments::and_list;
+use crate::experiments::claims::claims_method;
 use crate::stats::format_sig;
+use crate::workloads::SearchShape;
 use kiki_core::units::rounded_bytes;
 
 pub(super) fn method(m: &Measurement) -> String {
@@ -120,20 +122,24 @@ pub(super) fn method(m: &Measurement) -> String {
         text.push_str(note);
         text.push('.');
     }
-    text.push_str(
+    text.push_str(&format!(
         " Seed 004's verdict is decided, as fixed before measuring, by the isolated table-miss \
          cost: magic-plain's minus dbb's at the top P, and that gap's growth from P = 0, both \
          paired per round; the seed's \"loses\" also needs magic-plain's whole chain slower than \
          dbb's at the top P (the ratio's interval beyond the threshold), and the whole chains' \
          ratio change is reported beside it. Each round's value is the trimmed mean of its \
          slices, which the verdict uses; the slices' plain mean (the slow tail kept) is \
-         recorded beside it and the verdict recomputed from it is reported, not used. Without \
+         recorded beside it and the verdict recomputed from it (with the controls as the \
+         trimmed means judge them) is reported, not used. Without \
          pressure, two more walks at P = 0 for magic-plain, magic and dbb (each against its \
          hot twin): the main sweep's own windows, each walked once untimed just before it is \
-         timed (the walk's first reads of a line out of the time), and a long search of few \
-         roots walked 6 plies deep, 4 moves per node, with its own window; its table lines' \
-         first reads per lookup come from the same reuse analysis.",
-    );
+         timed (its first reads of a line then find the line as far as the caches keep \
+         it), in a call of its own after the sweep, and a long search of few roots walked {} \
+         plies deep, {} moves per node, with its own window; its table lines' first reads per \
+         lookup come from the same reuse analysis.",
+        SearchShape::LONG.depth,
+        SearchShape::LONG.branching
+    ));
     text.push(' ');
     text.push_str(&claims_method(m.threshold, m.invocations));
     text

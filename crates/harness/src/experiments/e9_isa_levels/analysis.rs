@@ -7,7 +7,7 @@
 //! paths, then one instruction-set level against the next) per cell and, per backend, as a
 //! geometric mean over its cells; every ratio has a 95 % interval and a claim at the threshold.
 
-use crate::experiments::percent;
+use crate::experiments::claims::percent;
 use crate::results::{
     ExperimentResult, PairRecord, Plot, PlotKind, PlotLine, Point, Series, Table,
 };

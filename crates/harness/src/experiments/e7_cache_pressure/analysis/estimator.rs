@@ -2,10 +2,10 @@
 //! mean of its slices (the slow tail kept) instead of the trimmed mean the verdict uses.
 
 use super::verdict::Verdict;
-use super::{chains, dose, estimate_json, pages};
+use super::{dose, estimate_json, pages};
+use crate::experiments::claims::Claims;
 use crate::experiments::e7_cache_pressure::measure::Measurement;
 use crate::experiments::e7_cache_pressure::summary::SeedVerdict;
-use crate::experiments::Claims;
 use crate::stats::{format_interval, Estimate};
 use serde_json::{json, Value as Json};
 
@@ -17,22 +17,16 @@ pub struct Estimators {
 }
 
 impl Estimators {
-    /// Seed 004's verdict from `m`'s plain means, at the top pressure `top`.
-    pub fn of(m: &Measurement, top: u32) -> Estimators {
+    /// Seed 004's verdict from `m`'s plain means, at the top pressure `top`, gated on the
+    /// controls that `failed` as the trimmed means judge them: a control is a property of the
+    /// run, so the two estimators differ only in the costs they decide from.
+    pub fn of(m: &Measurement, top: u32, failed: Vec<(String, String)>) -> Estimators {
         let plain = with_plain_means(m).map(|plain| {
-            let chains = chains::Chains::of(&plain, top);
             let dose = dose::Dose::of(&plain, top);
             let pages = pages::Pages::of(&plain, top);
             // Its comparisons are not the report's: they stay out of `results.json`'s claims.
             let mut claims = Claims::new(plain.threshold, plain.invocations);
-            Verdict::of(
-                &plain,
-                top,
-                &pages,
-                &dose,
-                chains.failed_controls(),
-                &mut claims,
-            )
+            Verdict::of(&plain, top, &pages, &dose, failed, &mut claims)
         });
         Estimators { plain }
     }

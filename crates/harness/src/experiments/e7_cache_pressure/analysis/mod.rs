@@ -18,7 +18,8 @@ pub(super) mod verdict;
 
 use super::measure::{mask_label, Chain, Measurement};
 use super::HOT_MASK;
-use crate::experiments::{interval_linear, series, Claims};
+use crate::experiments::claims::Claims;
+use crate::experiments::{interval_linear, series};
 use crate::results::{Plot, Series, Table};
 use crate::stats::Estimate;
 use serde_json::{json, Value as Json};
@@ -273,7 +274,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         chains.failed_controls(),
         &mut claims,
     );
-    let estimators = estimator::Estimators::of(m, top_reads);
+    let estimators = estimator::Estimators::of(m, top_reads, chains.failed_controls());
     let unpressed = unpressed::Unpressed::of(m);
 
     let mut series = chain_series(m);

@@ -7,6 +7,7 @@ use crate::experiments::e7_cache_pressure::measure::{Measurement, UNPRESSED_BACK
 use crate::experiments::interval_linear;
 use crate::results::Table;
 use crate::stats::{format_interval, Estimate};
+use crate::workloads::SearchShape;
 use serde_json::{json, Map, Value as Json};
 
 /// The backend every contender is set against.
@@ -80,30 +81,51 @@ impl Unpressed {
 
     /// The table: per walk, each backend's cost and each contender's gap to dbb.
     pub fn table(&self, m: &Measurement) -> Option<Table> {
-        let Walk { costs, gaps, .. } = self.walks.first()?;
+        if self.walks.is_empty() {
+            return None;
+        }
+        let backends: Vec<&str> = UNPRESSED_BACKENDS
+            .iter()
+            .copied()
+            .filter(|b| m.backends.contains(b))
+            .collect();
+        let contenders: Vec<&str> = backends
+            .iter()
+            .copied()
+            .filter(|&b| b != REFERENCE)
+            .collect();
         let mut headers = vec!["walk at P = 0".to_string()];
         headers.extend(
-            costs
+            backends
                 .iter()
-                .map(|(b, _)| format!("{b} table misses (ns/lookup)")),
+                .map(|b| format!("{b} table misses (ns/lookup)")),
         );
         headers.extend(
-            gaps.iter()
-                .map(|(b, _)| format!("{b} − {REFERENCE} (ns/lookup)")),
+            contenders
+                .iter()
+                .map(|b| format!("{b} − {REFERENCE} (ns/lookup)")),
         );
         headers.push("first reads per lookup (magic-plain / dbb)".into());
+        let cell = |list: &[(&'static str, Estimate)], name: &str| {
+            list.iter()
+                .find(|(b, _)| *b == name)
+                .map_or("—".to_string(), |(_, e)| format_interval(e))
+        };
         let rows = self
             .walks
             .iter()
             .map(|walk| {
                 let mut row = vec![walk_words(walk.part).to_string()];
-                row.extend(walk.costs.iter().map(|(_, e)| format_interval(e)));
-                row.extend(walk.gaps.iter().map(|(_, e)| format_interval(e)));
-                row.push(
-                    first_reads(m, walk.part).map_or("—".into(), |(big, small)| {
-                        format!("{} / {}", per_lookup(big), per_lookup(small))
-                    }),
-                );
+                row.extend(backends.iter().map(|b| cell(&walk.costs, b)));
+                row.extend(contenders.iter().map(|b| cell(&walk.gaps, b)));
+                // Warming takes the walk's first reads out of the time: no count applies.
+                let reads = match walk.part {
+                    Part::Warmed => None,
+                    part => first_reads(m, part),
+                };
+                row.push(reads.map_or("—".into(), |(big, small)| {
+                    format!("{} / {}", per_lookup(big), per_lookup(small))
+                }));
                 row
             })
             .collect();
@@ -127,39 +149,53 @@ impl Unpressed {
         })
     }
 
-    /// The sentence: magic-plain's gap to dbb at P = 0 on each walk.
+    /// The sentence: magic-plain's gap to dbb at P = 0 on each walk, worded by its interval.
     pub fn sentence(&self, m: &Measurement) -> Option<String> {
         let main = self.gap_of(Part::Chain, "magic-plain")?;
         let mut parts = vec![format!(
-            "{} ns on the main walk{}",
-            format_interval(main),
+            "on the main walk {}{}",
+            gap_words(main),
             reads_text(m, Part::Chain)
         )];
         if let Some(warmed) = self.gap_of(Part::Warmed, "magic-plain") {
             parts.push(format!(
-                "{} ns on the same windows each walked once just before it is timed (the \
-                 walk's first reads of a line out of the time){}",
-                format_interval(warmed),
+                "on the same windows, each walked once just before it is timed (its first \
+                 reads of a line then find the line as far as the caches kept it), {}{}",
+                gap_words(warmed),
                 self.warming_change
                     .as_ref()
                     .map_or(String::new(), |c| format!(
-                        ", a change of {} ns paired per round",
+                        "; the change from the main walk, paired per round (the same nodes, \
+                         timed in a separate call after the sweep, so drift between the two \
+                         calls is not cancelled), is {} ns",
                         format_interval(c)
                     ))
             ));
         }
         if let Some(long) = self.gap_of(Part::LongSearch, "magic-plain") {
             parts.push(format!(
-                "{} ns on a long search (few roots, 6 plies deep){}",
-                format_interval(long),
+                "on a long search (few roots, each walked {} plies deep) {}{}",
+                SearchShape::LONG.depth,
+                gap_words(long),
                 reads_text(m, Part::LongSearch)
             ));
         }
         Some(format!(
-            "What \"without pressure\" means: at P = 0 magic-plain's table misses cost more per \
-             lookup than dbb's by {}.",
+            "What \"without pressure\" means, magic-plain's table misses against dbb's at P = 0: \
+             {}.",
             parts.join("; ")
         ))
+    }
+}
+
+/// `12.1 [9.8–14.4] ns more per lookup`, `… less`, or `not resolved from 0 (…)`.
+fn gap_words(gap: &Estimate) -> String {
+    if gap.low > 0.0 {
+        format!("{} ns more per lookup", format_interval(gap))
+    } else if gap.high < 0.0 {
+        format!("{} ns less per lookup", format_interval(&gap.map(|x| -x)))
+    } else {
+        format!("not resolved from 0 ({} ns)", format_interval(gap))
     }
 }
 

@@ -6,8 +6,9 @@
 use super::dose::Dose;
 use super::pages::Pages;
 use super::{chain_ns, cost_rounds, estimate_json};
+use crate::experiments::claims::Claims;
 use crate::experiments::e7_cache_pressure::measure::Measurement;
-use crate::experiments::{interval_linear, Claims};
+use crate::experiments::interval_linear;
 use crate::stats::{format_interval, format_sig, Claim, Comparison, Estimate};
 use kiki_core::units::rounded_bytes;
 use serde_json::{json, Map, Value as Json};
