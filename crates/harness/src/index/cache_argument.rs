@@ -110,10 +110,14 @@ fn controls_text(e7: &E7) -> (String, String) {
     let positive = match (&e7.positive_controls, &e7.positive_control) {
         (Some(list), _) => list
             .iter()
-            .map(|p| format!("{}: {}", p.label.as_deref().unwrap_or("?"), p.pass))
+            // By today's rule where the report recorded the interval, as the verdict reads it.
+            .map(|p| {
+                let pass = p.pass && !p.fails_today();
+                format!("{}: {pass}", p.label.as_deref().unwrap_or("?"))
+            })
             .collect::<Vec<_>>()
             .join("; "),
-        (None, Some(p)) => p.pass.to_string(),
+        (None, Some(p)) => (p.pass && !p.fails_today()).to_string(),
         (None, None) => "—".into(),
     };
     (negative, positive)

@@ -95,7 +95,7 @@ pub enum Compared {
 
 /// `experiment`'s [`Compared`].
 pub fn outcome(experiment: &ExperimentResult) -> Compared {
-    use crate::experiments::{e11_search, e2_movegen, e7_cache_pressure};
+    use crate::experiments::{e11_search, e12_layouts, e2_movegen, e7_cache_pressure};
     // Each part with whether it decides something.
     let mut parts: Vec<(String, bool)> = Vec::new();
     let unreadable = |e: String| Compared::Unreadable(format!("{}: {e}", experiment.id));
@@ -125,6 +125,17 @@ pub fn outcome(experiment: &ExperimentResult) -> Compared {
                     gated && verdict.outcome.decides(),
                 ));
             }
+        }
+        "E12" => {
+            // The pre-set rule's answer: the layout factor that matters most, or none decided.
+            let s: e12_layouts::summary::Summary = match experiment.summary_as() {
+                Ok(s) => s,
+                Err(e) => return unreadable(e),
+            };
+            parts.push(match &s.matters_most {
+                Some(m) => (format!("matters most: {} by {}", m.variant, m.cost), true),
+                None => ("no layout factor decided".into(), false),
+            });
         }
         "E8" => {
             // A simulation: deterministic, so its winners are decided and compared as words.

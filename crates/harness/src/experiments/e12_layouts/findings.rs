@@ -97,8 +97,9 @@ fn claims(threshold: f64, processes: usize, search: usize) -> String {
          the processes is not compared). The A/A twin is its base timed twice, the same code \
          and the same tables, so its interval holds the timing's noise alone, not where code \
          or tables landed; each variant's own interval holds those. An order is stated only when the whole interval \
-         lies beyond ±{} %, otherwise the two are level at that resolution.",
-        percent(threshold)
+         lies beyond ±{t} %; otherwise the two are level where the whole interval lies within \
+         ±{t} %, and unresolved where it reaches past it.",
+        t = percent(threshold)
     )
 }
 
@@ -211,7 +212,7 @@ fn control_text(c: Option<Comparison>, threshold: f64) -> String {
             let place = if c.within(threshold) {
                 "within"
             } else {
-                "beyond"
+                "reaching beyond"
             };
             format!(
                 "×{:.3} ({}, {place} ±{} %)",

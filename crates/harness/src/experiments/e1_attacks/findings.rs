@@ -45,11 +45,17 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers<'_>) -> String {
             .iter()
             .filter(|g| g.ratio.claim == Claim::Slower)
             .count();
-        let level = n.batch.len() - faster.len() - slower;
+        let level = n
+            .batch
+            .iter()
+            .filter(|g| g.ratio.claim == Claim::Level && g.ratio.within(m.threshold))
+            .count();
+        let unresolved = n.batch.len() - faster.len() - slower - level;
         findings.push(format!(
             "Batch lookups (`attacks_many_occupancies_at`, {} pairs, rook and bishop, throughput) \
              against the same pairs one at a time into the same buffer, per backend and SIMD \
-             level: faster in {} of {} cells{}; level in {level}, slower in {slower}. Only qugiy \
+             level: faster in {} of {} cells{}; level at ±{} % in {level}, unresolved in \
+             {unresolved}, slower in {slower}. Only qugiy \
              has a batch kernel (AVX-512, four squares per zmm, needing F/BW/VL and VBMI2); every \
              other cell, qugiy's portable and avx2 ones included, runs the one-at-a-time lookups \
              behind the call and is a negative control whose difference is the call's own \
@@ -62,6 +68,7 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers<'_>) -> String {
             } else {
                 format!(" ({})", faster.join(", "))
             },
+            percent(m.threshold),
         ));
     }
     if !n.mixing.is_empty() {

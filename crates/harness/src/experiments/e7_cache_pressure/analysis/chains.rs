@@ -148,14 +148,20 @@ impl Chains {
         for (name, e, _) in self.negative.iter().filter(|n| !n.2) {
             failed.push((
                 name.clone(),
-                format!("{} ns, beyond ±{NEGATIVE_BOUND_NS} ns", format_interval(e)),
+                format!(
+                    "{} ns, reaching beyond ±{NEGATIVE_BOUND_NS} ns",
+                    format_interval(e)
+                ),
             ));
         }
         if let Some((name, points)) = &self.aa {
             for (reads, e, _) in points.iter().filter(|p| !p.2) {
                 failed.push((
                     format!("A/A {name} at P = {reads}"),
-                    format!("{} ns, beyond ±{NEGATIVE_BOUND_NS} ns", format_interval(e)),
+                    format!(
+                        "{} ns, reaching beyond ±{NEGATIVE_BOUND_NS} ns",
+                        format_interval(e)
+                    ),
                 ));
             }
         }
@@ -472,9 +478,11 @@ impl Chains {
             .collect();
         (!growth.is_empty() && top > 0).then(|| {
             format!(
-                "Pressure also changes what one miss costs, with no backend involved: the \
-                 synthetic tables' cost per read goes {} from P = 0 to P = {top}; a table's cost \
-                 under pressure mixes where its lines are with that.",
+                "With no backend involved, the synthetic tables' cost per read goes {} from \
+                 P = 0 to P = {top}: for a table that fits a cache level the rise is mostly its \
+                 lines leaving that level, and only the memory-sized table's rise is what one \
+                 miss itself comes to cost under pressure; a table's cost under pressure mixes \
+                 the two.",
                 and_list(&growth)
             )
         })

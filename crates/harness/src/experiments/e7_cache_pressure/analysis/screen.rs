@@ -175,9 +175,9 @@ impl Screen {
         let names: Vec<String> = flagged.iter().map(|i| (i + 1).to_string()).collect();
         let without = match &self.verdict_without_flagged {
             Some(verdict) => format!(
-                "Without them — a conditional reading: the invocations kept are those whose \
-                 controls agree with E6, so its controls are no independent gate — seed 004 \
-                 {verdict}"
+                "Without them — a conditional reading: the invocations kept are those with no \
+                 control wholly outside E6's band, chosen by their controls, so these are no \
+                 independent gate — seed 004 {verdict}"
             ),
             None => "Fewer than two invocations remain without them: no verdict is drawn from \
                      the rest."

@@ -348,12 +348,14 @@ impl Survival {
             b.high * 100.0
         );
         Some(match evicts(&b) {
-            Some(true) => format!("The top pressure evicts on this CPU: {measured} ({rule})."),
+            Some(true) => format!(
+                "The top pressure evicts a node's own lines on this CPU: {measured} ({rule})."
+            ),
             Some(false) => format!(
-                "**The top pressure does not evict on this CPU**: {measured} ({rule}), so most \
-                 of a node's table lines are still in L1 or L2 at its next lookups, and the \
-                 costs above understate what a search with more evaluation traffic per node \
-                 would pay."
+                "**The top pressure does not evict a node's own lines on this CPU**: {measured} \
+                 ({rule}): a node's table lines survive one node's pressure in L1 or L2. The \
+                 probe re-reads the same node's lines, so this says nothing of lines reused \
+                 further apart, which the rise of the costs with P shows do leave the caches."
             ),
             None => {
                 format!("Whether the top pressure evicts is not decided here: {measured} ({rule}).")

@@ -160,7 +160,8 @@ impl Unpressed {
         if let Some(warmed) = self.gap_of(Part::Warmed, "magic-plain") {
             parts.push(format!(
                 "on the same windows, each walked once just before it is timed (its first \
-                 reads of a line then find the line as far as the caches kept it), {}{}",
+                 touches of a line and of a page then find them as far as the caches and the \
+                 TLBs kept them), {}{}",
                 gap_words(warmed),
                 self.warming_change
                     .as_ref()
