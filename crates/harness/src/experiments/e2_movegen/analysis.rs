@@ -499,12 +499,9 @@ mod tests {
         }
     }
 
-    /// The best backend is chosen on the first invocation of three and its ratios come from
-    /// the other two: `a`, lucky in the choosing invocation, is the best, and its ratio against
-    /// `b` and the peer is what the held-out rounds say (`b` there takes 0.75 of `a`'s time).
-    #[test]
-    fn the_best_is_chosen_on_invocations_its_ratios_do_not_use() {
-        let m = Measurement {
+    /// Backends `a` and `b` and the peer `peer` over three invocations, with these rows.
+    fn measured(rows: Vec<Row>) -> Measurement {
+        Measurement {
             backends: vec!["a", "b"],
             peers: vec!["peer"],
             skipped: Vec::new(),
@@ -514,14 +511,22 @@ mod tests {
             counter_log: CounterLog::open(&[], "op"),
             sfens: Vec::new(),
             moves_per_position: 0.0,
-            rows: vec![
-                row("a", vec![1.0, 1.0, 2.0, 2.0, 2.0, 2.0]),
-                row("b", vec![1.5; 6]),
-                row("peer", vec![3.0, 3.0, 6.0, 6.0, 6.0, 6.0]),
-            ],
+            rows,
             errors: Vec::new(),
             invocations: 3,
-        };
+        }
+    }
+
+    /// The best backend is chosen on the first invocation of three and its ratios come from
+    /// the other two: `a`, lucky in the choosing invocation, is the best, and its ratio against
+    /// `b` and the peer is what the held-out rounds say (`b` there takes 0.75 of `a`'s time).
+    #[test]
+    fn the_best_is_chosen_on_invocations_its_ratios_do_not_use() {
+        let m = measured(vec![
+            row("a", vec![1.0, 1.0, 2.0, 2.0, 2.0, 2.0]),
+            row("b", vec![1.5; 6]),
+            row("peer", vec![3.0, 3.0, 6.0, 6.0, 6.0, 6.0]),
+        ]);
         let analysis = analyse(&m);
         let split = analysis.numbers.split;
         assert_eq!(
@@ -562,24 +567,11 @@ mod tests {
     /// included, chooses and estimates on all three invocations, and the claims pool three.
     #[test]
     fn a_task_that_cannot_be_split_uses_every_invocation_for_every_row() {
-        let m = Measurement {
-            backends: vec!["a", "b"],
-            peers: vec!["peer"],
-            skipped: Vec::new(),
-            workload_seed: 0,
-            samples: 2,
-            threshold: 0.03,
-            counter_log: CounterLog::open(&[], "op"),
-            sfens: Vec::new(),
-            moves_per_position: 0.0,
-            rows: vec![
-                row("a", vec![1.0, 1.0, 1.2, 1.2, 1.2, 1.2]),
-                row("b", vec![1.5; 6]),
-                row("peer", vec![3.0; 4]),
-            ],
-            errors: Vec::new(),
-            invocations: 3,
-        };
+        let m = measured(vec![
+            row("a", vec![1.0, 1.0, 1.2, 1.2, 1.2, 1.2]),
+            row("b", vec![1.5; 6]),
+            row("peer", vec![3.0; 4]),
+        ]);
         let analysis = analyse(&m);
         let fastest = &analysis.numbers.tasks[0];
         assert!(!fastest.held_out);
