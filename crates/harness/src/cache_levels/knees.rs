@@ -1,7 +1,7 @@
 //! Finding the levels in a latency curve: the knees (runs of steep growth) cut it into
 //! plateaus, and every plateau but the last is a level.
 
-use super::{curve_spread, CacheLevels, EffectiveLevel};
+use super::{curve_spread, CacheLevels, EffectiveLevel, Ramp};
 use crate::machine::Machine;
 use crate::stats::median;
 
@@ -37,8 +37,13 @@ pub const PER_INVOCATION_RULE: &str = "The rule runs on each invocation's own cu
      curve). The levels reported are those more than half the invocations show (the lower \
      median of the per-invocation level counts); a level's effective size is the median of the \
      sizes the invocations that show it give it (the lower of the two middle ones for an even \
-     number, so it is always a measured size), its latency the median of their plateau \
-     latencies with their least and greatest, and memory's latency the median of their tails.";
+     number, so it is always a measured size), given with the least and the greatest of those \
+     sizes (for K invocations the range holds the sizes' median with probability \
+     1 − 2^(1−K), 94 % for five); its latency is the median of their plateau latencies with \
+     their least and greatest, and memory's latency the median of their tails. The step after \
+     a level runs from the last size of its plateau to the first of the next plateau (or of \
+     memory); over invocations, from the median of their starts to the median of their ends, \
+     each at the pooled curve's latency. The later experiments size from the median.";
 
 /// A plateau of the curve: points `first..=last`, and their median latency.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -212,6 +217,12 @@ impl CacheLevels {
                     bytes,
                     ns: here.ns,
                     sysfs_bytes: machine.cache_bytes(level),
+                    ramp: Some(Ramp {
+                        start_bytes: points[here.last].0,
+                        start_ns: points[here.last].1,
+                        end_bytes: points[next.first].0,
+                        end_ns: points[next.first].1,
+                    }),
                     ..EffectiveLevel::default()
                 }
             })
@@ -260,6 +271,9 @@ impl CacheLevels {
                 sizes.sort_unstable();
                 let ns: Vec<f64> = found.iter().flatten().map(|l| l.ns).collect();
                 let name = format!("L{}", i + 1);
+                let ramps: Vec<Option<Ramp>> =
+                    found.iter().map(|l| l.and_then(|l| l.ramp)).collect();
+                let pooled_ramp = pooled_ramp(&ramps, &pooled);
                 EffectiveLevel {
                     sysfs_bytes: machine.cache_bytes(i as u8 + 1),
                     level: name,
@@ -268,6 +282,8 @@ impl CacheLevels {
                     bytes_per_invocation: found.iter().map(|l| l.map(|l| l.bytes)).collect(),
                     ns_low: ns.iter().copied().reduce(f64::min),
                     ns_high: ns.iter().copied().reduce(f64::max),
+                    ramp: pooled_ramp,
+                    ramps_per_invocation: ramps,
                 }
             })
             .collect();
@@ -285,4 +301,22 @@ impl CacheLevels {
             source: source.to_string(),
         }
     }
+}
+
+/// The step after a level over invocations: the lower median of their starts and of their
+/// ends (each a measured size), at the pooled curve's latency; `None` where no invocation
+/// shows the step.
+fn pooled_ramp(ramps: &[Option<Ramp>], pooled: &CacheLevels) -> Option<Ramp> {
+    let lower_median = |mut sizes: Vec<usize>| {
+        sizes.sort_unstable();
+        sizes.get(sizes.len().checked_sub(1)? / 2).copied()
+    };
+    let start_bytes = lower_median(ramps.iter().flatten().map(|r| r.start_bytes).collect())?;
+    let end_bytes = lower_median(ramps.iter().flatten().map(|r| r.end_bytes).collect())?;
+    Some(Ramp {
+        start_bytes,
+        start_ns: pooled.latency_at(start_bytes),
+        end_bytes,
+        end_ns: pooled.latency_at(end_bytes),
+    })
 }

@@ -46,6 +46,38 @@ pub struct EffectiveLevel {
     pub ns_low: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns_high: Option<f64>,
+    /// The step from this level to the next one (or to memory): on a single curve, that
+    /// curve's; over invocations, the median start and the median end of theirs, each at the
+    /// pooled curve's latency. Absent in reports made before E6 measured it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ramp: Option<Ramp>,
+    /// Each invocation's own step after this level, in invocation order (`None` for an
+    /// invocation whose curve shows no such level); empty for a level found on one curve.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ramps_per_invocation: Vec<Option<Ramp>>,
+}
+
+/// The step of a latency curve between two plateaus: where the lower plateau ends and where
+/// the upper one begins, each a measured size with its latency. A level whose step spans
+/// several doublings is a ramp, not a cliff: its effective size then depends on where the
+/// knee rule cuts it, and a table sized inside the ramp is served partly by each level.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Ramp {
+    /// The last size on the lower plateau.
+    pub start_bytes: usize,
+    /// The curve's latency there (ns per load).
+    pub start_ns: f64,
+    /// The first size on the upper plateau.
+    pub end_bytes: usize,
+    /// The curve's latency there (ns per load).
+    pub end_ns: f64,
+}
+
+impl Ramp {
+    /// How many doublings of size the step spans.
+    pub fn doublings(&self) -> f64 {
+        (self.end_bytes as f64 / self.start_bytes.max(1) as f64).log2()
+    }
 }
 
 impl EffectiveLevel {
@@ -70,6 +102,23 @@ impl EffectiveLevel {
         counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         counts
     }
+
+    /// The least and the greatest effective size the invocations give this level, `None`
+    /// for a level found on a single curve. With K invocations the range holds the median
+    /// of the sizes' distribution with probability 1 − 2^(1−K) ([`range_coverage`]).
+    pub fn bytes_range(&self) -> Option<(usize, usize)> {
+        let sizes = self.bytes_per_invocation.iter().flatten();
+        Some((*sizes.clone().min()?, *sizes.max()?))
+    }
+}
+
+/// The chance that the least and the greatest of `k` independent draws enclose the median of
+/// their distribution (1 − 2^(1−k)): 94 % for five invocations.
+pub fn range_coverage(k: usize) -> f64 {
+    if k < 2 {
+        return 0.0;
+    }
+    1.0 - 0.5f64.powi(k as i32 - 1)
 }
 
 /// Every data-cache level as measured, and memory beyond them.
@@ -339,6 +388,26 @@ mod tests {
             (15.0, Some(14.0), Some(16.0))
         );
         assert_eq!(l3.sysfs_bytes, Some(32 * MIB));
+        // The range over the invocations that show L3, and the step to memory: each curve's
+        // from its last L3 size to the next size measured, pooled by the lower medians.
+        assert_eq!(l3.bytes_range(), Some((4 * MIB, 8 * MIB)));
+        assert!((range_coverage(5) - 0.9375).abs() < 1e-12 && range_coverage(1) == 0.0);
+        let next = |bytes: usize| {
+            sizes(256 * MIB, 2)
+                .into_iter()
+                .find(|&s| s > bytes)
+                .unwrap()
+        };
+        let starts: Vec<Option<usize>> = l3
+            .ramps_per_invocation
+            .iter()
+            .map(|r| r.map(|r| r.start_bytes))
+            .collect();
+        assert_eq!(starts, l3.bytes_per_invocation);
+        let ramp = l3.ramp.unwrap();
+        assert_eq!((ramp.start_bytes, ramp.end_bytes), (4 * MIB, next(4 * MIB)));
+        assert_eq!((ramp.start_ns, ramp.end_ns), (15.0, 120.0));
+        assert!((ramp.doublings() - 0.5).abs() < 0.01, "{ramp:?}");
         assert_eq!(levels.memory_ns, 120.0);
         assert_eq!(levels.curve, pooled);
         // An even count takes the lower of the two middle sizes.

@@ -545,6 +545,10 @@ pub(crate) const LANCE: u8 = 2;
 pub(crate) const DRAGON: u8 = 3;
 pub(crate) const HORSE: u8 = 4;
 pub(crate) const MIXED: u8 = 5;
+/// The null lookup: no attack computed, only the occupancy's own bitboard with the square's
+/// bit flipped, so a loop over it costs what the timed loop costs around a lookup (the loop,
+/// the input stream, the fold).
+pub(crate) const NULL: u8 = 6;
 
 #[inline(always)]
 pub(crate) fn lookup<B: Backend, const G: u8>(b: &B, input: &Input<B::Occupancy>) -> B::Bitboard {
@@ -555,6 +559,7 @@ pub(crate) fn lookup<B: Backend, const G: u8>(b: &B, input: &Input<B::Occupancy>
         LANCE => b.lance_attacks(input.color, o, s),
         DRAGON => b.dragon_attacks(o, s),
         HORSE => b.horse_attacks(o, s),
+        NULL => b.occupied(o) ^ B::Bitboard::square(s),
         _ => b.slider_attacks(input.slider, o, s),
     }
 }
@@ -610,7 +615,7 @@ pub(crate) fn blocks(samples: &[f64], k: usize) -> Vec<Vec<f64>> {
 }
 
 /// The seed of every table cell's and plotted point's interval.
-const INTERVAL_SEED: u64 = 0x1A7E_0001;
+pub(crate) const INTERVAL_SEED: u64 = 0x1A7E_0001;
 
 /// A timed quantity's value and 95 % interval (see [`estimate`]; [`estimate_linear`] where no
 /// sample is positive); NaN when nothing was measured.

@@ -4,10 +4,11 @@ use super::measure::{BatchCell, Cell, Measurement, ONE_AT_A_TIME};
 use super::Mode;
 use crate::experiments::claims::Claims;
 use crate::experiments::{
-    interval, interval_point, per_second_millions, ranked, series, summarise, typical,
+    blocks, interval, interval_point, per_second_millions, ranked, series, summarise, typical,
+    INTERVAL_SEED,
 };
 use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
-use crate::stats::{format_interval, Claim, Comparison, Estimate, Summary};
+use crate::stats::{estimate_linear, format_interval, Claim, Comparison, Estimate, Summary};
 use crate::workloads::PieceGroup;
 use serde_json::Value as Json;
 
@@ -51,25 +52,58 @@ pub(super) struct KindCycles {
     pub target: f64,
     /// (workload, cycles per lookup with its interval).
     pub cells: Vec<(String, Estimate)>,
+    /// Per workload where the null lookup ran beside the cell: the null loop's cycles per
+    /// lookup, and the cell's net of it (the per-round difference), each with its interval.
+    pub net: Vec<NetCycles>,
 }
 
-/// Cycles per lookup: each invocation's ns × that invocation's own clock where every one was
-/// measured, else ns × the median clock (the interval scaled alike).
-fn cycles(ns: &[f64], m: &Measurement) -> Option<Estimate> {
+/// A cell's cycles per lookup net of the null-lookup loop timed in the same rounds.
+pub(super) struct NetCycles {
+    pub workload: String,
+    /// The null loop's cycles per lookup (the loop, the input stream, the fold).
+    pub null: Estimate,
+    /// The cell's cycles minus the null loop's, round by round.
+    pub net: Estimate,
+}
+
+/// Each sample in cycles: each invocation's ns × that invocation's own clock where every one
+/// was measured, else ns × the median clock; `None` without a clock.
+fn in_cycles(ns: &[f64], m: &Measurement) -> Option<Vec<f64>> {
     let k = m.invocations;
     let own: Option<Vec<f64>> = m.clocks_ghz.iter().copied().collect();
     match own {
         Some(clocks) if clocks.len() == k && k > 0 && ns.len().is_multiple_of(k) => {
-            let per = ns.len() / k;
-            let scaled: Vec<f64> = ns
-                .iter()
-                .enumerate()
-                .map(|(i, x)| x * clocks[i / per.max(1)])
-                .collect();
-            Some(interval(&scaled, k))
+            let per = (ns.len() / k).max(1);
+            Some(
+                ns.iter()
+                    .enumerate()
+                    .map(|(i, x)| x * clocks[i / per])
+                    .collect(),
+            )
         }
-        _ => m.clock_ghz.map(|ghz| interval(ns, k).map(|ns| ns * ghz)),
+        _ => m.clock_ghz.map(|ghz| ns.iter().map(|x| x * ghz).collect()),
     }
+}
+
+/// Cycles per lookup with its interval (see [`in_cycles`]).
+fn cycles(ns: &[f64], m: &Measurement) -> Option<Estimate> {
+    Some(interval(&in_cycles(ns, m)?, m.invocations))
+}
+
+/// `cell`'s cycles net of `null`'s, taken round by round (both timed in the same interleaved
+/// rounds), with a linear interval (the difference can be near zero); and the null's own.
+fn net_cycles(cell: &Cell, null: &Cell, m: &Measurement) -> Option<NetCycles> {
+    if cell.ns.len() != null.ns.len() {
+        return None;
+    }
+    let (gross, baseline) = (in_cycles(&cell.ns, m)?, in_cycles(&null.ns, m)?);
+    let differences: Vec<f64> = gross.iter().zip(&baseline).map(|(a, b)| a - b).collect();
+    let k = m.invocations;
+    Some(NetCycles {
+        workload: cell.workload.clone(),
+        null: interval(&baseline, k),
+        net: estimate_linear(&blocks(&differences, k), INTERVAL_SEED)?,
+    })
 }
 
 /// The clock the cycles come from, for headers and sentences: `2.67 GHz`, or `each invocation's
@@ -109,6 +143,13 @@ fn pext_cycles(m: &Measurement) -> Vec<KindCycles> {
                 .filter_map(|w| {
                     let cell = m.cell(w, piece, Mode::Throughput, CYCLE_BACKEND)?;
                     Some((w.to_string(), cycles(&cell.ns, m)?))
+                })
+                .collect(),
+            net: workload_names(m)
+                .into_iter()
+                .filter_map(|w| {
+                    let cell = m.cell(w, piece, Mode::Throughput, CYCLE_BACKEND)?;
+                    net_cycles(cell, m.null_cell(w, piece, CYCLE_BACKEND)?, m)
                 })
                 .collect(),
         })
@@ -213,10 +254,15 @@ pub(super) fn analyse(m: &Measurement) -> Analysis<'_> {
             .cells
             .iter()
             .map(|(w, e)| {
-                (
-                    w.clone(),
-                    serde_json::json!({"cycles": e.value, "low": e.low, "high": e.high}),
-                )
+                let mut cell =
+                    serde_json::json!({"cycles": e.value, "low": e.low, "high": e.high});
+                if let Some(n) = kind.net.iter().find(|n| &n.workload == w) {
+                    cell["null"] =
+                        serde_json::json!({"cycles": n.null.value, "low": n.null.low, "high": n.null.high});
+                    cell["net"] =
+                        serde_json::json!({"cycles": n.net.value, "low": n.net.low, "high": n.net.high});
+                }
+                (w.clone(), cell)
             })
             .collect();
         summary.push((
@@ -699,5 +745,27 @@ mod tests {
             clock_words(&m).unwrap(),
             "each invocation's own clock, 2.00–3.00 GHz"
         );
+        // Net of the null loop, round by round at each invocation's clock: a cell of 1 ns
+        // beside a null of 0.25 ns nets 0.75 ns, 1.5 cycles at 2 GHz and 2.25 at 3 GHz.
+        let with_null = |ghz: f64| {
+            let mut part = clocked(ghz);
+            for null in &mut part.null {
+                null.ns = vec![0.25; null.ns.len()];
+            }
+            part
+        };
+        let m = super::super::measure::merge(&[with_null(2.0), with_null(3.0)]).unwrap();
+        let null = &m.null[0];
+        let cell = m
+            .cell(&null.workload, null.piece, Mode::Throughput, &null.backend)
+            .unwrap();
+        let net = net_cycles(cell, null, &m).unwrap();
+        assert!(
+            (net.net.value - (1.5 + 2.25) / 2.0).abs() < 1e-9,
+            "{:?}",
+            net.net
+        );
+        assert!(net.net.low <= net.net.value && net.net.value <= net.net.high);
+        assert!((net.null.value - (0.5f64 * 0.75).sqrt()).abs() < 1e-9);
     }
 }

@@ -3,7 +3,7 @@
 use super::Mode;
 use crate::experiments::counter_log::CounterLog;
 use crate::experiments::{
-    convert, fold, lookup, Config, Input, Progress, BISHOP, DRAGON, HORSE, LANCE, MIXED, ROOK,
+    convert, fold, lookup, Config, Input, Progress, BISHOP, DRAGON, HORSE, LANCE, MIXED, NULL, ROOK,
 };
 use crate::invocations::{gather, merge_rows, Invocation};
 use crate::measure::{interleaved, Case, SampleConfig};
@@ -54,6 +54,11 @@ pub(crate) struct Measurement {
     /// The workloads in report order, each with the piece groups timed on it.
     pub workloads: Vec<(Workload, Vec<PieceGroup>)>,
     pub cells: Vec<Cell>,
+    /// The null-lookup baseline: per backend, the throughput loop of the rook and bishop cells
+    /// with the lookup replaced by [`NULL`], timed in the same interleaved rounds as those
+    /// cells (its `piece` is the cell's it ran beside). Empty before 2026-11-28.
+    #[serde(default)]
+    pub null: Vec<Cell>,
     /// Batch against one at a time (the workload named by `batch_workload`).
     pub batch: Vec<BatchCell>,
     pub batch_workload: String,
@@ -81,6 +86,11 @@ pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
         |c| (c.workload.clone(), c.piece, c.mode, c.backend.clone()),
         |into, from| into.ns.extend(&from.ns),
     )?;
+    let null = merge_rows(
+        &gather(parts, |p| &p.null),
+        |c| (c.workload.clone(), c.piece, c.mode, c.backend.clone()),
+        |into, from| into.ns.extend(&from.ns),
+    )?;
     let batch = merge_rows(
         &gather(parts, |p| &p.batch),
         |c| (c.piece, c.backend.clone(), c.variant.clone()),
@@ -91,6 +101,7 @@ pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
     let measured: Vec<f64> = clocks_ghz.iter().flatten().copied().collect();
     Ok(Measurement {
         cells,
+        null,
         batch,
         clock_ghz: crate::stats::median(&measured).or(first.clock_ghz),
         clocks_ghz,
@@ -113,6 +124,14 @@ impl Measurement {
             c.workload == workload && c.piece == piece && c.mode == mode && c.backend == backend
         })
     }
+
+    /// The null-lookup baseline timed beside `backend`'s throughput cell on `workload`'s
+    /// `piece` group, if it was.
+    pub fn null_cell(&self, workload: &str, piece: PieceGroup, backend: &str) -> Option<&Cell> {
+        self.null
+            .iter()
+            .find(|c| c.workload == workload && c.piece == piece && c.backend == backend)
+    }
 }
 
 /// Measures every backend on every workload × piece group × mode, interleaved per cell.
@@ -129,6 +148,7 @@ pub(super) fn measure(
     let mut counter_log = CounterLog::open(&config.counter_events, "lookup");
 
     let mut cells: Vec<Cell> = Vec::new();
+    let mut null: Vec<Cell> = Vec::new();
     let mut thin: Vec<String> = Vec::new();
     let total: usize = workloads.iter().map(|(_, g)| g.len() * 2).sum();
     let mut done = 0;
@@ -173,6 +193,17 @@ pub(super) fn measure(
                         .ok()
                     })
                     .collect();
+                // Beside the rook and bishop throughput cells (those the cycle targets name),
+                // each backend's null lookup over the same inputs.
+                let with_null = mode == Mode::Throughput
+                    && matches!(group, PieceGroup::Rook | PieceGroup::Bishop);
+                if with_null {
+                    cases.extend(
+                        backends.iter().filter_map(|name| {
+                            registry::visit_base(name, MakeNullCase(&items)).ok()
+                        }),
+                    );
+                }
                 let base = done as f64 / total as f64;
                 let results = interleaved(
                     &mut cases,
@@ -182,6 +213,16 @@ pub(super) fn measure(
                     &mut |f| progress(&message, 0.9 * (base + f / total as f64)),
                 );
                 for result in results {
+                    if let Some(backend) = result.name.strip_suffix(NULL_SUFFIX) {
+                        null.push(Cell {
+                            workload: workload.name.clone(),
+                            piece: group,
+                            mode,
+                            backend: backend.to_string(),
+                            ns: result.ns_per_op,
+                        });
+                        continue;
+                    }
                     counter_log.record(
                         &[
                             ("piece", group.name()),
@@ -216,6 +257,7 @@ pub(super) fn measure(
         threshold: config.threshold,
         workloads,
         cells,
+        null,
         batch,
         batch_workload,
         counter_log,
@@ -330,6 +372,23 @@ impl BackendVisitor for MakeCase<'_> {
             PieceGroup::Horse => make::<B, HORSE>(backend, inputs, latency),
             PieceGroup::Mixed => make::<B, MIXED>(backend, inputs, latency),
         }
+    }
+}
+
+/// The name suffix of a null-lookup case (`pext null`).
+const NULL_SUFFIX: &str = " null";
+
+/// A backend's null-lookup case over `items`: the throughput loop with [`NULL`] in place of
+/// the lookup.
+struct MakeNullCase<'a>(&'a [LookupItem]);
+
+impl BackendVisitor for MakeNullCase<'_> {
+    type Output = Case<'static>;
+    fn visit<B: Backend>(self, backend: B) -> Case<'static> {
+        let inputs = convert(&backend, self.0);
+        let mut case = make::<B, NULL>(backend, inputs, false);
+        case.name = format!("{}{NULL_SUFFIX}", B::info().name);
+        case
     }
 }
 

@@ -87,6 +87,48 @@ mod tests {
     use super::*;
     use crate::experiments::tests::assert_well_formed;
     use crate::experiments::Config;
+    use crate::workloads::PieceGroup;
+
+    /// Beside every rook and bishop throughput cell, each backend's null lookup ran in the
+    /// same rounds (so the two pair round by round), and nowhere else; merging keeps them.
+    #[test]
+    fn the_null_lookup_runs_beside_the_rook_and_bishop_throughput_cells() {
+        let config = Config {
+            backends: vec!["dbb".to_string(), "mailbox".to_string()],
+            ..Config::smoke()
+        };
+        let m = measure::measure(
+            &config,
+            crate::invocations::Invocation::ONLY,
+            &mut |_, _| {},
+        );
+        let expected: usize = m
+            .workloads
+            .iter()
+            .map(|(_, groups)| {
+                groups
+                    .iter()
+                    .filter(|g| matches!(g, PieceGroup::Rook | PieceGroup::Bishop))
+                    .count()
+            })
+            .sum::<usize>()
+            * config.backends.len();
+        assert!(expected > 0);
+        assert_eq!(m.null.len(), expected);
+        for null in &m.null {
+            assert!(matches!(null.piece, PieceGroup::Rook | PieceGroup::Bishop));
+            assert_eq!(null.mode, Mode::Throughput);
+            let cell = m
+                .cell(&null.workload, null.piece, Mode::Throughput, &null.backend)
+                .unwrap();
+            assert_eq!(cell.ns.len(), null.ns.len());
+            assert!(null.ns.iter().all(|ns| ns.is_finite() && *ns > 0.0));
+        }
+        assert!(m.cells.iter().all(|c| !c.backend.ends_with("null")));
+        let merged = measure::merge(&[m.clone(), m.clone()]).unwrap();
+        assert_eq!(merged.null.len(), expected);
+        assert_eq!(merged.null[0].ns.len(), 2 * m.null[0].ns.len());
+    }
 
     #[test]
     fn smoke_run_is_well_formed() {

@@ -1,7 +1,7 @@
 //! E6's analysis: series, the table, the plot and the latencies the findings quote.
 
 use super::measure::Measurement;
-use crate::cache_levels::CacheLevels;
+use crate::cache_levels::{CacheLevels, Ramp};
 use crate::experiments::claims::Claims;
 use crate::experiments::{blocks, interval, interval_point, series};
 use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
@@ -334,10 +334,11 @@ fn levels_table(measured: &CacheLevels) -> Table {
     Table {
         headers: vec![
             "level".to_string(),
-            "effective size (median over invocations)".to_string(),
+            "effective size, median [least–greatest] over invocations".to_string(),
             "effective size per invocation".to_string(),
             "invocations agree".to_string(),
             "plateau ns/load, median [least–greatest] over invocations".to_string(),
+            "step after it: last plateau size (ns) → first size above (ns)".to_string(),
             "sysfs size".to_string(),
         ],
         rows: measured
@@ -346,7 +347,15 @@ fn levels_table(measured: &CacheLevels) -> Table {
             .map(|l| {
                 vec![
                     l.level.clone(),
-                    rounded_bytes(l.bytes as f64),
+                    match l.bytes_range() {
+                        Some((low, high)) => format!(
+                            "{} [{}–{}]",
+                            rounded_bytes(l.bytes as f64),
+                            rounded_bytes(low as f64),
+                            rounded_bytes(high as f64)
+                        ),
+                        None => rounded_bytes(l.bytes as f64),
+                    },
                     l.bytes_per_invocation
                         .iter()
                         .map(size)
@@ -362,11 +371,23 @@ fn levels_table(measured: &CacheLevels) -> Table {
                         ),
                         _ => format_sig(l.ns),
                     },
+                    l.ramp.map_or("–".to_string(), |r| ramp_words(&r)),
                     size(&l.sysfs_bytes),
                 ]
             })
             .collect(),
     }
+}
+
+/// A step of the curve in words: `2.9 MiB (48 ns) → 5.9 MiB (126 ns)`.
+pub(super) fn ramp_words(ramp: &Ramp) -> String {
+    format!(
+        "{} ({} ns) → {} ({} ns)",
+        rounded_bytes(ramp.start_bytes as f64),
+        format_sig(ramp.start_ns),
+        rounded_bytes(ramp.end_bytes as f64),
+        format_sig(ramp.end_ns)
+    )
 }
 
 /// The latency inside each measured cache level: at the largest size that fits half its

@@ -1,8 +1,8 @@
 //! E6's prose: the method and findings paragraphs, from the settings and the numbers.
 
-use super::analysis::Numbers;
+use super::analysis::{ramp_words, Numbers};
 use super::measure::{Measurement, MAX_LOADS_PER_REPETITION, MIN_LOADS_PER_REPETITION};
-use crate::cache_levels::{KNEE_RULE, PER_INVOCATION_RULE};
+use crate::cache_levels::{EffectiveLevel, Ramp, KNEE_RULE, PER_INVOCATION_RULE};
 use crate::experiments::claims::level_words;
 use crate::stats::{format_interval, format_sig, Claim};
 use kiki_core::units::rounded_bytes;
@@ -111,9 +111,17 @@ fn measured_levels(n: &Numbers) -> String {
             .iter()
             .map(|l| {
                 format!(
-                    "{} serves up to {} at {} ns{} ({})",
+                    "{} serves up to {}{} at {} ns{} ({})",
                     l.level,
                     rounded_bytes(l.bytes as f64),
+                    match l.bytes_range() {
+                        Some((low, high)) if low != high => format!(
+                            " ({}–{} over the invocations)",
+                            rounded_bytes(low as f64),
+                            rounded_bytes(high as f64)
+                        ),
+                        _ => String::new(),
+                    },
                     format_sig(l.ns),
                     match (l.ns_low, l.ns_high) {
                         (Some(low), Some(high)) if n.invocations > 1 => format!(
@@ -151,6 +159,10 @@ fn measured_levels(n: &Numbers) -> String {
         text.push(' ');
         text.push_str(&spread(n));
     }
+    if let Some(steps) = steps(levels) {
+        text.push(' ');
+        text.push_str(&steps);
+    }
     if !n.unseen.is_empty() {
         let unseen: Vec<String> = n
             .unseen
@@ -163,6 +175,59 @@ fn measured_levels(n: &Numbers) -> String {
         ));
     }
     text
+}
+
+/// The sentence on the steps after the levels: where each starts and ends, and which span
+/// more than one doubling of size (ramps, where a table is served partly by each side);
+/// `None` without a step.
+fn steps(levels: &[EffectiveLevel]) -> Option<String> {
+    let each: Vec<String> = levels
+        .iter()
+        .filter_map(|l| {
+            let ramp = l.ramp?;
+            let per_invocation: Vec<&Ramp> = l.ramps_per_invocation.iter().flatten().collect();
+            let spread = match (
+                per_invocation.iter().map(|r| r.start_bytes).min(),
+                per_invocation.iter().map(|r| r.start_bytes).max(),
+                per_invocation.iter().map(|r| r.end_bytes).min(),
+                per_invocation.iter().map(|r| r.end_bytes).max(),
+            ) {
+                (Some(start_low), Some(start_high), Some(end_low), Some(end_high))
+                    if start_low != start_high || end_low != end_high =>
+                {
+                    format!(
+                        "; over the invocations it starts at {}–{} and ends at {}–{}",
+                        rounded_bytes(start_low as f64),
+                        rounded_bytes(start_high as f64),
+                        rounded_bytes(end_low as f64),
+                        rounded_bytes(end_high as f64)
+                    )
+                }
+                _ => String::new(),
+            };
+            Some(format!(
+                "after {}, {}{} ({} over {:.1} doublings)",
+                l.level,
+                ramp_words(&ramp),
+                spread,
+                if ramp.doublings() > 1.0 {
+                    "a ramp"
+                } else {
+                    "a cliff"
+                },
+                ramp.doublings()
+            ))
+        })
+        .collect();
+    if each.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "The steps from each level to the next (the last size on its plateau → the first on \
+         the next; a ramp spans more than one doubling, and a table sized inside it is served \
+         partly by each side): {}.",
+        each.join("; ")
+    ))
 }
 
 /// The sentence on how the invocations' own curves spread the levels' effective sizes:

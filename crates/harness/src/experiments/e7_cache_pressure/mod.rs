@@ -109,7 +109,7 @@ fn result(m: &Measurement) -> ExperimentResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cache_levels::EffectiveLevel;
+    use crate::cache_levels::{EffectiveLevel, Ramp};
     use crate::experiments::tests::assert_well_formed;
     use crate::experiments::Config;
 
@@ -168,7 +168,7 @@ mod tests {
     }
 
     /// The last level's control lies above L2: the larger of half the last level and the
-    /// geometric middle of L2 and it (E6's L3 ending barely above L2, as on the Intel 6/207 of
+    /// geometric middle of its plateau (from L2, or from the end of E6's step after L2) (E6's L3 ending barely above L2, as on the Intel 6/207 of
     /// -27-5: L2 1.41 MiB, L3 2.83 MiB, whose "½ L3" was L2's size); continuous at 4× L2.
     #[test]
     fn the_last_level_control_lies_above_l2() {
@@ -208,6 +208,28 @@ mod tests {
         // At 4× L2 the two agree, and half is kept.
         let sizes = measure::synthetic_sizes(&levels(1 << 20, 4 << 20), 128 << 20);
         assert_eq!(sizes[2], ("½ L3".to_string(), 2 << 20));
+        // Where E6's step after L2 is a ramp (the -27-7 Intel: L2 1 MiB, its step ending at
+        // 2 MiB, L3 2.97 MiB), the control lies in the middle of L3's own plateau, above it.
+        let mut ramped = levels(1 << 20, 2_965_760);
+        ramped.levels[1].ramp = Some(Ramp {
+            start_bytes: 1 << 20,
+            start_ns: 9.0,
+            end_bytes: 2 << 20,
+            end_ns: 32.0,
+        });
+        let sizes = measure::synthetic_sizes(&ramped, 128 << 20);
+        assert_eq!(sizes[2].0, "mid L2–L3");
+        assert_eq!(
+            sizes[2].1,
+            ((2u64 << 20) as f64 * 2_965_760.0).sqrt() as usize
+        );
+        // A step that ends beyond the last level leaves the plateau at L2's size.
+        ramped.levels[1].ramp.as_mut().unwrap().end_bytes = 4 << 20;
+        let sizes = measure::synthetic_sizes(&ramped, 128 << 20);
+        assert_eq!(
+            sizes[2].1,
+            ((1u64 << 20) as f64 * 2_965_760.0).sqrt() as usize
+        );
     }
 
     #[test]

@@ -190,12 +190,15 @@ fn speed(c: &Comparison) -> (f64, f64, f64) {
     (1.0 / c.ratio, 1.0 / c.high, 1.0 / c.low)
 }
 
-fn speed_text(c: &Comparison) -> String {
+/// `×1.250 [1.200–1.300] faster`: the speed with its interval and its claim at `threshold`
+/// (level only where the whole interval lies inside it, else unresolved).
+fn speed_text(c: &Comparison, threshold: f64) -> String {
     let (s, low, high) = speed(c);
     let claim = match c.claim {
         Claim::Faster => "faster",
         Claim::Slower => "slower",
-        Claim::Level => "level",
+        Claim::Level if c.within(threshold) => "level",
+        Claim::Level => "unresolved",
     };
     format!("×{s:.3} [{low:.3}–{high:.3}] {claim}")
 }
@@ -465,8 +468,10 @@ impl Fold {
                 row.push(
                     result
                         .as_ref()
-                        .and_then(|r| r.per_backend.iter().find(|(b, _)| b == backend))
-                        .map(|(_, c)| speed_text(c))
+                        .and_then(|r| {
+                            let (_, c) = r.per_backend.iter().find(|(b, _)| b == backend)?;
+                            Some(speed_text(c, r.backend_threshold))
+                        })
                         .unwrap_or_else(|| "—".into()),
                 );
             }
@@ -529,9 +534,11 @@ impl Fold {
         }
         self.count_rows(source, step, result);
         for (key, c) in result.changed().iter().take(LARGEST) {
-            self.largest_table
-                .rows
-                .push(vec![step.name(), key.describe(), speed_text(c)]);
+            self.largest_table.rows.push(vec![
+                step.name(),
+                key.describe(),
+                speed_text(c, threshold),
+            ]);
         }
         for (key, c) in &result.per_cell {
             self.comparisons.push(PairRecord {
@@ -602,7 +609,9 @@ fn step_finding(step: &Step, source: &str, result: &StepResult, threshold: f64) 
     let (faster, level, slower) = result.counts();
     let mut by_speed: Vec<&(String, Comparison)> = result.per_backend.iter().collect();
     by_speed.sort_by(|a, b| speed(&a.1).0.total_cmp(&speed(&b.1).0));
-    let describe = |(backend, c): &(String, Comparison)| format!("{backend} {}", speed_text(c));
+    let describe = |(backend, c): &(String, Comparison)| {
+        format!("{backend} {}", speed_text(c, result.backend_threshold))
+    };
     let range = match (by_speed.first(), by_speed.last()) {
         (Some(low), Some(high)) if by_speed.len() > 1 => {
             format!(
@@ -617,7 +626,13 @@ fn step_finding(step: &Step, source: &str, result: &StepResult, threshold: f64) 
     let largest = result
         .changed()
         .first()
-        .map(|(key, c)| format!("; the largest change: {} {}", key.describe(), speed_text(c)))
+        .map(|(key, c)| {
+            format!(
+                "; the largest change: {} {}",
+                key.describe(),
+                speed_text(c, threshold)
+            )
+        })
         .unwrap_or_default();
     let cells = result.per_cell.len();
     if step.control {
@@ -627,7 +642,7 @@ fn step_finding(step: &Step, source: &str, result: &StepResult, threshold: f64) 
             .per_backend
             .iter()
             .filter(|(_, c)| c.claim != Claim::Level)
-            .map(|(b, c)| format!("{b} {}", speed_text(c)))
+            .map(|(b, c)| format!("{b} {}", speed_text(c, result.backend_threshold)))
             .collect();
         let backends = if backends_claimed.is_empty() {
             "no backend's geometric mean is claimed (the control passes at the backend level)"

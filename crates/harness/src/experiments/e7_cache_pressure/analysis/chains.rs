@@ -25,8 +25,8 @@ pub type BackendCosts = (String, usize, Vec<(u32, Estimate)>);
 /// What a synthetic positive control's size stands for, where the findings single it out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Synthetic {
-    /// The last level's control: half the measured last level, or the geometric middle of L2
-    /// and the last level where half would not exceed L2.
+    /// The last level's control: half the measured last level, or the geometric middle of its
+    /// plateau (from the end of E6's step after L2) where half would lie below that middle.
     LastLevel,
     /// The pressure buffer's size: a table in memory (the first design's positive control).
     Memory,

@@ -18,7 +18,7 @@ pub(in super::super) const ONE_PAGE: &str = "one page";
 
 /// The synthetic tables' sizes: one page (a negative control), then the positive controls':
 /// half the measured L2, for the last level (where that differs) the larger of half of it and
-/// the geometric middle of L2 and it, and `memory_bytes` (the pressure buffer's size, 4× the
+/// the geometric middle of its plateau (from the end of E6's step after L2 to its size), and `memory_bytes` (the pressure buffer's size, 4× the
 /// last level or more).
 pub(in super::super) fn synthetic_sizes(
     levels: &CacheLevels,
@@ -32,13 +32,22 @@ pub(in super::super) fn synthetic_sizes(
     }
     let last = levels.levels.last();
     if let Some(last) = last.filter(|l| l.level != "L2" && l.level != "L1") {
-        // The larger of half the last level and the geometric middle of L2 and it: E6's L3
-        // can end barely above L2 on a ramp, where half would test L2 again; the middle takes
-        // over continuously below a last level of 4× L2.
+        // The larger of half the last level and the geometric middle of its plateau: E6's L3
+        // can end barely above L2, where half would test L2 again, and the step after L2 can
+        // be a ramp several doublings long, where a table is served partly by L2 (the Intel
+        // 6/207 of -27-7: L2 1 MiB, its step ending at 2 MiB, L3 2.97 MiB). The plateau starts
+        // where E6's step after L2 ends, or at L2's size where E6 recorded no step; the middle
+        // takes over continuously below a last level of 4× that start.
         let l2 = levels.level("L2").map_or(0, |l| l.bytes);
+        let plateau_start = levels
+            .level("L2")
+            .and_then(|l| l.ramp)
+            .map(|r| r.end_bytes)
+            .filter(|&end| end > l2 && end < last.bytes)
+            .unwrap_or(l2);
         let half = last.bytes / 2;
-        let middle = ((l2 as f64) * (last.bytes as f64)).sqrt() as usize;
-        if half >= middle || l2 >= last.bytes {
+        let middle = ((plateau_start as f64) * (last.bytes as f64)).sqrt() as usize;
+        if half >= middle || plateau_start >= last.bytes {
             sizes.push((format!("½ {}", last.level), half));
         } else {
             sizes.push((format!("mid L2–{}", last.level), middle));
