@@ -115,11 +115,9 @@ fn measured_levels(n: &Numbers) -> String {
                     l.level,
                     rounded_bytes(l.bytes as f64),
                     match l.bytes_range() {
-                        Some((low, high)) if low != high => format!(
-                            " ({}–{} over the invocations)",
-                            rounded_bytes(low as f64),
-                            rounded_bytes(high as f64)
-                        ),
+                        Some((low, high)) if low != high => {
+                            format!(" ({} over the invocations)", size_range(low, high))
+                        }
                         _ => String::new(),
                     },
                     format_sig(l.ns),
@@ -196,11 +194,9 @@ fn steps(levels: &[EffectiveLevel]) -> Option<String> {
                     if start_low != start_high || end_low != end_high =>
                 {
                     format!(
-                        "; over the invocations it starts at {}–{} and ends at {}–{}",
-                        rounded_bytes(start_low as f64),
-                        rounded_bytes(start_high as f64),
-                        rounded_bytes(end_low as f64),
-                        rounded_bytes(end_high as f64)
+                        "; over the invocations it starts at {} and ends at {}",
+                        size_range(start_low, start_high),
+                        size_range(end_low, end_high)
                     )
                 }
                 _ => String::new(),
@@ -228,6 +224,19 @@ fn steps(levels: &[EffectiveLevel]) -> Option<String> {
          partly by each side): {}.",
         each.join("; ")
     ))
+}
+
+/// `1 MiB–1.41 MiB`, or `1 MiB` where the two are the same.
+fn size_range(low: usize, high: usize) -> String {
+    if low == high {
+        rounded_bytes(low as f64)
+    } else {
+        format!(
+            "{}–{}",
+            rounded_bytes(low as f64),
+            rounded_bytes(high as f64)
+        )
+    }
 }
 
 /// The sentence on how the invocations' own curves spread the levels' effective sizes:
