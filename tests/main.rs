@@ -17,7 +17,6 @@ mod faults;
 mod hands;
 mod invocations;
 mod layers;
-mod move_count;
 mod properties;
 mod report;
 

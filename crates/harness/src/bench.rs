@@ -1,13 +1,14 @@
 //! The search bench: each position searched to a fixed depth on one backend, timed, with its
 //! fingerprint (shared by `kiki bench` and E11), and the backends' tables placed on chosen pages.
 
+use crate::registry;
 use kiki_core::backend::Backend;
 use kiki_core::pages::{collapse_to_huge_pages, huge_page_bytes_of, Pages};
 use kiki_engine::position::Position;
 use kiki_engine::search::eval::EvalTables;
 use kiki_engine::search::tt::TranspositionTable;
 use kiki_engine::search::{search, Outcome};
-use kiki_variants::registry::{self, BackendVisitor, RegistryError};
+use kiki_variants::registry::{BackendVisitor, RegistryError};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 

@@ -15,6 +15,7 @@ pub mod measure;
 pub mod peers;
 pub mod plot;
 pub mod readback;
+pub(crate) mod registry;
 pub mod report;
 pub mod results;
 pub mod schedule;

@@ -43,4 +43,4 @@ macro_rules! backend_tests {
 backend_tests! {
     "reference" reference => kiki_core::reference::Reference,
 }
-kiki_variants::for_each_registered!(backend_tests);
+for_each_tested!(backend_tests);

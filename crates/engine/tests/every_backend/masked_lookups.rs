@@ -301,4 +301,4 @@ macro_rules! masked_tests {
     };
 }
 
-kiki_variants::for_each_registered!(masked_tests);
+for_each_tested!(masked_tests);

@@ -198,4 +198,4 @@ macro_rules! mate1_tests {
     )*};
 }
 
-kiki_variants::for_each_registered!(mate1_tests);
+for_each_tested!(mate1_tests);

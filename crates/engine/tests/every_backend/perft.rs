@@ -139,7 +139,7 @@ macro_rules! perft_tests {
 perft_tests! {
     "reference" reference => kiki_core::reference::Reference,
 }
-kiki_variants::for_each_registered!(perft_tests);
+for_each_tested!(perft_tests);
 
 /// Copy-make (`kiki perft --make copy`) counts what make/unmake counts, in both leaf
 /// conventions, on every backend.

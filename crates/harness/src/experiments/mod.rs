@@ -27,6 +27,7 @@ pub mod e9_isa_levels;
 use crate::invocations::Invocation;
 use crate::machine::Machine;
 use crate::measure::{Event, SampleConfig};
+use crate::registry;
 use crate::results::{ExperimentResult, Point, Series};
 use crate::stats::{
     estimate, estimate_linear, format_sig, invocations_disagree, Estimate, Summary,
@@ -34,7 +35,6 @@ use crate::stats::{
 use claims::percent;
 use kiki_core::backend::{Backend, Bitboard};
 use kiki_core::types::{Color, Slider, Square};
-use kiki_variants::registry;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -897,7 +897,7 @@ mod tests {
     #[test]
     fn run_experiments_filters_by_id() {
         let config = Config {
-            backends: vec!["qugiy".to_string()],
+            backends: vec!["dbb".to_string()],
             ..Config::smoke()
         };
         let machine = Machine::detect();

@@ -5,6 +5,7 @@ use crate::effects_timing::{self, Replayer, Workload};
 use crate::experiments::{Config, Progress};
 use crate::invocations::{gather, merge_rows, union, Invocation};
 use crate::measure::{interleaved, Case, SampleConfig};
+use crate::registry;
 use kiki_core::backend::Backend;
 use kiki_core::reference::Reference;
 use kiki_core::simd::SimdLevel;
@@ -18,7 +19,7 @@ use kiki_engine::perft::perft;
 use kiki_engine::position::{KingSafety, Position, START_SFEN};
 use kiki_variants::mailbox::Mailbox;
 use kiki_variants::qugiy::Qugiy;
-use kiki_variants::registry::{self, BackendVisitor};
+use kiki_variants::registry::BackendVisitor;
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 

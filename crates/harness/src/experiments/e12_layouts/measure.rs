@@ -10,13 +10,13 @@ use crate::experiments::e7_cache_pressure::{self as e7, MakeChain, HOT_MASK};
 use crate::experiments::{Config, Progress};
 use crate::invocations::{gather, merge_rows, union, Invocation};
 use crate::measure::{interleaved, Case, SampleConfig};
+use crate::registry;
 use crate::workloads::{self, PieceGroup, Policy};
 use kiki_core::backend::LayoutFactor;
 use kiki_core::pages::{PageBuffer, Pages};
 use kiki_engine::search::bench;
 use kiki_engine::search::eval::{EvalKind, EvalTables};
 use kiki_engine::search::tt::TranspositionTable;
-use kiki_variants::registry;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -295,7 +295,7 @@ pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
 /// when it names none), with the variants that cannot run here left out and said why.
 fn pairs(config: &Config) -> (Vec<Pair>, Vec<String>) {
     let (bases, mut skipped) = config.backend_names();
-    let summaries = registry::summaries();
+    let summaries = kiki_variants::registry::summaries();
     let bytes = |name: &str| {
         summaries
             .iter()

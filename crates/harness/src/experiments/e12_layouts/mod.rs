@@ -160,26 +160,23 @@ mod tests {
     #[test]
     fn smoke_run_is_well_formed() {
         let config = Config {
-            backends: vec!["bonanza".to_string(), "qugiy".to_string()],
+            backends: vec!["dbb".to_string(), "mailbox".to_string()],
             ..Config::smoke()
         };
         let experiment = crate::experiments::tests::run_once(&Layouts, &config, &mut |_, _| {});
         assert_well_formed(&experiment);
-        // bonanza's two variants and its page pair; qugiy has none.
+        // dbb's variant and its page pair; mailbox has none.
         let summary: summary::Summary = experiment.summary_as().unwrap();
         let names: Vec<&str> = summary.pairs.iter().map(|p| p.variant.as_str()).collect();
-        assert_eq!(
-            names,
-            ["bonanza.entry16", "bonanza.occ-major", "bonanza@2m"]
-        );
+        assert_eq!(names, ["dbb.computed", "dbb@2m"]);
         for pair in &summary.pairs {
-            assert_eq!(pair.base, "bonanza");
+            assert_eq!(pair.base, "dbb");
             let lookup = pair.lookup.as_ref().expect("every pair has a lookup ratio");
             assert!(lookup.low <= lookup.ratio && lookup.ratio > 0.0, "{pair:?}");
             assert!(pair.nps.is_some(), "{pair:?}");
         }
-        assert_eq!(summary.pairs[0].factor, "entry-size");
-        assert_eq!(summary.pairs[2].factor, "pages");
+        assert_eq!(summary.pairs[0].factor, "compound-tables");
+        assert_eq!(summary.pairs[1].factor, "pages");
         assert!(
             !experiment.findings.contains("fingerprints differ"),
             "{}",

@@ -7,9 +7,10 @@ use crate::experiments::{
 };
 use crate::invocations::{gather, merge_rows, Invocation};
 use crate::measure::{interleaved, Case, SampleConfig};
+use crate::registry;
 use crate::workloads::{self, LookupItem, PieceGroup, Policy, Workload};
 use kiki_core::backend::{Backend, Bitboard};
-use kiki_variants::registry::{self, BackendVisitor};
+use kiki_variants::registry::BackendVisitor;
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 
@@ -523,7 +524,7 @@ mod tests {
         // The folded results are deterministic, so both backends must return the same value.
         let items = cycled(&workloads::uniform(3, 0.3, 64, PieceGroup::Mixed).items, 64);
         let mut values = Vec::new();
-        for name in ["qugiy", "dbb"] {
+        for name in ["magic-plain", "dbb"] {
             for mode in [Mode::Throughput, Mode::Latency] {
                 let mut case = registry::visit_base(
                     name,

@@ -4,13 +4,14 @@ use crate::experiments::counter_log::CounterLog;
 use crate::experiments::{Config, Progress};
 use crate::invocations::{gather, merge_rows, union, Invocation};
 use crate::measure::{interleaved, Case, SampleConfig};
+use crate::registry;
 use crate::workloads::{self, Policy};
 use kiki_core::backend::Backend;
 use kiki_core::public_positions::{published_counts, SECOND};
 use kiki_engine::movegen::MoveList;
 use kiki_engine::perft::{perft_leaf, Leaf};
 use kiki_engine::position::{Position, START_SFEN};
-use kiki_variants::registry::{self, BackendVisitor};
+use kiki_variants::registry::BackendVisitor;
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 use std::time::Duration;
@@ -436,7 +437,7 @@ mod tests {
                 leaf,
             };
             let outcome = registry::visit_base(
-                "qugiy",
+                "dbb",
                 MakeCase {
                     task: &task,
                     expected: 901,
@@ -463,7 +464,7 @@ mod tests {
                 leaf,
             };
             let (mut case, moves) = registry::visit_base(
-                "qugiy",
+                "dbb",
                 MakeCase {
                     task: &task,
                     expected: 0,

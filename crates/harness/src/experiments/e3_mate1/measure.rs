@@ -4,11 +4,12 @@ use super::TASKS;
 use crate::experiments::{Config, Progress};
 use crate::invocations::{gather, merge_rows, union, Invocation};
 use crate::measure::{interleaved, Case};
+use crate::registry;
 use kiki_core::backend::Backend;
 use kiki_engine::mate1::{mate_in_1, mate_in_1_brute_force, tactical_positions};
 use kiki_engine::position::Position;
 use kiki_variants::mailbox::Mailbox;
-use kiki_variants::registry::{self, BackendVisitor};
+use kiki_variants::registry::BackendVisitor;
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 

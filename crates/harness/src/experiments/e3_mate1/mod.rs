@@ -80,7 +80,7 @@ mod tests {
     #[test]
     fn smoke_run_is_well_formed_and_answers_agree() {
         let config = Config {
-            backends: vec!["qugiy".to_string(), "bonanza".to_string()],
+            backends: vec!["dbb".to_string(), "magic-plain".to_string()],
             ..Config::smoke()
         };
         let experiment = crate::experiments::tests::run_once(&Mate1, &config, &mut |_, _| {});

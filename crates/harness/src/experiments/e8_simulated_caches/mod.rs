@@ -187,7 +187,7 @@ fn run(
         Ok(description) => description,
         Err(reason) => return unavailable(&reason, lookups, &geometries, UNRUN_STREAM),
     };
-    let backends = kiki_variants::registry::resolve_bases("all").unwrap_or_default();
+    let backends = crate::registry::resolve_bases("all").unwrap_or_default();
     // Per geometry: every backend alone, then under pressure from an evaluation twice the last
     // level's size (with the evaluation-alone baseline).
     let mut runs: Vec<(&CacheGeometry, &str, usize)> = Vec::new();
@@ -287,8 +287,8 @@ fn run(
 mod tests {
     use super::*;
     use crate::cache_levels::EffectiveLevel;
+    use crate::registry;
     use kiki_core::types::Slider;
-    use kiki_variants::registry;
     use serde_json::Value as Json;
 
     #[test]

@@ -1,10 +1,11 @@
 //! E8's workload: the fixed lookups valgrind simulates (and `benches/cache_sim.rs` runs), run by
 //! the hidden `kiki e8-workload` command.
 
+use crate::registry;
 use crate::workloads::eval_index;
 use kiki_core::backend::{Backend, Bitboard};
 use kiki_core::types::{Slider, Square};
-use kiki_variants::registry::{self, BackendVisitor, RegistryError};
+use kiki_variants::registry::{BackendVisitor, RegistryError};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 

@@ -4,11 +4,12 @@ use super::{Measurement, Steps};
 use crate::experiments::e7_cache_pressure::{BRACKET_READS, EVAL_ALONE};
 use crate::experiments::{convert, fold, lookup, Input, MIXED};
 use crate::measure::{interleaved, Case};
+use crate::registry;
 use crate::workloads::{eval_index, LookupItem, SearchWorkload};
 use kiki_core::backend::{Backend, Bitboard};
 use kiki_core::pages::{PageBuffer, Pages};
 use kiki_core::units::rounded_bytes;
-use kiki_variants::registry::{self, BackendVisitor};
+use kiki_variants::registry::BackendVisitor;
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 

@@ -5,8 +5,8 @@ use super::timing::{mask_label, push_chains, time_chains, ChainCase, MakeChain, 
 use super::{attack_table_bytes, Measurement, Steps};
 use crate::cache_levels::CacheLevels;
 use crate::experiments::e7_cache_pressure::HOT_MASK;
+use crate::registry;
 use crate::workloads::SearchWorkload;
-use kiki_variants::registry;
 
 /// The dose–response footprints below the full table (byte masks): half the measured L2,
 /// half the last level and twice the last level, each rounded down to a power of two (a mask

@@ -3,9 +3,9 @@
 use super::timing::{push_chains, time_chains, ChainCase, MakeChain, Warming};
 use super::{attack_table_bytes, Measurement, Steps};
 use crate::experiments::e7_cache_pressure::HOT_MASK;
+use crate::registry;
 use crate::workloads::SearchWorkload;
 use kiki_core::pages::{PageBuffer, Pages};
-use kiki_variants::registry;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -1,8 +1,9 @@
 //! The reuse of each backend's table lines along the walk (nothing timed).
 
+use crate::registry;
 use crate::workloads::SearchWorkload;
 use kiki_core::backend::Backend;
-use kiki_variants::registry::{self, BackendVisitor};
+use kiki_variants::registry::BackendVisitor;
 use serde::{Deserialize, Serialize};
 
 /// The reuse of one backend's attack-table lines along the search-order walk (its own table

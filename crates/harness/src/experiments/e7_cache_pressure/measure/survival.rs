@@ -4,9 +4,10 @@ use super::calibration::{calibration, table_lines, Reloads};
 use super::timing::{load_byte, pressure_sum, tick_ns, ticks, Walk};
 use super::{attack_table_bytes, Measurement, Steps};
 use crate::experiments::fold;
+use crate::registry;
 use crate::workloads::SearchWorkload;
 use kiki_core::backend::Backend;
-use kiki_variants::registry::{self, BackendVisitor};
+use kiki_variants::registry::BackendVisitor;
 use std::hint::black_box;
 
 /// Pressure counts of the survival probe: 0, 8, 32, … by fours, up to the first count whose

@@ -6,8 +6,8 @@ use super::reuse::reuse_of;
 use super::timing::{push_chains, time_chains, ChainCase, MakeChain, Warming};
 use super::{Measurement, Steps};
 use crate::experiments::e7_cache_pressure::HOT_MASK;
+use crate::registry;
 use crate::workloads::SearchWorkload;
-use kiki_variants::registry;
 
 /// The backends the P = 0 variants time: seed 004's pair, and fancy magic beside it.
 pub(crate) const UNPRESSED_BACKENDS: [&str; 3] = ["magic-plain", "magic", "dbb"];

@@ -1,32 +1,36 @@
 //! `legal_move_count` (the bulk count perft uses at its last ply) equals the length of the
-//! list `legal_moves` makes, on every backend and the reference, over seeded game-like
-//! positions (random play and greedy playouts, so captures fill the hands and checks occur)
-//! and each position's children (run with `--release`).
+//! list `legal_moves` makes, on every backend and the reference, over seeded tactical
+//! game-like positions (random hands, a preference for checks and captures, so evasions and
+//! drops are common) and each position's children (which add many positions in check).
 
 use kiki_core::backend::Backend;
+use kiki_engine::mate1::tactical_positions;
 use kiki_engine::movegen::MoveList;
 use kiki_engine::position::Position;
-use kiki_harness::workloads::{game_like, Policy};
 use std::sync::OnceLock;
 
-/// The positions every backend is checked on: the SFENs of two seeded game-like workloads,
-/// each followed by every position one legal move away (which adds many in-check positions).
+const SEEDS: [u64; 2] = [0xC0C0_0001, 0xC0C0_0002];
+const ROOTS_PER_SEED: usize = 3_000;
+
+/// The positions every backend is checked on: the roots of two seeds, each followed by every
+/// seventh position one legal move away.
 fn positions() -> &'static [String] {
     static POSITIONS: OnceLock<Vec<String>> = OnceLock::new();
     POSITIONS.get_or_init(|| {
-        let mut roots = game_like(0xC0C0_0001, Policy::Random, 6_000).sfens;
-        roots.extend(game_like(0xC0C0_0002, Policy::Greedy, 6_000).sfens);
+        let reference = kiki_core::reference::Reference;
         let mut out = Vec::new();
         let mut list = MoveList::new();
-        for sfen in roots {
-            let mut pos = Position::from_sfen(kiki_core::reference::Reference, &sfen).unwrap();
-            pos.legal_moves(&mut list);
-            for &mv in list.iter().step_by(7) {
-                let undo = pos.do_move(mv);
-                out.push(pos.to_sfen());
-                pos.undo_move(mv, undo);
+        for seed in SEEDS {
+            for sfen in tactical_positions(reference, seed, ROOTS_PER_SEED) {
+                let mut pos = Position::from_sfen(reference, &sfen).unwrap();
+                pos.legal_moves(&mut list);
+                for &mv in list.iter().step_by(7) {
+                    let undo = pos.do_move(mv);
+                    out.push(pos.to_sfen());
+                    pos.undo_move(mv, undo);
+                }
+                out.push(sfen);
             }
-            out.push(sfen);
         }
         out
     })
@@ -53,11 +57,6 @@ fn count_equals_list_length<B: Backend>() {
         with_hand += hand as usize;
         in_check_with_hand += (pos.in_check() && hand) as usize;
     }
-    eprintln!(
-        "{}: {} positions, {in_check} in check, {with_hand} with a hand, {in_check_with_hand} both",
-        B::info().name,
-        positions().len()
-    );
     // The workload covers what the count must get right: evasions, and drops.
     let total = positions().len();
     assert!(total >= 5_000, "{total} positions");
@@ -74,9 +73,11 @@ fn count_equals_list_length<B: Backend>() {
 
 macro_rules! move_count_tests {
     ($($name:literal $module:ident => $backend:ty),* $(,)?) => {$(
-        #[test]
-        fn $module() {
-            count_equals_list_length::<$backend>();
+        mod $module {
+            #[test]
+            fn count_equals_list_length() {
+                super::count_equals_list_length::<$backend>();
+            }
         }
     )*};
 }
@@ -84,4 +85,4 @@ macro_rules! move_count_tests {
 move_count_tests! {
     "reference" reference => kiki_core::reference::Reference,
 }
-kiki_variants::for_each_registered!(move_count_tests);
+for_each_tested!(move_count_tests);
