@@ -381,6 +381,12 @@ impl Machine {
         cpu_slug_of(&self.cpu_model, self.family, self.model)
     }
 
+    /// Whether PEXT is microcoded here (AMD before Zen 3, families 21–23: tens of cycles an
+    /// instruction, growing with the mask's bit count) rather than one fast instruction.
+    pub fn pext_microcoded(&self) -> bool {
+        self.vendor == "AuthenticAMD" && (21..=23).contains(&self.family)
+    }
+
     /// `YYYY-MM-DD` of the report.
     pub fn date(&self) -> &str {
         self.date_utc.get(..10).unwrap_or(&self.date_utc)

@@ -9,7 +9,7 @@ use crate::stats::{format_sig, Claim, Estimate};
 
 /// The findings paragraph: the leaders per mode, the cost of mixing kinds, the wins per mode
 /// (and whether the modes disagree), the largest spread and the thin cells.
-pub(super) fn paragraph(m: &Measurement, n: &Numbers<'_>) -> String {
+pub(super) fn paragraph(m: &Measurement, n: &Numbers<'_>, pext_microcoded: bool) -> String {
     let mut findings = Vec::new();
     for (mode, leaders) in &n.leaders {
         if !leaders.is_empty() {
@@ -27,7 +27,7 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers<'_>) -> String {
             ));
         }
     }
-    findings.push(cycles_text(m, n));
+    findings.push(cycles_text(m, n, pext_microcoded));
     if !n.batch.is_empty() {
         let faster: Vec<String> = n
             .batch
@@ -121,7 +121,7 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers<'_>) -> String {
 
 /// The issue's cycle targets: pext's rook and bishop cycles per lookup in throughput, per
 /// workload with intervals, against the targets; or why there are no cycles.
-fn cycles_text(m: &Measurement, n: &Numbers<'_>) -> String {
+fn cycles_text(m: &Measurement, n: &Numbers<'_>, pext_microcoded: bool) -> String {
     let targets = CYCLE_TARGETS
         .iter()
         .map(|(piece, target)| format!("{} ≤ {target}", piece.name()))
@@ -142,11 +142,26 @@ fn cycles_text(m: &Measurement, n: &Numbers<'_>) -> String {
         );
     }
     let kinds: Vec<String> = n.pext_cycles.iter().map(kind_cycles_text).collect();
+    let net_words = if n.pext_cycles.iter().any(|k| !k.net.is_empty()) {
+        " The net figures subtract a loop whose work overlaps the lookup's in an out-of-order \
+         core, so they bound a lookup's own cost from below rather than isolate it."
+    } else {
+        ""
+    };
+    let microcode_words = if pext_microcoded {
+        format!(
+            " PEXT is microcoded on this CPU (AMD before Zen 3: tens of cycles an instruction), \
+             so the targets, set for a one-instruction PEXT, measure its microcode here, not \
+             {CYCLE_BACKEND}'s table layout."
+        )
+    } else {
+        String::new()
+    };
     format!(
         "Cycles per lookup (ns × {clock} by a dependent-add chain, intervals scaled \
          alike), {CYCLE_BACKEND} in throughput against the issue's targets ({targets} \
          cycles; met where the whole interval is at or under the target, missed where it lies \
-         above): {}.",
+         above): {}.{net_words}{microcode_words}",
         kinds.join("; ")
     )
 }

@@ -57,23 +57,24 @@ impl Experiment for Attacks {
     ) -> Measurement {
         measure::measure(context.config, invocation, progress)
     }
-    fn analyse(&self, measurements: &[Measurement], _: &Context<'_>) -> ExperimentResult {
+    fn analyse(&self, measurements: &[Measurement], context: &Context<'_>) -> ExperimentResult {
         match measure::merge(measurements) {
-            Ok(m) => result(&m),
+            Ok(m) => result(&m, context.machine.pext_microcoded()),
             Err(why) => failed_result(ExperimentId::E1, TITLE, &why),
         }
     }
 }
 
-/// The analysis of `m`, and the prose written from it, as E1's result.
-fn result(m: &Measurement) -> ExperimentResult {
+/// The analysis of `m`, and the prose written from it, as E1's result (`pext_microcoded`: see
+/// [`crate::machine::Machine::pext_microcoded`]).
+fn result(m: &Measurement, pext_microcoded: bool) -> ExperimentResult {
     let analysis = analysis::analyse(m);
     ExperimentResult {
         wall_seconds: None,
         id: "E1".to_string(),
         title: TITLE.to_string(),
         method: findings::method(m),
-        findings: findings::paragraph(m, &analysis.numbers),
+        findings: findings::paragraph(m, &analysis.numbers, pext_microcoded),
         comparisons: analysis.comparisons,
         series: analysis.series,
         tables: analysis.tables,
@@ -133,7 +134,7 @@ mod tests {
     #[test]
     fn smoke_run_is_well_formed() {
         let config = Config {
-            backends: vec!["qugiy".to_string(), "dbb".to_string()],
+            backends: vec!["magic-plain".to_string(), "dbb".to_string()],
             positions: vec![kiki_engine::position::START_SFEN.to_string()],
             ..Config::smoke()
         };
