@@ -208,27 +208,54 @@ mod tests {
         // At 4× L2 the two agree, and half is kept.
         let sizes = measure::synthetic_sizes(&levels(1 << 20, 4 << 20), 128 << 20);
         assert_eq!(sizes[2], ("½ L3".to_string(), 2 << 20));
-        // Where E6's step after L2 is a ramp (the -27-7 Intel: L2 1 MiB, its step ending at
-        // 2 MiB, L3 2.97 MiB), the control lies in the middle of L3's own plateau, above it.
-        let mut ramped = levels(1 << 20, 2_965_760);
-        ramped.levels[1].ramp = Some(Ramp {
+        assert_eq!(measure::unplaced_control(&levels(l2, l3)), None);
+        // Where E6's step after L2 is a ramp, the control lies in the middle of L3's own
+        // plateau, above the ramp: L2 1 MiB, its step ending at 1.5 MiB, L3 4 MiB.
+        let ramp = |end_bytes: usize| Ramp {
             start_bytes: 1 << 20,
             start_ns: 9.0,
-            end_bytes: 2 << 20,
+            end_bytes,
             end_ns: 32.0,
-        });
+        };
+        let mut ramped = levels(1 << 20, 4 << 20);
+        ramped.levels[1].ramp = Some(ramp(3 << 19));
         let sizes = measure::synthetic_sizes(&ramped, 128 << 20);
         assert_eq!(sizes[2].0, "mid L2–L3");
         assert_eq!(
             sizes[2].1,
-            ((2u64 << 20) as f64 * 2_965_760.0).sqrt() as usize
+            ((3u64 << 19) as f64 * (4 << 20) as f64).sqrt() as usize
+        );
+        // A plateau under one doubling places no last-level control and says why: the -27-7
+        // Intel (L2 1 MiB, its step ending at 2 MiB, L3 2,965,760 B = 2.83 MiB).
+        let mut narrow = levels(1 << 20, 2_965_760);
+        narrow.levels[1].ramp = Some(ramp(2 << 20));
+        let sizes = measure::synthetic_sizes(&narrow, 128 << 20);
+        let labels: Vec<&str> = sizes.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(labels, ["one page", "½ L2", "memory"]);
+        assert_eq!(
+            measure::unplaced_control(&narrow),
+            Some(measure::Unplaced {
+                level: "L3".into(),
+                below: "L2".into(),
+                plateau_start_bytes: 2 << 20,
+                plateau_end_bytes: 2_965_760,
+            })
         );
         // A step that ends beyond the last level leaves the plateau at L2's size.
-        ramped.levels[1].ramp.as_mut().unwrap().end_bytes = 4 << 20;
-        let sizes = measure::synthetic_sizes(&ramped, 128 << 20);
+        narrow.levels[1].ramp = Some(ramp(4 << 20));
+        let sizes = measure::synthetic_sizes(&narrow, 128 << 20);
         assert_eq!(
             sizes[2].1,
             ((1u64 << 20) as f64 * 2_965_760.0).sqrt() as usize
+        );
+        // Four levels: the last level's plateau starts from the level just below it.
+        let mut four = levels(1 << 20, 8 << 20);
+        four.levels.push(level("L4", 12 << 20));
+        let sizes = measure::synthetic_sizes(&four, 128 << 20);
+        assert!(sizes.iter().all(|(l, _)| l != "mid L3–L4" && l != "½ L4"));
+        assert_eq!(
+            measure::unplaced_control(&four).map(|u| (u.below, u.plateau_start_bytes)),
+            Some(("L3".to_string(), 8 << 20))
         );
     }
 

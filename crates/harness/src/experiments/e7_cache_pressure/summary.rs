@@ -31,6 +31,9 @@ pub struct Summary {
     /// Whether the controls the verdict stands on passed, and which failed (absent from
     /// reports made before the verdict was gated on them).
     pub verdict_controls: Option<VerdictControls>,
+    /// The last-level control left out where E6's plateau for it is under one doubling wide
+    /// (absent from reports made before 2026-11-28).
+    pub positive_control_unplaced: Option<Unplaced>,
     /// Seed 004's argument as this machine decides it.
     #[serde(rename = "seed_004_verdict")]
     pub seed_004: Option<SeedVerdict>,
@@ -46,6 +49,11 @@ pub struct AaControl {
 pub struct AaPoint {
     pub pressure_reads: u64,
     pub pass: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct Unplaced {
+    pub level: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -110,8 +118,18 @@ impl Summary {
     pub fn seed_004_words(&self) -> Option<String> {
         let verdict = self.seed_004.as_ref()?;
         let failed = self.failed_controls();
-        if verdict.outcome == SeedOutcome::NotMeasured || failed.is_empty() {
+        if verdict.outcome == SeedOutcome::NotMeasured {
             return Some(verdict.outcome.words().to_string());
+        }
+        if failed.is_empty() {
+            return Some(match &self.positive_control_unplaced {
+                Some(u) => format!(
+                    "{} (no {} control placed)",
+                    verdict.outcome.words(),
+                    u.level
+                ),
+                None => verdict.outcome.words().to_string(),
+            });
         }
         Some(format!(
             "not decided here (failed control{}: {})",

@@ -5,7 +5,7 @@
 
 use super::{cost, estimate_json, level_markers, yes_no, Case, Mask};
 use crate::experiments::e7_cache_pressure::measure::{
-    aa_case, attack_table_bytes, synthetic_case, Measurement, ONE_PAGE,
+    aa_case, attack_table_bytes, synthetic_case, Measurement, Unplaced, ONE_PAGE,
 };
 use crate::experiments::e7_cache_pressure::{
     HOT_MASK, NEGATIVE_BOUND_NS, NEGATIVE_CONTROLS, POSITIVE_TOLERANCE,
@@ -89,6 +89,8 @@ pub struct Chains {
     /// The A/A control (the biggest-table backend's full chain against itself) per pressure:
     /// its backend, and (P, estimate, pass).
     pub aa: Option<(String, Vec<ControlPoint>)>,
+    /// The last-level control, where E6's plateau for it was too narrow to place one.
+    pub unplaced: Option<Unplaced>,
 }
 
 /// Whether a negative control's cost lies within the bound.
@@ -115,6 +117,7 @@ impl Chains {
             negative: negative(m, top_reads),
             positive: positive(m),
             aa: aa(m),
+            unplaced: m.unplaced.clone(),
         }
     }
 
@@ -356,6 +359,14 @@ impl Chains {
                 json!(!self.positive.is_empty() && self.positive.iter().all(|p| p.pass)),
             ),
             ("aa_control".into(), aa),
+            (
+                "positive_control_unplaced".into(),
+                self.unplaced.as_ref().map_or(Json::Null, |u| {
+                    json!({"level": u.level, "below": u.below,
+                           "plateau_start_bytes": u.plateau_start_bytes,
+                           "plateau_end_bytes": u.plateau_end_bytes})
+                }),
+            ),
         ]
     }
 
@@ -400,6 +411,7 @@ impl Chains {
         let mut out = vec![self.negative_sentence()];
         out.extend(self.aa_sentence());
         out.extend(self.positive.iter().map(positive_sentence));
+        out.extend(self.unplaced.as_ref().map(unplaced_sentence));
         out.extend(self.pressure_sentence(top));
         out
     }
@@ -602,6 +614,20 @@ fn positive_json(p: &Positive) -> Json {
                v["pressure_reads"] = json!(r);
                v
            }).collect::<Vec<_>>()})
+}
+
+fn unplaced_sentence(u: &Unplaced) -> String {
+    format!(
+        "No {level} control was placed: E6's {level} plateau, from the end of the step after \
+         {below} ({}) to {level}'s size ({}), is under one doubling wide, so no table lies both \
+         clear of {below} and inside {level} with the walk's own data beside it (a control \
+         needs a plateau of one doubling or more). The verdict rests on the other positive \
+         controls and says nothing about a table served from {level} alone.",
+        rounded_bytes(u.plateau_start_bytes as f64),
+        rounded_bytes(u.plateau_end_bytes as f64),
+        level = u.level,
+        below = u.below,
+    )
 }
 
 fn positive_sentence(p: &Positive) -> String {

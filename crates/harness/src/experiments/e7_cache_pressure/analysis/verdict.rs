@@ -80,7 +80,15 @@ impl Verdict {
         let text = match pairs.iter().find(|p| p.contender == Contender::MagicPlain) {
             None => "not measured: needs magic-plain and dbb".to_string(),
             Some(_) if !failed_controls.is_empty() => not_decided_text(&failed_controls),
-            Some(p) => format!("{}{}", verdict_text(p, top), mechanism(m, pages, dose)),
+            Some(p) => format!(
+                "{}{}{}",
+                verdict_text(p, top),
+                mechanism(m, pages, dose),
+                m.unplaced.as_ref().map_or(String::new(), |u| format!(
+                    " (with no {} control: E6's {} plateau is under one doubling wide)",
+                    u.level, u.level
+                ))
+            ),
         };
         Verdict {
             pairs,

@@ -7,19 +7,53 @@ use super::timing::{
     MakeChain, Walk, Warming,
 };
 use super::{attack_table_bytes, Measurement, Steps};
-use crate::cache_levels::CacheLevels;
+use crate::cache_levels::{CacheLevels, EffectiveLevel};
 use crate::experiments::e7_cache_pressure::HOT_MASK;
+use crate::registry;
 use crate::workloads::SearchWorkload;
-use kiki_variants::registry;
+use serde::{Deserialize, Serialize};
 
 /// The label of the synthetic table of one page: the negative control that runs the masked
 /// path (mailbox and sqww ignore the mask).
 pub(in super::super) const ONE_PAGE: &str = "one page";
 
+/// A last-level positive control that could not be placed: the last level's plateau, from
+/// where E6's step after the level below it ends to the last level's size, is under one
+/// doubling wide, so no table size lies both beyond the lower level's reach and inside the last
+/// level with room for the walk's own data beside it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Unplaced {
+    /// The last level (`L3`) and the one below it (`L2`).
+    pub level: String,
+    pub below: String,
+    /// The plateau: the end of the step after `below`, and the last level's size.
+    pub plateau_start_bytes: usize,
+    pub plateau_end_bytes: usize,
+}
+
+/// The plateau a last-level control must lie on and the level below it: from the end of E6's
+/// step after that level (where it ends between the two sizes) or else its size, to the last
+/// level's size. `None` without a last level above L2.
+fn last_plateau(levels: &CacheLevels) -> Option<(&EffectiveLevel, &EffectiveLevel, usize)> {
+    let n = levels.levels.len();
+    let last = levels.levels.last()?;
+    if n < 2 || last.level == "L2" || last.level == "L1" {
+        return None;
+    }
+    let below = &levels.levels[n - 2];
+    let start = below
+        .ramp
+        .map(|r| r.end_bytes)
+        .filter(|&end| end > below.bytes && end < last.bytes)
+        .unwrap_or(below.bytes);
+    Some((below, last, start))
+}
+
 /// The synthetic tables' sizes: one page (a negative control), then the positive controls':
 /// half the measured L2, for the last level (where that differs) the larger of half of it and
-/// the geometric middle of its plateau (from the end of E6's step after L2 to its size), and `memory_bytes` (the pressure buffer's size, 4× the
-/// last level or more).
+/// the geometric middle of its plateau ([`last_plateau`]), and `memory_bytes` (the pressure
+/// buffer's size, 4× the last level or more). A plateau under one doubling wide places no
+/// last-level control ([`unplaced_control`]).
 pub(in super::super) fn synthetic_sizes(
     levels: &CacheLevels,
     memory_bytes: usize,
@@ -30,31 +64,38 @@ pub(in super::super) fn synthetic_sizes(
     if let Some(l2) = levels.level("L2") {
         sizes.push(("½ L2".to_string(), l2.bytes / 2));
     }
-    let last = levels.levels.last();
-    if let Some(last) = last.filter(|l| l.level != "L2" && l.level != "L1") {
+    if let Some((below, last, plateau_start)) = last_plateau(levels) {
         // The larger of half the last level and the geometric middle of its plateau: E6's L3
         // can end barely above L2, where half would test L2 again, and the step after L2 can
         // be a ramp several doublings long, where a table is served partly by L2 (the Intel
-        // 6/207 of -27-7: L2 1 MiB, its step ending at 2 MiB, L3 2.97 MiB). The plateau starts
-        // where E6's step after L2 ends, or at L2's size where E6 recorded no step; the middle
-        // takes over continuously below a last level of 4× that start.
-        let l2 = levels.level("L2").map_or(0, |l| l.bytes);
-        let plateau_start = levels
-            .level("L2")
-            .and_then(|l| l.ramp)
-            .map(|r| r.end_bytes)
-            .filter(|&end| end > l2 && end < last.bytes)
-            .unwrap_or(l2);
+        // 6/207 of -27-7: L2 1 MiB, its step ending at 2 MiB, L3 2,965,760 B = 2.83 MiB). The
+        // middle takes over continuously below a last level of 4× the plateau's start.
         let half = last.bytes / 2;
         let middle = ((plateau_start as f64) * (last.bytes as f64)).sqrt() as usize;
-        if half >= middle || plateau_start >= last.bytes {
+        if unplaced_control(levels).is_some() {
+            // No size is both clear of the level below and inside this one.
+        } else if half >= middle {
             sizes.push((format!("½ {}", last.level), half));
         } else {
-            sizes.push((format!("mid L2–{}", last.level), middle));
+            sizes.push((format!("mid {}–{}", below.level, last.level), middle));
         }
     }
     sizes.push(("memory".to_string(), memory_bytes));
     sizes
+}
+
+/// The last-level control's plateau where it is under one doubling wide (E6 resolves sizes to
+/// half a doubling, so such a plateau holds at most one measured size, and a table there with
+/// the walk's data beside it spills to memory in some invocations and not in others: the -28
+/// Zen 1's 1 MiB control, 12–30 ns against 14 expected, on a plateau of 724 KiB–1.41 MiB).
+pub(in super::super) fn unplaced_control(levels: &CacheLevels) -> Option<Unplaced> {
+    let (below, last, plateau_start) = last_plateau(levels)?;
+    (last.bytes < 2 * plateau_start).then(|| Unplaced {
+        level: last.level.clone(),
+        below: below.level.clone(),
+        plateau_start_bytes: plateau_start,
+        plateau_end_bytes: last.bytes,
+    })
 }
 
 /// The case name of a positive control's synthetic table.

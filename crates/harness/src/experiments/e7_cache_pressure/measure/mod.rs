@@ -18,7 +18,10 @@ pub(crate) use bracket::Bracket;
 pub(crate) use calibration::Calibration;
 pub(crate) use calibration::Reloads;
 pub(super) use calibration::SURVIVAL_LEVELS;
-pub(super) use chains::{aa_case, synthetic_case, synthetic_sizes, AA_SECOND, ONE_PAGE};
+pub(crate) use chains::Unplaced;
+pub(super) use chains::{
+    aa_case, synthetic_case, synthetic_sizes, unplaced_control, AA_SECOND, ONE_PAGE,
+};
 pub(super) use dose::{dose_case, dose_masks};
 pub(super) use merge::merge;
 pub(crate) use pages::TablePages;
@@ -30,12 +33,13 @@ use crate::cache_levels::CacheLevels;
 use crate::experiments::{Config, Progress};
 use crate::invocations::Invocation;
 use crate::measure::SampleConfig;
+use crate::registry;
 use crate::workloads::{self};
 use bracket::bracket;
 use chains::chain_sweep;
 use kiki_core::backend::Backend;
 use kiki_core::pages::{PageBuffer, Pages};
-use kiki_variants::registry::{self, BackendVisitor};
+use kiki_variants::registry::BackendVisitor;
 use pages::table_pages;
 use reuse::reuse_of;
 use serde::{Deserialize, Serialize};
@@ -63,6 +67,10 @@ pub(crate) struct Measurement {
     /// The positive controls' synthetic tables: what each is sized after (half the measured
     /// L2, half the last level, the pressure buffer in memory) and its bytes.
     pub synthetic: Vec<(String, usize)>,
+    /// The last-level control left out, where E6's plateau for it is under one doubling wide
+    /// (absent before 2026-11-28, when such a control was placed and run).
+    #[serde(default)]
+    pub unplaced: Option<Unplaced>,
     /// The dose–response's byte masks below the full table, sized from the measured levels.
     pub dose_masks: Vec<usize>,
     /// The A/A control's backend (the one with the largest attack tables): its full-table chain
@@ -176,6 +184,7 @@ pub(super) fn measure(
         config.pick(vec![0, 16], vec![0, 32, 256], vec![0, 8, 32, 128, 512]);
     let ns_per_tick = tick_ns();
     let synthetic = synthetic_sizes(&levels, pressure_bytes);
+    let unplaced = unplaced_control(&levels);
     let dose = dose_masks(&levels);
     let mut m = Measurement {
         workload: workload.description.clone(),
@@ -188,6 +197,7 @@ pub(super) fn measure(
         ns_per_tick,
         sampling: sampling(config),
         synthetic,
+        unplaced,
         dose_masks: dose,
         aa_backend: None,
         chains: Vec::new(),
