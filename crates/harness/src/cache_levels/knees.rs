@@ -38,8 +38,9 @@ pub const PER_INVOCATION_RULE: &str = "The rule runs on each invocation's own cu
      median of the per-invocation level counts); a level's effective size is the median of the \
      sizes the invocations that show it give it (the lower of the two middle ones for an even \
      number, so it is always a measured size), given with the least and the greatest of those \
-     sizes (for K invocations the range holds the sizes' median with probability \
-     1 − 2^(1−K), 94 % for five); its latency is the median of their plateau latencies with \
+     sizes (for K independent invocations the range holds the sizes' median with probability \
+     at least 1 − 2^(1−K), 94 % for five; sizes are discrete, so ties only raise it); its \
+     latency is the median of their plateau latencies with \
      their least and greatest, and memory's latency the median of their tails. The step after \
      a level runs from the last size of its plateau to the first of the next plateau (or of \
      memory); over invocations, from the median of their starts to the median of their ends, \

@@ -112,8 +112,9 @@ impl EffectiveLevel {
     }
 }
 
-/// The chance that the least and the greatest of `k` independent draws enclose the median of
-/// their distribution (1 − 2^(1−k)): 94 % for five invocations.
+/// The least chance that the least and the greatest of `k` independent draws enclose the
+/// median of their distribution (1 − 2^(1−k), exact for a continuous one; ties only raise it):
+/// 94 % for five invocations.
 pub fn range_coverage(k: usize) -> f64 {
     if k < 2 {
         return 0.0;

@@ -81,13 +81,13 @@ pub(super) fn paragraph(n: &Numbers) -> String {
         })
         .collect();
     findings.push(if steps.is_empty() {
-        "No step of the curve grows by more than 50 % across its whole interval between \
-         neighbouring sizes."
+        "No step of the 4 KiB-page curve grows by more than 50 % across its whole interval \
+         between neighbouring sizes."
             .to_string()
     } else {
         format!(
-            "The latency grows by more than 50 % across the whole interval at {} — compare \
-             with the cache markers.",
+            "On the 4 KiB-page curve the latency grows by more than 50 % across the whole \
+             interval at {} — compare with the cache markers.",
             steps.join(", ")
         )
     });
@@ -220,8 +220,9 @@ fn steps(levels: &[EffectiveLevel]) -> Option<String> {
     }
     Some(format!(
         "The steps from each level to the next (the last size on its plateau → the first on \
-         the next; a ramp spans more than one doubling, and a table sized inside it is served \
-         partly by each side): {}.",
+         the next, each the median over the invocations taken on its own; sizes are measured \
+         half a doubling apart, so a step is known to that resolution; a ramp spans more than \
+         one doubling, and a table sized inside it is served partly by each side): {}.",
         each.join("; ")
     ))
 }
