@@ -80,7 +80,7 @@ mod unit_tests {
         }
     }
 
-    /// The three bases and one layout variant of them (for E12's pairs).
+    /// The four bases and one layout variant of dbb (for E12's pairs).
     pub fn visit<V: BackendVisitor>(name: &str, visitor: V) -> Result<V::Output, RegistryError> {
         match name {
             "dbb.computed" => on::<kiki_variants::dbb::DbbComputed, V>(name, visitor),

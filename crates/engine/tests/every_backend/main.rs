@@ -8,8 +8,8 @@
 /// Calls `$callback!` with every backend and layout variant, except in a build with the
 /// `portable` feature, which leaves the layout variants out: a variant changes a table layout,
 /// which has no SIMD path, and its bitboard type is its base's, so the portable twins are
-/// proven on the bases (CI's portable pass builds this binary for them alone, eight backends'
-/// engines instead of fifteen).
+/// proven on the bases (in CI's portable pass the tests these expand to instantiate the engine
+/// for eight backends instead of fifteen; the files that dispatch by name still reach all).
 macro_rules! for_each_tested {
     ($callback:ident) => {
         #[cfg(not(feature = "portable"))]
@@ -17,6 +17,27 @@ macro_rules! for_each_tested {
         #[cfg(feature = "portable")]
         kiki_variants::for_each_backend!($callback);
     };
+}
+
+/// The names the tests that dispatch by name run on: every available backend and layout
+/// variant, or under `portable` the bases only, as [`for_each_tested!`].
+fn tested_names() -> Vec<&'static str> {
+    #[cfg(not(feature = "portable"))]
+    let names = kiki_variants::registry::resolve("all");
+    #[cfg(feature = "portable")]
+    let names = kiki_variants::registry::resolve_bases("all");
+    names.expect("all resolves")
+}
+
+/// Runs `visitor` on the backend called `name`, dispatching over what [`tested_names`] gives.
+fn visit_tested<V: kiki_variants::registry::BackendVisitor>(
+    name: &str,
+    visitor: V,
+) -> Result<V::Output, kiki_variants::registry::RegistryError> {
+    #[cfg(not(feature = "portable"))]
+    return kiki_variants::registry::visit(name, visitor);
+    #[cfg(feature = "portable")]
+    return kiki_variants::registry::visit_base(name, visitor);
 }
 
 mod attacks_many;

@@ -6,31 +6,59 @@
 use kiki_core::backend::Backend;
 use kiki_engine::mate1::tactical_positions;
 use kiki_engine::movegen::MoveList;
-use kiki_engine::position::Position;
+use kiki_engine::position::{Position, START_SFEN};
 use std::sync::OnceLock;
 
 const SEEDS: [u64; 2] = [0xC0C0_0001, 0xC0C0_0002];
 const ROOTS_PER_SEED: usize = 3_000;
+/// Random-play games from the start position (hands only from captures): the openings and
+/// quiet positions without a hand that the tactical generator, which hands out pieces, rarely
+/// gives.
+const OPENING_GAMES: usize = 60;
+const OPENING_PLIES: usize = 40;
 
-/// The positions every backend is checked on: the roots of two seeds, each followed by every
-/// seventh position one legal move away.
+/// Every position of `OPENING_GAMES` seeded random-play games of up to `OPENING_PLIES` plies.
+fn openings() -> Vec<String> {
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(SEEDS[0]);
+    let reference = kiki_core::reference::Reference;
+    let mut out = Vec::new();
+    let mut list = MoveList::new();
+    for _ in 0..OPENING_GAMES {
+        let mut pos = Position::from_sfen(reference, START_SFEN).unwrap();
+        for _ in 0..OPENING_PLIES {
+            out.push(pos.to_sfen());
+            pos.legal_moves(&mut list);
+            if list.is_empty() {
+                break;
+            }
+            pos.do_move(list[rng.random_range(0..list.len())]);
+        }
+    }
+    out
+}
+
+/// The positions every backend is checked on: the tactical roots of two seeds and the
+/// openings, each followed by every seventh position one legal move away.
 fn positions() -> &'static [String] {
     static POSITIONS: OnceLock<Vec<String>> = OnceLock::new();
     POSITIONS.get_or_init(|| {
         let reference = kiki_core::reference::Reference;
         let mut out = Vec::new();
         let mut list = MoveList::new();
-        for seed in SEEDS {
-            for sfen in tactical_positions(reference, seed, ROOTS_PER_SEED) {
-                let mut pos = Position::from_sfen(reference, &sfen).unwrap();
-                pos.legal_moves(&mut list);
-                for &mv in list.iter().step_by(7) {
-                    let undo = pos.do_move(mv);
-                    out.push(pos.to_sfen());
-                    pos.undo_move(mv, undo);
-                }
-                out.push(sfen);
+        let roots = SEEDS
+            .iter()
+            .flat_map(|&seed| tactical_positions(reference, seed, ROOTS_PER_SEED))
+            .chain(openings());
+        for sfen in roots {
+            let mut pos = Position::from_sfen(reference, &sfen).unwrap();
+            pos.legal_moves(&mut list);
+            for &mv in list.iter().step_by(7) {
+                let undo = pos.do_move(mv);
+                out.push(pos.to_sfen());
+                pos.undo_move(mv, undo);
             }
+            out.push(sfen);
         }
         out
     })
@@ -42,6 +70,7 @@ fn count_equals_list_length<B: Backend>() {
         return;
     };
     let (mut in_check, mut with_hand, mut in_check_with_hand) = (0, 0, 0);
+    let mut without_hand = 0;
     let mut list = MoveList::new();
     for sfen in positions() {
         let pos = Position::from_sfen(backend, sfen).expect("valid SFEN");
@@ -56,6 +85,7 @@ fn count_equals_list_length<B: Backend>() {
         in_check += pos.in_check() as usize;
         with_hand += hand as usize;
         in_check_with_hand += (pos.in_check() && hand) as usize;
+        without_hand += !hand as usize;
     }
     // The workload covers what the count must get right: evasions, and drops.
     let total = positions().len();
@@ -68,6 +98,10 @@ fn count_equals_list_length<B: Backend>() {
     assert!(
         in_check_with_hand >= 200,
         "{in_check_with_hand} in check with a hand"
+    );
+    assert!(
+        without_hand >= 1_000,
+        "{without_hand} of {total} without a hand"
     );
 }
 

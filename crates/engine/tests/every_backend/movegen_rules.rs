@@ -39,12 +39,12 @@ fn legal(sfen: &str) -> Vec<String> {
             );
         }
     }
-    for name in kiki_variants::registry::resolve("all").expect("all resolves") {
+    for name in crate::tested_names() {
         let visitor = SameOnBackend {
             sfen,
             expected: &expected,
         };
-        kiki_variants::registry::visit(name, visitor).expect("available backend");
+        crate::visit_tested(name, visitor).expect("available backend");
     }
     expected
 }
@@ -94,8 +94,8 @@ fn legal_captures_are_the_legal_moves_that_capture_or_every_evasion() {
             checked
         }
     }
-    for name in kiki_variants::registry::resolve("all").expect("all resolves") {
-        let checked = kiki_variants::registry::visit(name, Walk).expect("available backend");
+    for name in crate::tested_names() {
+        let checked = crate::visit_tested(name, Walk).expect("available backend");
         assert!(checked > 2_000, "{name}: {checked} positions");
     }
 }
