@@ -624,35 +624,40 @@ fn the_replaced_report_reads_back_from_git() {
 }
 
 /// E7's index line names the dearest backend's table misses, with its interval, only where
-/// the controls passed; an unplaced last-level control is named beside a decided verdict.
+/// the controls passed; an unplaced last-level control leaves the verdict undecided.
 #[test]
 fn the_dearest_table_misses_need_passing_controls() {
-    let summary = |controls: &str| {
+    let summary = |unplaced: &str, controls: &str| {
         with_summary(
             "E7",
             &format!(
                 r#"{{"seed_004_verdict": "holds here, …",
                     "table_miss_cost": {{"magic-plain": {{"ns": 30.0, "low": 26.5, "high": 34.0}},
                                         "dbb": {{"ns": 1.0, "low": 0.5, "high": 1.5}}}},
-                    "positive_control_unplaced": {{"level": "L3", "below": "L2",
-                        "plateau_start_bytes": 741440, "plateau_end_bytes": 1482880}},
+                    "positive_control_unplaced": {unplaced},
                     "verdict_controls": {controls}}}"#
             ),
         )
     };
-    let passed = crate::verdicts::verdict(&summary(r#"{"passed": true, "failed": []}"#))
-        .unwrap()
-        .line;
+    let line = |e: ExperimentResult| crate::verdicts::verdict(&e).unwrap().line;
+    let passed = line(summary("null", r#"{"passed": true, "failed": []}"#));
     assert!(
-        passed.contains("dearest table misses: magic-plain, 30 [26.5–34] ns per lookup")
-            && passed.contains("(no L3 control placed)"),
+        passed.starts_with("seed 004 holds; ")
+            && passed.contains("dearest table misses: magic-plain, 30 [26.5–34] ns per lookup"),
         "{passed}"
     );
-    let failed = crate::verdicts::verdict(&summary(r#"{"passed": false, "failed": ["½ L2"]}"#))
-        .unwrap()
-        .line;
+    let failed = line(summary("null", r#"{"passed": false, "failed": ["½ L2"]}"#));
     assert!(
         !failed.contains("dearest") && failed.contains("not decided here"),
         "{failed}"
+    );
+    let unplaced = line(summary(
+        r#"{"level": "L3", "below": "L2", "plateau_start_bytes": 2097152,
+            "plateau_end_bytes": 2965760}"#,
+        r#"{"passed": true, "failed": []}"#,
+    ));
+    assert!(
+        unplaced.contains("seed 004 not decided here (no L3 control could be placed)"),
+        "{unplaced}"
     );
 }

@@ -69,13 +69,14 @@ pub(super) fn method(m: &Measurement) -> String {
          within the range E6's invocations span there widened by ±{:.0} % (a probed curve has \
          no range: its own value), and excluding 0 — an equivalence test, since a point \
          estimate alone proves nothing. The last level's control is the larger of half its \
-         effective size and the geometric middle of its plateau, from where E6's step after \
-         the level below it ends (that level's size where E6 recorded no step) to the last \
-         level's size: half alone would test L2 again where the last level ends barely above \
+         effective size and the geometric middle of its plateau in every E6 invocation, from \
+         the latest end of the step after the level below it (that level's size where E6 \
+         recorded no step) to the earliest start of the step after the last level (its size \
+         where none was recorded): half alone would test L2 again where the last level ends barely above \
          L2, and a size inside the step after L2 is served partly by L2; a plateau under one \
          doubling wide places no such control (E6 resolves sizes to half a doubling, and a \
          table there, with the walk's data beside it, spills to memory in some invocations \
-         and not others), and the verdict then says so. Dose–response: \
+         and not others), and the verdict is then not decided. Dose–response: \
          at the top P, masks of {} (half the measured L2, half and twice the last level, \
          rounded down to powers of two) and the full table, all in one sweep. {} \
          Table pages: the backends with ≥ 4 MiB of attack tables on the 4 KiB pages the \

@@ -248,6 +248,38 @@ mod tests {
             sizes[2].1,
             ((1u64 << 20) as f64 * 2_965_760.0).sqrt() as usize
         );
+        // The plateau in every invocation: the latest end of the step after L2 and the
+        // earliest start of the step after L3 (the -28 Zen 1: pooled 724 KiB–1.41 MiB, one
+        // invocation's L2 step ending at 1 MiB, two invocations' L3 step starting at 1 MiB).
+        let mut zen1 = levels(370_688, 1_482_880);
+        let step = |start_bytes: usize, end_bytes: usize| Ramp {
+            start_bytes,
+            start_ns: 5.0,
+            end_bytes,
+            end_ns: 14.0,
+        };
+        zen1.levels[1].ramp = Some(step(262_144, 741_440));
+        zen1.levels[1].ramps_per_invocation = vec![
+            Some(step(262_144, 741_440)),
+            Some(step(262_144, 741_440)),
+            Some(step(262_144, 1 << 20)),
+        ];
+        zen1.levels[2].ramps_per_invocation = vec![
+            Some(step(1_482_880, 2 << 20)),
+            Some(step(1 << 20, 2 << 20)),
+            None,
+        ];
+        assert_eq!(
+            measure::unplaced_control(&zen1).map(|u| (u.plateau_start_bytes, u.plateau_end_bytes)),
+            Some((1 << 20, 1 << 20))
+        );
+        // Pooled alone (no invocation's steps), the same plateau is exactly one doubling wide,
+        // and the control lies in its middle.
+        zen1.levels[1].ramps_per_invocation.clear();
+        zen1.levels[2].ramps_per_invocation.clear();
+        assert_eq!(measure::unplaced_control(&zen1), None);
+        let sizes = measure::synthetic_sizes(&zen1, 128 << 20);
+        assert_eq!(sizes[2].0, "mid L2–L3");
         // Four levels: the last level's plateau starts from the level just below it.
         let mut four = levels(1 << 20, 8 << 20);
         four.levels.push(level("L4", 12 << 20));

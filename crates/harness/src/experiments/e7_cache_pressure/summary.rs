@@ -121,15 +121,18 @@ impl Summary {
         if verdict.outcome == SeedOutcome::NotMeasured {
             return Some(verdict.outcome.words().to_string());
         }
+        if let Some(u) = self
+            .positive_control_unplaced
+            .as_ref()
+            .filter(|_| failed.is_empty())
+        {
+            return Some(format!(
+                "not decided here (no {} control could be placed)",
+                u.level
+            ));
+        }
         if failed.is_empty() {
-            return Some(match &self.positive_control_unplaced {
-                Some(u) => format!(
-                    "{} (no {} control placed)",
-                    verdict.outcome.words(),
-                    u.level
-                ),
-                None => verdict.outcome.words().to_string(),
-            });
+            return Some(verdict.outcome.words().to_string());
         }
         Some(format!(
             "not decided here (failed control{}: {})",

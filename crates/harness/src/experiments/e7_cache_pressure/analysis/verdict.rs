@@ -56,6 +56,8 @@ pub struct Verdict {
     /// The controls that failed, each (its name, what it measured against what it should
     /// have): where any did, the verdict is not decided.
     pub failed_controls: Vec<(String, String)>,
+    /// The level whose control could not be placed (then the verdict is not decided either).
+    pub unplaced: Option<String>,
     pub text: String,
 }
 
@@ -77,22 +79,28 @@ impl Verdict {
             .iter()
             .filter_map(|&c| pair(m, c, top, claims))
             .collect();
-        let text = match pairs.iter().find(|p| p.contender == Contender::MagicPlain) {
-            None => "not measured: needs magic-plain and dbb".to_string(),
-            Some(_) if !failed_controls.is_empty() => not_decided_text(&failed_controls),
-            Some(p) => format!(
-                "{}{}{}",
-                verdict_text(p, top),
-                mechanism(m, pages, dose),
-                m.unplaced.as_ref().map_or(String::new(), |u| format!(
-                    " (with no {} control: E6's {} plateau is under one doubling wide)",
-                    u.level, u.level
-                ))
-            ),
+        let magic_plain = pairs.iter().find(|p| p.contender == Contender::MagicPlain);
+        let text = match (magic_plain, &m.unplaced) {
+            (None, _) => "not measured: needs magic-plain and dbb".to_string(),
+            (Some(_), _) if !failed_controls.is_empty() => not_decided_text(&failed_controls),
+            // A control that could not be placed checks nothing, so it cannot pass: dropping
+            // one must never turn "not decided" into a verdict.
+            (Some(_), Some(u)) => {
+                format!(
+                    "is not decided here: no {} control could be placed (E6's effective {} \
+                     plateau, {}–{}, is under one doubling wide)",
+                    u.level,
+                    u.level,
+                    rounded_bytes(u.plateau_start_bytes as f64),
+                    rounded_bytes(u.plateau_end_bytes as f64)
+                )
+            }
+            (Some(p), None) => format!("{}{}", verdict_text(p, top), mechanism(m, pages, dose)),
         };
         Verdict {
             pairs,
             failed_controls,
+            unplaced: m.unplaced.as_ref().map(|u| u.level.clone()),
             text,
         }
     }
@@ -144,8 +152,9 @@ impl Verdict {
             (
                 "verdict_controls".into(),
                 json!({
-                    "passed": self.failed_controls.is_empty(),
+                    "passed": self.failed_controls.is_empty() && self.unplaced.is_none(),
                     "failed": self.failed_controls.iter().map(|(name, _)| name).collect::<Vec<_>>(),
+                    "unplaced": self.unplaced.iter().collect::<Vec<_>>(),
                 }),
             ),
             ("seed_004_verdict".into(), json!(self.text)),
@@ -525,12 +534,25 @@ mod tests {
         let verdict = Verdict {
             pairs: Vec::new(),
             failed_controls: failed,
+            unplaced: None,
             text,
         };
         let summary: Map<String, Json> = verdict.summary().into_iter().collect();
         assert_eq!(
             summary["verdict_controls"],
-            json!({"passed": false, "failed": ["½ L3"]})
+            json!({"passed": false, "failed": ["½ L3"], "unplaced": []})
+        );
+        // A control that could not be placed passes nothing either.
+        let unplaced = Verdict {
+            pairs: Vec::new(),
+            failed_controls: Vec::new(),
+            unplaced: Some("L3".to_string()),
+            text: String::new(),
+        };
+        let unplaced_summary: Map<String, Json> = unplaced.summary().into_iter().collect();
+        assert_eq!(
+            unplaced_summary["verdict_controls"],
+            json!({"passed": false, "failed": [], "unplaced": ["L3"]})
         );
         assert!(summary["seed_004_verdict"]
             .as_str()

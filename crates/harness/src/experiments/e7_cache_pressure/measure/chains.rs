@@ -31,22 +31,42 @@ pub(crate) struct Unplaced {
     pub plateau_end_bytes: usize,
 }
 
-/// The plateau a last-level control must lie on and the level below it: from the end of E6's
-/// step after that level (where it ends between the two sizes) or else its size, to the last
-/// level's size. `None` without a last level above L2.
-fn last_plateau(levels: &CacheLevels) -> Option<(&EffectiveLevel, &EffectiveLevel, usize)> {
+/// The plateau a last-level control must lie on and the level below it, in every invocation:
+/// from the latest end of E6's step after that level (its pooled end, or its size, where no
+/// invocation recorded one) to the earliest start of the step after the last level (the last
+/// size on its plateau; the last level's size where none was recorded). E6's invocations
+/// disagree by half a doubling or more (the -28 Zen 1: the step after L2 ended at 724 KiB in
+/// four and 1 MiB in one, the step after L3 started at 1.41 MiB in three and 1 MiB in two), and
+/// a control off the plateau in some of them spills there. `None` without a last level above
+/// L2.
+fn last_plateau(levels: &CacheLevels) -> Option<(&EffectiveLevel, &EffectiveLevel, usize, usize)> {
     let n = levels.levels.len();
     let last = levels.levels.last()?;
     if n < 2 || last.level == "L2" || last.level == "L1" {
         return None;
     }
     let below = &levels.levels[n - 2];
-    let start = below
-        .ramp
-        .map(|r| r.end_bytes)
+    let ends = below
+        .ramps_per_invocation
+        .iter()
+        .flatten()
+        .map(|r| r.end_bytes);
+    let start = ends
+        .chain(below.ramp.map(|r| r.end_bytes))
         .filter(|&end| end > below.bytes && end < last.bytes)
+        .max()
         .unwrap_or(below.bytes);
-    Some((below, last, start))
+    let starts = last
+        .ramps_per_invocation
+        .iter()
+        .flatten()
+        .map(|r| r.start_bytes);
+    let end = starts
+        .filter(|&s| s > below.bytes)
+        .chain([last.bytes])
+        .min()
+        .unwrap_or(last.bytes);
+    Some((below, last, start, end))
 }
 
 /// The synthetic tables' sizes: one page (a negative control), then the positive controls':
@@ -64,17 +84,17 @@ pub(in super::super) fn synthetic_sizes(
     if let Some(l2) = levels.level("L2") {
         sizes.push(("½ L2".to_string(), l2.bytes / 2));
     }
-    if let Some((below, last, plateau_start)) = last_plateau(levels) {
+    if let Some((below, last, plateau_start, plateau_end)) = last_plateau(levels) {
         // The larger of half the last level and the geometric middle of its plateau: E6's L3
         // can end barely above L2, where half would test L2 again, and the step after L2 can
         // be a ramp several doublings long, where a table is served partly by L2 (the Intel
         // 6/207 of -27-7: L2 1 MiB, its step ending at 2 MiB, L3 2,965,760 B = 2.83 MiB). The
         // middle takes over continuously below a last level of 4× the plateau's start.
         let half = last.bytes / 2;
-        let middle = ((plateau_start as f64) * (last.bytes as f64)).sqrt() as usize;
+        let middle = ((plateau_start as f64) * (plateau_end as f64)).sqrt() as usize;
         if unplaced_control(levels).is_some() {
             // No size is both clear of the level below and inside this one.
-        } else if half >= middle {
+        } else if half >= middle && half <= plateau_end {
             sizes.push((format!("½ {}", last.level), half));
         } else {
             sizes.push((format!("mid {}–{}", below.level, last.level), middle));
@@ -84,17 +104,18 @@ pub(in super::super) fn synthetic_sizes(
     sizes
 }
 
-/// The last-level control's plateau where it is under one doubling wide (E6 resolves sizes to
-/// half a doubling, so such a plateau holds at most one measured size, and a table there with
-/// the walk's data beside it spills to memory in some invocations and not in others: the -28
-/// Zen 1's 1 MiB control, 12–30 ns against 14 expected, on a plateau of 724 KiB–1.41 MiB).
+/// The last-level control's plateau ([`last_plateau`]) where it is under one doubling wide: E6
+/// resolves sizes to half a doubling, so it holds at most two measured sizes, and a table there
+/// with the walk's data beside it spills to memory in some invocations and not in others (the
+/// -28 Zen 1's 1 MiB control, 12–30 ns against 14 expected, on a pooled plateau of 724 KiB–1.41
+/// MiB that the invocations narrow to 1 MiB–1 MiB).
 pub(in super::super) fn unplaced_control(levels: &CacheLevels) -> Option<Unplaced> {
-    let (below, last, plateau_start) = last_plateau(levels)?;
-    (last.bytes < 2 * plateau_start).then(|| Unplaced {
+    let (below, last, plateau_start, plateau_end) = last_plateau(levels)?;
+    (plateau_end < 2 * plateau_start).then(|| Unplaced {
         level: last.level.clone(),
         below: below.level.clone(),
         plateau_start_bytes: plateau_start,
-        plateau_end_bytes: last.bytes,
+        plateau_end_bytes: plateau_end,
     })
 }
 
