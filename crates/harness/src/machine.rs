@@ -381,10 +381,12 @@ impl Machine {
         cpu_slug_of(&self.cpu_model, self.family, self.model)
     }
 
-    /// Whether PEXT is microcoded here (AMD before Zen 3, families 21–23: tens of cycles an
-    /// instruction, growing with the mask's bit count) rather than one fast instruction.
+    /// Whether PEXT is microcoded here rather than one fast instruction: AMD before Zen 3
+    /// (Excavator, family 21; Zen 1 to Zen 2, family 23) and Hygon's Zen 1 (family 24): tens to
+    /// hundreds of cycles, growing with the mask's bit count.
     pub fn pext_microcoded(&self) -> bool {
-        self.vendor == "AuthenticAMD" && (21..=23).contains(&self.family)
+        (self.vendor == "AuthenticAMD" && (self.family == 21 || self.family == 23))
+            || (self.vendor == "HygonGenuine" && self.family == 24)
     }
 
     /// `YYYY-MM-DD` of the report.

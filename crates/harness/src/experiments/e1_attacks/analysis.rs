@@ -94,7 +94,8 @@ fn cycles(ns: &[f64], m: &Measurement) -> Option<Estimate> {
 /// rounds), and the null's own. The net takes the gross figure's estimator (the geometric mean
 /// of the invocations' medians, the same bootstrap draws) wherever every difference is
 /// positive, so that it can never exceed the gross figure; the arithmetic one only where a
-/// difference is zero or negative (a lookup no dearer than the loop around it).
+/// round's difference is zero or negative (a noisy round, or a lookup no dearer than the loop
+/// around it), where it can: pext's lookups, the only ones netted, have never taken it.
 fn net_cycles(cell: &Cell, null: &Cell, m: &Measurement) -> Option<NetCycles> {
     if cell.ns.len() != null.ns.len() {
         return None;

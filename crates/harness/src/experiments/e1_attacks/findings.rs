@@ -143,14 +143,16 @@ fn cycles_text(m: &Measurement, n: &Numbers<'_>, pext_microcoded: bool) -> Strin
     }
     let kinds: Vec<String> = n.pext_cycles.iter().map(kind_cycles_text).collect();
     let net_words = if n.pext_cycles.iter().any(|k| !k.net.is_empty()) {
-        " The net figures subtract a loop whose work overlaps the lookup's in an out-of-order \
-         core, so they bound a lookup's own cost from below rather than isolate it."
+        " The net figures are approximate: the null loop's work overlaps the lookup's in an \
+         out-of-order core, which biases them low, and a null loop the compiler makes cheaper \
+         than the lookup's (its XOR can be vectorised) biases them high."
     } else {
         ""
     };
     let microcode_words = if pext_microcoded {
         format!(
-            " PEXT is microcoded on this CPU (AMD before Zen 3: tens of cycles an instruction), \
+            " PEXT is microcoded on this CPU (AMD and Hygon before Zen 3: tens to hundreds of \
+             cycles an instruction, more the more bits its mask has), \
              so the targets, set for a one-instruction PEXT, measure its microcode here, not \
              {CYCLE_BACKEND}'s table layout."
         )
