@@ -68,12 +68,13 @@ pub(super) fn method(m: &Measurement) -> String {
          at their size minus the latency at 4 KiB at P = 0: the whole 95 % interval of each \
          within the range E6's invocations span there widened by ±{:.0} % (a probed curve has \
          no range: its own value), and excluding 0 — an equivalence test, since a point \
-         estimate alone proves nothing. The last level's control is the larger of half its \
-         effective size and the geometric middle of its plateau in every E6 invocation, from \
-         the latest end of the step after the level below it (that level's size where E6 \
-         recorded no step) to the earliest start of the step after the last level (its size \
-         where none was recorded): half alone would test L2 again where the last level ends barely above \
-         L2, and a size inside the step after L2 is served partly by L2; a plateau under one \
+         estimate alone proves nothing. The last level's control is half its effective size \
+         where that lies on its plateau at or above the plateau's geometric middle, else the \
+         middle; the plateau is the one every E6 invocation shows, from the latest of the \
+         lower level's sizes and the ends of the step after it to the earliest of the last \
+         level's sizes and the starts of the step after it: half alone would test L2 again \
+         where the last level ends barely above L2, and a size inside the step after L2 is \
+         served partly by L2; a plateau under one \
          doubling wide places no such control (E6 resolves sizes to half a doubling, and a \
          table there, with the walk's data beside it, spills to memory in some invocations \
          and not others), and the verdict is then not decided. Dose–response: \

@@ -241,12 +241,33 @@ mod tests {
                 plateau_end_bytes: 2_965_760,
             })
         );
-        // A step that ends beyond the last level leaves the plateau at L2's size.
+        // A step after L2 that ends beyond the last level leaves it no plateau: no control.
         narrow.levels[1].ramp = Some(ramp(4 << 20));
-        let sizes = measure::synthetic_sizes(&narrow, 128 << 20);
         assert_eq!(
-            sizes[2].1,
-            ((1u64 << 20) as f64 * 2_965_760.0).sqrt() as usize
+            measure::unplaced_control(&narrow)
+                .map(|u| (u.plateau_start_bytes, u.plateau_end_bytes)),
+            Some((2_965_760, 2_965_760))
+        );
+        // Invocations that give L2 a larger size move the plateau's start up (the -27-7
+        // Intel's L2 was 1.41 MiB in two of its five invocations).
+        let mut sized = levels(1 << 20, 4 << 20);
+        sized.levels[1].bytes_per_invocation = vec![Some(1_482_880), Some(1 << 20), None];
+        let (label, bytes) = &measure::synthetic_sizes(&sized, 128 << 20)[2];
+        assert_eq!(label, "mid L2–L3");
+        assert_eq!(*bytes, (1_482_880f64 * (4u64 << 20) as f64).sqrt() as usize);
+        // A start beyond the end (no invocation-wide plateau) is said so.
+        let empty = measure::Unplaced {
+            level: "L3".into(),
+            below: "L2".into(),
+            plateau_start_bytes: 1 << 20,
+            plateau_end_bytes: 741_440,
+        };
+        assert!(
+            empty
+                .plateau_words()
+                .starts_with("empty: the step after L2 ends as late as 1 MiB"),
+            "{}",
+            empty.plateau_words()
         );
         // The plateau in every invocation: the latest end of the step after L2 and the
         // earliest start of the step after L3 (the -28 Zen 1: pooled 724 KiB–1.41 MiB, one
@@ -262,12 +283,16 @@ mod tests {
         zen1.levels[1].ramps_per_invocation = vec![
             Some(step(262_144, 741_440)),
             Some(step(262_144, 741_440)),
+            Some(step(262_144, 741_440)),
+            Some(step(262_144, 741_440)),
             Some(step(262_144, 1 << 20)),
         ];
         zen1.levels[2].ramps_per_invocation = vec![
+            Some(step(1 << 20, 2 << 20)),
             Some(step(1_482_880, 2 << 20)),
             Some(step(1 << 20, 2 << 20)),
-            None,
+            Some(step(1_482_880, 2 << 20)),
+            Some(step(1_482_880, 2 << 20)),
         ];
         assert_eq!(
             measure::unplaced_control(&zen1).map(|u| (u.plateau_start_bytes, u.plateau_end_bytes)),

@@ -619,13 +619,12 @@ fn positive_json(p: &Positive) -> Json {
 fn unplaced_sentence(u: &Unplaced) -> String {
     format!(
         "No {level} control was placed: E6's effective {level} plateau in every invocation, \
-         from the latest end of the step after {below} ({}) to the earliest start of the step \
-         after {level} ({}), is under one doubling wide, so no table lies both \
-         clear of {below} and inside {level} with the walk's own data beside it (a control \
-         needs a plateau of one doubling or more). Without it nothing checks the method \
-         between {below} and memory, so seed 004's verdict is not decided here.",
-        rounded_bytes(u.plateau_start_bytes as f64),
-        rounded_bytes(u.plateau_end_bytes as f64),
+         from the latest end of the step after {below} to the earliest start of the step after \
+         {level}, is {}, so no table lies both clear of {below} and inside {level} with the \
+         walk's own data beside it (a control needs a plateau of one doubling or more). \
+         Without it nothing checks the method between {below} and memory, so seed 004's \
+         verdict is not decided here.",
+        u.plateau_words(),
         level = u.level,
         below = u.below,
     )

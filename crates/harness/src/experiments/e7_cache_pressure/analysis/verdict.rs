@@ -88,11 +88,10 @@ impl Verdict {
             (Some(_), Some(u)) => {
                 format!(
                     "is not decided here: no {} control could be placed (E6's effective {} \
-                     plateau, {}–{}, is under one doubling wide)",
+                     plateau in every invocation: {})",
                     u.level,
                     u.level,
-                    rounded_bytes(u.plateau_start_bytes as f64),
-                    rounded_bytes(u.plateau_end_bytes as f64)
+                    u.plateau_words()
                 )
             }
             (Some(p), None) => format!("{}{}", verdict_text(p, top), mechanism(m, pages, dose)),

@@ -11,6 +11,7 @@ use crate::cache_levels::{CacheLevels, EffectiveLevel};
 use crate::experiments::e7_cache_pressure::HOT_MASK;
 use crate::registry;
 use crate::workloads::SearchWorkload;
+use kiki_core::units::rounded_bytes;
 use serde::{Deserialize, Serialize};
 
 /// The label of the synthetic table of one page: the negative control that runs the masked
@@ -31,14 +32,34 @@ pub(crate) struct Unplaced {
     pub plateau_end_bytes: usize,
 }
 
+impl Unplaced {
+    /// `724 KiB–1 MiB, under one doubling wide`, or why it is empty.
+    pub(crate) fn plateau_words(&self) -> String {
+        let (start, end) = (
+            rounded_bytes(self.plateau_start_bytes as f64),
+            rounded_bytes(self.plateau_end_bytes as f64),
+        );
+        if self.plateau_start_bytes <= self.plateau_end_bytes {
+            format!("{start}–{end}, under one doubling wide")
+        } else {
+            format!(
+                "empty: the step after {} ends as late as {start} and the step after {} starts \
+                 as early as {end}",
+                self.below, self.level
+            )
+        }
+    }
+}
+
 /// The plateau a last-level control must lie on and the level below it, in every invocation:
-/// from the latest end of E6's step after that level (its pooled end, or its size, where no
-/// invocation recorded one) to the earliest start of the step after the last level (the last
-/// size on its plateau; the last level's size where none was recorded). E6's invocations
-/// disagree by half a doubling or more (the -28 Zen 1: the step after L2 ended at 724 KiB in
-/// four and 1 MiB in one, the step after L3 started at 1.41 MiB in three and 1 MiB in two), and
-/// a control off the plateau in some of them spills there. `None` without a last level above
-/// L2.
+/// from the latest of the lower level's sizes and the ends of the step after it (pooled and per
+/// invocation), to the earliest of the last level's sizes and the starts of the step after it
+/// (the last size on its plateau), each bounded by the two levels' pooled sizes, so that an
+/// invocation with no plateau between them empties it rather than being left out. E6's
+/// invocations disagree by half a doubling or more (the -28 Zen 1: the step after L2 ended at
+/// 724 KiB in four and 1 MiB in one, the step after L3 started at 1.41 MiB in three and 1 MiB in
+/// two), and a control off the plateau in some of them spills there. The plateau is empty where
+/// its start lies beyond its end. `None` without a last level above L2.
 fn last_plateau(levels: &CacheLevels) -> Option<(&EffectiveLevel, &EffectiveLevel, usize, usize)> {
     let n = levels.levels.len();
     let last = levels.levels.last()?;
@@ -46,32 +67,31 @@ fn last_plateau(levels: &CacheLevels) -> Option<(&EffectiveLevel, &EffectiveLeve
         return None;
     }
     let below = &levels.levels[n - 2];
-    let ends = below
+    let bound = |bytes: usize| bytes.clamp(below.bytes, last.bytes);
+    let start = below
         .ramps_per_invocation
         .iter()
         .flatten()
-        .map(|r| r.end_bytes);
-    let start = ends
-        .chain(below.ramp.map(|r| r.end_bytes))
-        .filter(|&end| end > below.bytes && end < last.bytes)
-        .max()
-        .unwrap_or(below.bytes);
-    let starts = last
+        .chain(&below.ramp)
+        .map(|r| r.end_bytes)
+        .chain(below.bytes_per_invocation.iter().flatten().copied())
+        .map(bound)
+        .fold(below.bytes, usize::max);
+    let end = last
         .ramps_per_invocation
         .iter()
         .flatten()
-        .map(|r| r.start_bytes);
-    let end = starts
-        .filter(|&s| s > below.bytes)
-        .chain([last.bytes])
-        .min()
-        .unwrap_or(last.bytes);
+        .chain(&last.ramp)
+        .map(|r| r.start_bytes)
+        .chain(last.bytes_per_invocation.iter().flatten().copied())
+        .map(bound)
+        .fold(last.bytes, usize::min);
     Some((below, last, start, end))
 }
 
 /// The synthetic tables' sizes: one page (a negative control), then the positive controls':
-/// half the measured L2, for the last level (where that differs) the larger of half of it and
-/// the geometric middle of its plateau ([`last_plateau`]), and `memory_bytes` (the pressure
+/// half the measured L2, for the last level (where that differs) half of it or the geometric
+/// middle of its plateau ([`last_plateau`]), and `memory_bytes` (the pressure
 /// buffer's size, 4× the last level or more). A plateau under one doubling wide places no
 /// last-level control ([`unplaced_control`]).
 pub(in super::super) fn synthetic_sizes(
@@ -85,11 +105,11 @@ pub(in super::super) fn synthetic_sizes(
         sizes.push(("½ L2".to_string(), l2.bytes / 2));
     }
     if let Some((below, last, plateau_start, plateau_end)) = last_plateau(levels) {
-        // The larger of half the last level and the geometric middle of its plateau: E6's L3
-        // can end barely above L2, where half would test L2 again, and the step after L2 can
-        // be a ramp several doublings long, where a table is served partly by L2 (the Intel
-        // 6/207 of -27-7: L2 1 MiB, its step ending at 2 MiB, L3 2,965,760 B = 2.83 MiB). The
-        // middle takes over continuously below a last level of 4× the plateau's start.
+        // Half the last level where it lies on the plateau at or above its geometric middle,
+        // else the middle: E6's L3 can end barely above L2, where half would test L2 again, and
+        // the step after L2 can be a ramp several doublings long, where a table is served partly
+        // by L2 (the Intel 6/207 of -27-7: L2 1 MiB, its step ending at 2 MiB, L3 2,965,760 B =
+        // 2.83 MiB).
         let half = last.bytes / 2;
         let middle = ((plateau_start as f64) * (plateau_end as f64)).sqrt() as usize;
         if unplaced_control(levels).is_some() {
