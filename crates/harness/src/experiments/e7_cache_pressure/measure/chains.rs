@@ -67,7 +67,8 @@ fn last_plateau(levels: &CacheLevels) -> Option<(&EffectiveLevel, &EffectiveLeve
         return None;
     }
     let below = &levels.levels[n - 2];
-    let bound = |bytes: usize| bytes.clamp(below.bytes, last.bytes);
+    // Not `clamp`, which panics should E6 ever order the two levels the other way round.
+    let bound = |bytes: usize| bytes.max(below.bytes).min(last.bytes);
     let start = below
         .ramps_per_invocation
         .iter()
