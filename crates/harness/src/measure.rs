@@ -98,24 +98,17 @@ pub fn interleaved(
     let reps: Vec<u64> = cases.iter_mut().map(|c| calibrate(c, config)).collect();
     let mut samples = vec![Vec::with_capacity(config.samples); n];
     let mut totals: Vec<Vec<u64>> = vec![Vec::new(); n];
+    let every: Vec<usize> = (0..n).collect();
     for round in 0..config.samples {
-        for k in 0..n {
-            let i = (round + k + offset) % n.max(1);
-            let case = &mut cases[i];
-            if let Some(c) = counters.as_deref_mut() {
-                c.start();
-            }
-            let ns = time_ns(&mut case.body, reps[i]);
-            if let Some(c) = counters.as_deref_mut() {
-                let values = c.stop();
-                let total = &mut totals[i];
-                total.resize(values.len(), 0);
-                for (t, v) in total.iter_mut().zip(values) {
-                    *t += v;
-                }
-            }
-            samples[i].push(ns / (reps[i] * case.ops_per_rep) as f64);
-        }
+        sample_round(
+            cases,
+            &every,
+            &reps,
+            round + offset,
+            &mut samples,
+            counters.as_deref_mut(),
+            &mut totals,
+        );
         progress((round + 1) as f64 / config.samples.max(1) as f64);
     }
     let names: Vec<String> = counters
@@ -140,6 +133,99 @@ pub fn interleaved(
             }
         })
         .collect()
+}
+
+/// One round: every case in `active` sampled once, round-robin from position `rotation` of
+/// `active`, its ns per operation appended to `samples[case]` (its counters, if any, added to
+/// `totals[case]`).
+fn sample_round(
+    cases: &mut [Case<'_>],
+    active: &[usize],
+    reps: &[u64],
+    rotation: usize,
+    samples: &mut [Vec<f64>],
+    mut counters: Option<&mut Counters>,
+    totals: &mut [Vec<u64>],
+) {
+    let n = active.len();
+    for k in 0..n {
+        let i = active[(rotation + k) % n];
+        let case = &mut cases[i];
+        if let Some(c) = counters.as_deref_mut() {
+            c.start();
+        }
+        let ns = time_ns(&mut case.body, reps[i]);
+        if let Some(c) = counters.as_deref_mut() {
+            let values = c.stop();
+            let total = &mut totals[i];
+            total.resize(values.len(), 0);
+            for (t, v) in total.iter_mut().zip(values) {
+                *t += v;
+            }
+        }
+        samples[i].push(ns / (reps[i] * case.ops_per_rep) as f64);
+    }
+}
+
+/// Times `cases` in rounds of two kinds: A rounds sample every case, B rounds only the cases
+/// `in_b` marks (a control without the others beside them). The rounds come in blocks A B B A
+/// (B A A B in odd invocations), so that a case's i-th A sample and i-th B sample are adjacent
+/// rounds and pairing them by index cancels a linear drift. Each kind takes the invocation's
+/// share of `config.samples` rounds, rounded up to even; both results list the cases in
+/// order (the B result only the marked ones). No counters are read.
+pub fn interleaved_abba(
+    cases: &mut [Case<'_>],
+    in_b: &[bool],
+    config: &SampleConfig,
+    invocation: Invocation,
+    progress: &mut dyn FnMut(f64),
+) -> (Vec<CaseResult>, Vec<CaseResult>) {
+    let rounds = invocation.rounds(config.samples).next_multiple_of(2);
+    let config = &SampleConfig {
+        samples: rounds,
+        ..*config
+    };
+    let n = cases.len();
+    let reps: Vec<u64> = cases.iter_mut().map(|c| calibrate(c, config)).collect();
+    let every: Vec<usize> = (0..n).collect();
+    let marked: Vec<usize> = (0..n).filter(|&i| in_b.get(i) == Some(&true)).collect();
+    let mut a = vec![Vec::with_capacity(rounds); n];
+    let mut b = vec![Vec::with_capacity(rounds); n];
+    let mut no_totals = vec![Vec::new(); n];
+    let b_first = invocation.index % 2 == 1;
+    // Each kind rotates by its own rounds, so that every case starts an A round in turn.
+    let (mut a_rounds, mut b_rounds) = (0, 0);
+    for round in 0..2 * rounds {
+        let middle_of_block = matches!(round % 4, 1 | 2);
+        let (active, samples, done) = if middle_of_block != b_first {
+            (&marked, &mut b, &mut b_rounds)
+        } else {
+            (&every, &mut a, &mut a_rounds)
+        };
+        let rotation = *done + invocation.index;
+        *done += 1;
+        sample_round(
+            cases,
+            active,
+            &reps,
+            rotation,
+            samples,
+            None,
+            &mut no_totals,
+        );
+        progress((round + 1) as f64 / (2 * rounds) as f64);
+    }
+    let results = |samples: Vec<Vec<f64>>, which: &[usize]| -> Vec<CaseResult> {
+        which
+            .iter()
+            .map(|&i| CaseResult {
+                name: cases[i].name.clone(),
+                ns_per_op: samples[i].clone(),
+                counters_per_op: Vec::new(),
+            })
+            .collect()
+    };
+    (results(a, &every), results(b, &marked))
 }
 
 /// The case results of K invocations merged case by case: samples one block after another,
@@ -514,6 +600,46 @@ mod tests {
         // The sampled calls (after warm-up) alternate, starting one later each round.
         let tail: String = order[order.len() - 8..].iter().collect();
         assert_eq!(tail, "abbaabba");
+    }
+
+    /// A rounds time both cases, B rounds only the marked one, in blocks A B B A (B A A B in
+    /// an odd invocation); three samples become four, so both kinds pair one to one.
+    #[test]
+    fn abba_alternates_rounds_without_the_unmarked_case_in_b() {
+        for (invocation, rounds, expected) in [
+            (Invocation::ONLY, 4, "axaaxaaxaaxa"),
+            (Invocation::new(1, 2), 2, "axaaxa"),
+        ] {
+            let mut order = Vec::new();
+            let log = std::cell::RefCell::new(&mut order);
+            let mut cases = vec![
+                Case::new("a", 10, |reps| {
+                    log.borrow_mut().push('a');
+                    (0..reps * 10).fold(0u64, |acc, x| acc ^ black_box(x))
+                }),
+                Case::new("x", 10, |reps| {
+                    log.borrow_mut().push('x');
+                    (0..reps * 10).fold(1u64, |acc, x| acc.wrapping_add(black_box(x)))
+                }),
+            ];
+            let config = SampleConfig {
+                warmup: Duration::from_millis(1),
+                samples: 3,
+                min_sample: Duration::from_micros(20),
+            };
+            let (a, b) =
+                interleaved_abba(&mut cases, &[true, false], &config, invocation, &mut |_| {});
+            drop(cases);
+            assert_eq!(a.len(), 2);
+            assert_eq!(b.len(), 1);
+            assert_eq!(b[0].name, "a");
+            for r in a.iter().chain(&b) {
+                assert_eq!(r.ns_per_op.len(), rounds, "{}", r.name);
+                assert!(r.ns_per_op.iter().all(|&x| x > 0.0 && x.is_finite()));
+            }
+            let tail: String = order[order.len() - expected.len()..].iter().collect();
+            assert_eq!(tail, expected, "{invocation:?}");
+        }
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub mod e6_memory;
 pub mod e7_cache_pressure;
 pub mod e8_simulated_caches;
 pub mod e9_isa_levels;
+pub(crate) mod held_out;
 
 use crate::invocations::Invocation;
 use crate::machine::Machine;

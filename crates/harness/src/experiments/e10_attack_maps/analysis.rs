@@ -1,11 +1,13 @@
 //! E10's analysis: series, tables, plots, claims and the numbers the findings quote.
 
+use super::controls::Controls;
 use super::measure::{
-    Measurement, Row, CONTROL, INCREMENTAL, MAPS, MAPS_LATENCY, MAPS_WITHOUT_AVX512, MATE1, PERFT,
-    RECOUNT, UNION,
+    Measurement, Row, CONTROL, CONVERSION, INCREMENTAL, MAPS, MAPS_LATENCY, MAPS_WITHOUT_AVX512,
+    MATE1, PERFT, RECOUNT, UNION,
 };
 use crate::experiments::claims::Claims;
-use crate::experiments::{interval, interval_point, series, typical};
+use crate::experiments::held_out::{self, HeldOut};
+use crate::experiments::{interval, interval_point, series};
 use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
 use crate::stats::{format_interval, Comparison, Estimate};
 use kiki_engine::attack_map::Method;
@@ -21,11 +23,16 @@ pub(super) struct Analysis {
     pub numbers: Numbers,
 }
 
-/// The fastest cell of some kind: its backend, variant and typical time with its interval.
+/// The fastest cell of some kind, chosen on the choosing invocations: its backend, variant,
+/// the typical time that chose it, and its time with its interval over the estimating ones.
 #[derive(Clone, Debug)]
 pub(super) struct Best {
     pub backend: String,
     pub variant: String,
+    /// The typical time over the choosing invocations (carries the winner's luck).
+    pub chosen_ns: f64,
+    /// Whether the estimate comes from invocations the choice did not see.
+    pub held_out: bool,
     pub estimate: Estimate,
 }
 
@@ -37,6 +44,8 @@ impl Best {
             "ns": self.estimate.value,
             "low": self.estimate.low,
             "high": self.estimate.high,
+            "chosen_ns": self.chosen_ns,
+            "held_out": self.held_out,
         })
     }
 }
@@ -75,45 +84,75 @@ pub(super) struct Numbers {
     pub maps: Vec<MapVerdict>,
     pub engine: Vec<EngineEffect>,
     pub recount: Option<RecountVerdict>,
+    /// Within one backend: set-wise over per-piece, the conversion alone, the A/A twin.
+    pub controls: Controls,
 }
 
-fn best_of<'a>(rows: impl Iterator<Item = &'a Row>, k: usize) -> Option<(&'a Row, Best)> {
-    rows.filter(|r| !r.ns.is_empty())
-        .map(|r| (r, typical(&r.ns, k)))
-        .min_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(r, _)| {
-            (
-                r,
-                Best {
-                    backend: r.backend.clone(),
-                    variant: r.variant.clone(),
-                    estimate: interval(&r.ns, k),
-                },
-            )
-        })
+/// The best row of `pool`, chosen on the choosing invocations of `split`, and its figures
+/// over the estimating ones (all of them where the pool does not split by invocation).
+fn best_of<'a>(pool: &[&'a Row], split: HeldOut, invocations: usize) -> Option<(&'a Row, Best)> {
+    let chosen = held_out::choose(pool, |r| r.ns.as_slice(), split, invocations)?;
+    let (estimating, k) = &chosen.parts.estimating;
+    let best = Best {
+        backend: chosen.row.backend.clone(),
+        variant: chosen.row.variant.clone(),
+        chosen_ns: chosen.chosen_ns,
+        held_out: chosen.parts.held_out,
+        estimate: interval(estimating, *k),
+    };
+    Some((chosen.row, best))
 }
 
-fn map_verdicts(m: &Measurement, claims: &mut Claims) -> Vec<MapVerdict> {
+/// `a`'s time over `b`'s, paired per round, on the estimating invocations when `held_out` (a
+/// row among them was chosen on the others) and both rows split by invocation; on all of them
+/// otherwise.
+fn compare_held_out(
+    claims: &mut Claims,
+    cell: &str,
+    (a_name, a): (&str, &Row),
+    (b_name, b): (&str, &Row),
+    held_out: bool,
+    (split, invocations): (HeldOut, usize),
+) -> Option<Comparison> {
+    let held_out = held_out && split.splits_all([a.ns.as_slice(), b.ns.as_slice()]);
+    let a_ns = split.parts(&a.ns, held_out, invocations).estimating.0;
+    let b_ns = split.parts(&b.ns, held_out, invocations).estimating.0;
+    claims.with_invocations(split.claims_k(held_out, invocations), |claims| {
+        claims.compare(cell, (a_name, &a_ns), (b_name, &b_ns))
+    })
+}
+
+/// Per map group and set: the best per-piece cell and, per set-wise level, the best cell and
+/// its time over the per-piece best (each best chosen apart from the rounds its ratio uses).
+fn map_verdicts(m: &Measurement, split: HeldOut, claims: &mut Claims) -> Vec<MapVerdict> {
     let mut verdicts = Vec::new();
     for group in [MAPS, MAPS_LATENCY, UNION] {
         for (set, _) in &m.sets {
-            let in_cell = |variant: String| {
+            let pool = |variant: String| -> Vec<&Row> {
                 m.rows
                     .iter()
-                    .filter(move |r| r.group == group && &r.set == set && r.variant == variant)
+                    .filter(|r| r.group == group && &r.set == set && r.variant == variant)
+                    .collect()
             };
             let Some((per_piece_row, per_piece)) =
-                best_of(in_cell(Method::PerPiece.name()), m.invocations)
+                best_of(&pool(Method::PerPiece.name()), split, m.invocations)
             else {
                 continue;
             };
             let mut set_wise = Vec::new();
             for method in m.methods.iter().filter(|m| **m != Method::PerPiece) {
-                if let Some((row, best)) = best_of(in_cell(method.name()), m.invocations) {
+                if let Some((row, best)) = best_of(&pool(method.name()), split, m.invocations) {
                     let cell = format!("{group} ({set})");
                     let a = format!("{} {}", row.backend, row.variant);
                     let b = format!("{} {}", per_piece_row.backend, per_piece_row.variant);
-                    let ratio = claims.compare(&cell, (&a, &row.ns), (&b, &per_piece_row.ns));
+                    let ratio = compare_held_out(
+                        claims,
+                        &cell,
+                        (&a, row),
+                        (&b, per_piece_row),
+                        best.held_out && per_piece.held_out,
+                        (split, m.invocations),
+                    );
                     set_wise.push((best, ratio));
                 }
             }
@@ -171,27 +210,37 @@ fn engine_effects(m: &Measurement, claims: &mut Claims) -> Vec<EngineEffect> {
     effects
 }
 
-fn recount_verdict(m: &Measurement, claims: &mut Claims) -> Option<RecountVerdict> {
-    let rows = || m.rows.iter().filter(|r| r.group == RECOUNT);
-    let (recount_row, best_recount) = best_of(
-        rows().filter(|r| r.backend != INCREMENTAL && r.variant != CONTROL),
-        m.invocations,
-    )?;
-    let (incremental_row, best_incremental) =
-        best_of(rows().filter(|r| r.backend == INCREMENTAL), m.invocations)?;
+fn recount_verdict(m: &Measurement, split: HeldOut, claims: &mut Claims) -> Option<RecountVerdict> {
+    let rows = |incremental: bool| -> Vec<&Row> {
+        m.rows
+            .iter()
+            .filter(|r| r.group == RECOUNT && r.variant != CONTROL)
+            .filter(|r| (r.backend == INCREMENTAL) == incremental)
+            .collect()
+    };
+    let (recount_row, best_recount) = best_of(&rows(false), split, m.invocations)?;
+    let (incremental_row, best_incremental) = best_of(&rows(true), split, m.invocations)?;
     let name = |r: &Row| format!("{} {}", r.backend, r.variant);
-    let ratio = claims.compare(
+    let ratio = compare_held_out(
+        claims,
         RECOUNT,
-        (&name(recount_row), &recount_row.ns),
-        (&name(incremental_row), &incremental_row.ns),
+        (&name(recount_row), recount_row),
+        (&name(incremental_row), incremental_row),
+        best_recount.held_out && best_incremental.held_out,
+        (split, m.invocations),
     );
+    // The control is fixed once the recount's backend is chosen: it is compared on the rounds
+    // the chosen recount is estimated on.
     let over_control = m
         .row(RECOUNT, &recount_row.set, &recount_row.backend, CONTROL)
         .and_then(|control| {
-            claims.compare(
+            compare_held_out(
+                claims,
                 &format!("{RECOUNT} {}", recount_row.backend),
-                (&name(recount_row), &recount_row.ns),
-                (&name(control), &control.ns),
+                (&name(recount_row), recount_row),
+                (&name(control), control),
+                best_recount.held_out,
+                (split, m.invocations),
             )
         });
     Some(RecountVerdict {
@@ -216,10 +265,17 @@ fn tables(m: &Measurement) -> Vec<Table> {
         (MAPS_LATENCY, "ns/position, both colours, latency"),
         (UNION, "ns/position, both colours, union only"),
     ] {
+        // MAPS adds the conversion-only cell after the methods.
+        let variants: Vec<String> = m
+            .methods
+            .iter()
+            .map(|x| x.name())
+            .chain((group == MAPS).then(|| CONVERSION.to_string()))
+            .collect();
         let mut headers = vec!["backend".to_string()];
         for (set, _) in &m.sets {
-            for method in &m.methods {
-                headers.push(format!("{group} {set}: {} ({unit})", method.name()));
+            for variant in &variants {
+                headers.push(format!("{group} {set}: {variant} ({unit})"));
             }
         }
         let rows: Vec<Vec<String>> = m
@@ -228,11 +284,8 @@ fn tables(m: &Measurement) -> Vec<Table> {
             .map(|b| {
                 let mut row = vec![b.to_string()];
                 for (set, _) in &m.sets {
-                    for method in &m.methods {
-                        row.push(cell_text(
-                            m.row(group, set, b, &method.name()),
-                            m.invocations,
-                        ));
+                    for variant in &variants {
+                        row.push(cell_text(m.row(group, set, b, variant), m.invocations));
                     }
                 }
                 row
@@ -266,11 +319,12 @@ fn tables(m: &Measurement) -> Vec<Table> {
         "backend or effect board".to_string(),
         format!("{CONTROL} (ns/move)"),
     ];
-    headers.extend(
-        m.methods
-            .iter()
-            .map(|method| format!("make + recount by {} + unmake (ns/move)", method.name())),
-    );
+    headers.extend(m.methods.iter().map(|method| {
+        format!(
+            "make + recount by {m} + unmake + recount (ns/move)",
+            m = method.name()
+        )
+    }));
     let mut rows: Vec<Vec<String>> = m
         .backends
         .iter()
@@ -412,7 +466,7 @@ fn plots(m: &Measurement) -> Vec<Plot> {
     ));
     plots.push(bar_plot(
         "e10-recount",
-        "E10 effect counts per make+unmake: from scratch against incremental",
+        "E10 effect counts after every make and unmake: from scratch against incremental",
         "ns per move (log; lower is better)",
         cells.iter().map(|c| c.2.clone()).collect(),
         lines,
@@ -441,11 +495,15 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             )
         })
         .collect();
+    // Fixed pairs (the neighbour control, king safety per backend) pool every invocation;
+    // each "best" cell is chosen on the first invocations and estimated on the rest.
+    let split = HeldOut::of(m.invocations);
     let mut claims = Claims::new(m.threshold, m.invocations);
     let neighbour_control = neighbour_control(m, &mut claims);
-    let maps = map_verdicts(m, &mut claims);
+    let maps = map_verdicts(m, split, &mut claims);
     let engine = engine_effects(m, &mut claims);
-    let recount = recount_verdict(m, &mut claims);
+    let recount = recount_verdict(m, split, &mut claims);
+    let controls = Controls::of(m, &mut claims);
     let mut summary: Vec<(String, Json)> = Vec::new();
     summary.push((
         "methods".to_string(),
@@ -460,6 +518,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
                     "best": best.json(),
                     "over_per_piece": ratio.map(|c| json!({"ratio": c.ratio, "low": c.low, "high": c.high, "claim": format!("{:?}", c.claim)})),
                 })).collect::<Vec<_>>(),
+                "same_backend": controls.same_backend_json(v.group, &v.set),
             }),
         ));
     }
@@ -484,7 +543,10 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         summary.push((
             "avx512_neighbour_control".to_string(),
             json!({"cells": neighbour_control.len(), "level": level,
-                   "ratios": neighbour_control.iter().map(|c| c.ratio).collect::<Vec<_>>()}),
+                   "ratios": neighbour_control.iter().map(|c| c.ratio).collect::<Vec<_>>(),
+                   "lows": neighbour_control.iter().map(|c| c.low).collect::<Vec<_>>(),
+                   "highs": neighbour_control.iter().map(|c| c.high).collect::<Vec<_>>(),
+                   "schedule": "ABBA by round"}),
         ));
     }
     if let Some(r) = &recount {
@@ -495,9 +557,15 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
                 "best_incremental": r.best_incremental.json(),
                 "ratio": r.ratio.map(|c| json!({"ratio": c.ratio, "low": c.low, "high": c.high})),
                 "over_control": r.over_control.map(|c| json!({"ratio": c.ratio, "low": c.low, "high": c.high})),
+                "accounting": "recount after make and after unmake",
             }),
         ));
     }
+    summary.extend(controls.summary(m.threshold));
+    summary.push((
+        "held_out".to_string(),
+        json!({"select": split.select, "estimate": split.estimate}),
+    ));
     Analysis {
         series,
         tables: tables(m),
@@ -509,6 +577,216 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             maps,
             engine,
             recount,
+            controls,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kiki_core::simd::SimdLevel;
+
+    const SET_WISE: Method = Method::SetWise(SimdLevel::Portable);
+
+    fn row(group: &'static str, backend: &str, variant: &str, ns: Vec<f64>) -> Row {
+        Row {
+            group,
+            set: "s".into(),
+            backend: backend.into(),
+            variant: variant.into(),
+            ns,
+        }
+    }
+
+    /// Backends `a` and `b` on one set over `invocations` invocations, with these rows.
+    fn measured(rows: Vec<Row>, invocations: usize) -> Measurement {
+        Measurement {
+            backends: vec!["a", "b"],
+            skipped: Vec::new(),
+            methods: vec![Method::PerPiece, SET_WISE],
+            modes: Vec::new(),
+            sets: vec![("s".into(), 10)],
+            seed: 0,
+            perft_depth: 0,
+            mate1_positions: 0,
+            recount_moves: 0,
+            samples: 2,
+            threshold: 0.03,
+            verified_positions: 0,
+            rows,
+            errors: Vec::new(),
+            invocations,
+        }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    /// Three invocations of two rounds: `a`'s set-wise cell is fast only in the first
+    /// (choosing) invocation, so it is chosen, and its figure and its ratio against the best
+    /// per-piece cell come from the other two invocations alone.
+    #[test]
+    fn the_best_set_wise_is_chosen_on_invocations_its_ratio_does_not_use() {
+        let m = measured(
+            vec![
+                row(MAPS, "a", &Method::PerPiece.name(), vec![2.0; 6]),
+                row(MAPS, "b", &Method::PerPiece.name(), vec![2.2; 6]),
+                row(
+                    MAPS,
+                    "a",
+                    &SET_WISE.name(),
+                    vec![1.0, 1.0, 1.5, 1.5, 1.5, 1.5],
+                ),
+                row(MAPS, "b", &SET_WISE.name(), vec![1.2; 6]),
+            ],
+            3,
+        );
+        let analysis = analyse(&m);
+        let verdict = &analysis.numbers.maps[0];
+        assert_eq!(verdict.per_piece.backend, "a");
+        let (best, ratio) = &verdict.set_wise[0];
+        assert_eq!(best.backend, "a");
+        assert!(best.held_out);
+        assert!(close(best.chosen_ns, 1.0), "{best:?}");
+        assert!(close(best.estimate.value, 1.5), "{best:?}");
+        let ratio = ratio.expect("a ratio");
+        assert!(close(ratio.ratio, 0.75), "{ratio:?}");
+        assert_eq!(ratio.invocations, 2);
+        let summary = &analysis
+            .summary
+            .iter()
+            .find(|(k, _)| k == "map+counts (s)")
+            .expect("the workload")
+            .1;
+        assert_eq!(summary["best_set_wise"][0]["best"]["held_out"], true);
+        assert_eq!(summary["best_set_wise"][0]["best"]["chosen_ns"], 1.0);
+        let split = &analysis
+            .summary
+            .iter()
+            .find(|(k, _)| k == "held_out")
+            .expect("held_out")
+            .1;
+        assert_eq!(split["select"], 1);
+        assert_eq!(split["estimate"], 2);
+    }
+
+    /// The best recount and the best incremental board are chosen on the first invocation;
+    /// their ratio, and the recount over its own backend's make+unmake, on the other two.
+    #[test]
+    fn the_best_recount_is_chosen_on_invocations_its_ratios_do_not_use() {
+        let recount = |backend: &str, ns: Vec<f64>| row(RECOUNT, backend, &SET_WISE.name(), ns);
+        let m = measured(
+            vec![
+                row(RECOUNT, "a", CONTROL, vec![1.0; 6]),
+                recount("a", vec![3.0, 3.0, 5.0, 5.0, 5.0, 5.0]),
+                recount("b", vec![4.0; 6]),
+                row(RECOUNT, INCREMENTAL, "board one", vec![2.0; 6]),
+                row(RECOUNT, INCREMENTAL, "board two", vec![2.5; 6]),
+            ],
+            3,
+        );
+        let analysis = analyse(&m);
+        let r = analysis.numbers.recount.expect("a recount verdict");
+        assert_eq!(r.best_recount.backend, "a");
+        assert!(close(r.best_recount.chosen_ns, 3.0));
+        assert!(close(r.best_recount.estimate.value, 5.0));
+        assert_eq!(r.best_incremental.variant, "board one");
+        let ratio = r.ratio.expect("recount over incremental");
+        assert!(close(ratio.ratio, 2.5), "{ratio:?}");
+        assert_eq!(ratio.invocations, 2);
+        let over_control = r.over_control.expect("recount over its control");
+        assert!(close(over_control.ratio, 5.0), "{over_control:?}");
+        assert_eq!(over_control.invocations, 2);
+    }
+
+    /// Below three invocations nothing is held out: the best is chosen and estimated on the
+    /// same rounds, and says so.
+    #[test]
+    fn two_invocations_choose_and_estimate_on_the_same_rounds() {
+        let m = measured(
+            vec![
+                row(MAPS, "a", &Method::PerPiece.name(), vec![2.0; 4]),
+                row(MAPS, "a", &SET_WISE.name(), vec![1.0; 4]),
+            ],
+            2,
+        );
+        let analysis = analyse(&m);
+        let (best, ratio) = &analysis.numbers.maps[0].set_wise[0];
+        assert!(!best.held_out);
+        assert_eq!(ratio.expect("a ratio").invocations, 2);
+    }
+
+    /// Within one backend: `a`'s set-wise cell takes half its per-piece time (faster), `b`'s
+    /// the same (level); the A/A twin equals its original (level, within the threshold); the
+    /// conversion takes a quarter of `a`'s set-wise cell.
+    #[test]
+    fn the_controls_within_one_backend() {
+        use super::super::measure::{AA_TWIN, CONVERSION};
+        let noisy = |x: f64| vec![x, x * 1.001, x * 0.999, x, x * 1.001, x * 0.999];
+        let m = measured(
+            vec![
+                row(MAPS, "a", &Method::PerPiece.name(), noisy(2.0)),
+                row(MAPS, "a", &SET_WISE.name(), noisy(1.0)),
+                row(MAPS, "b", &Method::PerPiece.name(), noisy(1.0)),
+                row(MAPS, "b", &SET_WISE.name(), noisy(1.0)),
+                row(MAPS, "a", CONVERSION, noisy(0.25)),
+                row(
+                    MAPS,
+                    "a",
+                    &format!("{} {AA_TWIN}", SET_WISE.name()),
+                    noisy(1.0),
+                ),
+            ],
+            3,
+        );
+        let analysis = analyse(&m);
+        let controls = &analysis.numbers.controls;
+        let ratio = |backend: &str| {
+            controls
+                .same_backend
+                .iter()
+                .find(|s| s.group == MAPS && s.backend == backend)
+                .expect("a same-backend ratio")
+                .ratio
+        };
+        assert!(close(ratio("a").ratio, 0.5), "{:?}", ratio("a"));
+        assert_eq!(ratio("a").claim, crate::stats::Claim::Faster);
+        assert!(close(ratio("b").ratio, 1.0), "{:?}", ratio("b"));
+        assert_eq!(ratio("b").claim, crate::stats::Claim::Level);
+        assert_eq!(
+            ratio("a").invocations,
+            3,
+            "fixed pairs pool every invocation"
+        );
+        let aa = &controls.aa[0];
+        assert_eq!(
+            (aa.backend.as_str(), aa.method.clone()),
+            ("a", SET_WISE.name())
+        );
+        assert!(aa.ratio.within(m.threshold), "{:?}", aa.ratio);
+        let conversion = &controls.conversion[0];
+        assert!(close(conversion.share.expect("a share").ratio, 0.25));
+        let key = |k: &str| {
+            analysis
+                .summary
+                .iter()
+                .find(|(key, _)| key == k)
+                .unwrap_or_else(|| panic!("{k}"))
+                .1
+                .clone()
+        };
+        assert_eq!(
+            key("map+counts (s)")["same_backend"]
+                .as_array()
+                .map(Vec::len),
+            Some(2)
+        );
+        assert_eq!(key("aa_control")[0]["within_threshold"], true);
+        assert_eq!(key("conversion_only")[0]["backend"], "a");
+        // Neither new cell can be chosen as a best cell.
+        assert_eq!(analysis.numbers.maps[0].set_wise.len(), 1);
+        assert_ne!(analysis.numbers.maps[0].set_wise[0].0.variant, CONVERSION);
     }
 }

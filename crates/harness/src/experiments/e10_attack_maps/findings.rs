@@ -1,9 +1,11 @@
 //! E10's prose: the method and findings paragraphs, from the settings and the numbers.
 
 use super::analysis::{Best, Numbers};
-use super::measure::{Measurement, INCREMENTAL, MAPS, MATE1, PERFT};
+use super::controls::Conversion;
+use super::measure::{Measurement, INCREMENTAL, MAPS, MAPS_LATENCY, MATE1, PERFT, UNION};
 use crate::experiments::and_list;
 use crate::experiments::claims::{claims_method, level_words, percent};
+use crate::experiments::held_out::{self, HeldOut};
 use crate::stats::{format_interval, Claim, Comparison};
 
 fn best_text(best: &Best) -> String {
@@ -37,6 +39,9 @@ fn ratio_text(c: &Comparison, threshold: f64) -> String {
 pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     let mut findings = Vec::new();
     map_findings(m, n, &mut findings);
+    same_backend_findings(m, n, &mut findings);
+    conversion_findings(m, n, &mut findings);
+    aa_findings(m, n, &mut findings);
     engine_findings(m, n, &mut findings);
     recount_finding(m, n, &mut findings);
     neighbour_finding(m, n, &mut findings);
@@ -86,6 +91,71 @@ fn map_findings(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
     }
 }
 
+/// The range of a set of ratios across backends and how many each claim went to.
+struct Spread {
+    low: f64,
+    high: f64,
+    count: usize,
+    faster: usize,
+    slower: usize,
+    /// Level with the whole interval within the threshold.
+    level: usize,
+    /// Level, but the interval reaches past the threshold.
+    unresolved: usize,
+}
+
+impl Spread {
+    fn of<'a>(ratios: impl Iterator<Item = &'a Comparison>, threshold: f64) -> Spread {
+        let mut spread = Spread {
+            low: f64::INFINITY,
+            high: f64::NEG_INFINITY,
+            count: 0,
+            faster: 0,
+            slower: 0,
+            level: 0,
+            unresolved: 0,
+        };
+        for c in ratios {
+            spread.low = spread.low.min(c.ratio);
+            spread.high = spread.high.max(c.ratio);
+            spread.count += 1;
+            match c.claim {
+                Claim::Faster => spread.faster += 1,
+                Claim::Slower => spread.slower += 1,
+                Claim::Level if c.within(threshold) => spread.level += 1,
+                Claim::Level => spread.unresolved += 1,
+            }
+        }
+        spread
+    }
+
+    /// `×0.62 to ×0.80 {what} across 8 backends (faster on 8, slower on 0, level at ±3 % on 0,
+    /// unresolved on 0)`.
+    fn text(&self, what: &str, threshold: f64) -> String {
+        format!(
+            "×{:.2} to ×{:.2} {what} across {} backends (faster on {}, slower on {}, level at \
+             ±{} % on {}, unresolved on {})",
+            self.low,
+            self.high,
+            self.count,
+            self.faster,
+            self.slower,
+            percent(threshold),
+            self.level,
+            self.unresolved
+        )
+    }
+
+    fn verdict(&self) -> String {
+        match (self.faster, self.slower) {
+            (0, 0) => "no difference resolved on any backend".to_string(),
+            (0, s) => format!("never faster, slower on {s}"),
+            (f, 0) => format!("faster on {f}, never slower"),
+            _ => "mixed across backends".to_string(),
+        }
+    }
+}
+
 /// Per engine group and king-safety mode: the range of per-square ratios across backends.
 fn engine_findings(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
     for group in [PERFT, MATE1] {
@@ -96,48 +166,139 @@ fn engine_findings(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
             }
         }
         for mode in modes {
-            let effects: Vec<_> = n
-                .engine
-                .iter()
-                .filter(|e| e.group == group && e.mode == mode)
-                .collect();
-            let count = |claim: Claim| effects.iter().filter(|e| e.ratio.claim == claim).count();
-            let level = effects
-                .iter()
-                .filter(|e| e.ratio.claim == Claim::Level && e.ratio.within(m.threshold))
-                .count();
-            let low = effects
-                .iter()
-                .map(|e| e.ratio.ratio)
-                .fold(f64::INFINITY, f64::min);
-            let high = effects
-                .iter()
-                .map(|e| e.ratio.ratio)
-                .fold(f64::NEG_INFINITY, f64::max);
-            let (faster, slower) = (count(Claim::Faster), count(Claim::Slower));
-            let verdict = match (faster, slower) {
-                (0, 0) => "no difference resolved on any backend".to_string(),
-                (0, s) => format!("never faster, slower on {s}"),
-                (f, 0) => format!("faster on {f}, never slower"),
-                _ => "mixed across backends".to_string(),
-            };
+            let spread = Spread::of(
+                n.engine
+                    .iter()
+                    .filter(|e| e.group == group && e.mode == mode)
+                    .map(|e| &e.ratio),
+                m.threshold,
+            );
             findings.push(format!(
-                "{group} with king safety by {mode} ({}): ×{low:.2} to ×{high:.2} the per-square \
-                 time across {} backends (faster on {}, slower on {}, level at ±{} % on {}, \
-                 unresolved on {}): {verdict}.",
+                "{group} with king safety by {mode} ({}): {}: {}.",
                 if group == PERFT {
                     format!("start position to depth {}", m.perft_depth)
                 } else {
                     format!("{} tactical positions", m.mate1_positions)
                 },
-                effects.len(),
-                count(Claim::Faster),
-                count(Claim::Slower),
-                percent(m.threshold),
-                level,
-                count(Claim::Level) - level
+                spread.text("the per-square time", m.threshold),
+                spread.verdict()
             ));
         }
+    }
+}
+
+/// Per map group and set: each set-wise level's time over the per-piece time within one
+/// backend, as a range across backends.
+fn same_backend_findings(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
+    for group in [MAPS, MAPS_LATENCY, UNION] {
+        for (set, _) in &m.sets {
+            let levels: Vec<String> = m
+                .methods
+                .iter()
+                .filter_map(|&method| {
+                    let spread = Spread::of(
+                        n.controls
+                            .same_backend
+                            .iter()
+                            .filter(|s| s.group == group && &s.set == set && s.method == method)
+                            .map(|s| &s.ratio),
+                        m.threshold,
+                    );
+                    (spread.count > 0).then(|| {
+                        format!(
+                            "{} {}",
+                            method.name(),
+                            spread.text("the per-piece time", m.threshold)
+                        )
+                    })
+                })
+                .collect();
+            if !levels.is_empty() {
+                findings.push(format!(
+                    "Within one backend ({group}, {set}): {}.",
+                    levels.join("; ")
+                ));
+            }
+        }
+    }
+}
+
+/// Per set: the input conversion alone, and its share of each backend's top set-wise cell.
+fn conversion_findings(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
+    for (set, _) in &m.sets {
+        let cells: Vec<_> = n
+            .controls
+            .conversion
+            .iter()
+            .filter(|c| &c.set == set)
+            .collect();
+        let Some(first) = cells.first() else {
+            continue;
+        };
+        let by_time =
+            |a: &&&Conversion, b: &&&Conversion| a.estimate.value.total_cmp(&b.estimate.value);
+        let (cheapest, dearest) = (
+            cells.iter().min_by(by_time).expect("a cell"),
+            cells.iter().max_by(by_time).expect("a cell"),
+        );
+        let shares: Vec<_> = cells
+            .iter()
+            .filter_map(|c| c.share.map(|s| (c, s)))
+            .collect();
+        let share_text = match (
+            shares.iter().min_by(|a, b| a.1.ratio.total_cmp(&b.1.ratio)),
+            shares.iter().max_by(|a, b| a.1.ratio.total_cmp(&b.1.ratio)),
+        ) {
+            (Some(least), Some(most)) => format!(
+                "; as a share of each backend's {} cell, which includes it: ×{:.2} ({:.2}–{:.2}) \
+                 on {} to ×{:.2} ({:.2}–{:.2}) on {}",
+                first.of.name(),
+                least.1.ratio,
+                least.1.low,
+                least.1.high,
+                least.0.backend,
+                most.1.ratio,
+                most.1.low,
+                most.1.high,
+                most.0.backend
+            ),
+            _ => String::new(),
+        };
+        findings.push(format!(
+            "Input conversion alone (`SidePieces::of`, both colours, {set}): from {} ns on {} to \
+             {} ns on {}{share_text}.",
+            format_interval(&cheapest.estimate),
+            cheapest.backend,
+            format_interval(&dearest.estimate),
+            dearest.backend,
+        ));
+    }
+}
+
+/// The A/A twins: a cell timed twice in the same rounds must come out level.
+fn aa_findings(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
+    for a in &n.controls.aa {
+        let verdict = if a.ratio.within(m.threshold) {
+            format!("within ±{} %, a pass", percent(m.threshold))
+        } else if a.ratio.claim != Claim::Level {
+            "ordered although both cells run the same code: the A/A control failed, so this \
+             set's ratios carry a bias of that size between cells"
+                .to_string()
+        } else {
+            format!(
+                "its interval reaches past ±{} %, so on this set ratios of that size between \
+                 {MAPS} cells are at or below this run's resolution",
+                percent(m.threshold)
+            )
+        };
+        findings.push(format!(
+            "A/A control ({MAPS}, {}): {} on {} timed as a second cell in the same rounds, \
+             against the first: {}; {verdict}.",
+            a.set,
+            a.method,
+            a.backend,
+            ratio_text(&a.ratio, m.threshold)
+        ));
     }
 }
 
@@ -154,12 +315,12 @@ fn recount_finding(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
             )
         });
         findings.push(format!(
-            "Effect counts per move: recounting both colours from scratch after each make (best: \
-             {}, including that backend's Position make+unmake) against the fastest incremental \
-             effect board ({}: its own board's make and unmake with the counts updated both ways, \
-             no Position): {versus}{control}. Only the recount side carries a Position's \
-             make+unmake, so the comparison leans against the recount; the recount is not \
-             repeated on unmake (the parent's counts would be restored from a stack, not timed).",
+            "Effect counts per move: recounting both colours from scratch after each make and \
+             again after each unmake (best: {}, including that backend's Position make+unmake) \
+             against the fastest incremental effect board ({}: its own board's make and unmake \
+             with the counts updated both ways, no Position): {versus}{control}. Both sides \
+             produce the counts after every make and every unmake; only the recount side \
+             carries a Position's make+unmake, so the comparison leans against the recount.",
             best_text(&r.best_recount),
             best_text(&r.best_incremental),
         ));
@@ -197,12 +358,12 @@ fn neighbour_finding(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
             .filter(|c| c.within(m.threshold))
             .count();
         findings.push(format!(
-            "AVX-512 neighbour control ({MAPS}, first set only): the other {} cells, timed again \
-             in a separate run without the AVX-512 cells, against themselves beside them: \
+            "AVX-512 neighbour control ({MAPS}, first set only): the other {} cells, timed in \
+             rounds without the AVX-512 cells, against themselves in the rounds beside them: \
              ×{low:.2} to ×{high:.2} (intervals {:.2}–{:.2}); {within} lie wholly within \
-             ±{} % (a pass), {} are unresolved at that threshold, {} moved. The two runs are \
-             separate, so drift between them is not cancelled; the other groups and E1's batch \
-             cells were not checked. AMD Zen 4 keeps its clock for 512-bit code, so a pass \
+             ±{} % (a pass), {} are unresolved at that threshold, {} moved. The two kinds of \
+             round alternate A B B A (B A A B in odd invocations) and pair by adjacent rounds, \
+             so a linear drift cancels; the other groups and E1's batch cells were not checked. AMD Zen 4 keeps its clock for 512-bit code, so a pass \
              here says nothing about Intel's AVX-512 frequency licences.",
             n.neighbour_control.len(),
             widest.0,
@@ -228,7 +389,9 @@ pub(super) fn method(m: &Measurement) -> String {
          names the code of the fills (portable u128, AVX2 two directions per ymm, AVX-512 four \
          per zmm with VBMI2 double shifts); set-wise timings include the input conversion \
          (`SidePieces::of`, free on mailbox and sqww, a bit loop on bonanza and dbb), the same \
-         kernel on every backend. Every timed loop folds every bit of both maps. The avx512 \
+         kernel on every backend; a conversion-only cell per backend times that conversion alone \
+         ({MAPS}), and an A/A twin (the first backend's highest set-wise level timed as a second \
+         cell in the same rounds) must come out level. Every timed loop folds every bit of both maps. The avx512 \
          level needs AVX-512 F/BW/VL and VBMI2 (Intel Ice Lake and later, AMD Zen 4 and \
          later); Zen 4 runs 512-bit operations as two 256-bit halves and keeps its clock, so \
          on Intel parts with full-width 512-bit units and AVX-512 frequency licences the \
@@ -239,10 +402,13 @@ pub(super) fn method(m: &Measurement) -> String {
          {} tactical positions, with king moves (movegen) and flight squares (mate1) tested per \
          square or by one attack map (seen through the king). Recount: random games from E5's \
          generator (uniform legal moves, a capture half the time; {} moves, not E5's own \
-         games), make + both colours' counts from scratch + unmake per move on each backend, \
-         beside its make+unmake alone and E5's incremental effect boards replaying the same \
+         games), make + both colours' counts from scratch + unmake + the counts again per move on \
+         each backend (recounted after each unmake too, as the incremental boards update on \
+         both), beside its make+unmake alone and E5's incremental effect boards replaying the same \
          games (their own board's make+unmake with count updates, no Position). {} samples per cell, the cells of each group \
-         interleaved round-robin; cells: value [95 % interval].",
+         interleaved round-robin (on the first set, {MAPS}'s rounds alternate A B B A with \
+         rounds of its cells without the AVX-512 ones where the CPU has AVX-512, each kind's \
+         samples rounded up to even); cells: value [95 % interval].",
         and_list(&m.methods.iter().map(|x| x.name()).collect::<Vec<_>>()),
         m.seed,
         and_list(&sets),
@@ -254,5 +420,19 @@ pub(super) fn method(m: &Measurement) -> String {
     if !m.skipped.is_empty() {
         method.push_str(&format!(" Skipped: {}.", m.skipped.join("; ")));
     }
-    format!("{method} {}", claims_method(m.threshold, m.invocations))
+    let split = HeldOut::of(m.invocations);
+    let held_out = held_out::sentence(
+        split,
+        "Each best cell (per group and set the best per-piece cell and the best set-wise \
+         cell of each level, and the best recount and incremental board)",
+        "its figures and ratios",
+        "its quoted figures and its ratios",
+    );
+    format!(
+        "{method} {held_out} King safety per backend, the AVX-512 neighbour control and the \
+         controls within one backend (set-wise over per-piece, the conversion's share, the \
+         A/A twin) compare fixed pairs, on all {} invocations. {}",
+        m.invocations,
+        claims_method(m.threshold, m.invocations)
+    )
 }

@@ -4,19 +4,19 @@
 use crate::effects_timing::{self, Replayer, Workload};
 use crate::experiments::{Config, Progress};
 use crate::invocations::{gather, merge_rows, union, Invocation};
-use crate::measure::{interleaved, Case, SampleConfig};
+use crate::measure::{interleaved, interleaved_abba, Case, CaseResult, SampleConfig};
 use crate::registry;
 use kiki_core::backend::Backend;
 use kiki_core::reference::Reference;
 use kiki_core::simd::SimdLevel;
 use kiki_core::types::Color;
-use kiki_engine::attack_map::{Method, SideAttacks};
+use kiki_engine::attack_map::{Method, SideAttacks, SidePieces};
 use kiki_engine::effects::{
     BitboardEffects, DistanceCheck, Effects, PaddedMailbox, SquareWithWall,
 };
 use kiki_engine::mate1::{mate_in_1, tactical_positions};
 use kiki_engine::perft::perft;
-use kiki_engine::position::{KingSafety, Position, START_SFEN};
+use kiki_engine::position::{KingSafety, Move, Position, Undo, START_SFEN};
 use kiki_variants::mailbox::Mailbox;
 use kiki_variants::qugiy::Qugiy;
 use kiki_variants::registry::BackendVisitor;
@@ -30,10 +30,17 @@ pub(super) const UNION: &str = "map only";
 pub(super) const PERFT: &str = "perft";
 pub(super) const MATE1: &str = "mate1";
 pub(super) const RECOUNT: &str = "recount per make+unmake";
-/// MAPS again on the first set without the AVX-512 cells: AVX-512 can lower the clock of
-/// neighbouring code on some CPUs, so the other cells are timed once more without such
-/// neighbours and compared with themselves (a control that must come out level).
+/// MAPS's other cells on the first set, timed in rounds without the AVX-512 cells (ABBA with
+/// MAPS's rounds): AVX-512 can lower the clock of neighbouring code on some CPUs, so they are
+/// compared with themselves beside those cells (a control that must come out level).
 pub(super) const MAPS_WITHOUT_AVX512: &str = "map+counts, no avx512 neighbours";
+
+/// The variant of the conversion-only cell (MAPS): `SidePieces::of` for both colours, the
+/// input conversion every set-wise cell includes, timed alone.
+pub(super) const CONVERSION: &str = "conversion only";
+/// The suffix of the A/A twin's variant (MAPS, first backend): a second cell of the top
+/// set-wise level on the same code path, which must come out level with the first.
+pub(super) const AA_TWIN: &str = "(A/A twin)";
 
 /// The variant name of the make+unmake control (no recount) in the recount group.
 pub(super) const CONTROL: &str = "make+unmake only";
@@ -169,6 +176,21 @@ fn both<B: Backend>(pos: &Position<B>, method: Method) -> (SideAttacks, SideAtta
     )
 }
 
+/// Every bit of a side's converted pieces folded into one word (the conversion-only cell).
+#[inline(always)]
+fn pieces_digest(p: &SidePieces) -> u64 {
+    let x = p.occupied
+        ^ p.rook_sliders.rotate_left(7)
+        ^ p.bishop_sliders.rotate_left(14)
+        ^ p.lances.rotate_left(21)
+        ^ p.forward_steppers.rotate_left(28)
+        ^ p.forward_diagonal_steppers.rotate_left(35)
+        ^ p.side_and_back_steppers.rotate_left(42)
+        ^ p.back_diagonal_steppers.rotate_left(49)
+        ^ p.knights.rotate_left(56);
+    (x ^ (x >> 64)) as u64
+}
+
 /// Every bit of a map folded into one word, so that no path can drop work nobody reads (the
 /// AVX-512 kernels cannot be inlined into the timing loop, the others can).
 #[inline(always)]
@@ -188,6 +210,8 @@ struct MakeCases<'a> {
     modes: &'a [KingSafety],
     perft_depth: u32,
     workload: Option<&'a Workload>,
+    /// Whether this backend's map group carries the A/A twin (the first backend only).
+    aa_twin: bool,
 }
 
 impl BackendVisitor for MakeCases<'_> {
@@ -201,8 +225,8 @@ impl BackendVisitor for MakeCases<'_> {
             .collect::<Result<_, _>>()?;
         // Only the map groups count the positions they checked.
         Ok(match self.group {
-            MAPS | MAPS_LATENCY | UNION | MAPS_WITHOUT_AVX512 => {
-                map_cases(name, &positions, self.group, self.methods)?
+            MAPS | MAPS_LATENCY | UNION => {
+                map_cases(name, &positions, self.group, self.methods, self.aa_twin)?
             }
             PERFT => (
                 perft_cases(name, &positions, self.modes, self.perft_depth)?,
@@ -219,12 +243,14 @@ impl BackendVisitor for MakeCases<'_> {
 
 /// The map groups' cases (`group` says which) on `positions`, one per method, after every
 /// method's maps are checked equal to the per-piece ones on every position: the cases and the
-/// positions checked.
+/// positions checked. MAPS adds the conversion-only cell, and where `aa_twin` an A/A twin of
+/// the top set-wise level.
 fn map_cases<B: Backend>(
     name: &str,
     positions: &[Position<B>],
     group: &'static str,
     methods: &[Method],
+    aa_twin: bool,
 ) -> Result<(Vec<Case<'static>>, usize), String> {
     let mut verified = 0;
     let mut cases = Vec::new();
@@ -251,16 +277,7 @@ fn map_cases<B: Backend>(
         let count = positions.len();
         let case_name = format!("{name} {}", method.name());
         let case = match group {
-            MAPS | MAPS_WITHOUT_AVX512 => Case::new(case_name, count as u64, move |reps| {
-                let mut fold = 0u64;
-                for _ in 0..reps {
-                    for pos in black_box(&positions[..]) {
-                        let (black, white) = both(pos, method);
-                        fold = fold.wrapping_add(digest(&black) ^ digest(&white));
-                    }
-                }
-                fold
-            }),
+            MAPS => throughput_case(case_name, positions, method),
             MAPS_LATENCY => Case::new(case_name, count as u64, move |reps| {
                 // The next position depends on this one's counts: one map after
                 // another, nothing overlaps.
@@ -291,7 +308,49 @@ fn map_cases<B: Backend>(
         };
         cases.push(case);
     }
+    if group == MAPS {
+        let converted = positions.to_vec();
+        cases.push(Case::new(
+            format!("{name} {CONVERSION}"),
+            converted.len() as u64,
+            move |reps| {
+                let mut fold = 0u64;
+                for _ in 0..reps {
+                    for pos in black_box(&converted[..]) {
+                        let black = pieces_digest(&SidePieces::of(pos, Color::Black));
+                        let white = pieces_digest(&SidePieces::of(pos, Color::White));
+                        // Uneven, so that the colours' shared occupancy does not cancel.
+                        fold = fold.wrapping_add(black ^ white.rotate_left(32));
+                    }
+                }
+                fold
+            },
+        ));
+        // The top level is fixed before any data: the last method (the highest SIMD level).
+        if let Some(&top) = methods.last().filter(|_| aa_twin) {
+            let case_name = format!("{name} {} {AA_TWIN}", top.name());
+            cases.push(throughput_case(case_name, positions.to_vec(), top));
+        }
+    }
     Ok((cases, verified))
+}
+
+/// MAPS's cell: both colours' maps of independent positions by `method`, every bit folded.
+fn throughput_case<B: Backend>(
+    case_name: String,
+    positions: Vec<Position<B>>,
+    method: Method,
+) -> Case<'static> {
+    Case::new(case_name, positions.len() as u64, move |reps| {
+        let mut fold = 0u64;
+        for _ in 0..reps {
+            for pos in black_box(&positions[..]) {
+                let (black, white) = both(pos, method);
+                fold = fold.wrapping_add(digest(&black) ^ digest(&white));
+            }
+        }
+        fold
+    })
 }
 
 /// The perft group's cases from the first position, one per king-safety mode, each checked
@@ -361,8 +420,32 @@ fn mate1_cases<B: Backend>(
     Ok(cases)
 }
 
+/// Replays every game from its start, calling `after` after every make and after every unmake
+/// (as the incremental effect boards update their counts on both), and folds what it returns;
+/// each start is as it was afterwards.
+fn replay_games<B: Backend>(
+    starts: &mut [Position<B>],
+    games: &[Vec<Move>],
+    undos: &mut Vec<Undo>,
+    mut after: impl FnMut(&Position<B>) -> u64,
+) -> u64 {
+    let mut fold = 0u64;
+    for (pos, moves) in starts.iter_mut().zip(games) {
+        undos.clear();
+        for &mv in moves {
+            undos.push(pos.do_move(black_box(mv)));
+            fold = fold.wrapping_add(after(pos));
+        }
+        for (&mv, &undo) in moves.iter().rev().zip(undos.iter().rev()) {
+            pos.undo_move(mv, undo);
+            fold = fold.wrapping_add(after(pos));
+        }
+    }
+    fold
+}
+
 /// The recount group's cases on the games of `workload`: make+unmake alone, then with both
-/// maps recounted after every move, per method.
+/// maps recounted after every make and every unmake, per method.
 fn recount_cases<B: Backend>(
     backend: B,
     name: &str,
@@ -379,8 +462,7 @@ fn recount_cases<B: Backend>(
     let variants = std::iter::once(None).chain(methods.iter().copied().map(Some));
     for method in variants {
         let mut starts = starts.clone();
-        let games: Vec<Vec<kiki_engine::position::Move>> =
-            workload.games.iter().map(|g| g.moves.clone()).collect();
+        let games: Vec<Vec<Move>> = workload.games.iter().map(|g| g.moves.clone()).collect();
         let variant = method.map_or(CONTROL.to_string(), |m| m.name());
         cases.push(Case::new(
             format!("{name} {variant}"),
@@ -389,19 +471,15 @@ fn recount_cases<B: Backend>(
                 let mut fold = 0u64;
                 let mut undos = Vec::with_capacity(effects_timing::MAX_PLIES);
                 for _ in 0..reps {
-                    for (pos, moves) in starts.iter_mut().zip(&games) {
-                        undos.clear();
-                        for &mv in moves {
-                            undos.push(pos.do_move(black_box(mv)));
-                            if let Some(method) = method {
-                                let (black, white) = both(pos, method);
-                                fold = fold.wrapping_add(digest(&black) ^ digest(&white));
-                            }
-                        }
-                        for (&mv, &undo) in moves.iter().rev().zip(undos.iter().rev()) {
-                            pos.undo_move(mv, undo);
-                        }
-                    }
+                    // The control's replay calls nothing after a move (its own closure type).
+                    let replayed = match method {
+                        None => replay_games(&mut starts, &games, &mut undos, |_| 0),
+                        Some(method) => replay_games(&mut starts, &games, &mut undos, |pos| {
+                            let (black, white) = both(pos, method);
+                            digest(&black) ^ digest(&white)
+                        }),
+                    };
+                    fold = fold.wrapping_add(replayed);
                 }
                 fold
             },
@@ -523,15 +601,13 @@ pub(super) fn measure(
             groups.push((group, set.clone(), &sfens[..]));
         }
     }
-    let has_avx512 = methods.contains(&Method::SetWise(SimdLevel::Avx512));
-    if let (true, Some((set, sfens))) = (has_avx512, sets.first()) {
-        groups.push((MAPS_WITHOUT_AVX512, set.clone(), &sfens[..]));
-    }
-    let without_avx512: Vec<Method> = methods
-        .iter()
-        .copied()
-        .filter(|m| *m != Method::SetWise(SimdLevel::Avx512))
-        .collect();
+    // The AVX-512 neighbour control: on the first set, MAPS is timed in A rounds and its
+    // other cells again in B rounds without the AVX-512 cells beside them (ABBA).
+    let avx512 = Method::SetWise(SimdLevel::Avx512).name();
+    let neighbour_set = sets
+        .first()
+        .filter(|_| methods.contains(&Method::SetWise(SimdLevel::Avx512)))
+        .map(|(set, _)| set.clone());
     groups.push((PERFT, "start position".to_string(), &start[..]));
     groups.push((MATE1, "tactical".to_string(), &mate1_sfens[..]));
     groups.push((RECOUNT, "random games".to_string(), &[]));
@@ -548,14 +624,11 @@ pub(super) fn measure(
             let make = MakeCases {
                 group,
                 sfens,
-                methods: if *group == MAPS_WITHOUT_AVX512 {
-                    &without_avx512
-                } else {
-                    &methods
-                },
+                methods: &methods,
                 modes: &modes,
                 perft_depth,
                 workload,
+                aa_twin: *name == backends[0],
             };
             match registry::visit_base(name, make) {
                 Ok(Ok((made, verified))) => {
@@ -577,18 +650,31 @@ pub(super) fn measure(
         if cases.is_empty() {
             continue;
         }
-        let results = interleaved(&mut cases, &sampling, invocation, None, &mut |f| {
-            progress(&label, (g as f64 + f) / total)
-        });
-        for result in results {
-            let (backend, variant) = split_name(&result.name);
-            rows.push(Row {
-                group,
-                set: set.clone(),
-                backend,
-                variant,
-                ns: result.ns_per_op,
-            });
+        let mut fraction = |f: f64| progress(&label, (g as f64 + f) / total);
+        let timed: Vec<(&'static str, Vec<CaseResult>)> =
+            if *group == MAPS && neighbour_set.as_ref() == Some(set) {
+                let in_b: Vec<bool> = cases
+                    .iter()
+                    .map(|c| !split_name(&c.name).1.starts_with(&avx512))
+                    .collect();
+                let (with, alone) =
+                    interleaved_abba(&mut cases, &in_b, &sampling, invocation, &mut fraction);
+                vec![(MAPS, with), (MAPS_WITHOUT_AVX512, alone)]
+            } else {
+                let results = interleaved(&mut cases, &sampling, invocation, None, &mut fraction);
+                vec![(*group, results)]
+            };
+        for (group, results) in timed {
+            for result in results {
+                let (backend, variant) = split_name(&result.name);
+                rows.push(Row {
+                    group,
+                    set: set.clone(),
+                    backend,
+                    variant,
+                    ns: result.ns_per_op,
+                });
+            }
         }
     }
     errors.extend(reference_errors(&sets, &methods));
@@ -623,4 +709,49 @@ fn naive_both(pos: &Position<Reference>) -> ([u8; 81], [u8; 81]) {
         counts
     };
     (count(Color::Black), count(Color::White))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The recount runs after every make and after every unmake: twice per move, the unmakes
+    /// seeing the positions before each move in reverse, and every start is as it was after.
+    #[test]
+    fn the_recount_runs_after_every_make_and_every_unmake() {
+        let workload = effects_timing::workload(200, 1).expect("a workload");
+        let mailbox = Mailbox::new().expect("mailbox");
+        let mut starts: Vec<Position<Mailbox>> = workload
+            .games
+            .iter()
+            .map(|g| Position::from_sfen(mailbox, g.start).expect("a start"))
+            .collect();
+        let before: Vec<String> = starts.iter().map(|p| p.to_sfen()).collect();
+        let games: Vec<Vec<Move>> = workload.games.iter().map(|g| g.moves.clone()).collect();
+        let mut seen = Vec::new();
+        let mut undos = Vec::new();
+        let fold = replay_games(&mut starts, &games, &mut undos, |pos| {
+            seen.push(pos.to_sfen());
+            1
+        });
+        assert_eq!(fold, 2 * workload.moves as u64);
+        assert_eq!(seen.len(), 2 * workload.moves);
+        let mut at = 0;
+        for (start, moves) in before.iter().zip(&games) {
+            let n = moves.len();
+            let made = &seen[at..at + n];
+            let unmade = &seen[at + n..at + 2 * n];
+            let mut expected: Vec<&String> = std::iter::once(start)
+                .chain(made.iter().take(n.saturating_sub(1)))
+                .collect();
+            expected.reverse();
+            assert_eq!(
+                unmade.iter().collect::<Vec<_>>(),
+                expected.into_iter().take(n).collect::<Vec<_>>()
+            );
+            at += 2 * n;
+        }
+        let after: Vec<String> = starts.iter().map(|p| p.to_sfen()).collect();
+        assert_eq!(after, before);
+    }
 }

@@ -3,10 +3,12 @@
 //! from-scratch recounts against E5's incremental effect boards.
 //!
 //! The files keep the parts apart: `measure` checks and times every group into a
-//! `Measurement`, `analysis` turns it into series, tables, plots, claims and numbers, and
-//! `findings` writes the method and findings paragraphs.
+//! `Measurement`, `analysis` turns it into series, tables, plots, claims and numbers (with
+//! `controls`, the comparisons within one backend), and `findings` writes the method and
+//! findings paragraphs.
 
 mod analysis;
+mod controls;
 mod findings;
 mod measure;
 pub mod summary;
@@ -30,6 +32,11 @@ impl Experiment for AttackMaps {
         about: "whole-side attack maps and counts: per piece against set-wise SIMD fills, king safety by map, recounts against incremental boards",
         runs_by_default: true,
     };
+    /// The report's K estimate, and one or two invocations more choose each best cell (held
+    /// out from the estimate): a full report's 5 become 7.
+    fn invocations(&self, report: usize, _: &super::Config) -> usize {
+        report + super::held_out::extra_invocations(report)
+    }
     fn measure(
         &self,
         context: &Context<'_>,
@@ -81,5 +88,40 @@ mod tests {
         assert!(experiment.findings.contains("best per-piece map"));
         assert!(experiment.findings.contains("perft with king safety"));
         assert!(experiment.findings.contains("incremental effect board"));
+        // The controls within one backend: a conversion-only series per backend, one A/A twin,
+        // and their summary keys.
+        let label = |s: &'_ crate::results::Series, key: &str| -> String {
+            s.labels
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        };
+        let variants: Vec<String> = experiment
+            .series
+            .iter()
+            .filter(|s| label(s, "group") == measure::MAPS)
+            .map(|s| label(s, "variant"))
+            .collect();
+        let (backends, _) = Config::smoke().backend_names();
+        let conversions = variants
+            .iter()
+            .filter(|v| *v == measure::CONVERSION)
+            .count();
+        assert_eq!(conversions, 2 * backends.len(), "per backend and set");
+        assert_eq!(
+            variants
+                .iter()
+                .filter(|v| v.ends_with(measure::AA_TWIN))
+                .count(),
+            2,
+            "one per set"
+        );
+        let keys: Vec<&str> = experiment.summary.iter().map(|(k, _)| k.as_str()).collect();
+        for key in ["aa_control", "conversion_only", "held_out"] {
+            assert!(keys.contains(&key), "{key} in {keys:?}");
+        }
+        assert!(experiment.findings.contains("A/A control"));
+        assert!(experiment.findings.contains("Within one backend"));
     }
 }

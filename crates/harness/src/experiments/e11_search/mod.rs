@@ -183,8 +183,11 @@ mod tests {
         assert_eq!(DynExperiment::invocations(&Search, 5, &full), 10);
         assert_eq!(DynExperiment::invocations(&Search, 1, &full), 1);
         assert_eq!(DynExperiment::invocations(&Search, 2, &Config::quick()), 2);
+        let e5 = crate::experiments::e5_effects::Effects;
+        assert_eq!(DynExperiment::invocations(&e5, 5, &full), 5);
+        // E2 and E10 add the invocations that choose their best cells.
         let e10 = crate::experiments::e10_attack_maps::AttackMaps;
-        assert_eq!(DynExperiment::invocations(&e10, 5, &full), 5);
+        assert_eq!(DynExperiment::invocations(&e10, 5, &full), 7);
     }
 
     #[test]

@@ -184,6 +184,34 @@ fn pext_cycles(m: &Measurement) -> Vec<KindCycles> {
         .collect()
 }
 
+/// The null-lookup loop's ns per lookup, per workload and mode: `{workload: {mode: [{piece,
+/// backend, ns, low, high}]}}`, each with its interval over every invocation.
+fn null_baseline(m: &Measurement) -> Json {
+    let mut by_workload = serde_json::Map::new();
+    for workload in workload_names(m) {
+        let mut by_mode = serde_json::Map::new();
+        for mode in Mode::BOTH {
+            let cells: Vec<Json> = m
+                .null
+                .iter()
+                .filter(|c| c.workload == workload && c.mode == mode)
+                .map(|c| {
+                    let e = interval(&c.ns, m.invocations);
+                    serde_json::json!({"piece": c.piece.name(), "backend": c.backend,
+                                       "ns": e.value, "low": e.low, "high": e.high})
+                })
+                .collect();
+            if !cells.is_empty() {
+                by_mode.insert(mode.name().to_string(), Json::from(cells));
+            }
+        }
+        if !by_mode.is_empty() {
+            by_workload.insert(workload.to_string(), Json::Object(by_mode));
+        }
+    }
+    Json::Object(by_workload)
+}
+
 /// The fastest backend of one workload's mixed cell, against the runner-up and the slowest.
 pub(super) struct Leader {
     pub workload: String,
@@ -280,6 +308,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis<'_> {
             serde_json::to_value(&m.clocks_ghz).unwrap_or(Json::Null),
         ));
     }
+    summary.push(("null_baseline_ns".to_string(), null_baseline(m)));
     for kind in &pext_cycles {
         // Per workload the median cycles per lookup with its interval, and the target.
         let cells: serde_json::Map<String, Json> = kind
@@ -789,7 +818,7 @@ mod tests {
         let m = super::super::measure::merge(&[with_null(2.0), with_null(3.0)]).unwrap();
         let null = &m.null[0];
         let cell = m
-            .cell(&null.workload, null.piece, Mode::Throughput, &null.backend)
+            .cell(&null.workload, null.piece, null.mode, &null.backend)
             .unwrap();
         let net = net_cycles(cell, null, &m).unwrap();
         // The gross figure's estimator: the geometric mean of the invocations' medians.
@@ -824,7 +853,7 @@ mod tests {
                 .unwrap();
         for null in &m.null {
             let cell = m
-                .cell(&null.workload, null.piece, Mode::Throughput, &null.backend)
+                .cell(&null.workload, null.piece, null.mode, &null.backend)
                 .unwrap();
             let gross = cycles(&cell.ns, &m).unwrap();
             let net = net_cycles(cell, null, &m).unwrap().net;
@@ -842,7 +871,7 @@ mod tests {
         }
         for null in &noisy.null {
             let cell = noisy
-                .cell(&null.workload, null.piece, Mode::Throughput, &null.backend)
+                .cell(&null.workload, null.piece, null.mode, &null.backend)
                 .unwrap();
             let gross = cycles(&cell.ns, &noisy).unwrap();
             let net = net_cycles(cell, null, &noisy).unwrap().net;

@@ -55,9 +55,10 @@ pub(crate) struct Measurement {
     /// The workloads in report order, each with the piece groups timed on it.
     pub workloads: Vec<(Workload, Vec<PieceGroup>)>,
     pub cells: Vec<Cell>,
-    /// The null-lookup baseline: per backend, the throughput loop of the rook and bishop cells
-    /// with the lookup replaced by [`NULL`], timed in the same interleaved rounds as those
-    /// cells (its `piece` is the cell's it ran beside). Empty before 2026-11-28.
+    /// The null-lookup baseline: per backend, the loop of the rook and bishop cells (throughput,
+    /// and latency since 2026-11-28) with the lookup replaced by [`NULL`], timed in the same
+    /// interleaved rounds as those cells (its `piece` and `mode` are the cell's it ran beside).
+    /// Empty before 2026-11-28.
     #[serde(default)]
     pub null: Vec<Cell>,
     /// Batch against one at a time (the workload named by `batch_workload`).
@@ -129,9 +130,12 @@ impl Measurement {
     /// The null-lookup baseline timed beside `backend`'s throughput cell on `workload`'s
     /// `piece` group, if it was.
     pub fn null_cell(&self, workload: &str, piece: PieceGroup, backend: &str) -> Option<&Cell> {
-        self.null
-            .iter()
-            .find(|c| c.workload == workload && c.piece == piece && c.backend == backend)
+        self.null.iter().find(|c| {
+            c.workload == workload
+                && c.piece == piece
+                && c.mode == Mode::Throughput
+                && c.backend == backend
+        })
     }
 }
 
@@ -194,16 +198,19 @@ pub(super) fn measure(
                         .ok()
                     })
                     .collect();
-                // Beside the rook and bishop throughput cells (those the cycle targets name),
-                // each backend's null lookup over the same inputs.
-                let with_null = mode == Mode::Throughput
-                    && matches!(group, PieceGroup::Rook | PieceGroup::Bishop);
-                if with_null {
-                    cases.extend(
-                        backends.iter().filter_map(|name| {
-                            registry::visit_base(name, MakeNullCase(&items)).ok()
-                        }),
-                    );
+                // Beside the rook and bishop cells (those the cycle targets name), in both
+                // modes, each backend's null lookup over the same inputs in the same loop.
+                if matches!(group, PieceGroup::Rook | PieceGroup::Bishop) {
+                    cases.extend(backends.iter().filter_map(|name| {
+                        registry::visit_base(
+                            name,
+                            MakeNullCase {
+                                items: &items,
+                                latency: mode == Mode::Latency,
+                            },
+                        )
+                        .ok()
+                    }));
                 }
                 let base = done as f64 / total as f64;
                 let results = interleaved(
@@ -379,15 +386,18 @@ impl BackendVisitor for MakeCase<'_> {
 /// The name suffix of a null-lookup case (`pext null`).
 const NULL_SUFFIX: &str = " null";
 
-/// A backend's null-lookup case over `items`: the throughput loop with [`NULL`] in place of
-/// the lookup.
-struct MakeNullCase<'a>(&'a [LookupItem]);
+/// A backend's null-lookup case over `items`: the throughput or the latency loop with [`NULL`]
+/// in place of the lookup (in the latency loop the next input still depends on its result).
+struct MakeNullCase<'a> {
+    items: &'a [LookupItem],
+    latency: bool,
+}
 
 impl BackendVisitor for MakeNullCase<'_> {
     type Output = Case<'static>;
     fn visit<B: Backend>(self, backend: B) -> Case<'static> {
-        let inputs = convert(&backend, self.0);
-        let mut case = make::<B, NULL>(backend, inputs, false);
+        let inputs = convert(&backend, self.items);
+        let mut case = make::<B, NULL>(backend, inputs, self.latency);
         case.name = format!("{}{NULL_SUFFIX}", B::info().name);
         case
     }

@@ -93,7 +93,7 @@ mod tests {
     /// Beside every rook and bishop throughput cell, each backend's null lookup ran in the
     /// same rounds (so the two pair round by round), and nowhere else; merging keeps them.
     #[test]
-    fn the_null_lookup_runs_beside_the_rook_and_bishop_throughput_cells() {
+    fn the_null_lookup_runs_beside_the_rook_and_bishop_cells_in_both_modes() {
         let config = Config {
             backends: vec!["dbb".to_string(), "mailbox".to_string()],
             ..Config::smoke()
@@ -113,14 +113,17 @@ mod tests {
                     .count()
             })
             .sum::<usize>()
-            * config.backends.len();
+            * config.backends.len()
+            * Mode::BOTH.len();
         assert!(expected > 0);
         assert_eq!(m.null.len(), expected);
+        for mode in Mode::BOTH {
+            assert!(m.null.iter().any(|n| n.mode == mode), "{mode:?}");
+        }
         for null in &m.null {
             assert!(matches!(null.piece, PieceGroup::Rook | PieceGroup::Bishop));
-            assert_eq!(null.mode, Mode::Throughput);
             let cell = m
-                .cell(&null.workload, null.piece, Mode::Throughput, &null.backend)
+                .cell(&null.workload, null.piece, null.mode, &null.backend)
                 .unwrap();
             assert_eq!(cell.ns.len(), null.ns.len());
             assert!(null.ns.iter().all(|ns| ns.is_finite() && *ns > 0.0));
@@ -129,6 +132,24 @@ mod tests {
         let merged = measure::merge(&[m.clone(), m.clone()]).unwrap();
         assert_eq!(merged.null.len(), expected);
         assert_eq!(merged.null[0].ns.len(), 2 * m.null[0].ns.len());
+        // The summary's baseline: per workload and mode, one entry per piece and backend.
+        let analysis = analysis::analyse(&merged);
+        let baseline = &analysis
+            .summary
+            .iter()
+            .find(|(k, _)| k == "null_baseline_ns")
+            .expect("null_baseline_ns")
+            .1;
+        let (workload, _) = &merged.workloads[0];
+        for mode in Mode::BOTH {
+            let cells = baseline[&workload.name][mode.name()]
+                .as_array()
+                .unwrap_or_else(|| panic!("{} {}", workload.name, mode.name()));
+            assert_eq!(cells.len(), 2 * config.backends.len());
+            assert!(cells
+                .iter()
+                .all(|c| c["ns"].as_f64().is_some_and(|ns| ns > 0.0)));
+        }
     }
 
     #[test]

@@ -2,6 +2,8 @@
 
 use super::measure::Measurement;
 use crate::experiments::claims::Claims;
+use crate::experiments::held_out::Parts;
+pub(super) use crate::experiments::held_out::{extra_invocations, HeldOut};
 use crate::experiments::{interval, interval_point, per_second_millions, ranked, series, typical};
 use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
 use crate::stats::{format_interval, Comparison};
@@ -30,55 +32,6 @@ pub(super) struct Numbers {
     /// How the invocations were split: the first ones choose each task's best backend, the
     /// others estimate its ratios.
     pub split: HeldOut,
-}
-
-/// The invocations that choose each task's best backend, and those the ratios against it are
-/// estimated on: held out from the choice, so that the winner's luck in its own rounds (up to
-/// 7 % in earlier reports) does not inflate its lead.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct HeldOut {
-    /// The first `select` invocations choose (0: one invocation does both).
-    pub select: usize,
-    /// The remaining invocations estimate.
-    pub estimate: usize,
-}
-
-impl HeldOut {
-    /// The split of `invocations` E2 ran: 2 to choose from 6 up (a full report's 7: 2 and 5),
-    /// 1 from 3 up, none below (both on the same rounds). [`extra_invocations`] adds exactly
-    /// the choosing ones to the report's K.
-    pub fn of(invocations: usize) -> HeldOut {
-        let select = match invocations {
-            0..=2 => 0,
-            3..=5 => 1,
-            _ => 2,
-        };
-        HeldOut {
-            select,
-            estimate: invocations.max(1) - select,
-        }
-    }
-
-    /// A series' rounds of the choosing invocations, and of the estimating ones; `None` when
-    /// its rounds do not split into equal blocks per invocation.
-    fn split(self, samples: &[f64]) -> Option<(Vec<f64>, Vec<f64>)> {
-        let k = self.select + self.estimate;
-        if self.select == 0 || samples.is_empty() || !samples.len().is_multiple_of(k) {
-            return None;
-        }
-        let at = samples.len() / k * self.select;
-        Some((samples[..at].to_vec(), samples[at..].to_vec()))
-    }
-}
-
-/// The invocations E2 adds to the report's `report` so that `report` of them estimate and the
-/// rest (see [`HeldOut::of`]) choose: a full report's 5 become 7, a quick report's 2 become 3.
-pub(super) fn extra_invocations(report: usize) -> usize {
-    match report {
-        0..=1 => 0,
-        2..=3 => 1,
-        _ => 2,
-    }
 }
 
 /// The task names of the summary's `vs_peer` and `like_for_like` keys: the convention first,
@@ -378,31 +331,15 @@ fn fastest(m: &Measurement, task: &str, split: HeldOut, claims: &mut Claims) -> 
     // The task is held out only when every one of its rows (backends and peers) splits into
     // equal blocks per invocation; otherwise all its rows use all their rounds for both
     // choosing and estimating, over all the invocations, and its claims pool that many.
-    let held_out = m
-        .backends
-        .iter()
-        .chain(&m.peers)
-        .filter_map(|b| m.row(task, b))
-        .all(|r| split.split(&r.ns).is_some());
-    let parts = |ns: &[f64]| -> Parts {
-        match split.split(ns).filter(|_| held_out) {
-            Some((choosing, estimating)) => Parts {
-                choosing: (choosing, split.select),
-                estimating: (estimating, split.estimate),
-                held_out: true,
-            },
-            None => Parts {
-                choosing: (ns.to_vec(), m.invocations),
-                estimating: (ns.to_vec(), m.invocations),
-                held_out: false,
-            },
-        }
-    };
-    let k = if held_out {
-        split.estimate
-    } else {
-        m.invocations
-    };
+    let held_out = split.splits_all(
+        m.backends
+            .iter()
+            .chain(&m.peers)
+            .filter_map(|b| m.row(task, b))
+            .map(|r| r.ns.as_slice()),
+    );
+    let parts = |ns: &[f64]| -> Parts { split.parts(ns, held_out, m.invocations) };
+    let k = split.claims_k(held_out, m.invocations);
     claims.with_invocations(k, |claims| fastest_in(m, task, &parts, claims))
 }
 
@@ -471,14 +408,6 @@ fn fastest_in(
         others,
         peers,
     })
-}
-
-/// One row's rounds for choosing and for estimating, each with its number of invocations.
-struct Parts {
-    choosing: (Vec<f64>, usize),
-    estimating: (Vec<f64>, usize),
-    /// Whether the two are disjoint invocations (false: both are all of them).
-    held_out: bool,
 }
 
 #[cfg(test)]

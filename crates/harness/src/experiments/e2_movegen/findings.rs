@@ -213,23 +213,10 @@ pub(super) fn method(m: &Measurement, n: &Numbers) -> String {
 
 /// How the best backend was chosen apart from the rounds its ratios rest on.
 fn held_out_sentence(split: HeldOut) -> String {
-    if split.select == 0 {
-        "Each task's best backend is chosen on the same rounds its ratios are estimated on \
-         (too few invocations to hold any out), so its lead carries its own rounds' luck."
-            .to_string()
-    } else {
-        let (first, k) = (split.select, split.select + split.estimate);
-        let choosing = if first == 1 {
-            "invocation 1".to_string()
-        } else {
-            format!("invocations 1–{first}")
-        };
-        format!(
-            "Each task's best backend is the one with the lowest typical time (the geometric \
-             mean of its per-invocation medians) over {choosing} of {k}; its ratios against \
-             the other backends and the peer are estimated on the other {} invocations alone, \
-             so that the choice's luck does not enter them (the table and plots show all {k}).",
-            split.estimate
-        )
-    }
+    crate::experiments::held_out::sentence(
+        split,
+        "Each task's best backend",
+        "its ratios",
+        "its ratios against the other backends and the peer",
+    )
 }
