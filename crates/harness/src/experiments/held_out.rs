@@ -6,12 +6,14 @@ use crate::experiments::typical;
 
 /// The invocations that choose a best cell, and those its ratios are estimated on: held out
 /// from the choice, so that the winner's luck in its own rounds (up to 7 % in earlier reports)
-/// does not inflate its lead.
+/// does not inflate its lead. The choosing invocations are the last ones: the ones an
+/// experiment adds ([`extra_invocations`]) run after the report's others, alone, so the
+/// estimate rests on the invocations interleaved with the other experiments, as theirs do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct HeldOut {
-    /// The first `select` invocations choose (0: one invocation does both).
+    /// The last `select` invocations choose (0: one invocation does both).
     pub select: usize,
-    /// The remaining invocations estimate.
+    /// The invocations before them estimate.
     pub estimate: usize,
 }
 
@@ -49,15 +51,15 @@ impl HeldOut {
         }
     }
 
-    /// A series' rounds of the choosing invocations, and of the estimating ones; `None` when
-    /// its rounds do not split into equal blocks per invocation.
+    /// A series' rounds of the choosing invocations (the last ones), and of the estimating
+    /// ones; `None` when its rounds do not split into equal blocks per invocation.
     pub fn split(self, samples: &[f64]) -> Option<(Vec<f64>, Vec<f64>)> {
         let k = self.select + self.estimate;
         if self.select == 0 || samples.is_empty() || !samples.len().is_multiple_of(k) {
             return None;
         }
-        let at = samples.len() / k * self.select;
-        Some((samples[..at].to_vec(), samples[at..].to_vec()))
+        let at = samples.len() / k * self.estimate;
+        Some((samples[at..].to_vec(), samples[..at].to_vec()))
     }
 
     /// Whether every row of a pool splits, so that the pool can be held out (one row that
@@ -140,11 +142,14 @@ pub(crate) fn sentence(split: HeldOut, chosen: &str, pooled: &str, held_out: &st
              invocations to hold any out), so its lead carries its own rounds' luck."
         )
     } else {
-        let (first, k) = (split.select, split.select + split.estimate);
-        let choosing = if first == 1 {
-            "invocation 1".to_string()
+        let k = split.select + split.estimate;
+        let choosing = if split.select == 1 {
+            format!("invocation {k}, run after the others")
         } else {
-            format!("invocations 1–{first}")
+            format!(
+                "invocations {}–{k}, run after the others",
+                split.estimate + 1
+            )
         };
         format!(
             "{chosen} is the one with the lowest typical time (the geometric mean of its \
@@ -177,11 +182,11 @@ mod tests {
         );
     }
 
-    /// Three invocations of two rounds: `a` is fast only in the first (choosing) invocation,
-    /// so it is chosen, and its estimating rounds are the other two invocations'.
+    /// Three invocations of two rounds: `a` is fast only in the last (choosing) invocation,
+    /// so it is chosen, and its estimating rounds are the first two invocations'.
     #[test]
     fn choose_picks_on_the_choosing_blocks_and_estimates_on_the_rest() {
-        let a = vec![1.0, 1.0, 3.0, 3.0, 3.0, 3.0];
+        let a = vec![3.0, 3.0, 3.0, 3.0, 1.0, 1.0];
         let b = vec![2.0; 6];
         let pool = [&a, &b];
         let chosen = choose(&pool, |r| r.as_slice(), HeldOut::of(3), 3).expect("a row");
@@ -197,7 +202,7 @@ mod tests {
     /// invocation for both choosing and estimating.
     #[test]
     fn a_pool_that_does_not_split_uses_all_invocations() {
-        let a = vec![1.0, 1.0, 3.0, 3.0, 3.0, 3.0];
+        let a = vec![3.0, 3.0, 3.0, 3.0, 1.0, 1.0];
         let b = vec![2.0; 4];
         let pool = [&a, &b];
         let chosen = choose(&pool, |r| r.as_slice(), HeldOut::of(3), 3).expect("a row");

@@ -518,7 +518,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
                     "best": best.json(),
                     "over_per_piece": ratio.map(|c| json!({"ratio": c.ratio, "low": c.low, "high": c.high, "claim": format!("{:?}", c.claim)})),
                 })).collect::<Vec<_>>(),
-                "same_backend": controls.same_backend_json(v.group, &v.set),
+                "same_backend": controls.same_backend_json(v.group, &v.set, m.threshold),
             }),
         ));
     }
@@ -624,7 +624,7 @@ mod tests {
         (a - b).abs() < 1e-9
     }
 
-    /// Three invocations of two rounds: `a`'s set-wise cell is fast only in the first
+    /// Three invocations of two rounds: `a`'s set-wise cell is fast only in the last
     /// (choosing) invocation, so it is chosen, and its figure and its ratio against the best
     /// per-piece cell come from the other two invocations alone.
     #[test]
@@ -637,7 +637,7 @@ mod tests {
                     MAPS,
                     "a",
                     &SET_WISE.name(),
-                    vec![1.0, 1.0, 1.5, 1.5, 1.5, 1.5],
+                    vec![1.5, 1.5, 1.5, 1.5, 1.0, 1.0],
                 ),
                 row(MAPS, "b", &SET_WISE.name(), vec![1.2; 6]),
             ],
@@ -672,7 +672,7 @@ mod tests {
         assert_eq!(split["estimate"], 2);
     }
 
-    /// The best recount and the best incremental board are chosen on the first invocation;
+    /// The best recount and the best incremental board are chosen on the last invocation;
     /// their ratio, and the recount over its own backend's make+unmake, on the other two.
     #[test]
     fn the_best_recount_is_chosen_on_invocations_its_ratios_do_not_use() {
@@ -680,7 +680,7 @@ mod tests {
         let m = measured(
             vec![
                 row(RECOUNT, "a", CONTROL, vec![1.0; 6]),
-                recount("a", vec![3.0, 3.0, 5.0, 5.0, 5.0, 5.0]),
+                recount("a", vec![5.0, 5.0, 5.0, 5.0, 3.0, 3.0]),
                 recount("b", vec![4.0; 6]),
                 row(RECOUNT, INCREMENTAL, "board one", vec![2.0; 6]),
                 row(RECOUNT, INCREMENTAL, "board two", vec![2.5; 6]),
@@ -720,10 +720,11 @@ mod tests {
 
     /// Within one backend: `a`'s set-wise cell takes half its per-piece time (faster), `b`'s
     /// the same (level); the A/A twin equals its original (level, within the threshold); the
-    /// conversion takes a quarter of `a`'s set-wise cell.
+    /// conversion alone takes 0.25, and `a`'s set-wise cell is ×1.25 its kernel-only cell;
+    /// the two backends' kernel-only cells are level.
     #[test]
     fn the_controls_within_one_backend() {
-        use super::super::measure::{AA_TWIN, CONVERSION};
+        use super::super::measure::{AA_TWIN, CONVERSION, KERNEL_ONLY};
         let noisy = |x: f64| vec![x, x * 1.001, x * 0.999, x, x * 1.001, x * 0.999];
         let m = measured(
             vec![
@@ -732,6 +733,18 @@ mod tests {
                 row(MAPS, "b", &Method::PerPiece.name(), noisy(1.0)),
                 row(MAPS, "b", &SET_WISE.name(), noisy(1.0)),
                 row(MAPS, "a", CONVERSION, noisy(0.25)),
+                row(
+                    MAPS,
+                    "a",
+                    &format!("{} {KERNEL_ONLY}", SET_WISE.name()),
+                    noisy(0.8),
+                ),
+                row(
+                    MAPS,
+                    "b",
+                    &format!("{} {KERNEL_ONLY}", SET_WISE.name()),
+                    noisy(0.8),
+                ),
                 row(
                     MAPS,
                     "a",
@@ -767,7 +780,19 @@ mod tests {
         );
         assert!(aa.ratio.within(m.threshold), "{:?}", aa.ratio);
         let conversion = &controls.conversion[0];
-        assert!(close(conversion.share.expect("a share").ratio, 0.25));
+        assert!(
+            (conversion.alone.value - 0.25).abs() < 1e-3,
+            "{:?}",
+            conversion.alone
+        );
+        let in_place = conversion.in_place.expect("set-wise over kernel-only");
+        assert!(close(in_place.ratio, 1.25), "{in_place:?}");
+        let kernel = &controls.kernel[0];
+        assert_eq!(
+            (kernel.backend.as_str(), kernel.against.as_str()),
+            ("b", "a")
+        );
+        assert!(kernel.ratio.within(m.threshold), "{:?}", kernel.ratio);
         let key = |k: &str| {
             analysis
                 .summary
@@ -785,6 +810,7 @@ mod tests {
         );
         assert_eq!(key("aa_control")[0]["within_threshold"], true);
         assert_eq!(key("conversion_only")[0]["backend"], "a");
+        assert_eq!(key("kernel_only_control")[0]["within_threshold"], true);
         // Neither new cell can be chosen as a best cell.
         assert_eq!(analysis.numbers.maps[0].set_wise.len(), 1);
         assert_ne!(analysis.numbers.maps[0].set_wise[0].0.variant, CONVERSION);

@@ -1,7 +1,8 @@
 //! E10's controls within one backend: set-wise against per-piece on the same backend, the
-//! input conversion alone against the set-wise cell that includes it, and the A/A twin.
+//! input conversion (alone, and in place: the set-wise cell over the same kernel on inputs
+//! converted before the loop), the kernel-only cells across backends, and the A/A twin.
 
-use super::measure::{Measurement, AA_TWIN, CONVERSION, MAPS, MAPS_LATENCY, UNION};
+use super::measure::{Measurement, AA_TWIN, CONVERSION, KERNEL_ONLY, MAPS, MAPS_LATENCY, UNION};
 use crate::experiments::claims::Claims;
 use crate::experiments::interval;
 use crate::stats::{Comparison, Estimate};
@@ -17,15 +18,27 @@ pub(super) struct SameBackend {
     pub ratio: Comparison,
 }
 
-/// The conversion-only cell on one set and backend, and its time over the same backend's top
-/// set-wise cell: the share of that cell spent converting the input.
+/// The conversion on one set and backend: timed alone, and in place (the backend's top
+/// set-wise cell over its kernel-only cell, the same kernel on inputs converted before the
+/// loop, paired per round).
 pub(super) struct Conversion {
     pub set: String,
     pub backend: String,
-    pub estimate: Estimate,
-    /// The set-wise method the share is of (the highest level timed).
+    /// The conversion-only cell (`SidePieces::of` for both colours, folded).
+    pub alone: Estimate,
+    /// The set-wise method of the top level, whose cell includes the conversion.
     pub of: Method,
-    pub share: Option<Comparison>,
+    /// The top set-wise cell over the kernel-only cell: what the conversion adds in place.
+    pub in_place: Option<Comparison>,
+}
+
+/// One backend's kernel-only cell over the first backend's: the same kernel on the same
+/// converted pieces, which must come out level.
+pub(super) struct KernelControl {
+    pub set: String,
+    pub backend: String,
+    pub against: String,
+    pub ratio: Comparison,
 }
 
 /// The A/A twin over its original: the same code path timed twice in the same rounds.
@@ -39,6 +52,7 @@ pub(super) struct AaControl {
 pub(super) struct Controls {
     pub same_backend: Vec<SameBackend>,
     pub conversion: Vec<Conversion>,
+    pub kernel: Vec<KernelControl>,
     pub aa: Vec<AaControl>,
 }
 
@@ -53,12 +67,13 @@ impl Controls {
         Controls {
             same_backend: same_backend(m, claims),
             conversion: conversion(m, claims),
+            kernel: kernel_controls(m, claims),
             aa: aa_controls(m, claims),
         }
     }
 
     /// The `same_backend` entry of the workload `group (set)`.
-    pub fn same_backend_json(&self, group: &str, set: &str) -> Json {
+    pub fn same_backend_json(&self, group: &str, set: &str, threshold: f64) -> Json {
         Json::from(
             self.same_backend
                 .iter()
@@ -67,13 +82,14 @@ impl Controls {
                     let mut entry = record(&s.ratio);
                     entry["backend"] = json!(s.backend);
                     entry["method"] = json!(s.method.name());
+                    entry["within_threshold"] = json!(s.ratio.within(threshold));
                     entry
                 })
                 .collect::<Vec<_>>(),
         )
     }
 
-    /// The summary's `conversion_only` and `aa_control` keys.
+    /// The summary's `conversion_only`, `kernel_only_control` and `aa_control` keys.
     pub fn summary(&self, threshold: f64) -> Vec<(String, Json)> {
         let conversion = self
             .conversion
@@ -81,28 +97,51 @@ impl Controls {
             .map(|c| {
                 json!({
                     "set": c.set, "backend": c.backend,
-                    "ns": c.estimate.value, "low": c.estimate.low, "high": c.estimate.high,
-                    "share_of": c.of.name(),
-                    "share": c.share.map(|s| s.ratio),
-                    "share_low": c.share.map(|s| s.low),
-                    "share_high": c.share.map(|s| s.high),
+                    "ns": c.alone.value, "low": c.alone.low, "high": c.alone.high,
+                    "in_place_of": c.of.name(),
+                    "in_place": c.in_place.as_ref().map(record),
                 })
+            })
+            .collect::<Vec<_>>();
+        let labelled = |c: &Comparison, labels: &[(&str, &str)]| {
+            let mut entry = record(c);
+            for (key, value) in labels {
+                entry[*key] = json!(value);
+            }
+            entry["within_threshold"] = json!(c.within(threshold));
+            entry
+        };
+        let kernel = self
+            .kernel
+            .iter()
+            .map(|k| {
+                labelled(
+                    &k.ratio,
+                    &[
+                        ("set", &k.set),
+                        ("backend", &k.backend),
+                        ("against", &k.against),
+                    ],
+                )
             })
             .collect::<Vec<_>>();
         let aa = self
             .aa
             .iter()
             .map(|a| {
-                let mut entry = record(&a.ratio);
-                entry["set"] = json!(a.set);
-                entry["backend"] = json!(a.backend);
-                entry["method"] = json!(a.method);
-                entry["within_threshold"] = json!(a.ratio.within(threshold));
-                entry
+                labelled(
+                    &a.ratio,
+                    &[
+                        ("set", &a.set),
+                        ("backend", &a.backend),
+                        ("method", &a.method),
+                    ],
+                )
             })
             .collect::<Vec<_>>();
         vec![
             ("conversion_only".to_string(), Json::from(conversion)),
+            ("kernel_only_control".to_string(), Json::from(kernel)),
             ("aa_control".to_string(), Json::from(aa)),
         ]
     }
@@ -142,33 +181,74 @@ fn same_backend(m: &Measurement, claims: &mut Claims) -> Vec<SameBackend> {
     ratios
 }
 
-/// Every conversion-only cell, and its time over its backend's top set-wise cell.
+/// The top set-wise method, where one was timed.
+fn top(m: &Measurement) -> Option<Method> {
+    m.methods.last().copied().filter(|t| *t != Method::PerPiece)
+}
+
+/// Every conversion-only cell, and its backend's top set-wise cell over its kernel-only cell.
 fn conversion(m: &Measurement, claims: &mut Claims) -> Vec<Conversion> {
-    let Some(&top) = m.methods.last().filter(|t| **t != Method::PerPiece) else {
+    let Some(top) = top(m) else {
         return Vec::new();
     };
+    let kernel = format!("{} {KERNEL_ONLY}", top.name());
     m.rows
         .iter()
         .filter(|r| r.group == MAPS && r.variant == CONVERSION)
         .map(|r| {
-            let share = m
-                .row(MAPS, &r.set, &r.backend, &top.name())
-                .and_then(|set_wise| {
-                    claims.compare(
-                        &format!("conversion share ({})", r.set),
-                        (&format!("{} {CONVERSION}", r.backend), &r.ns),
-                        (&format!("{} {}", r.backend, top.name()), &set_wise.ns),
-                    )
-                });
+            let cell = |variant: &str| m.row(MAPS, &r.set, &r.backend, variant);
+            let in_place =
+                cell(&top.name())
+                    .zip(cell(&kernel))
+                    .and_then(|(set_wise, kernel_only)| {
+                        claims.compare(
+                            &format!("conversion in place ({})", r.set),
+                            (&format!("{} {}", r.backend, top.name()), &set_wise.ns),
+                            (&format!("{} {kernel}", r.backend), &kernel_only.ns),
+                        )
+                    });
             Conversion {
                 set: r.set.clone(),
                 backend: r.backend.clone(),
-                estimate: interval(&r.ns, m.invocations),
+                alone: interval(&r.ns, m.invocations),
                 of: top,
-                share,
+                in_place,
             }
         })
         .collect()
+}
+
+/// Every backend's kernel-only cell over the first backend's on the same set.
+fn kernel_controls(m: &Measurement, claims: &mut Claims) -> Vec<KernelControl> {
+    let (Some(top), Some(first)) = (top(m), m.backends.first()) else {
+        return Vec::new();
+    };
+    let kernel = format!("{} {KERNEL_ONLY}", top.name());
+    let mut controls = Vec::new();
+    for (set, _) in &m.sets {
+        let Some(reference) = m.row(MAPS, set, first, &kernel) else {
+            continue;
+        };
+        for backend in m.backends.iter().skip(1) {
+            let Some(row) = m.row(MAPS, set, backend, &kernel) else {
+                continue;
+            };
+            let ratio = claims.compare(
+                &format!("kernel-only control ({set})"),
+                (&format!("{backend} {kernel}"), &row.ns),
+                (&format!("{first} {kernel}"), &reference.ns),
+            );
+            if let Some(ratio) = ratio {
+                controls.push(KernelControl {
+                    set: set.clone(),
+                    backend: backend.to_string(),
+                    against: first.to_string(),
+                    ratio,
+                });
+            }
+        }
+    }
+    controls
 }
 
 /// Every A/A twin over its original.

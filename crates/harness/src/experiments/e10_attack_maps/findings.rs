@@ -223,77 +223,101 @@ fn same_backend_findings(m: &Measurement, n: &Numbers, findings: &mut Vec<String
     }
 }
 
-/// Per set: the input conversion alone, and its share of each backend's top set-wise cell.
+/// Per set: the input conversion alone, in place (each backend's top set-wise cell over the
+/// same kernel on inputs converted before the loop), and the kernel-only control.
 fn conversion_findings(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
     for (set, _) in &m.sets {
-        let cells: Vec<_> = n
+        let cells: Vec<&Conversion> = n
             .controls
             .conversion
             .iter()
             .filter(|c| &c.set == set)
             .collect();
-        let Some(first) = cells.first() else {
+        let by_time = |a: &&&Conversion, b: &&&Conversion| a.alone.value.total_cmp(&b.alone.value);
+        let (Some(cheapest), Some(dearest)) =
+            (cells.iter().min_by(by_time), cells.iter().max_by(by_time))
+        else {
             continue;
         };
-        let by_time =
-            |a: &&&Conversion, b: &&&Conversion| a.estimate.value.total_cmp(&b.estimate.value);
-        let (cheapest, dearest) = (
-            cells.iter().min_by(by_time).expect("a cell"),
-            cells.iter().max_by(by_time).expect("a cell"),
-        );
-        let shares: Vec<_> = cells
-            .iter()
-            .filter_map(|c| c.share.map(|s| (c, s)))
-            .collect();
-        let share_text = match (
-            shares.iter().min_by(|a, b| a.1.ratio.total_cmp(&b.1.ratio)),
-            shares.iter().max_by(|a, b| a.1.ratio.total_cmp(&b.1.ratio)),
-        ) {
-            (Some(least), Some(most)) => format!(
-                "; as a share of each backend's {} cell, which includes it: ×{:.2} ({:.2}–{:.2}) \
-                 on {} to ×{:.2} ({:.2}–{:.2}) on {}",
-                first.of.name(),
-                least.1.ratio,
-                least.1.low,
-                least.1.high,
-                least.0.backend,
-                most.1.ratio,
-                most.1.low,
-                most.1.high,
-                most.0.backend
-            ),
-            _ => String::new(),
-        };
-        findings.push(format!(
-            "Input conversion alone (`SidePieces::of`, both colours, {set}): from {} ns on {} to \
-             {} ns on {}{share_text}.",
-            format_interval(&cheapest.estimate),
+        let mut text = format!(
+            "Input conversion (`SidePieces::of`, both colours, {set}) timed alone: from {} ns on \
+             {} to {} ns on {}",
+            format_interval(&cheapest.alone),
             cheapest.backend,
-            format_interval(&dearest.estimate),
+            format_interval(&dearest.alone),
             dearest.backend,
-        ));
+        );
+        let in_place = Spread::of(
+            cells.iter().filter_map(|c| c.in_place.as_ref()),
+            m.threshold,
+        );
+        if in_place.count > 0 {
+            text.push_str(&format!(
+                "; in place, each backend's {} cell over the same kernel on inputs converted \
+                 before the loop: {} (what the conversion adds inside the cell, overlap \
+                 included; the alone figure is a separate loop, not a part of the cell)",
+                cheapest.of.name(),
+                in_place.text("the kernel-only time", m.threshold)
+            ));
+        }
+        let kernel: Vec<&Comparison> = n
+            .controls
+            .kernel
+            .iter()
+            .filter(|k| &k.set == set)
+            .map(|k| &k.ratio)
+            .collect();
+        if let Some(first) = n.controls.kernel.iter().find(|k| &k.set == set) {
+            let within = kernel.iter().filter(|c| c.within(m.threshold)).count();
+            let spread = Spread::of(kernel.iter().copied(), m.threshold);
+            text.push_str(&format!(
+                ". Control: the kernel-only cells run the same code on the same converted \
+                 pieces on every backend, so they must come out level with {}'s: ×{:.2} to \
+                 ×{:.2}, {within} of {} wholly within ±{} %{}",
+                first.against,
+                spread.low,
+                spread.high,
+                kernel.len(),
+                percent(m.threshold),
+                if within == kernel.len() {
+                    " (a pass)".to_string()
+                } else {
+                    format!(
+                        " (not a pass: {} ordered, {} unresolved; the in-place figures carry \
+                         that much from where each backend's data sits)",
+                        spread.faster + spread.slower,
+                        spread.unresolved
+                    )
+                }
+            ));
+        }
+        findings.push(format!("{text}."));
     }
 }
 
 /// The A/A twins: a cell timed twice in the same rounds must come out level.
 fn aa_findings(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
     for a in &n.controls.aa {
+        let bias = 100.0 * (1.0 - a.ratio.low).max(a.ratio.high - 1.0).max(0.0);
         let verdict = if a.ratio.within(m.threshold) {
             format!("within ±{} %, a pass", percent(m.threshold))
         } else if a.ratio.claim != Claim::Level {
-            "ordered although both cells run the same code: the A/A control failed, so this \
-             set's ratios carry a bias of that size between cells"
-                .to_string()
+            format!(
+                "ordered although both cells run the same code: the A/A control failed, and \
+                 two cells of this group and set can differ by up to {bias:.0} % for no reason \
+                 of their own"
+            )
         } else {
             format!(
-                "its interval reaches past ±{} %, so on this set ratios of that size between \
-                 {MAPS} cells are at or below this run's resolution",
-                percent(m.threshold)
+                "not a pass: it cannot rule out a bias of up to {bias:.0} % between two cells of \
+                 this group and set, so differences between {MAPS} cells on this set smaller \
+                 than that are not resolved by this run"
             )
         };
         findings.push(format!(
-            "A/A control ({MAPS}, {}): {} on {} timed as a second cell in the same rounds, \
-             against the first: {}; {verdict}.",
+            "A/A control ({MAPS}, {}): {} on {} timed as a second cell in the same rounds (the \
+             same compiled code, so it tests a cell's place in the round and where its data \
+             sits, not code layout), against the first: {}; {verdict}.",
             a.set,
             a.method,
             a.backend,
@@ -363,8 +387,11 @@ fn neighbour_finding(m: &Measurement, n: &Numbers, findings: &mut Vec<String>) {
              ×{low:.2} to ×{high:.2} (intervals {:.2}–{:.2}); {within} lie wholly within \
              ±{} % (a pass), {} are unresolved at that threshold, {} moved. The two kinds of \
              round alternate A B B A (B A A B in odd invocations) and pair by adjacent rounds, \
-             so a linear drift cancels; the other groups and E1's batch cells were not checked. AMD Zen 4 keeps its clock for 512-bit code, so a pass \
-             here says nothing about Intel's AVX-512 frequency licences.",
+             so a linear drift cancels; a B round that follows an A round may still start \
+             under a clock drop the AVX-512 cells left behind (which would favour a pass), and \
+             the other groups and E1's batch cells were not checked. CPUs that keep their \
+             clock for 512-bit code (AMD Zen 4 and later) are expected to pass; on Intel parts \
+             with AVX-512 frequency licences this is the test that matters.",
             n.neighbour_control.len(),
             widest.0,
             widest.1,
@@ -388,8 +415,10 @@ pub(super) fn method(m: &Measurement) -> String {
          steppers (10 offsets), each a 0/1 count, summed by a carry-save adder tree; the level \
          names the code of the fills (portable u128, AVX2 two directions per ymm, AVX-512 four \
          per zmm with VBMI2 double shifts); set-wise timings include the input conversion \
-         (`SidePieces::of`, free on mailbox and sqww, a bit loop on bonanza and dbb), the same \
-         kernel on every backend; a conversion-only cell per backend times that conversion alone \
+         (`SidePieces::of`: the piece sets to the canonical layout, cheapest where the layout is \
+         canonical as on mailbox and sqww, a bit loop on bonanza and dbb), the same kernel on \
+         every backend; per backend, a conversion-only cell times that conversion alone and a \
+         kernel-only cell the top level's kernel on pieces converted before the loop \
          ({MAPS}), and an A/A twin (the first backend's highest set-wise level timed as a second \
          cell in the same rounds) must come out level. Every timed loop folds every bit of both maps. The avx512 \
          level needs AVX-512 F/BW/VL and VBMI2 (Intel Ice Lake and later, AMD Zen 4 and \

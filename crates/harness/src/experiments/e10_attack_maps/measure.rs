@@ -10,7 +10,7 @@ use kiki_core::backend::Backend;
 use kiki_core::reference::Reference;
 use kiki_core::simd::SimdLevel;
 use kiki_core::types::Color;
-use kiki_engine::attack_map::{Method, SideAttacks, SidePieces};
+use kiki_engine::attack_map::{set_wise, Method, SideAttacks, SidePieces};
 use kiki_engine::effects::{
     BitboardEffects, DistanceCheck, Effects, PaddedMailbox, SquareWithWall,
 };
@@ -38,6 +38,10 @@ pub(super) const MAPS_WITHOUT_AVX512: &str = "map+counts, no avx512 neighbours";
 /// The variant of the conversion-only cell (MAPS): `SidePieces::of` for both colours, the
 /// input conversion every set-wise cell includes, timed alone.
 pub(super) const CONVERSION: &str = "conversion only";
+/// The suffix of the kernel-only cell's variant (MAPS, `{top level} kernel only`): the top
+/// set-wise kernel on inputs converted before the loop, so that the set-wise cell over it is
+/// what the conversion adds in place.
+pub(super) const KERNEL_ONLY: &str = "kernel only";
 /// The suffix of the A/A twin's variant (MAPS, first backend): a second cell of the top
 /// set-wise level on the same code path, which must come out level with the first.
 pub(super) const AA_TWIN: &str = "(A/A twin)";
@@ -327,12 +331,49 @@ fn map_cases<B: Backend>(
             },
         ));
         // The top level is fixed before any data: the last method (the highest SIMD level).
-        if let Some(&top) = methods.last().filter(|_| aa_twin) {
-            let case_name = format!("{name} {} {AA_TWIN}", top.name());
-            cases.push(throughput_case(case_name, positions.to_vec(), top));
+        if let Some(&top) = methods.last() {
+            if let Method::SetWise(level) = top {
+                cases.push(kernel_only_case(
+                    format!("{name} {} {KERNEL_ONLY}", top.name()),
+                    positions,
+                    level,
+                ));
+            }
+            if aa_twin {
+                let case_name = format!("{name} {} {AA_TWIN}", top.name());
+                cases.push(throughput_case(case_name, positions.to_vec(), top));
+            }
         }
     }
     Ok((cases, verified))
+}
+
+/// The set-wise kernel at `level` on both colours' pieces, converted before the loop: MAPS's
+/// set-wise cell without the conversion, folded alike.
+fn kernel_only_case<B: Backend>(
+    case_name: String,
+    positions: &[Position<B>],
+    level: SimdLevel,
+) -> Case<'static> {
+    let pieces: Vec<(SidePieces, SidePieces)> = positions
+        .iter()
+        .map(|pos| {
+            (
+                SidePieces::of(pos, Color::Black),
+                SidePieces::of(pos, Color::White),
+            )
+        })
+        .collect();
+    Case::new(case_name, pieces.len() as u64, move |reps| {
+        let mut fold = 0u64;
+        for _ in 0..reps {
+            for (black, white) in black_box(&pieces[..]) {
+                let (black, white) = (set_wise(black, level), set_wise(white, level));
+                fold = fold.wrapping_add(digest(&black) ^ digest(&white));
+            }
+        }
+        fold
+    })
 }
 
 /// MAPS's cell: both colours' maps of independent positions by `method`, every bit folded.

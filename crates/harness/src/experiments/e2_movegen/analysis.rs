@@ -29,8 +29,8 @@ pub(super) struct Analysis {
 /// What the findings paragraph quotes: per task with two or more backends, its fastest.
 pub(super) struct Numbers {
     pub tasks: Vec<Fastest>,
-    /// How the invocations were split: the first ones choose each task's best backend, the
-    /// others estimate its ratios.
+    /// How the invocations were split: the last ones (run after the others) choose each
+    /// task's best backend, the others estimate its ratios.
     pub split: HeldOut,
 }
 
@@ -446,15 +446,15 @@ mod tests {
         }
     }
 
-    /// The best backend is chosen on the first invocation of three and its ratios come from
+    /// The best backend is chosen on the last invocation of three and its ratios come from
     /// the other two: `a`, lucky in the choosing invocation, is the best, and its ratio against
     /// `b` and the peer is what the held-out rounds say (`b` there takes 0.75 of `a`'s time).
     #[test]
     fn the_best_is_chosen_on_invocations_its_ratios_do_not_use() {
         let m = measured(vec![
-            row("a", vec![1.0, 1.0, 2.0, 2.0, 2.0, 2.0]),
+            row("a", vec![2.0, 2.0, 2.0, 2.0, 1.0, 1.0]),
             row("b", vec![1.5; 6]),
-            row("peer", vec![3.0, 3.0, 6.0, 6.0, 6.0, 6.0]),
+            row("peer", vec![6.0, 6.0, 6.0, 6.0, 3.0, 3.0]),
         ]);
         let analysis = analyse(&m);
         let split = analysis.numbers.split;
