@@ -144,16 +144,16 @@ pub(crate) fn sentence(split: HeldOut, chosen: &str, pooled: &str, held_out: &st
     } else {
         let k = split.select + split.estimate;
         let choosing = if split.select == 1 {
-            format!("invocation {k}, run after the others")
+            format!("invocation {k} of {k} (run after the others)")
         } else {
             format!(
-                "invocations {}–{k}, run after the others",
+                "invocations {}–{k} of {k} (run after the others)",
                 split.estimate + 1
             )
         };
         format!(
             "{chosen} is the one with the lowest typical time (the geometric mean of its \
-             per-invocation medians) over {choosing} of {k}; {held_out} are estimated on the \
+             per-invocation medians) over {choosing}; {held_out} are estimated on the \
              other {} invocations alone, so that the choice's luck does not enter them (the \
              table and plots show all {k}).",
             split.estimate
