@@ -6,9 +6,10 @@ use crate::experiments::typical;
 
 /// The invocations that choose a best cell, and those its ratios are estimated on: held out
 /// from the choice, so that the winner's luck in its own rounds (up to 7 % in earlier reports)
-/// does not inflate its lead. The choosing invocations are the last ones: the ones an
-/// experiment adds ([`extra_invocations`]) run after the report's others, alone, so the
-/// estimate rests on the invocations interleaved with the other experiments, as theirs do.
+/// does not inflate its lead. The choosing invocations are the last ones, those an experiment
+/// adds ([`extra_invocations`]): the report schedules invocation i of every experiment before
+/// any invocation i + 1, so the estimate rests on the first K, scheduled beside the same
+/// invocations of the other experiments as theirs are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct HeldOut {
     /// The last `select` invocations choose (0: one invocation does both).
@@ -144,10 +145,10 @@ pub(crate) fn sentence(split: HeldOut, chosen: &str, pooled: &str, held_out: &st
     } else {
         let k = split.select + split.estimate;
         let choosing = if split.select == 1 {
-            format!("invocation {k} of {k} (run after the others)")
+            format!("invocation {k} of {k} (the one added for the choice)")
         } else {
             format!(
-                "invocations {}–{k} of {k} (run after the others)",
+                "invocations {}–{k} of {k} (the ones added for the choice)",
                 split.estimate + 1
             )
         };

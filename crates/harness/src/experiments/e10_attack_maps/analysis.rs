@@ -1,9 +1,9 @@
 //! E10's analysis: series, tables, plots, claims and the numbers the findings quote.
 
-use super::controls::Controls;
+use super::controls::{gated, Controls};
 use super::measure::{
-    Measurement, Row, CONTROL, CONVERSION, INCREMENTAL, MAPS, MAPS_LATENCY, MAPS_WITHOUT_AVX512,
-    MATE1, PERFT, RECOUNT, UNION,
+    Measurement, Row, CONTROL, CONVERSION, INCREMENTAL, KERNEL_ONLY, MAPS, MAPS_LATENCY,
+    MAPS_WITHOUT_AVX512, MATE1, PERFT, RECOUNT, UNION,
 };
 use crate::experiments::claims::Claims;
 use crate::experiments::held_out::{self, HeldOut};
@@ -124,7 +124,13 @@ fn compare_held_out(
 
 /// Per map group and set: the best per-piece cell and, per set-wise level, the best cell and
 /// its time over the per-piece best (each best chosen apart from the rounds its ratio uses).
-fn map_verdicts(m: &Measurement, split: HeldOut, claims: &mut Claims) -> Vec<MapVerdict> {
+///
+/// An order inside a failed A/A control's reach on that set is withdrawn (see [`gated`]).
+fn map_verdicts(
+    m: &Measurement,
+    (split, controls): (HeldOut, &Controls),
+    claims: &mut Claims,
+) -> Vec<MapVerdict> {
     let mut verdicts = Vec::new();
     for group in [MAPS, MAPS_LATENCY, UNION] {
         for (set, _) in &m.sets {
@@ -152,7 +158,8 @@ fn map_verdicts(m: &Measurement, split: HeldOut, claims: &mut Claims) -> Vec<Map
                         (&b, per_piece_row),
                         best.held_out && per_piece.held_out,
                         (split, m.invocations),
-                    );
+                    )
+                    .map(|c| gated(c, controls.aa_reach(set, m.threshold)));
                     set_wise.push((best, ratio));
                 }
             }
@@ -265,13 +272,20 @@ fn tables(m: &Measurement) -> Vec<Table> {
         (MAPS_LATENCY, "ns/position, both colours, latency"),
         (UNION, "ns/position, both colours, union only"),
     ] {
-        // MAPS adds the conversion-only cell after the methods.
-        let variants: Vec<String> = m
+        // MAPS adds the conversion-only and kernel-only cells after the methods.
+        let extra = m
             .methods
-            .iter()
-            .map(|x| x.name())
-            .chain((group == MAPS).then(|| CONVERSION.to_string()))
-            .collect();
+            .last()
+            .filter(|_| group == MAPS)
+            .map(|top| {
+                [
+                    CONVERSION.to_string(),
+                    format!("{} {KERNEL_ONLY}", top.name()),
+                ]
+            })
+            .into_iter()
+            .flatten();
+        let variants: Vec<String> = m.methods.iter().map(|x| x.name()).chain(extra).collect();
         let mut headers = vec!["backend".to_string()];
         for (set, _) in &m.sets {
             for variant in &variants {
@@ -500,10 +514,10 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     let split = HeldOut::of(m.invocations);
     let mut claims = Claims::new(m.threshold, m.invocations);
     let neighbour_control = neighbour_control(m, &mut claims);
-    let maps = map_verdicts(m, split, &mut claims);
+    let controls = Controls::of(m, &mut claims);
+    let maps = map_verdicts(m, (split, &controls), &mut claims);
     let engine = engine_effects(m, &mut claims);
     let recount = recount_verdict(m, split, &mut claims);
-    let controls = Controls::of(m, &mut claims);
     let mut summary: Vec<(String, Json)> = Vec::new();
     summary.push((
         "methods".to_string(),
@@ -516,7 +530,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
                 "best_per_piece": v.per_piece.json(),
                 "best_set_wise": v.set_wise.iter().map(|(best, ratio)| json!({
                     "best": best.json(),
-                    "over_per_piece": ratio.map(|c| json!({"ratio": c.ratio, "low": c.low, "high": c.high, "claim": format!("{:?}", c.claim)})),
+                    "over_per_piece": ratio.map(|c| json!({"ratio": c.ratio, "low": c.low, "high": c.high, "claim": format!("{:?}", c.claim), "within_threshold": c.within(m.threshold)})),
                 })).collect::<Vec<_>>(),
                 "same_backend": controls.same_backend_json(v.group, &v.set, m.threshold),
             }),
@@ -564,7 +578,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     summary.extend(controls.summary(m.threshold));
     summary.push((
         "held_out".to_string(),
-        json!({"select": split.select, "estimate": split.estimate}),
+        json!({"select": split.select, "estimate": split.estimate, "choosing": "last"}),
     ));
     Analysis {
         series,
@@ -814,5 +828,44 @@ mod tests {
         // Neither new cell can be chosen as a best cell.
         assert_eq!(analysis.numbers.maps[0].set_wise.len(), 1);
         assert_ne!(analysis.numbers.maps[0].set_wise[0].0.variant, CONVERSION);
+    }
+
+    /// A failed A/A control withdraws the orders inside its reach: the twin swings ±30 % from
+    /// round to round, so `a`'s set-wise cell at 0.9 of its per-piece time (faster at ±3 %
+    /// without the control) reads as unresolved, in the best set-wise verdict and in the
+    /// same-backend entry alike.
+    #[test]
+    fn a_failed_aa_control_withdraws_orders_inside_its_reach() {
+        use super::super::measure::AA_TWIN;
+        let swing = vec![0.7, 1.0 / 0.7, 0.7, 1.0 / 0.7, 0.7, 1.0 / 0.7];
+        let m = measured(
+            vec![
+                row(MAPS, "a", &Method::PerPiece.name(), vec![1.0; 6]),
+                row(MAPS, "a", &SET_WISE.name(), vec![0.9; 6]),
+                row(MAPS, "a", &format!("{} {AA_TWIN}", SET_WISE.name()), swing),
+            ],
+            3,
+        );
+        let analysis = analyse(&m);
+        let reach = analysis.numbers.controls.aa_reach("s", m.threshold);
+        assert!(reach > 0.1, "{reach}");
+        let same = &analysis.numbers.controls.same_backend[0].ratio;
+        assert_eq!(same.claim, crate::stats::Claim::Faster, "the raw claim");
+        let ratio = analysis.numbers.maps[0].set_wise[0].1.expect("a ratio");
+        assert!(close(ratio.ratio, 0.9), "{ratio:?}");
+        assert_eq!(ratio.claim, crate::stats::Claim::Level, "withdrawn");
+        let workload = &analysis
+            .summary
+            .iter()
+            .find(|(k, _)| k == "map+counts (s)")
+            .expect("the workload")
+            .1;
+        assert_eq!(workload["same_backend"][0]["claim"], "Level");
+        assert_eq!(
+            workload["best_set_wise"][0]["over_per_piece"]["claim"],
+            "Level"
+        );
+        let findings = super::super::findings::paragraph(&m, &analysis.numbers);
+        assert!(findings.contains("is withdrawn"), "{findings}");
     }
 }

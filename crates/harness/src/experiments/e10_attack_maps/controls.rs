@@ -5,7 +5,7 @@
 use super::measure::{Measurement, AA_TWIN, CONVERSION, KERNEL_ONLY, MAPS, MAPS_LATENCY, UNION};
 use crate::experiments::claims::Claims;
 use crate::experiments::interval;
-use crate::stats::{Comparison, Estimate};
+use crate::stats::{Claim, Comparison, Estimate};
 use kiki_engine::attack_map::Method;
 use serde_json::{json, Value as Json};
 
@@ -57,8 +57,29 @@ pub(super) struct Controls {
 }
 
 /// A comparison as the summary records it.
-fn record(c: &Comparison) -> Json {
-    json!({"ratio": c.ratio, "low": c.low, "high": c.high, "claim": format!("{:?}", c.claim)})
+fn record(c: &Comparison, threshold: f64) -> Json {
+    json!({"ratio": c.ratio, "low": c.low, "high": c.high, "claim": format!("{:?}", c.claim),
+           "within_threshold": c.within(threshold)})
+}
+
+/// How far from 1 a control's interval reaches (0 where it is wholly at 1).
+pub(super) fn reach_of(c: &Comparison) -> f64 {
+    (1.0 - c.low).max(c.high - 1.0).max(0.0)
+}
+
+/// `c` with its order withdrawn (read as unresolved) where its interval does not lie wholly
+/// beyond 1 ± `reach`: a failed control's reach is how far two cells of the same code moved
+/// apart in this run, so an order inside it is not evidence.
+pub(super) fn gated(c: Comparison, reach: f64) -> Comparison {
+    let clears = c.high < 1.0 - reach || c.low > 1.0 + reach;
+    if c.claim != Claim::Level && !clears {
+        Comparison {
+            claim: Claim::Level,
+            ..c
+        }
+    } else {
+        c
+    }
 }
 
 impl Controls {
@@ -72,17 +93,37 @@ impl Controls {
         }
     }
 
+    /// The reach of the set's A/A twin where it failed (its interval not wholly within the
+    /// threshold), else 0: ratios between cells of that set must reach past it to be ordered.
+    pub fn aa_reach(&self, set: &str, threshold: f64) -> f64 {
+        self.aa
+            .iter()
+            .filter(|a| a.set == set && !a.ratio.within(threshold))
+            .map(|a| reach_of(&a.ratio))
+            .fold(0.0, f64::max)
+    }
+
+    /// [`Controls::aa_reach`], and the reach of the set's kernel-only control where it
+    /// failed: the in-place ratios compare a backend's cell with its kernel-only cell.
+    pub fn kernel_reach(&self, set: &str, threshold: f64) -> f64 {
+        self.kernel
+            .iter()
+            .filter(|k| k.set == set && !k.ratio.within(threshold))
+            .map(|k| reach_of(&k.ratio))
+            .fold(self.aa_reach(set, threshold), f64::max)
+    }
+
     /// The `same_backend` entry of the workload `group (set)`.
     pub fn same_backend_json(&self, group: &str, set: &str, threshold: f64) -> Json {
+        let reach = self.aa_reach(set, threshold);
         Json::from(
             self.same_backend
                 .iter()
                 .filter(|s| s.group == group && s.set == set)
                 .map(|s| {
-                    let mut entry = record(&s.ratio);
+                    let mut entry = record(&gated(s.ratio, reach), threshold);
                     entry["backend"] = json!(s.backend);
                     entry["method"] = json!(s.method.name());
-                    entry["within_threshold"] = json!(s.ratio.within(threshold));
                     entry
                 })
                 .collect::<Vec<_>>(),
@@ -99,16 +140,17 @@ impl Controls {
                     "set": c.set, "backend": c.backend,
                     "ns": c.alone.value, "low": c.alone.low, "high": c.alone.high,
                     "in_place_of": c.of.name(),
-                    "in_place": c.in_place.as_ref().map(record),
+                    "in_place": c.in_place.map(|r| {
+                        record(&gated(r, self.kernel_reach(&c.set, threshold)), threshold)
+                    }),
                 })
             })
             .collect::<Vec<_>>();
         let labelled = |c: &Comparison, labels: &[(&str, &str)]| {
-            let mut entry = record(c);
+            let mut entry = record(c, threshold);
             for (key, value) in labels {
                 entry[*key] = json!(value);
             }
-            entry["within_threshold"] = json!(c.within(threshold));
             entry
         };
         let kernel = self
