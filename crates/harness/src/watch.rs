@@ -61,6 +61,20 @@ struct WatchState {
     stopped: bool,
 }
 
+/// Removes `folder`, retrying for up to a second: the thread that owns it may still write into
+/// it (or remove it itself) for a moment after its child was killed, and an entry created or
+/// removed meanwhile makes one `remove_dir_all` fail with the folder left behind.
+fn remove_settled(folder: &Path) {
+    for _ in 0..100 {
+        match std::fs::remove_dir_all(folder) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            _ => return,
+        }
+    }
+}
+
 impl Watch {
     pub fn new() -> Watch {
         Watch::default()
@@ -155,7 +169,7 @@ impl Watch {
             let _ = child.wait();
         }
         for folder in state.also_remove.drain(..) {
-            let _ = std::fs::remove_dir_all(folder);
+            remove_settled(&folder);
         }
         let Some(scratch) = state.scratch.take() else {
             return Stopped::Removed;
