@@ -12,6 +12,7 @@ impl<B: Backend> Position<B> {
     /// All legal moves into `list` (cleared first).
     // Out of line, as it was when this held the generator's body: as a two-line wrapper it
     // was inlined into every caller, and E2's move generation ran 4-7% slower on most backends.
+    // The counters and the capture generator below are out of line for the same reason.
     #[inline(never)]
     pub fn legal_moves<const N: usize>(&self, list: &mut MoveBuffer<N>) {
         list.clear();
@@ -20,6 +21,7 @@ impl<B: Backend> Position<B> {
 
     /// The number of legal moves: equals `legal_moves().len()` (for any legal position),
     /// counted by the same generator without making the moves.
+    #[inline(never)]
     pub fn legal_move_count(&self) -> u64 {
         let mut counter = MoveCounter(0);
         self.generate(&mut counter);
@@ -28,6 +30,7 @@ impl<B: Backend> Position<B> {
 
     /// [`Self::legal_move_count`] for a side to move known not to be in check (perft's parent
     /// knows it from `gives_check`): the generator looks for no checkers.
+    #[inline(never)]
     pub fn legal_move_count_unchecked(&self) -> u64 {
         let mut counter = MoveCounter(0);
         match self.side {
@@ -40,6 +43,7 @@ impl<B: Backend> Position<B> {
     /// Quiescence's moves: in check every evasion (as [`Self::legal_moves`]); otherwise only
     /// the legal captures, generated onto enemy pieces without drops or quiet moves, so that a
     /// quiescence node pays for what it searches, as an engine's does.
+    #[inline(never)]
     pub fn legal_captures<const N: usize>(&self, list: &mut MoveBuffer<N>) {
         list.clear();
         match self.side {
@@ -82,6 +86,10 @@ impl<B: Backend> Position<B> {
         }
     }
 
+    // The piece-move loops (`board_moves`, `drops`) are inlined wherever they are called, so
+    // each call site is one more copy of them per backend and sink in every binary (most of
+    // what the engine costs to build). Two call sites here: the common case (a king, not in
+    // check, no attack map) keeps its own, and every other case shares the second.
     #[inline(always)]
     fn generate_as<S: MoveSink, const BLACK: bool, const NOT_IN_CHECK: bool>(&self, sink: &mut S) {
         let us = side_to_move::<BLACK>();
@@ -90,79 +98,60 @@ impl<B: Backend> Position<B> {
         let ours = self.by_color[us.index()];
         let occupied = self.occupied();
         let empty = t.all.and_not(occupied);
-        let Some(ksq) = self.kings[us.index()] else {
-            // No king to keep safe: every move that obeys the other rules is legal.
-            self.board_moves::<S, BLACK>(
-                sink,
-                t.all.and_not(ours),
-                B::Bitboard::empty(),
-                ANY_SQUARE,
-            );
-            self.drops::<S, BLACK>(sink, empty);
-            return;
-        };
-        let checkers = if NOT_IN_CHECK {
-            B::Bitboard::empty()
-        } else {
-            self.attackers_to(ksq, them)
-        };
-        let pinned = self.blockers(ksq, us, them, occupied) & ours;
-        let king_targets = self.backend.king_attacks(ksq).and_not(ours);
-        if let (KingSafety::AttackMap(method), true) =
-            (self.king_safety, king_targets.is_nonempty())
-        {
-            // Seen through our king, the map also covers squares behind it on a checking ray.
-            let attacked = self.attacked_through(them, ksq, method);
-            sink.plain(ksq, king_targets.and_not(attacked));
+        let anywhere = t.all.and_not(ours);
+        let (board_targets, pinned, ksq, drop_targets) = 'other_cases: {
+            let Some(ksq) = self.kings[us.index()] else {
+                // No king to keep safe: every move that obeys the other rules is legal.
+                break 'other_cases (anywhere, B::Bitboard::empty(), ANY_SQUARE, empty);
+            };
+            let checkers = if NOT_IN_CHECK {
+                B::Bitboard::empty()
+            } else {
+                self.attackers_to(ksq, them)
+            };
+            let pinned = self.blockers(ksq, us, them, occupied) & ours;
+            let king_targets = self.backend.king_attacks(ksq).and_not(ours);
+            if let (KingSafety::AttackMap(method), true) =
+                (self.king_safety, king_targets.is_nonempty())
+            {
+                // Seen through our king, the map also covers squares behind it on a checking
+                // ray.
+                let attacked = self.attacked_through(them, ksq, method);
+                sink.plain(ksq, king_targets.and_not(attacked));
+            } else if checkers.is_empty() {
+                // Not in check, so no enemy ray ends on our king: taking it off the board
+                // would uncover nothing, and the current occupancy serves for king moves.
+                for to in king_targets.squares() {
+                    if !self.is_attacked_with(to, them, &self.occupancy) {
+                        sink.board(ksq, to, false);
+                    }
+                }
+                self.board_moves::<S, BLACK>(sink, anywhere, pinned, ksq);
+                self.drops::<S, BLACK>(sink, empty);
+                return;
+            } else {
+                // In check: the king must not step along a checking ray, so test its targets
+                // with the king taken off the board.
+                let mut without_king = self.occupancy.clone();
+                self.backend.clear_square(&mut without_king, ksq);
+                for to in king_targets.squares() {
+                    if !self.is_attacked_with(to, them, &without_king) {
+                        sink.board(ksq, to, false);
+                    }
+                }
+            }
             let mut rest = checkers;
             match rest.pop() {
-                None => {
-                    self.board_moves::<S, BLACK>(sink, t.all.and_not(ours), pinned, ksq);
-                    self.drops::<S, BLACK>(sink, empty);
-                }
+                None => (anywhere, pinned, ksq, empty),
                 Some(checker) if rest.is_empty() => {
                     let block = t.between(ksq, checker);
-                    self.board_moves::<S, BLACK>(
-                        sink,
-                        block | B::Bitboard::square(checker),
-                        pinned,
-                        ksq,
-                    );
-                    self.drops::<S, BLACK>(sink, block);
+                    (block | B::Bitboard::square(checker), pinned, ksq, block)
                 }
-                Some(_) => {} // double check: only the king moves
+                Some(_) => return, // double check: only the king moves
             }
-            return;
-        }
-        if checkers.is_empty() {
-            // Not in check, so no enemy ray ends on our king: taking it off the board would
-            // uncover nothing, and the current occupancy serves for king moves.
-            for to in king_targets.squares() {
-                if !self.is_attacked_with(to, them, &self.occupancy) {
-                    sink.board(ksq, to, false);
-                }
-            }
-            self.board_moves::<S, BLACK>(sink, t.all.and_not(ours), pinned, ksq);
-            self.drops::<S, BLACK>(sink, empty);
-            return;
-        }
-        // In check: the king must not step along a checking ray, so test its targets with the
-        // king taken off the board.
-        let mut without_king = self.occupancy.clone();
-        self.backend.clear_square(&mut without_king, ksq);
-        for to in king_targets.squares() {
-            if !self.is_attacked_with(to, them, &without_king) {
-                sink.board(ksq, to, false);
-            }
-        }
-        let mut rest = checkers;
-        let Some(checker) = rest.pop() else { return };
-        if rest.is_nonempty() {
-            return; // double check: only the king moves
-        }
-        let block = t.between(ksq, checker);
-        self.board_moves::<S, BLACK>(sink, block | B::Bitboard::square(checker), pinned, ksq);
-        self.drops::<S, BLACK>(sink, block);
+        };
+        self.board_moves::<S, BLACK>(sink, board_targets, pinned, ksq);
+        self.drops::<S, BLACK>(sink, drop_targets);
     }
 
     /// Moves of every piece but the king to `target`; pinned pieces stay on their pin line.
