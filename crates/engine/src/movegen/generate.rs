@@ -88,8 +88,9 @@ impl<B: Backend> Position<B> {
 
     // The piece-move loops (`board_moves`, `drops`) are inlined wherever they are called, so
     // each call site is one more copy of them per backend and sink in every binary (most of
-    // what the engine costs to build). Two call sites here: the common case (a king, not in
-    // check, no attack map) keeps its own, and every other case shares the second.
+    // what the engine costs to build). Three call sites here instead of five: the common case
+    // of each king-safety mode (a king, not in check) keeps its own, and every other case (no
+    // king, in check) shares the third.
     #[inline(always)]
     fn generate_as<S: MoveSink, const BLACK: bool, const NOT_IN_CHECK: bool>(&self, sink: &mut S) {
         let us = side_to_move::<BLACK>();
@@ -118,6 +119,13 @@ impl<B: Backend> Position<B> {
                 // ray.
                 let attacked = self.attacked_through(them, ksq, method);
                 sink.plain(ksq, king_targets.and_not(attacked));
+                if checkers.is_empty() {
+                    // This mode's common case: a call of its own, as the per-square one has,
+                    // so that E10 compares the two modes on the same code shape.
+                    self.board_moves::<S, BLACK>(sink, anywhere, pinned, ksq);
+                    self.drops::<S, BLACK>(sink, empty);
+                    return;
+                }
             } else if checkers.is_empty() {
                 // Not in check, so no enemy ray ends on our king: taking it off the board
                 // would uncover nothing, and the current occupancy serves for king moves.
