@@ -55,51 +55,18 @@ impl<B: Backend> Position<B> {
     /// a bad side or move number, and a side not to move whose king is in check. A missing
     /// king is allowed.
     pub fn from_sfen(backend: B, sfen: &str) -> Result<Position<B>, SfenError> {
-        // Fields are separated by ASCII whitespace only: an NBSP or U+3000 that looks like a
-        // space is more likely a copy-paste accident than intent.
-        if let Some(space) = non_ascii_whitespace(sfen) {
-            return Err(SfenError::new(format!(
-                "non-ASCII whitespace U+{:04X} is not a field separator, in {}",
-                space as u32,
-                quote_input(sfen)
-            )));
-        }
-        let mut fields: Vec<&str> = sfen.split_ascii_whitespace().collect();
-        if fields.first() == Some(&"sfen") {
-            fields.remove(0);
-        }
-        if fields.len() < 3 || fields.len() > 4 {
-            return Err(SfenError::new(format!(
-                "expected 3 or 4 fields (board, side, hand, move number), found {} in {}",
-                fields.len(),
-                quote_input(sfen)
-            )));
-        }
+        // The text is parsed and checked once, for every backend, by code that is not
+        // generic: only placing the pieces and the one check that needs attacks are.
+        let parsed = ParsedSfen::parse(sfen)?;
         let mut pos = Position::empty(backend);
-        pos.parse_board(fields[0])?;
-        pos.side = match fields[1] {
-            "b" => Color::Black,
-            "w" => Color::White,
-            other => {
-                return Err(SfenError::new(format!(
-                    "side to move must be 'b' or 'w', found {}",
-                    quote_input(other)
-                )))
+        for sq in Square::all() {
+            if let Some(piece) = parsed.board[sq.index()] {
+                pos.put_piece(piece, sq);
             }
-        };
-        pos.parse_hands(fields[2])?;
-        if let Some(number) = fields.get(3) {
-            pos.move_number = match number.parse::<u32>() {
-                Ok(n) if n >= 1 && number.bytes().all(|b| b.is_ascii_digit()) => n,
-                _ => {
-                    return Err(SfenError::new(format!(
-                        "move number must be a positive integer, found {}",
-                        quote_input(number)
-                    )))
-                }
-            };
         }
-        pos.check_counts()?;
+        pos.side = parsed.side;
+        pos.hands = parsed.hands.map(Hand::from_counts);
+        pos.move_number = parsed.move_number;
         pos.check_waiting_king_safe()?;
         pos.key = pos.compute_key();
         Ok(pos)
@@ -122,6 +89,86 @@ impl<B: Backend> Position<B> {
              on {from}",
             waiting.name()
         )))
+    }
+}
+
+/// An SFEN's contents, parsed and checked for everything that needs no attacks: the same for
+/// every backend, so compiled once rather than once per backend.
+struct ParsedSfen {
+    board: [Option<Piece>; 81],
+    side: Color,
+    /// `[colour][hand index]` piece counts.
+    hands: [[u8; 7]; 2],
+    move_number: u32,
+    kings: [Option<Square>; 2],
+    /// `[colour]`: bit `file` set where that colour has an unpromoted pawn (二歩).
+    pawn_files: [u16; 2],
+}
+
+impl ParsedSfen {
+    fn parse(sfen: &str) -> Result<ParsedSfen, SfenError> {
+        // Fields are separated by ASCII whitespace only: an NBSP or U+3000 that looks like a
+        // space is more likely a copy-paste accident than intent.
+        if let Some(space) = non_ascii_whitespace(sfen) {
+            return Err(SfenError::new(format!(
+                "non-ASCII whitespace U+{:04X} is not a field separator, in {}",
+                space as u32,
+                quote_input(sfen)
+            )));
+        }
+        let mut fields: Vec<&str> = sfen.split_ascii_whitespace().collect();
+        if fields.first() == Some(&"sfen") {
+            fields.remove(0);
+        }
+        if fields.len() < 3 || fields.len() > 4 {
+            return Err(SfenError::new(format!(
+                "expected 3 or 4 fields (board, side, hand, move number), found {} in {}",
+                fields.len(),
+                quote_input(sfen)
+            )));
+        }
+        let mut parsed = ParsedSfen {
+            board: [None; 81],
+            side: Color::Black,
+            hands: [[0; 7]; 2],
+            move_number: 1,
+            kings: [None; 2],
+            pawn_files: [0; 2],
+        };
+        parsed.parse_board(fields[0])?;
+        parsed.side = match fields[1] {
+            "b" => Color::Black,
+            "w" => Color::White,
+            other => {
+                return Err(SfenError::new(format!(
+                    "side to move must be 'b' or 'w', found {}",
+                    quote_input(other)
+                )))
+            }
+        };
+        parsed.parse_hands(fields[2])?;
+        if let Some(number) = fields.get(3) {
+            parsed.move_number = match number.parse::<u32>() {
+                Ok(n) if n >= 1 && number.bytes().all(|b| b.is_ascii_digit()) => n,
+                _ => {
+                    return Err(SfenError::new(format!(
+                        "move number must be a positive integer, found {}",
+                        quote_input(number)
+                    )))
+                }
+            };
+        }
+        parsed.check_counts()?;
+        Ok(parsed)
+    }
+
+    fn put(&mut self, piece: Piece, sq: Square) {
+        self.board[sq.index()] = Some(piece);
+        match piece.kind {
+            PieceKind::King => self.kings[piece.color.index()] = Some(sq),
+            PieceKind::Pawn => self.pawn_files[piece.color.index()] |= 1 << sq.file(),
+            _ => {}
+        }
     }
 
     fn parse_board(&mut self, text: &str) -> Result<(), SfenError> {
@@ -231,17 +278,14 @@ impl<B: Backend> Position<B> {
                         )));
                     }
                 }
-                if kind == PieceKind::Pawn
-                    && (self.pieces(color, PieceKind::Pawn) & self.tables.files[file as usize - 1])
-                        .is_nonempty()
-                {
+                if kind == PieceKind::Pawn && self.pawn_files[color.index()] & (1 << file) != 0 {
                     return Err(SfenError::new(format!(
                         "two unpromoted {} pawns on file {file} (nifu), at {}",
                         color.name(),
                         at()
                     )));
                 }
-                self.put_piece(Piece::new(color, kind), sq);
+                self.put(Piece::new(color, kind), sq);
             }
             if promoted {
                 return Err(SfenError::new(format!("'+' at the end of {}", row_name())));
@@ -308,21 +352,23 @@ impl<B: Backend> Position<B> {
                 quote_input(text)
             )));
         }
-        self.hands = counts.map(Hand::from_counts);
+        self.hands = counts;
         Ok(())
     }
 
     /// Board plus hands may not hold more of a kind than a set has.
     fn check_counts(&self) -> Result<(), SfenError> {
         for (hand_index, &kind) in PieceKind::HAND.iter().enumerate() {
-            let on_board = self.by_kind[kind.index()].count()
-                + if kind.can_promote() {
-                    self.by_kind[kind.promoted().index()].count()
-                } else {
-                    0
-                };
+            let on_board = self
+                .board
+                .iter()
+                .flatten()
+                .filter(|piece| {
+                    piece.kind == kind || (kind.can_promote() && piece.kind == kind.promoted())
+                })
+                .count() as u32;
             let total =
-                on_board + self.hands[0].count(kind) as u32 + self.hands[1].count(kind) as u32;
+                on_board + self.hands[0][hand_index] as u32 + self.hands[1][hand_index] as u32;
             if total > PieceKind::HAND_MAX[hand_index] as u32 {
                 return Err(SfenError::new(format!(
                     "{total} pieces of kind '{}' on board and in hand, a set has {}",
@@ -333,7 +379,8 @@ impl<B: Backend> Position<B> {
         }
         Ok(())
     }
-
+}
+impl<B: Backend> Position<B> {
     /// The SFEN text, in canonical form (hands in the order R B G S N L P, black first).
     pub fn to_sfen(&self) -> String {
         let mut out = String::new();

@@ -17,8 +17,6 @@ pub struct Tables<B: Backend> {
     pub(crate) rook_rays: [B::Bitboard; 81],
     pub(crate) bishop_rays: [B::Bitboard; 81],
     pub(crate) lance_rays: [[B::Bitboard; 81]; 2],
-    /// Each file (index `file - 1`).
-    pub(crate) files: [B::Bitboard; 9],
     /// The file of each square (so the hot path indexes by `Square`).
     pub(crate) file_of: [B::Bitboard; 81],
     /// `[colour]`: the three ranks where that side promotes.
@@ -68,6 +66,7 @@ impl<B: Backend> Tables<B> {
             let color = Color::BOTH[c];
             std::array::from_fn(|i| rays(&[(0, color.forward())], Square::all().nth(i).unwrap()))
         });
+        // Each file (index `file - 1`).
         let files: [B::Bitboard; 9] = std::array::from_fn(|f| {
             conv(
                 Square::all()
@@ -83,7 +82,6 @@ impl<B: Backend> Tables<B> {
             rook_rays,
             bishop_rays,
             lance_rays,
-            files,
             promotion_zone: [conv(rank_mask(|r| r <= 3)), conv(rank_mask(|r| r >= 7))],
             last_rank: [conv(rank_mask(|r| r == 1)), conv(rank_mask(|r| r == 9))],
             last_two_ranks: [conv(rank_mask(|r| r <= 2)), conv(rank_mask(|r| r >= 8))],
