@@ -20,7 +20,7 @@ use crate::movegen::MoveList;
 use crate::position::{Move, Position, Undo};
 use eval::{EvalTables, Evaluator, KppState, MaterialEval, NnueState};
 use kiki_core::backend::Backend;
-use ordering::{Heuristics, MAX_PLY};
+use ordering::{Heuristics, KeyBuffer, MAX_PLY};
 use tt::{Bound, Entry, TranspositionTable};
 
 /// The score of a mate now; a mate `n` plies away scores `MATE - n`.
@@ -198,13 +198,16 @@ impl<'t, E: Evaluator> Searcher<'t, E> {
         if moves.is_empty() {
             return (None, -MATE);
         }
-        self.heuristics.order(pos, moves.as_mut_slice(), tt_move, 0);
+        let mut keys = KeyBuffer::new();
+        let mut picker = self.heuristics.order(pos, &moves, tt_move, 0, &mut keys);
         let (mut alpha, beta) = (-MATE - 1, MATE + 1);
         let mut best = None;
-        for (n, &mv) in moves.iter().enumerate() {
+        let mut n = 0;
+        while let Some(mv) = picker.next() {
             let undo = self.make(pos, mv);
             let score = self.principal_variation(pos, n == 0, alpha, beta, depth - 1, 1);
             self.unmake(pos, mv, undo);
+            n += 1;
             if score > alpha {
                 alpha = score;
                 best = Some(mv);
@@ -296,15 +299,17 @@ impl<'t, E: Evaluator> Searcher<'t, E> {
         if moves.is_empty() {
             return -MATE + ply as i32;
         }
-        self.heuristics
-            .order(pos, moves.as_mut_slice(), tt_move, ply);
+        let mut keys = KeyBuffer::new();
+        let mut picker = self.heuristics.order(pos, &moves, tt_move, ply, &mut keys);
         let original_alpha = alpha;
         let mut best = (None, -MATE - 1);
-        for (n, &mv) in moves.iter().enumerate() {
+        let mut n = 0;
+        while let Some(mv) = picker.next() {
             let quiet = pos.piece_at(mv.to()).is_none();
             let undo = self.make(pos, mv);
             let score = self.principal_variation(pos, n == 0, alpha, beta, depth - 1, ply + 1);
             self.unmake(pos, mv, undo);
+            n += 1;
             if score > best.1 {
                 best = (Some(mv), score);
             }
@@ -365,8 +370,9 @@ impl<'t, E: Evaluator> Searcher<'t, E> {
             };
         }
         let tt_move = entry.and_then(|entry| entry.mv);
-        Heuristics::order_captures(pos, moves.as_mut_slice(), tt_move);
-        for &mv in moves.iter() {
+        let mut keys = KeyBuffer::new();
+        let mut picker = Heuristics::order_captures(pos, &moves, tt_move, &mut keys);
+        while let Some(mv) = picker.next() {
             let undo = self.make(pos, mv);
             let score = -self.quiesce(pos, -beta, -alpha, ply + 1);
             self.unmake(pos, mv, undo);

@@ -4,8 +4,10 @@
 //! order a backend's bit layout produced the moves in.
 
 use super::material::VALUE;
+use crate::movegen::MoveList;
 use crate::position::{Move, Position};
 use kiki_core::backend::Backend;
+use std::mem::MaybeUninit;
 
 /// Deepest ply the tables hold.
 pub const MAX_PLY: usize = 128;
@@ -34,14 +36,15 @@ const CAPTURE: i64 = 1 << 36;
 const KILLER: i64 = 1 << 34;
 
 impl Heuristics {
-    /// Sorts `moves` best first: by score, then by canonical key.
-    pub fn order<B: Backend>(
+    /// `moves` best first: by score, then by canonical key (`keys` holds the keys).
+    pub fn order<'k, B: Backend>(
         &self,
         pos: &Position<B>,
-        moves: &mut [Move],
+        moves: &MoveList,
         tt_move: Option<Move>,
         ply: usize,
-    ) {
+        keys: &'k mut KeyBuffer,
+    ) -> Picker<'k> {
         let side = pos.side_to_move().index();
         let killers = self.killers.get(ply).copied().unwrap_or([None; 2]);
         let score = |mv: Move| -> i64 {
@@ -62,20 +65,21 @@ impl Heuristics {
             self.history[side][origin(mv)][mv.to().index()] as i64
         };
         // Scores lie in 0..=TT_MOVE: best first is the ascending order of TT_MOVE - score.
-        sort_by_key_once(moves, |mv| {
+        Picker::new(keys, moves, |mv| {
             ((TT_MOVE - score(mv)) as u64) << 16 | mv.raw() as u64
-        });
+        })
     }
 
     /// Quiescence's moves: the TT move first, then most valuable victim, least valuable
     /// attacker, canonical key.
-    pub fn order_captures<B: Backend>(
+    pub fn order_captures<'k, B: Backend>(
         pos: &Position<B>,
-        moves: &mut [Move],
+        moves: &MoveList,
         tt_move: Option<Move>,
-    ) {
+        keys: &'k mut KeyBuffer,
+    ) -> Picker<'k> {
         // (not the TT move, the largest value - victim, attacker, key), each in its own bits.
-        sort_by_key_once(moves, |mv| {
+        Picker::new(keys, moves, |mv| {
             let victim = pos.piece_at(mv.to()).map_or(0, |p| VALUE[p.kind.index()]);
             let attacker = mv.from().and_then(|from| pos.piece_at(from));
             let attacker = attacker.map_or(0, |p| VALUE[p.kind.index()]);
@@ -83,7 +87,7 @@ impl Heuristics {
                 | ((VALUE_LIMIT - 1 - victim) as u64) << 28
                 | (attacker as u64) << 16
                 | mv.raw() as u64
-        });
+        })
     }
 
     /// A quiet move that caused a beta cutoff at `ply`, `depth` plies from the horizon.
@@ -110,29 +114,80 @@ const _: () = {
     }
 };
 
-/// Sorts `moves` by `key`, which must hold the move's 16-bit encoding in its low 16 bits (so
-/// keys are distinct and the move is read back from its key). Each key is computed once:
-/// sorting by a key function called in every comparison spent most of a material-only
-/// search's instructions (callgrind, `kiki bench --eval material`).
-#[inline(always)]
-fn sort_by_key_once(moves: &mut [Move], key: impl Fn(Move) -> u64) {
-    const CAPACITY: usize = 600;
-    if moves.len() > CAPACITY {
-        moves.sort_unstable_by_key(|&mv| key(mv));
-        return;
+/// Moves handed out best first. Each move's key is computed once, up front (sorting by a key
+/// function called in every comparison was most of a material-only search's instructions); the
+/// first moves are then picked one at a time, as engines do, since most nodes that cut off do
+/// so on one of them, and a node that goes on sorts what is left. The order is the keys'
+/// ascending order whichever way it is produced, since keys are distinct.
+pub struct Picker<'k> {
+    /// Each key holds the move's 16-bit encoding in its low 16 bits, so the move is read back
+    /// from its key.
+    keys: &'k mut [u64],
+    next: usize,
+}
+
+/// A move list's capacity (`MoveList`).
+const MOVE_CAPACITY: usize = 600;
+
+/// Moves picked one at a time (a scan of the rest each) before the rest is sorted.
+const PICKS_BEFORE_SORT: usize = 3;
+
+/// Room for a node's move keys, declared where the moves are searched: a picker that owned
+/// it was copied (4.8 KB) on its way out of the ordering function.
+pub struct KeyBuffer([MaybeUninit<u64>; MOVE_CAPACITY]);
+
+impl KeyBuffer {
+    /// Uninitialised: zeroing 4.8 KB at every node cost more than ordering the moves.
+    #[inline(always)]
+    pub fn new() -> KeyBuffer {
+        KeyBuffer([MaybeUninit::uninit(); MOVE_CAPACITY])
     }
-    // Uninitialised: zeroing 4.8 KB at every node cost more than the sort.
-    let mut storage = [std::mem::MaybeUninit::<u64>::uninit(); CAPACITY];
-    for (slot, &mv) in storage.iter_mut().zip(moves.iter()) {
-        slot.write(key(mv));
+}
+
+impl Default for KeyBuffer {
+    fn default() -> KeyBuffer {
+        KeyBuffer::new()
     }
-    let written = &mut storage[..moves.len()];
-    // SAFETY: the first `moves.len()` slots were written just above, and `MaybeUninit<u64>`
-    // has `u64`'s layout.
-    let keys = unsafe { &mut *(written as *mut [std::mem::MaybeUninit<u64>] as *mut [u64]) };
-    keys.sort_unstable();
-    for (mv, &key) in moves.iter_mut().zip(keys.iter()) {
-        *mv = Move::from_raw(key as u16).expect("a key's low 16 bits are a move's encoding");
+}
+
+impl<'k> Picker<'k> {
+    #[inline(always)]
+    fn new(buffer: &'k mut KeyBuffer, moves: &MoveList, key: impl Fn(Move) -> u64) -> Picker<'k> {
+        let len = moves.len().min(MOVE_CAPACITY);
+        for (slot, &mv) in buffer.0.iter_mut().zip(moves.iter()) {
+            slot.write(key(mv));
+        }
+        let written = &mut buffer.0[..len];
+        // SAFETY: the loop above wrote the first `len` slots, and `MaybeUninit<u64>` has
+        // `u64`'s layout.
+        let keys = unsafe { &mut *(written as *mut [MaybeUninit<u64>] as *mut [u64]) };
+        Picker { keys, next: 0 }
+    }
+
+    /// The next best move, `None` after the last.
+    #[inline]
+    #[allow(clippy::should_implement_trait)] // an iterator would be moved into the loop
+    pub fn next(&mut self) -> Option<Move> {
+        let next = self.next;
+        let keys = &mut *self.keys;
+        if next == keys.len() {
+            return None;
+        }
+        match next.cmp(&PICKS_BEFORE_SORT) {
+            std::cmp::Ordering::Less => {
+                let mut best = next;
+                for index in next + 1..keys.len() {
+                    if keys[index] < keys[best] {
+                        best = index;
+                    }
+                }
+                keys.swap(next, best);
+            }
+            std::cmp::Ordering::Equal => keys[next..].sort_unstable(),
+            std::cmp::Ordering::Greater => {}
+        }
+        self.next += 1;
+        Some(Move::from_raw(keys[next] as u16).expect("a key's low 16 bits are a move's encoding"))
     }
 }
 
@@ -145,13 +200,12 @@ fn origin(mv: Move) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::movegen::MoveList;
     use kiki_core::reference::Reference;
     use rand::{RngExt, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
 
-    /// The orders as first written: a comparison sort on the score tuples. The packed keys
-    /// must give exactly these (the search's fingerprints depend on the order).
+    /// The orders as first written: a comparison sort on the score tuples. The pickers must
+    /// hand the moves out in exactly these orders (the search's fingerprints depend on the order).
     fn by_tuples(
         heuristics: &Heuristics,
         pos: &Position<Reference>,
@@ -180,7 +234,7 @@ mod tests {
     }
 
     #[test]
-    fn packed_keys_order_as_the_score_tuples() {
+    fn pickers_order_as_the_score_tuples() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         let (mut positions, mut in_check) = (0, 0);
         for _game in 0..40 {
@@ -198,17 +252,19 @@ mod tests {
                     heuristics.reward(&pos, mv, ply % MAX_PLY, rng.random_range(1..9));
                 }
                 let tt_move = rng.random_bool(0.5).then(|| pick(&mut rng));
-                let (mut packed, mut tuples) =
-                    (moves.as_slice().to_vec(), moves.as_slice().to_vec());
-                heuristics.order(&pos, &mut packed, tt_move, ply % MAX_PLY);
+                let mut tuples = moves.as_slice().to_vec();
+                let mut keys = KeyBuffer::new();
+                let mut picker = heuristics.order(&pos, &moves, tt_move, ply % MAX_PLY, &mut keys);
+                let packed: Vec<Move> = std::iter::from_fn(|| picker.next()).collect();
                 by_tuples(&heuristics, &pos, &mut tuples, tt_move, ply % MAX_PLY);
                 assert_eq!(packed, tuples, "{pos:?}");
 
                 // Quiescence's order, on its own moves (quiet evasions in check included).
                 let mut captures = MoveList::new();
                 pos.legal_captures(&mut captures);
-                let mut packed = captures.as_slice().to_vec();
-                Heuristics::order_captures(&pos, &mut packed, tt_move);
+                let mut keys = KeyBuffer::new();
+                let mut picker = Heuristics::order_captures(&pos, &captures, tt_move, &mut keys);
+                let packed: Vec<Move> = std::iter::from_fn(|| picker.next()).collect();
                 let value = |sq| pos.piece_at(sq).map_or(0, |p| VALUE[p.kind.index()]);
                 captures.as_mut_slice().sort_unstable_by_key(|&mv| {
                     (
