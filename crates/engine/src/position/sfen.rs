@@ -380,6 +380,7 @@ impl ParsedSfen {
         Ok(())
     }
 }
+
 impl<B: Backend> Position<B> {
     /// The SFEN text, in canonical form (hands in the order R B G S N L P, black first).
     pub fn to_sfen(&self) -> String {

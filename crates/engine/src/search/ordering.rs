@@ -126,8 +126,8 @@ pub struct Picker<'k> {
     next: usize,
 }
 
-/// A move list's capacity (`MoveList`).
-const MOVE_CAPACITY: usize = 600;
+/// A move list's capacity: a picker holds a key for every move of any `MoveList`.
+const MOVE_CAPACITY: usize = MoveList::CAPACITY;
 
 /// Moves picked one at a time (a scan of the rest each) before the rest is sorted.
 const PICKS_BEFORE_SORT: usize = 3;
@@ -153,12 +153,13 @@ impl Default for KeyBuffer {
 impl<'k> Picker<'k> {
     #[inline(always)]
     fn new(buffer: &'k mut KeyBuffer, moves: &MoveList, key: impl Fn(Move) -> u64) -> Picker<'k> {
-        let len = moves.len().min(MOVE_CAPACITY);
+        let len = moves.len();
         for (slot, &mv) in buffer.0.iter_mut().zip(moves.iter()) {
             slot.write(key(mv));
         }
         let written = &mut buffer.0[..len];
-        // SAFETY: the loop above wrote the first `len` slots, and `MaybeUninit<u64>` has
+        // SAFETY: the loop above wrote the first `len` slots (`len` is at most the buffer's
+        // length, which is `MoveList`'s capacity), and `MaybeUninit<u64>` has
         // `u64`'s layout.
         let keys = unsafe { &mut *(written as *mut [MaybeUninit<u64>] as *mut [u64]) };
         Picker { keys, next: 0 }
@@ -237,6 +238,8 @@ mod tests {
     fn pickers_order_as_the_score_tuples() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         let (mut positions, mut in_check) = (0, 0);
+        // Capture lists with the TT move in them, and long enough to be sorted after the picks.
+        let (mut tt_in_captures, mut sorted_captures) = (0, 0);
         for _game in 0..40 {
             let mut pos = Position::startpos(Reference);
             let mut heuristics = Heuristics::default();
@@ -263,6 +266,8 @@ mod tests {
                 let mut captures = MoveList::new();
                 pos.legal_captures(&mut captures);
                 let mut keys = KeyBuffer::new();
+                tt_in_captures += tt_move.is_some_and(|mv| captures.contains(mv)) as usize;
+                sorted_captures += (captures.len() > PICKS_BEFORE_SORT) as usize;
                 let mut picker = Heuristics::order_captures(&pos, &captures, tt_move, &mut keys);
                 let packed: Vec<Move> = std::iter::from_fn(|| picker.next()).collect();
                 let value = |sq| pos.piece_at(sq).map_or(0, |p| VALUE[p.kind.index()]);
@@ -281,8 +286,36 @@ mod tests {
             }
         }
         assert!(
-            positions > 2_000 && in_check > 20,
-            "{positions} positions, {in_check} in check"
+            positions > 2_000 && in_check > 20 && tt_in_captures > 20 && sorted_captures > 20,
+            "{positions} positions, {in_check} in check, {tt_in_captures} capture lists with \
+             the TT move, {sorted_captures} longer than the picks"
         );
+    }
+
+    /// The picker alone: random distinct keys over lists of 0 to 10 moves (either side of
+    /// the picks) come out in ascending order, each move once.
+    #[test]
+    fn a_picker_hands_out_every_move_once_in_key_order() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+        let mut moves = MoveList::new();
+        Position::startpos(Reference).legal_moves(&mut moves);
+        for trial in 0..2_000 {
+            let len = trial % 11;
+            let mut list = MoveList::new();
+            for &mv in &moves.as_slice()[..len] {
+                list.push(mv);
+            }
+            let high: Vec<u64> = (0..len).map(|_| rng.random_range(0..1u64 << 20)).collect();
+            let key = |mv: Move| {
+                let index = list.iter().position(|&m| m == mv).expect("a listed move");
+                high[index] << 16 | mv.raw() as u64
+            };
+            let mut expected: Vec<Move> = list.as_slice().to_vec();
+            expected.sort_unstable_by_key(|&mv| key(mv));
+            let mut keys = KeyBuffer::new();
+            let mut picker = Picker::new(&mut keys, &list, key);
+            let got: Vec<Move> = std::iter::from_fn(|| picker.next()).collect();
+            assert_eq!(got, expected, "{len} moves");
+        }
     }
 }
