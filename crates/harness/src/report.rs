@@ -467,6 +467,11 @@ fn what_this_cpu_says(experiments: &[ExperimentResult]) -> String {
     }
     // The fastest backend per evaluation, from the comparison E11 recorded between the two
     // fastest (the same in reports made before the summary's `best` said "not separated").
+    // A failed control withholds the order and the "level" alike, as it does the verdict.
+    let controls_passed = summary("controls")
+        .and_then(|c| c.get("passed"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     let fastest: Vec<String> = search
         .comparisons
         .iter()
@@ -479,7 +484,12 @@ fn what_this_cpu_says(experiments: &[ExperimentResult]) -> String {
                 .and_then(|b| b.get(eval))
                 .and_then(Value::as_str)
                 == Some("level");
-            if c.claim == crate::stats::Claim::Slower {
+            if !controls_passed {
+                format!(
+                    "{}: {} takes {ratio} {}'s time",
+                    record.cell, record.a, record.b
+                )
+            } else if c.claim == crate::stats::Claim::Slower {
                 format!(
                     "{}: {} ({} takes {ratio} its time)",
                     record.cell, record.b, record.a
@@ -497,9 +507,15 @@ fn what_this_cpu_says(experiments: &[ExperimentResult]) -> String {
             }
         })
         .collect();
-    if !fastest.is_empty() {
+    if !fastest.is_empty() && controls_passed {
         out.push_str(&format!(
             "- **Fastest backend per node** (2 MiB pages): {}.\n",
+            fastest.join("; ")
+        ));
+    } else if !fastest.is_empty() {
+        out.push_str(&format!(
+            "- **The two fastest backends per node** (2 MiB pages; a control failed, so these \
+             are figures, not a claim): {}.\n",
             fastest.join("; ")
         ));
     }
@@ -574,6 +590,50 @@ pub fn table_markdown(table: &Table) -> String {
 mod tests {
     use super::*;
     use crate::readback::parse_report;
+
+    /// E11's line on the fastest backend claims an order or a "level" only where its controls
+    /// passed; otherwise it gives the figures and says they are no claim, as the verdict does.
+    #[test]
+    fn the_fastest_search_backend_is_claimed_only_under_passing_controls() {
+        let search = |passed: bool| -> ExperimentResult {
+            serde_json::from_value(serde_json::json!({
+                "id": "E11", "title": "Seed 004 in a search", "method": "", "findings": "",
+                "series": [],
+                "summary": {
+                    "verdict": "v",
+                    "controls": {"passed": passed, "aa": {}, "negative": {}},
+                    "best": {"nnue": "level", "kpp": "pext"},
+                },
+                "comparisons": [
+                    {"cell": "nnue TT 1024 MiB", "a": "dbb", "b": "pext", "ratio": 1.004,
+                     "low": 0.989, "high": 1.019, "invocations": 10, "rounds": 20,
+                     "claim": "level"},
+                    {"cell": "kpp TT 1024 MiB", "a": "magic", "b": "pext", "ratio": 1.05,
+                     "low": 1.04, "high": 1.06, "invocations": 10, "rounds": 20,
+                     "claim": "slower"},
+                ],
+            }))
+            .expect("a valid E11 result")
+        };
+        let passed = what_this_cpu_says(&[search(true)]);
+        assert!(passed.contains("**Fastest backend per node**"), "{passed}");
+        assert!(
+            passed.contains("pext and dbb level, inside the threshold"),
+            "{passed}"
+        );
+        assert!(passed.contains("pext (magic takes ×1.050"), "{passed}");
+        let failed = what_this_cpu_says(&[search(false)]);
+        assert!(!failed.contains("Fastest backend"), "{failed}");
+        assert!(
+            !failed.contains("level") && !failed.contains("its time)"),
+            "{failed}"
+        );
+        assert!(
+            failed.contains("a control failed, so these are figures, not a claim"),
+            "{failed}"
+        );
+        assert!(failed.contains("nnue TT 1024 MiB: dbb takes ×1.004 [0.989–1.019] pext's time"));
+    }
 
     #[test]
     fn a_bad_results_json_is_named_in_one_line() {

@@ -335,12 +335,31 @@ pub fn section(replacements: &[Replacement]) -> String {
             "\n### {} replacing `{}` (commit `{}`, measured by `{}`)\n\n",
             r.current.folder, r.retired.folder, r.retired.commit, r.retired.code_commit
         ));
+        out.push_str(&code_note(
+            &r.retired.code_commit,
+            &r.current.results.machine.git_commit,
+        ));
         match &r.before {
             Err(why) => out.push_str(&format!("Not compared: {why}.\n")),
             Ok(before) => out.push_str(&compare(before, &r.current.results)),
         }
     }
     out
+}
+
+/// Where the two reports were measured by different code, a line that says so: a figure may
+/// move with the code as well as with the host (empty where the commits are the same).
+fn code_note(before: &str, now: &str) -> String {
+    let short = |commit: &str| commit.chars().take(7).collect::<String>();
+    if before.is_empty() || now.is_empty() || short(before) == short(now) {
+        return String::new();
+    }
+    let (before, now) = (short(before), short(now));
+    format!(
+        "Measured by other code (`{before}` then, `{now}` now; `git log {before}..{now}` lists \
+         the changes): a verdict or a figure may have moved with the code as well as with the \
+         host, and only what the changes did not touch compares the hosts.\n\n"
+    )
 }
 
 /// The verdict table and the figure table of `now` against `before`.
@@ -457,4 +476,21 @@ fn change_text(before: &Figure, now: &Figure) -> String {
         num(change),
         now.unit
     )
+}
+
+#[cfg(test)]
+mod code_note_tests {
+    use super::code_note;
+
+    #[test]
+    fn a_replacement_by_other_code_says_so() {
+        let note = code_note("bcf94a2", "170c799efb2203eb2237f04b72c7871c3e4a4459");
+        assert!(note.contains("`bcf94a2` then, `170c799` now"), "{note}");
+        assert!(note.contains("git log bcf94a2..170c799"), "{note}");
+        assert_eq!(
+            code_note("170c799", "170c799efb2203eb2237f04b72c7871c3e4a4459"),
+            ""
+        );
+        assert_eq!(code_note("", "170c799"), "");
+    }
 }

@@ -128,6 +128,17 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     }
     for (eval, best, separation) in &n.best {
         let eval = eval.name();
+        if !n.controls_passed {
+            // A failed control withholds every order and every "level", as it does the verdict.
+            let (Separation::Decided(figures)
+            | Separation::Level(figures)
+            | Separation::NotSeparated(figures)) = separation;
+            text.push(format!(
+                "Fastest under {eval}: no claim, a control failed ({best} first by its typical \
+                 time; {figures})."
+            ));
+            continue;
+        }
         text.push(match separation {
             Separation::Decided(margin) => format!("Fastest under {eval}: {best} ({margin})."),
             Separation::Level(ratio) => format!(
