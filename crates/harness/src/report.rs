@@ -398,6 +398,11 @@ fn what_this_cpu_says(experiments: &[ExperimentResult]) -> String {
             .find(|(k, _)| k == key)
             .map(|(_, v)| v)
     };
+    // Whether E11's controls passed: the figures below are claims only where they did.
+    let controls_passed = summary("controls")
+        .and_then(|c| c.get("passed"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     if let Some(verdict) = summary("verdict").and_then(Value::as_str) {
         out.push_str(&format!(
             "- **In a search ([E11](#{})):** {verdict}.\n",
@@ -424,11 +429,7 @@ fn what_this_cpu_says(experiments: &[ExperimentResult]) -> String {
             })
             .collect();
         if !list.is_empty() {
-            let passed = summary("controls")
-                .and_then(|c| c.get("passed"))
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
-            let reading = if passed {
+            let reading = if controls_passed {
                 "the controls passed"
             } else {
                 "the controls failed, so these are figures, not a verdict"
@@ -468,10 +469,6 @@ fn what_this_cpu_says(experiments: &[ExperimentResult]) -> String {
     // The fastest backend per evaluation, from the comparison E11 recorded between the two
     // fastest (the same in reports made before the summary's `best` said "not separated").
     // A failed control withholds the order and the "level" alike, as it does the verdict.
-    let controls_passed = summary("controls")
-        .and_then(|c| c.get("passed"))
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
     let fastest: Vec<String> = search
         .comparisons
         .iter()
