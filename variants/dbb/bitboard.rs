@@ -164,6 +164,30 @@ impl Bitboard for DbbBitboard {
     }
 
     #[inline(always)]
+    fn file_fill(self) -> Self {
+        // Rank-major: OR the nine ranks (three per 27-bit word) into one, then copy it back
+        // to every rank.
+        const WORD: u64 = (1 << 27) - 1;
+        let words = (self.0[0] & WORD) | (self.0[0] >> 32) | (self.0[1] & WORD);
+        let files = (words | words >> 9 | words >> 18) & 0x1FF;
+        let word = files * (1 | 1 << 9 | 1 << 18);
+        DbbBitboard([word | word << 32, word])
+    }
+
+    #[inline(always)]
+    fn for_each_square(self, mut visit: impl FnMut(Square)) {
+        let [mut low, mut high] = self.0;
+        while low != 0 {
+            visit(square_of_bit(low.trailing_zeros()));
+            low &= low - 1;
+        }
+        while high != 0 {
+            visit(square_of_bit(64 + high.trailing_zeros()));
+            high &= high - 1;
+        }
+    }
+
+    #[inline(always)]
     fn pop(&mut self) -> Option<Square> {
         let [low, high] = self.0;
         if low != 0 {

@@ -5,7 +5,7 @@
 //! what makes `lo | hi` a collision-free fold for magic indexing.
 
 use kiki_core::backend::Bitboard;
-use kiki_core::backend::{RANK_A, RANK_I};
+use kiki_core::backend::{fill_nine_bit_fields_u64, RANK_A, RANK_I};
 use kiki_core::types::{Color, Square};
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign};
 
@@ -145,6 +145,14 @@ impl Bitboard for SplitBitboard {
         word >> bit & 1 != 0
     }
     #[inline(always)]
+    fn file_fill(self) -> Self {
+        // Files are nine consecutive bits and none straddles the words: seven below, two above.
+        SplitBitboard::new(
+            fill_nine_bit_fields_u64(self.low, 7),
+            fill_nine_bit_fields_u64(self.high, 2),
+        )
+    }
+    #[inline(always)]
     fn forward_one(self, color: Color) -> Self {
         // Ranks are consecutive bits within a file, and a file never straddles the two words.
         let low_a = RANK_A as u64 & (u64::MAX >> 1);
@@ -158,6 +166,24 @@ impl Bitboard for SplitBitboard {
             Color::White => {
                 SplitBitboard::new((self.low & !low_i) << 1, (self.high & !high_i) << 1)
             }
+        }
+    }
+    #[inline(always)]
+    fn for_each_square(self, mut visit: impl FnMut(Square)) {
+        let mut low = self.low;
+        while low != 0 {
+            // index <= 63 < 81, so this is always `Some` and the check folds away.
+            if let Some(sq) = Square::new(low.trailing_zeros() as u8) {
+                visit(sq);
+            }
+            low &= low - 1;
+        }
+        let mut high = self.high;
+        while high != 0 {
+            if let Some(sq) = Square::new(63 + high.trailing_zeros() as u8) {
+                visit(sq);
+            }
+            high &= high - 1;
         }
     }
     #[inline(always)]

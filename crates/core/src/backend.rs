@@ -56,6 +56,24 @@ pub trait Bitboard:
         Squares(self)
     }
 
+    /// Calls `visit` on each set square (in the backend's bit order): what `squares` does,
+    /// for loops that need no early exit. Layouts of several words override it with one
+    /// plain loop per word, which tests no word index per square.
+    #[inline(always)]
+    fn for_each_square(self, mut visit: impl FnMut(Square)) {
+        for sq in self.squares() {
+            visit(sq);
+        }
+    }
+
+    /// Every file that holds a square of `self`, whole: from a side's pawns, the files it
+    /// may not drop a pawn on (二歩). The default goes through the canonical layout; layouts
+    /// with a cheaper fold override it.
+    #[inline(always)]
+    fn file_fill(self) -> Self {
+        Self::from_canonical(fill_nine_bit_fields(self.to_canonical(), 9))
+    }
+
     /// Every square moved one rank towards `color`'s far side (a pawn's step, applied to a
     /// whole set); squares on that side's last rank fall off. The default walks the squares;
     /// layouts whose ranks are consecutive bits within a file override it with a shift.
@@ -445,6 +463,10 @@ impl Bitboard for CanonicalBitboard {
         Square::new(index)
     }
     #[inline(always)]
+    fn file_fill(self) -> Self {
+        CanonicalBitboard(fill_nine_bit_fields(self.0, 9))
+    }
+    #[inline(always)]
     fn forward_one(self, color: Color) -> Self {
         // Ranks are consecutive bits within a file: one rank forward is one bit.
         match color {
@@ -453,6 +475,37 @@ impl Bitboard for CanonicalBitboard {
         }
     }
 }
+
+macro_rules! fill_nine_bit_fields {
+    ($(#[$doc:meta])* $name:ident, $word:ty) => {
+        $(#[$doc])*
+        #[inline(always)]
+        pub const fn $name(bits: $word, fields: u32) -> $word {
+            let mut first: $word = 0;
+            let mut k = 0;
+            while k < fields {
+                first |= 1 << (9 * k);
+                k += 1;
+            }
+            let low_eight = first * 0xFF;
+            let any = (((bits & low_eight) + low_eight) | bits) & first << 8;
+            (any >> 8) * 0x1FF
+        }
+    };
+}
+fill_nine_bit_fields!(
+    /// Each of the `fields` 9-bit fields at the bottom of `bits` (files, in a file-major
+    /// layout) set whole where it has any bit set, without a loop: adding 255 to a field's low
+    /// eight bits carries into its ninth exactly when they are not all zero, and a field's
+    /// ninth bit, moved to its first and multiplied by 511, fills that field alone.
+    fill_nine_bit_fields,
+    u128
+);
+fill_nine_bit_fields!(
+    /// [`fill_nine_bit_fields`] on one 64-bit word (at most seven fields).
+    fill_nine_bit_fields_u64,
+    u64
+);
 
 /// Canonical rank `a` (rank 1, black's far side) and rank `i` (rank 9).
 pub const RANK_A: u128 = rank_mask(0);

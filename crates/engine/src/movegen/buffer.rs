@@ -4,6 +4,7 @@
 use crate::position::{Move, PieceKind};
 use kiki_core::backend::Bitboard;
 use kiki_core::types::{Color, Square};
+use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 
 /// A fixed-capacity move list on the stack: no heap allocation, no initialisation cost.
@@ -120,58 +121,135 @@ pub(super) trait MoveSink {
     fn pawn_steps<BB: Bitboard>(&mut self, us: Color, targets: BB, zone: BB, forced: BB);
 }
 
-impl<const N: usize> MoveSink for MoveBuffer<N> {
+impl<const N: usize> MoveBuffer<N> {
+    /// Refills the list through a [`ListWriter`]: `fill` writes the moves, and the length is
+    /// set once at the end.
     #[inline(always)]
-    fn board(&mut self, from: Square, to: Square, promote: bool) {
-        self.push(Move::board(from, to, promote));
+    pub(super) fn refill(&mut self, fill: impl FnOnce(&mut ListWriter<'_>)) {
+        let base = self.moves.as_mut_ptr() as *mut Move;
+        let mut writer = ListWriter {
+            next: base,
+            // SAFETY: one past the end of the array.
+            end: unsafe { base.add(N) },
+            _list: PhantomData,
+        };
+        fill(&mut writer);
+        // SAFETY: `next` stays within `base..=end`, the same allocation.
+        self.len = unsafe { writer.next.offset_from(base) } as usize;
+    }
+}
+
+/// The generator's sink for a [`MoveBuffer`]: a write cursor and the list's end, both locals of
+/// the generating function, so that a move costs one store and one increment in registers
+/// (a `push` on the list's own `len` reloaded and stored it at every move). Like `push`, it
+/// saturates at the capacity.
+pub(super) struct ListWriter<'a> {
+    next: *mut Move,
+    end: *mut Move,
+    _list: PhantomData<&'a mut [MaybeUninit<Move>]>,
+}
+
+/// The most kinds one `drops` call writes: the six hand kinds other than the pawn (the pawn's
+/// drops come in a call of their own), rounded up to the eight lanes of two words.
+const DROP_LANES: usize = 8;
+const _: () = assert!(std::mem::size_of::<Move>() == 2);
+/// Square 0, whose index is 0 in a move's code.
+const SQUARE_0: Square = match Square::new(0) {
+    Some(sq) => sq,
+    None => panic!(),
+};
+
+impl ListWriter<'_> {
+    /// Free slots from the cursor to the list's end.
+    #[inline(always)]
+    fn room(&self) -> usize {
+        // SAFETY: both point into the same array, `next <= end`.
+        unsafe { self.end.offset_from(self.next) as usize }
     }
 
     #[inline(always)]
-    fn drops<BB: Bitboard>(&mut self, kinds: &[PieceKind], squares: BB) {
-        for to in squares.squares() {
-            for &kind in kinds {
-                self.push(Move::drop(kind, to));
+    fn put(&mut self, mv: Move) {
+        if self.next < self.end {
+            // SAFETY: `next` is below `end`, inside the list's array; the slots it passes
+            // over are written here, so the list's first `len` slots are initialised.
+            unsafe {
+                self.next.write(mv);
+                self.next = self.next.add(1);
             }
         }
+    }
+}
+
+impl MoveSink for ListWriter<'_> {
+    #[inline(always)]
+    fn board(&mut self, from: Square, to: Square, promote: bool) {
+        self.put(Move::board(from, to, promote));
+    }
+
+    // A square's drops differ only in the kind's code: each kind's move without its square
+    // sits in one of eight 16-bit lanes, and a square's moves are those lanes ORed with the
+    // square, stored as two words at once (the list moves on by the number of kinds; the lanes
+    // beyond are overwritten later or lie past the list's end).
+    #[inline(always)]
+    fn drops<BB: Bitboard>(&mut self, kinds: &[PieceKind], squares: BB) {
+        debug_assert!(kinds.len() <= DROP_LANES);
+        let mut lanes = [0u64; 2];
+        for (lane, &kind) in kinds.iter().enumerate().take(DROP_LANES) {
+            lanes[lane / 4] |= u64::from(Move::drop(kind, SQUARE_0).raw()) << (16 * (lane % 4));
+        }
+        let count = kinds.len();
+        squares.for_each_square(|to| {
+            if self.room() >= DROP_LANES {
+                // Square 0's code is 0, so ORing the square into every lane makes each move.
+                let square = to.index() as u64 * 0x0001_0001_0001_0001;
+                // SAFETY: at least eight slots remain from `next`, and a `Move` is a `u16`
+                // (any bits), so two unaligned 8-byte stores stay in the array.
+                unsafe {
+                    let words = self.next as *mut u64;
+                    words.write_unaligned(lanes[0] | square);
+                    words.add(1).write_unaligned(lanes[1] | square);
+                    self.next = self.next.add(count);
+                }
+            } else {
+                for &kind in kinds {
+                    self.put(Move::drop(kind, to));
+                }
+            }
+        });
     }
 
     #[inline(always)]
     fn plain<BB: Bitboard>(&mut self, from: Square, targets: BB) {
-        for to in targets.squares() {
-            self.push(Move::board(from, to, false));
-        }
+        targets.for_each_square(|to| self.put(Move::board(from, to, false)));
     }
 
+    // The promotion rules split the targets set-wise, so that no loop tests a square.
     #[inline(always)]
     fn optional<BB: Bitboard>(&mut self, from: Square, targets: BB, zone: BB) {
-        if zone.contains(from) {
-            for to in targets.squares() {
-                self.push(Move::board(from, to, true));
-                self.push(Move::board(from, to, false));
-            }
+        let both = if zone.contains(from) {
+            targets
         } else {
-            for to in (targets & zone).squares() {
-                self.push(Move::board(from, to, true));
-                self.push(Move::board(from, to, false));
-            }
-            for to in targets.and_not(zone).squares() {
-                self.push(Move::board(from, to, false));
-            }
-        }
+            targets & zone
+        };
+        both.for_each_square(|to| {
+            self.put(Move::board(from, to, true));
+            self.put(Move::board(from, to, false));
+        });
+        targets
+            .and_not(both)
+            .for_each_square(|to| self.put(Move::board(from, to, false)));
     }
 
     #[inline(always)]
     fn forced<BB: Bitboard>(&mut self, from: Square, targets: BB, zone: BB, forced: BB) {
-        for to in targets.squares() {
-            if zone.contains(to) {
-                self.push(Move::board(from, to, true));
-                if !forced.contains(to) {
-                    self.push(Move::board(from, to, false));
-                }
-            } else {
-                self.push(Move::board(from, to, false));
-            }
-        }
+        (targets & forced).for_each_square(|to| self.put(Move::board(from, to, true)));
+        (targets & zone.and_not(forced)).for_each_square(|to| {
+            self.put(Move::board(from, to, true));
+            self.put(Move::board(from, to, false));
+        });
+        targets
+            .and_not(zone)
+            .for_each_square(|to| self.put(Move::board(from, to, false)));
     }
 
     #[inline(always)]
@@ -181,18 +259,16 @@ impl<const N: usize> MoveSink for MoveBuffer<N> {
             Color::Black => 1,
             Color::White => -1,
         };
-        for to in targets.squares() {
-            // SAFETY: `to` was reached by one forward step from a square on the board.
-            let from = unsafe { Square::new_unchecked((to.index() as i8 + back) as u8) };
-            if zone.contains(to) {
-                self.push(Move::board(from, to, true));
-                if !forced.contains(to) {
-                    self.push(Move::board(from, to, false));
-                }
-            } else {
-                self.push(Move::board(from, to, false));
-            }
-        }
+        // SAFETY: `to` was reached by one forward step from a square on the board.
+        let from = |to: Square| unsafe { Square::new_unchecked((to.index() as i8 + back) as u8) };
+        (targets & forced).for_each_square(|to| self.put(Move::board(from(to), to, true)));
+        (targets & zone.and_not(forced)).for_each_square(|to| {
+            self.put(Move::board(from(to), to, true));
+            self.put(Move::board(from(to), to, false));
+        });
+        targets
+            .and_not(zone)
+            .for_each_square(|to| self.put(Move::board(from(to), to, false)));
     }
 }
 

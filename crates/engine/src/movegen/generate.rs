@@ -4,7 +4,7 @@
 use super::buffer::{MoveBuffer, MoveCounter, MoveSink};
 use super::{side_to_move, ANY_SQUARE};
 use crate::hands::HandLayout;
-use crate::position::{at, KingSafety, PieceKind, Position};
+use crate::position::{KingSafety, PieceKind, Position};
 use kiki_core::backend::{Backend, Bitboard};
 use kiki_core::types::{Color, Square};
 
@@ -15,8 +15,7 @@ impl<B: Backend> Position<B> {
     // The counters and the capture generator below are out of line for the same reason.
     #[inline(never)]
     pub fn legal_moves<const N: usize>(&self, list: &mut MoveBuffer<N>) {
-        list.clear();
-        self.generate(list);
+        list.refill(|writer| self.generate(writer));
     }
 
     /// The number of legal moves: equals `legal_moves().len()` (for any legal position),
@@ -45,11 +44,10 @@ impl<B: Backend> Position<B> {
     /// quiescence node pays for what it searches, as an engine's does.
     #[inline(never)]
     pub fn legal_captures<const N: usize>(&self, list: &mut MoveBuffer<N>) {
-        list.clear();
-        match self.side {
-            Color::Black => self.captures_as::<_, true>(list),
-            Color::White => self.captures_as::<_, false>(list),
-        }
+        list.refill(|writer| match self.side {
+            Color::Black => self.captures_as::<_, true>(writer),
+            Color::White => self.captures_as::<_, false>(writer),
+        });
     }
 
     #[inline(always)]
@@ -249,10 +247,9 @@ impl<B: Backend> Position<B> {
         let last_two = t.last_two_ranks[ui];
 
         if hand.has(PieceKind::Pawn) {
-            let mut allowed = targets.and_not(last);
-            for pawn in self.pieces(us, PieceKind::Pawn).squares() {
-                allowed = allowed.and_not(at(&t.file_of, pawn));
-            }
+            let mut allowed = targets
+                .and_not(last)
+                .and_not(self.pieces(us, PieceKind::Pawn).file_fill());
             // Only a pawn drop that gives check can be mate; test just that square.
             if let Some(their_king) = self.kings[us.flip().index()] {
                 let mut checking = self.backend.pawn_attacks(us.flip(), their_king) & allowed;

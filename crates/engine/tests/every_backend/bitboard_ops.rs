@@ -1,6 +1,7 @@
 //! Bitboard operations that layouts override, against their canonical meaning on every backend's
-//! bitboard type: `forward_one` (a whole set's pawn step, both colours) and `contains`, over
-//! random sets, the empty and full boards and every single square.
+//! bitboard type: `forward_one` (a whole set's pawn step, both colours), `contains`,
+//! `file_fill` (the files a set touches, whole) and `for_each_square`, over random sets (dense
+//! and sparse), the empty and full boards and every single square.
 
 use kiki_core::backend::{Backend, Bitboard};
 use kiki_core::types::Square;
@@ -21,6 +22,13 @@ fn stepped(bits: u128, color: Color) -> u128 {
         .fold(0, |acc, to| acc | 1 << to.index())
 }
 
+/// The canonical answer: every square on a file that holds a square of `bits`.
+fn filled(bits: u128) -> u128 {
+    Square::all()
+        .filter(|sq| bits >> (sq.index() / 9 * 9) & 0x1FF != 0)
+        .fold(0, |acc, sq| acc | 1 << sq.index())
+}
+
 struct Check;
 
 impl BackendVisitor for Check {
@@ -32,6 +40,9 @@ impl BackendVisitor for Check {
         sets.extend(Square::all().map(|sq| 1u128 << sq.index()));
         for _ in 0..2000 {
             sets.push(rng.random::<u128>() & ALL_SQUARES);
+            // About five squares: most files empty, as a side's pawns leave them.
+            let sparse = (0..4).fold(ALL_SQUARES, |acc, _| acc & rng.random::<u128>());
+            sets.push(sparse);
         }
         for bits in sets {
             let board = B::Bitboard::from_canonical(bits);
@@ -42,6 +53,18 @@ impl BackendVisitor for Check {
                     "{name}: contains({sq:?}) of {bits:#x}"
                 );
             }
+            assert_eq!(
+                board.file_fill().to_canonical(),
+                filled(bits),
+                "{name}: file_fill of {bits:#x}"
+            );
+            let mut visited = Vec::new();
+            board.for_each_square(|sq| visited.push(sq));
+            assert_eq!(
+                visited,
+                board.squares().collect::<Vec<_>>(),
+                "{name}: for_each_square of {bits:#x}"
+            );
             for color in [Color::Black, Color::White] {
                 let got = B::Bitboard::from_canonical(bits).forward_one(color);
                 assert_eq!(
