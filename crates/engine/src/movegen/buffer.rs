@@ -193,29 +193,40 @@ impl MoveSink for ListWriter<'_> {
     #[inline(always)]
     fn drops<BB: Bitboard>(&mut self, kinds: &[PieceKind], squares: BB) {
         debug_assert!(kinds.len() <= DROP_LANES);
+        if let [kind] = kinds {
+            // One kind (the pawn's own call, whose slice is a constant): one move a square,
+            // a plain store.
+            squares.for_each_square(|to| self.put(Move::drop(*kind, to)));
+            return;
+        }
         let mut lanes = [0u64; 2];
         for (lane, &kind) in kinds.iter().enumerate().take(DROP_LANES) {
             lanes[lane / 4] |= u64::from(Move::drop(kind, SQUARE_0).raw()) << (16 * (lane % 4));
         }
         let count = kinds.len();
-        squares.for_each_square(|to| {
-            if self.room() >= DROP_LANES {
+        // Room for every square's eight lanes, checked once for the whole set; a list too
+        // full for that (only near a position's 593 moves) takes the checked path.
+        if self.room() >= squares.count() as usize * DROP_LANES {
+            squares.for_each_square(|to| {
                 // Square 0's code is 0, so ORing the square into every lane makes each move.
                 let square = to.index() as u64 * 0x0001_0001_0001_0001;
-                // SAFETY: at least eight slots remain from `next`, and a `Move` is a `u16`
-                // (any bits), so two unaligned 8-byte stores stay in the array.
+                // SAFETY: eight slots remain from `next` for this square and each square
+                // after it (the check above), and a `Move` is a `u16` (any bits), so two
+                // unaligned 8-byte stores stay in the array.
                 unsafe {
                     let words = self.next as *mut u64;
                     words.write_unaligned(lanes[0] | square);
                     words.add(1).write_unaligned(lanes[1] | square);
                     self.next = self.next.add(count);
                 }
-            } else {
+            });
+        } else {
+            squares.for_each_square(|to| {
                 for &kind in kinds {
                     self.put(Move::drop(kind, to));
                 }
-            }
-        });
+            });
+        }
     }
 
     #[inline(always)]
