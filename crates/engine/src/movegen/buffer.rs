@@ -1,5 +1,5 @@
 //! The move lists (fixed capacity, on the stack) and the sinks the generator writes into: a
-//! list pushes each move, a counter only adds them up.
+//! list's writer stores each move, a counter only adds them up.
 
 use crate::position::{Move, PieceKind};
 use kiki_core::backend::Bitboard;
@@ -14,9 +14,9 @@ pub struct MoveBuffer<const N: usize> {
 }
 
 /// Legal moves: the most any legal shogi position has is 593 (the GUIDE's third position), so
-/// 600 always suffices for positions reachable in a game. `push` saturates rather than
-/// overflowing, so a nonsense position (say, one where the side not to move is in check)
-/// cannot make it write out of bounds.
+/// 600 always suffices for positions reachable in a game. `push` and the generator's
+/// `ListWriter` saturate rather than overflowing, so a nonsense position (say, one where the
+/// side not to move is in check) cannot make them write out of bounds.
 pub type MoveList = MoveBuffer<600>;
 
 /// Pseudo-legal moves (brute-force checks): moves that leave one's king attacked are kept, so

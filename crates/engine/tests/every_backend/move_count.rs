@@ -1,11 +1,13 @@
 //! `legal_move_count` (the bulk count perft uses at its last ply) equals the length of the
 //! list `legal_moves` makes, on every backend and the reference, over seeded tactical
 //! game-like positions (random hands, a preference for checks and captures, so evasions and
-//! drops are common) and each position's children (which add many positions in check).
+//! drops are common) and each position's children (which add many positions in check); and
+//! lists too short for a position's moves keep its first moves without writing past their end.
 
 use kiki_core::backend::Backend;
+use kiki_core::public_positions;
 use kiki_engine::mate1::tactical_positions;
-use kiki_engine::movegen::MoveList;
+use kiki_engine::movegen::{MoveBuffer, MoveList};
 use kiki_engine::position::{Position, START_SFEN};
 use std::sync::OnceLock;
 
@@ -105,12 +107,59 @@ fn count_equals_list_length<B: Backend>() {
     );
 }
 
+/// `legal_moves` into a list of capacity `N` keeps the first `N` moves of the full list, in its
+/// order: the generator's writer saturates (the drops' eight-lane stores included, which take
+/// the per-move path near the end), as `push` does.
+fn keeps_the_first_moves<const N: usize, B: Backend>(pos: &Position<B>, full: &MoveList) {
+    let mut short = MoveBuffer::<N>::new();
+    pos.legal_moves(&mut short);
+    let kept = N.min(full.len());
+    assert_eq!(
+        short.as_slice(),
+        &full.as_slice()[..kept],
+        "{} into {N} slots: {}",
+        B::info().name,
+        pos.to_sfen()
+    );
+}
+
+fn short_lists_keep_the_first_moves<B: Backend>() {
+    let Ok(backend) = B::new() else {
+        return;
+    };
+    let mut full = MoveList::new();
+    let mut longest = 0;
+    for sfen in [
+        public_positions::START,
+        public_positions::SECOND,
+        public_positions::THIRD,
+        public_positions::MIDDLE_GAME,
+    ] {
+        let pos = Position::from_sfen(backend, sfen).expect("valid SFEN");
+        pos.legal_moves(&mut full);
+        longest = longest.max(full.len());
+        keeps_the_first_moves::<1, B>(&pos, &full);
+        keeps_the_first_moves::<7, B>(&pos, &full);
+        keeps_the_first_moves::<29, B>(&pos, &full);
+        keeps_the_first_moves::<200, B>(&pos, &full);
+        keeps_the_first_moves::<590, B>(&pos, &full);
+        keeps_the_first_moves::<1024, B>(&pos, &full);
+    }
+    // The third position's 593 moves overflow the shorter lists mid-drop.
+    assert_eq!(longest, 593);
+}
+
 macro_rules! move_count_tests {
     ($($name:literal $module:ident => $backend:ty),* $(,)?) => {$(
         mod $module {
             #[test]
             fn count_equals_list_length() {
                 super::count_equals_list_length::<$backend>();
+            }
+
+            #[test]
+            fn short_lists_keep_the_first_moves() {
+                super::short_lists_keep_the_first_moves::<$backend>();
             }
         }
     )*};
