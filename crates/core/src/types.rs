@@ -499,8 +499,10 @@ impl Piece {
 }
 
 /// A move in 16 bits: destination in bits 0–6, origin in bits 7–13 (`81 + hand index` for a
-/// drop), promotion in bit 14.
+/// drop), promotion in bit 14. `repr(transparent)`: move lists store moves as 16-bit words
+/// (the drops' lane stores).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(transparent)]
 pub struct Move(u16);
 
 impl Move {

@@ -7,10 +7,12 @@ use kiki_core::types::{Color, Square};
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 
-/// A fixed-capacity move list on the stack: no heap allocation, no initialisation cost.
+/// A fixed-capacity move list on the stack: no heap allocation, no initialisation cost. The
+/// moves come last (`repr(C)`), so that a test can guard the memory just past them.
+#[repr(C)]
 pub struct MoveBuffer<const N: usize> {
-    moves: [MaybeUninit<Move>; N],
     len: usize,
+    moves: [MaybeUninit<Move>; N],
 }
 
 /// Legal moves: the most any legal shogi position has is 593 (the GUIDE's third position), so
@@ -57,7 +59,8 @@ impl<const N: usize> MoveBuffer<N> {
 
     #[inline(always)]
     pub fn as_slice(&self) -> &[Move] {
-        // SAFETY: the first `len` slots were written by `push` (and `len <= N`).
+        // SAFETY: the first `len` slots were written by `push` or a `ListWriter` (and
+        // `len <= N`).
         unsafe { std::slice::from_raw_parts(self.moves.as_ptr() as *const Move, self.len) }
     }
 
@@ -101,7 +104,7 @@ impl<const N: usize> std::ops::Deref for MoveBuffer<N> {
     }
 }
 
-/// Where the generator puts its moves: a [`MoveBuffer`] pushes each one, a [`MoveCounter`]
+/// Where the generator puts its moves: a [`MoveBuffer`]'s writer stores each one, a [`MoveCounter`]
 /// only adds them up (popcounts, no move is made). The bulk methods carry the promotion rules
 /// so that both see the same sets.
 pub(super) trait MoveSink {
@@ -125,7 +128,7 @@ impl<const N: usize> MoveBuffer<N> {
     /// Refills the list through a [`ListWriter`]: `fill` writes the moves, and the length is
     /// set once at the end.
     #[inline(always)]
-    pub(super) fn refill(&mut self, fill: impl FnOnce(&mut ListWriter<'_>)) {
+    pub(super) fn refill<'a>(&'a mut self, fill: impl FnOnce(&mut ListWriter<'a>)) {
         let base = self.moves.as_mut_ptr() as *mut Move;
         let mut writer = ListWriter {
             next: base,
@@ -152,7 +155,9 @@ pub(super) struct ListWriter<'a> {
 /// The most kinds one `drops` call writes: the six hand kinds other than the pawn (the pawn's
 /// drops come in a call of their own), rounded up to the eight lanes of two words.
 const DROP_LANES: usize = 8;
+// The lane stores write `Move`s as the 16-bit halves of little-endian words.
 const _: () = assert!(std::mem::size_of::<Move>() == 2);
+const _: () = assert!(cfg!(target_endian = "little"));
 /// Square 0, whose index is 0 in a move's code.
 const SQUARE_0: Square = match Square::new(0) {
     Some(sq) => sq,
@@ -192,10 +197,11 @@ impl MoveSink for ListWriter<'_> {
     // beyond are overwritten later or lie past the list's end).
     #[inline(always)]
     fn drops<BB: Bitboard>(&mut self, kinds: &[PieceKind], squares: BB) {
-        debug_assert!(kinds.len() <= DROP_LANES);
+        // The lane stores' room check rests on this (one compare per call).
+        assert!(kinds.len() <= DROP_LANES, "more drop kinds than lanes");
         if let [kind] = kinds {
-            // One kind (the pawn's own call, whose slice is a constant): one move a square,
-            // a plain store.
+            // One kind (the pawn's own call, whose slice is a constant, or a hand of one
+            // other kind): one move a square, a plain store.
             squares.for_each_square(|to| self.put(Move::drop(*kind, to)));
             return;
         }
@@ -204,15 +210,16 @@ impl MoveSink for ListWriter<'_> {
             lanes[lane / 4] |= u64::from(Move::drop(kind, SQUARE_0).raw()) << (16 * (lane % 4));
         }
         let count = kinds.len();
-        // Room for every square's eight lanes, checked once for the whole set; a list too
-        // full for that (only near a position's 593 moves) takes the checked path.
+        // Room for every square's eight lanes, checked once for the whole set (a little more
+        // than the moves need); a list too full for that takes the per-move checked path.
         if self.room() >= squares.count() as usize * DROP_LANES {
             squares.for_each_square(|to| {
                 // Square 0's code is 0, so ORing the square into every lane makes each move.
                 let square = to.index() as u64 * 0x0001_0001_0001_0001;
-                // SAFETY: eight slots remain from `next` for this square and each square
-                // after it (the check above), and a `Move` is a `u16` (any bits), so two
-                // unaligned 8-byte stores stay in the array.
+                // SAFETY: with `n` squares and at most eight kinds, eight slots remain from
+                // `next` for this square and each after it (the check above), so the two
+                // unaligned 8-byte stores stay in the array; every lane holds a valid move
+                // code, and those past `count` lie beyond the list's length.
                 unsafe {
                     let words = self.next as *mut u64;
                     words.write_unaligned(lanes[0] | square);
@@ -251,8 +258,10 @@ impl MoveSink for ListWriter<'_> {
             .for_each_square(|to| self.put(Move::board(from, to, false)));
     }
 
+    // Needs `forced` inside `zone` (a square outside it would be written twice).
     #[inline(always)]
     fn forced<BB: Bitboard>(&mut self, from: Square, targets: BB, zone: BB, forced: BB) {
+        debug_assert!(forced.and_not(zone).is_empty());
         (targets & forced).for_each_square(|to| self.put(Move::board(from, to, true)));
         (targets & zone.and_not(forced)).for_each_square(|to| {
             self.put(Move::board(from, to, true));
@@ -272,6 +281,7 @@ impl MoveSink for ListWriter<'_> {
         };
         // SAFETY: `to` was reached by one forward step from a square on the board.
         let from = |to: Square| unsafe { Square::new_unchecked((to.index() as i8 + back) as u8) };
+        debug_assert!(forced.and_not(zone).is_empty());
         (targets & forced).for_each_square(|to| self.put(Move::board(from(to), to, true)));
         (targets & zone.and_not(forced)).for_each_square(|to| {
             self.put(Move::board(from(to), to, true));
@@ -321,5 +331,71 @@ impl MoveSink for MoveCounter {
     #[inline(always)]
     fn pawn_steps<BB: Bitboard>(&mut self, _us: Color, targets: BB, zone: BB, forced: BB) {
         self.0 += u64::from(targets.count() + (targets & zone).and_not(forced).count());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kiki_core::backend::CanonicalBitboard;
+
+    /// A list with a guard band right after its moves (`repr(C)` on both).
+    #[repr(C)]
+    struct Guarded {
+        list: MoveBuffer<16>,
+        guard: [u16; 16],
+    }
+
+    const GUARD: u16 = 0xA5A5;
+
+    /// The writer stores drops as eight lanes at a time: with the list filled to every level,
+    /// one to three target squares and one to six kinds, nothing lands past the list (the
+    /// guard band is untouched), and the list holds the moves that fit, in order.
+    #[test]
+    fn the_writer_never_writes_past_the_list() {
+        let square = |index| Square::new(index).expect("a square");
+        let kinds = [
+            PieceKind::Knight,
+            PieceKind::Lance,
+            PieceKind::Silver,
+            PieceKind::Gold,
+            PieceKind::Bishop,
+            PieceKind::Rook,
+        ];
+        let sets: [&[u8]; 3] = [&[40], &[3, 70], &[0, 44, 80]];
+        for filled in 0..=16 {
+            for targets in sets {
+                let set = targets.iter().fold(0u128, |acc, &index| acc | 1 << index);
+                for count in 1..=kinds.len() {
+                    let mut guarded = Guarded {
+                        list: MoveBuffer::new(),
+                        guard: [GUARD; 16],
+                    };
+                    let filler = Move::board(square(10), square(11), false);
+                    guarded.list.refill(|writer| {
+                        for _ in 0..filled {
+                            writer.board(square(10), square(11), false);
+                        }
+                        writer.drops(&kinds[..count], CanonicalBitboard(set));
+                    });
+                    assert_eq!(
+                        guarded.guard, [GUARD; 16],
+                        "{filled} + {targets:?} x {count}"
+                    );
+                    let mut expected = vec![filler; filled];
+                    for &index in targets {
+                        for &kind in &kinds[..count] {
+                            expected.push(Move::drop(kind, square(index)));
+                        }
+                    }
+                    expected.truncate(16);
+                    assert_eq!(
+                        guarded.list.as_slice(),
+                        expected,
+                        "{filled} + {targets:?} x {count}"
+                    );
+                }
+            }
+        }
     }
 }
