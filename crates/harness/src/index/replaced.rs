@@ -339,6 +339,7 @@ pub fn section(replacements: &[Replacement]) -> String {
             &r.retired.code_commit,
             &r.current.results.machine.git_commit,
         ));
+        out.push_str(&retired_note(&r.retired.why));
         match &r.before {
             Err(why) => out.push_str(&format!("Not compared: {why}.\n")),
             Ok(before) => out.push_str(&compare(before, &r.current.results)),
@@ -360,6 +361,15 @@ fn code_note(before: &str, now: &str) -> String {
          the changes): a verdict or a figure may have moved with the code as well as with the \
          host, and only what the changes did not touch compares the hosts.\n\n"
     )
+}
+
+/// The retired report's own reason, beside the comparison: it names what moved besides the
+/// host (other code, other workloads), which the figures alone cannot show.
+fn retired_note(why: &str) -> String {
+    if why.trim().is_empty() {
+        return String::new();
+    }
+    format!("Why the earlier report was retired (`superseded.json`): {why}\n\n")
 }
 
 /// The verdict table and the figure table of `now` against `before`.
@@ -492,5 +502,15 @@ mod code_note_tests {
             ""
         );
         assert_eq!(code_note("", "170c799"), "");
+    }
+
+    #[test]
+    fn a_replacement_quotes_why_the_earlier_report_was_retired() {
+        let note = super::retired_note("seeded workloads are other positions");
+        assert!(
+            note.contains("seeded workloads are other positions"),
+            "{note}"
+        );
+        assert_eq!(super::retired_note("  "), "");
     }
 }
