@@ -354,14 +354,7 @@ mod tests {
     #[test]
     fn the_writer_never_writes_past_the_list() {
         let square = |index| Square::new(index).expect("a square");
-        let kinds = [
-            PieceKind::Knight,
-            PieceKind::Lance,
-            PieceKind::Silver,
-            PieceKind::Gold,
-            PieceKind::Bishop,
-            PieceKind::Rook,
-        ];
+        let kinds = crate::movegen::HAND_KINDS_BUT_PAWN;
         let sets: [&[u8]; 3] = [&[40], &[3, 70], &[0, 44, 80]];
         for filled in 0..=16 {
             for targets in sets {

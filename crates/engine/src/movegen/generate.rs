@@ -2,7 +2,7 @@
 //! with drops, compulsory promotion, 二歩 and 打ち歩詰め, into a list or a counter.
 
 use super::buffer::{MoveBuffer, MoveCounter, MoveSink};
-use super::{side_to_move, ANY_SQUARE};
+use super::{side_to_move, ANY_SQUARE, HAND_KINDS_BUT_PAWN};
 use crate::hands::HandLayout;
 use crate::position::{KingSafety, PieceKind, Position};
 use kiki_core::backend::{Backend, Bitboard};
@@ -266,14 +266,7 @@ impl<B: Backend> Position<B> {
         // last two ranks, then the second-last rank (no knight), then the last (no knight, lance).
         let mut kinds = [PieceKind::Pawn; 6];
         let mut count = 0;
-        for kind in [
-            PieceKind::Knight,
-            PieceKind::Lance,
-            PieceKind::Silver,
-            PieceKind::Gold,
-            PieceKind::Bishop,
-            PieceKind::Rook,
-        ] {
+        for kind in HAND_KINDS_BUT_PAWN {
             if hand.has(kind) {
                 kinds[count] = kind;
                 count += 1;

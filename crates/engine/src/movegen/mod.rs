@@ -42,3 +42,14 @@ const GOLD_MOVERS: [PieceKind; 5] = [
     PieceKind::ProKnight,
     PieceKind::ProSilver,
 ];
+
+/// The hand kinds other than the pawn, in the order drops are generated (the pawn's drops,
+/// with their own rules, come first in a call of their own).
+const HAND_KINDS_BUT_PAWN: [PieceKind; 6] = [
+    PieceKind::Knight,
+    PieceKind::Lance,
+    PieceKind::Silver,
+    PieceKind::Gold,
+    PieceKind::Bishop,
+    PieceKind::Rook,
+];
