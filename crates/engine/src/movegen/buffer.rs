@@ -183,6 +183,29 @@ impl ListWriter<'_> {
             }
         }
     }
+
+    /// Moves onto `targets`, each from `origin(to)`: promotion compulsory in `forced`, optional
+    /// elsewhere in `zone`, none outside it; the rules split the targets set-wise, so that no
+    /// loop tests a square. Needs `forced` inside `zone` (a square outside it would be written
+    /// twice).
+    #[inline(always)]
+    fn promoting<BB: Bitboard>(
+        &mut self,
+        origin: impl Fn(Square) -> Square,
+        targets: BB,
+        zone: BB,
+        forced: BB,
+    ) {
+        debug_assert!(forced.and_not(zone).is_empty());
+        (targets & forced).for_each_square(|to| self.put(Move::board(origin(to), to, true)));
+        (targets & zone.and_not(forced)).for_each_square(|to| {
+            self.put(Move::board(origin(to), to, true));
+            self.put(Move::board(origin(to), to, false));
+        });
+        targets
+            .and_not(zone)
+            .for_each_square(|to| self.put(Move::board(origin(to), to, false)));
+    }
 }
 
 impl MoveSink for ListWriter<'_> {
@@ -258,18 +281,9 @@ impl MoveSink for ListWriter<'_> {
             .for_each_square(|to| self.put(Move::board(from, to, false)));
     }
 
-    // Needs `forced` inside `zone` (a square outside it would be written twice).
     #[inline(always)]
     fn forced<BB: Bitboard>(&mut self, from: Square, targets: BB, zone: BB, forced: BB) {
-        debug_assert!(forced.and_not(zone).is_empty());
-        (targets & forced).for_each_square(|to| self.put(Move::board(from, to, true)));
-        (targets & zone.and_not(forced)).for_each_square(|to| {
-            self.put(Move::board(from, to, true));
-            self.put(Move::board(from, to, false));
-        });
-        targets
-            .and_not(zone)
-            .for_each_square(|to| self.put(Move::board(from, to, false)));
+        self.promoting(|_| from, targets, zone, forced);
     }
 
     #[inline(always)]
@@ -281,15 +295,7 @@ impl MoveSink for ListWriter<'_> {
         };
         // SAFETY: `to` was reached by one forward step from a square on the board.
         let from = |to: Square| unsafe { Square::new_unchecked((to.index() as i8 + back) as u8) };
-        debug_assert!(forced.and_not(zone).is_empty());
-        (targets & forced).for_each_square(|to| self.put(Move::board(from(to), to, true)));
-        (targets & zone.and_not(forced)).for_each_square(|to| {
-            self.put(Move::board(from(to), to, true));
-            self.put(Move::board(from(to), to, false));
-        });
-        targets
-            .and_not(zone)
-            .for_each_square(|to| self.put(Move::board(from(to), to, false)));
+        self.promoting(from, targets, zone, forced);
     }
 }
 
