@@ -38,7 +38,7 @@ struct Seen {
 }
 
 /// Attack counts by walking every piece's naive reference attacks, square by square.
-fn naive_counts<B: Backend>(pos: &Position<B>, color: Color, occupancy: u128) -> [u8; 81] {
+fn naive_counts(pos: &Position<Reference>, color: Color, occupancy: u128) -> [u8; 81] {
     use kiki_core::reference as r;
     use kiki_engine::position::PieceKind;
     let mut counts = [0u8; 81];
@@ -92,7 +92,8 @@ struct Game {
     seen: Vec<Seen>,
 }
 
-fn observe<B: Backend>(pos: &Position<B>) -> Seen {
+/// The moves, check state and key at `pos`: what every backend must reproduce.
+fn moves_and_key<B: Backend>(pos: &Position<B>) -> (Vec<Move>, Vec<Move>, bool, u64) {
     let mut list = MoveList::new();
     pos.legal_moves(&mut list);
     let mut legal = list.to_vec();
@@ -101,6 +102,12 @@ fn observe<B: Backend>(pos: &Position<B>) -> Seen {
     pos.check_moves(&mut checks);
     let mut checks = checks.to_vec();
     checks.sort();
+    (legal, checks, pos.in_check(), pos.key())
+}
+
+/// What the reference sees, naive attack counts included (computed once, not per backend).
+fn observe(pos: &Position<Reference>) -> Seen {
+    let (legal, checks, in_check, key) = moves_and_key(pos);
     let occupied = pos.occupied().to_canonical();
     let through = |color: Color| match pos.king_square(color.flip()) {
         Some(king) => occupied & !king.bit(),
@@ -109,8 +116,8 @@ fn observe<B: Backend>(pos: &Position<B>) -> Seen {
     Seen {
         legal,
         checks,
-        in_check: pos.in_check(),
-        key: pos.key(),
+        in_check,
+        key,
         counts: COLORS.map(|c| naive_counts(pos, c, occupied)),
         counts_through_king: COLORS.map(|c| naive_counts(pos, c, through(c))),
     }
@@ -163,13 +170,13 @@ impl BackendVisitor for Replay<'_> {
         for game in self.games {
             let mut pos = Position::from_sfen(backend, game.start).expect("valid SFEN");
             for (ply, seen) in game.seen.iter().enumerate() {
-                let ours = observe(&pos);
+                let (legal, checks, in_check, key) = moves_and_key(&pos);
                 let context =
                     || format!("{name} at ply {ply} of {}: {}", game.start, pos.to_sfen());
-                assert_eq!(ours.legal, seen.legal, "legal moves, {}", context());
-                assert_eq!(ours.checks, seen.checks, "checking moves, {}", context());
-                assert_eq!(ours.in_check, seen.in_check, "check state, {}", context());
-                assert_eq!(ours.key, seen.key, "key, {}", context());
+                assert_eq!(legal, seen.legal, "legal moves, {}", context());
+                assert_eq!(checks, seen.checks, "checking moves, {}", context());
+                assert_eq!(in_check, seen.in_check, "check state, {}", context());
+                assert_eq!(key, seen.key, "key, {}", context());
                 for &method in &methods {
                     let mut with_map = pos.clone();
                     with_map.set_king_safety(KingSafety::AttackMap(method));
