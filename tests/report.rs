@@ -349,6 +349,7 @@ fn quick_e8_section(results: &Report, markdown: &str, folder: &Path) {
 /// misses beyond the function exit's few (`EDGE_MISSES`) — even where the doubled inputs (160 KB here) outgrow a 128 KiB LL, the case where
 /// runs with inputs of their own length once gave twice as many LL as L1 misses per lookup.
 #[test]
+#[ignore = "valgrind runs the binary eight times: 8 s, the integration binary's longest test"]
 fn quick_e8_difference_is_one_stream() {
     use kiki_harness::experiments::e8_simulated_caches::{
         simulate, simulate_once, valgrind_version, CacheGeometry, CacheSpec, Simulator, EVAL_ALONE,
