@@ -624,7 +624,8 @@ fn the_replaced_report_reads_back_from_git() {
 }
 
 /// E7's index line names the dearest backend's table misses, with its interval, only where
-/// the controls passed; an unplaced last-level control leaves the verdict undecided.
+/// the controls passed and that interval lies above the runner-up's; an unplaced last-level
+/// control leaves the verdict undecided.
 #[test]
 fn the_dearest_table_misses_need_passing_controls() {
     let summary = |unplaced: &str, controls: &str| {
@@ -645,6 +646,24 @@ fn the_dearest_table_misses_need_passing_controls() {
         passed.starts_with("seed 004 holds; ")
             && passed.contains("dearest table misses: magic-plain, 30 [26.5–34] ns per lookup"),
         "{passed}"
+    );
+    // A runner-up whose interval meets the top's: the highest figure, not an order.
+    let close = with_summary(
+        "E7",
+        r#"{"seed_004_verdict": "holds here, …",
+            "table_miss_cost": {"magic-plain": {"ns": 30.0, "low": 26.5, "high": 34.0},
+                                "magic": {"ns": 25.0, "low": 22.0, "high": 27.0}},
+            "positive_control_unplaced": null,
+            "verdict_controls": {"passed": true, "failed": []}}"#,
+    );
+    let close = line(close);
+    assert!(
+        !close.contains("dearest")
+            && close.contains(
+                "costliest table misses by point estimate: magic-plain, 30 [26.5–34] ns per \
+                 lookup, not ordered against magic (25 [22–27]: the intervals meet)"
+            ),
+        "{close}"
     );
     let failed = line(summary("null", r#"{"passed": false, "failed": ["½ L2"]}"#));
     assert!(
