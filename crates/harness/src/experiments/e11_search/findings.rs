@@ -126,31 +126,7 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
             list.join(", ")
         ));
     }
-    for (eval, best, separation) in &n.best {
-        let eval = eval.name();
-        if !n.controls_passed {
-            // A failed control withholds every order and every "level", as it does the verdict.
-            let (Separation::Decided(figures)
-            | Separation::Level(figures)
-            | Separation::NotSeparated(figures)) = separation;
-            text.push(format!(
-                "Fastest under {eval}: no claim, a control failed ({best} first by its typical \
-                 time; {figures})."
-            ));
-            continue;
-        }
-        text.push(match separation {
-            Separation::Decided(margin) => format!("Fastest under {eval}: {best} ({margin})."),
-            Separation::Level(ratio) => format!(
-                "Fastest under {eval}: level ({ratio}, inside ±{} %).",
-                percent(m.threshold)
-            ),
-            Separation::NotSeparated(ratio) => format!(
-                "Fastest under {eval}: not separated ({ratio} reaches across ±{} %).",
-                percent(m.threshold)
-            ),
-        });
-    }
+    text.extend(fastest_lines(m, n));
     let moved: Vec<String> = n
         .differences
         .iter()
@@ -267,6 +243,38 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     ));
     text.push(pages_granted(m));
     text.join(" ")
+}
+
+/// Per evaluation, the fastest backend and how far it is separated from the next (no claim
+/// where a control failed).
+fn fastest_lines(m: &Measurement, n: &Numbers) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (eval, best, separation) in &n.best {
+        let eval = eval.name();
+        if !n.controls_passed {
+            // A failed control withholds every order and every "level", as it does the verdict.
+            let (Separation::Decided(figures)
+            | Separation::Level(figures)
+            | Separation::NotSeparated(figures)) = separation;
+            lines.push(format!(
+                "Fastest under {eval}: no claim, a control failed ({best} first by its typical \
+                 time; {figures})."
+            ));
+            continue;
+        }
+        lines.push(match separation {
+            Separation::Decided(margin) => format!("Fastest under {eval}: {best} ({margin})."),
+            Separation::Level(ratio) => format!(
+                "Fastest under {eval}: level ({ratio}, inside ±{} %).",
+                percent(m.threshold)
+            ),
+            Separation::NotSeparated(ratio) => format!(
+                "Fastest under {eval}: not separated ({ratio} reaches across ±{} %).",
+                percent(m.threshold)
+            ),
+        });
+    }
+    lines
 }
 
 /// How far the controls' intervals reach from zero, ns per node (NaN: no bounds): the A/A

@@ -208,20 +208,7 @@ pub(super) fn measure(
         positions: sfens.len(),
         depth,
         rounds,
-        threshold: config.threshold,
-        cells: Vec::new(),
-        eval_bytes: EvalKind::ALL
-            .iter()
-            .map(|k| (k.name().to_string(), k.table_bytes()))
-            .collect(),
-        traffic: Vec::new(),
-        table_placements: Vec::new(),
-        buffers: Vec::new(),
-        orders: Vec::new(),
-        rows: Vec::new(),
-        errors: Vec::new(),
-        invocations: 1,
-        layouts: config.layouts,
+        ..Measurement::empty(config)
     };
     let tables: Vec<EvalTables> = evals
         .iter()
@@ -231,52 +218,17 @@ pub(super) fn measure(
         .iter()
         .map(|&mib| TranspositionTable::new(mib << 20, Pages::Huge))
         .collect();
-    for (kind, table) in evals.iter().zip(&tables) {
-        let buffers = table.buffers();
-        for (i, buffer) in buffers.iter().enumerate() {
-            m.buffers.push(Placed {
-                what: if buffers.len() > 1 {
-                    format!("{} tables ({} of {})", kind.name(), i + 1, buffers.len())
-                } else {
-                    format!("{} tables", kind.name())
-                },
-                bytes: buffer.as_slice().len() * 8,
-                huge_bytes: buffer.huge_page_bytes(),
-            });
-        }
-    }
-    for tt in &tts {
-        m.buffers.push(Placed {
-            what: format!("TT {} MiB", tt.bytes() >> 20),
-            bytes: tt.bytes(),
-            huge_bytes: tt.memory().huge_page_bytes(),
-        });
-    }
+    m.buffers = placed_buffers(&evals, &tables, &tts);
     // Searched untimed before each timed run, to refill the caches with the next backend's
     // tables: positions outside the timed set, so that no timed search finds its own TT lines
     // warm.
     let warm = warm_up_positions(config);
     let mut rng =
         Xoshiro256PlusPlus::seed_from_u64(config.seed ^ 0xE11 ^ (invocation.index as u64) << 32);
-    // The timed entries: every backend and the A/A twin, shuffled.
-    let mut entries: Vec<(&'static str, bool)> = backends.iter().map(|&b| (b, false)).collect();
-    if backends.contains(&TWIN) {
-        entries.push((TWIN, true));
-    }
-    entries.shuffle(&mut rng);
+    let mut entries = shuffled_entries(&backends, &mut rng);
     let largest = tt_sizes.iter().copied().max().unwrap_or(0);
     let phases = [TablePages::Small, TablePages::Huge];
-    let mut blocks: Vec<Vec<(usize, usize)>> = phases
-        .iter()
-        .map(|&pages| {
-            let mut groups: Vec<(usize, usize)> = (0..evals.len())
-                .flat_map(|e| (0..tt_sizes.len()).map(move |t| (e, t)))
-                .filter(|&(_, t)| pages == TablePages::Huge || tt_sizes[t] == largest)
-                .collect();
-            groups.shuffle(&mut rng);
-            groups
-        })
-        .collect();
+    let mut blocks = shuffled_blocks(&phases, evals.len(), &tt_sizes, &mut rng);
     m.orders
         .push(order_text(invocation, &entries, &blocks, &evals, &tt_sizes));
     // The verdict's cells (largest TT, 2 MiB pages) take every round; the others one round
@@ -307,14 +259,7 @@ pub(super) fn measure(
         * entries.len();
     let mut done = 0;
     for (phase, groups) in phases.iter().zip(blocks.iter_mut()) {
-        for &backend in &backends {
-            match place_tables(backend, phase.pages()) {
-                Ok(placed) => m
-                    .table_placements
-                    .push((backend.to_string(), *phase, placed)),
-                Err(e) => m.errors.push(e.to_string()),
-            }
-        }
+        m.place_tables(&backends, *phase);
         // A discarded block first: the first timed block of a phase ran slow in trials (the
         // process's, the tables' and the pages' first use), so none is timed cold.
         if let Some(&(e, t)) = groups.first() {
@@ -387,6 +332,112 @@ pub(super) fn measure(
         .sort_by_key(|r| (r.cell.pages, r.cell.eval, r.cell.tt_mib, r.twin, r.backend));
     m.cells.sort_by_key(|c| (c.pages, c.eval, c.tt_mib));
     m
+}
+
+impl Measurement {
+    /// Each backend's tables placed on `phase`'s pages (what was granted, or why not).
+    fn place_tables(&mut self, backends: &[&'static str], phase: TablePages) {
+        for &backend in backends {
+            match place_tables(backend, phase.pages()) {
+                Ok(placed) => self
+                    .table_placements
+                    .push((backend.to_string(), phase, placed)),
+                Err(e) => self.errors.push(e.to_string()),
+            }
+        }
+    }
+
+    /// One invocation's measurement before anything is measured: the configuration's facts,
+    /// every list empty.
+    fn empty(config: &Config) -> Self {
+        Measurement {
+            backends: Vec::new(),
+            skipped: Vec::new(),
+            positions: 0,
+            depth: 0,
+            rounds: 0,
+            threshold: config.threshold,
+            cells: Vec::new(),
+            eval_bytes: EvalKind::ALL
+                .iter()
+                .map(|k| (k.name().to_string(), k.table_bytes()))
+                .collect(),
+            traffic: Vec::new(),
+            table_placements: Vec::new(),
+            buffers: Vec::new(),
+            orders: Vec::new(),
+            rows: Vec::new(),
+            errors: Vec::new(),
+            invocations: 1,
+            layouts: config.layouts,
+        }
+    }
+}
+
+/// The evaluations' and TTs' buffers, as placed (how much of each is on 2 MiB pages).
+fn placed_buffers(
+    evals: &[EvalKind],
+    tables: &[EvalTables],
+    tts: &[TranspositionTable],
+) -> Vec<Placed> {
+    let mut placed = Vec::new();
+    for (kind, table) in evals.iter().zip(tables) {
+        let buffers = table.buffers();
+        for (i, buffer) in buffers.iter().enumerate() {
+            placed.push(Placed {
+                what: if buffers.len() > 1 {
+                    format!("{} tables ({} of {})", kind.name(), i + 1, buffers.len())
+                } else {
+                    format!("{} tables", kind.name())
+                },
+                bytes: buffer.as_slice().len() * 8,
+                huge_bytes: buffer.huge_page_bytes(),
+            });
+        }
+    }
+    for tt in tts {
+        placed.push(Placed {
+            what: format!("TT {} MiB", tt.bytes() >> 20),
+            bytes: tt.bytes(),
+            huge_bytes: tt.memory().huge_page_bytes(),
+        });
+    }
+    placed
+}
+
+/// The timed entries: every backend and the A/A twin, shuffled.
+fn shuffled_entries(
+    backends: &[&'static str],
+    rng: &mut Xoshiro256PlusPlus,
+) -> Vec<(&'static str, bool)> {
+    let mut entries: Vec<(&'static str, bool)> = backends.iter().map(|&b| (b, false)).collect();
+    if backends.contains(&TWIN) {
+        entries.push((TWIN, true));
+    }
+    entries.shuffle(rng);
+    entries
+}
+
+/// Per page kind, the (evaluation, TT) blocks in a shuffled order: every pair on 2 MiB
+/// pages, the largest TT's alone on 4 KiB pages.
+fn shuffled_blocks(
+    phases: &[TablePages],
+    evals: usize,
+    tt_sizes: &[usize],
+    rng: &mut Xoshiro256PlusPlus,
+) -> Vec<Vec<(usize, usize)>> {
+    let largest = tt_sizes.iter().copied().max().unwrap_or(0);
+    phases
+        .iter()
+        .map(|&pages| {
+            let mut groups: Vec<(usize, usize)> = (0..evals)
+                .flat_map(|e| (0..tt_sizes.len()).map(move |t| (e, t)))
+                .filter(|&(_, t)| pages == TablePages::Huge || tt_sizes[t] == largest)
+                .collect();
+            groups.shuffle(rng);
+            groups
+        })
+        .collect()
 }
 
 /// One (cell, round) block: every entry searches every position once, in chunks rotated so
