@@ -1,7 +1,8 @@
 //! The architecture as a test. The layers are crates, so the compiler refuses an upward import;
 //! this test keeps the manifests honest (every `kiki-*` dependency points down: core ← variants,
-//! core ← engine; core, variants, engine ← harness ← kiki, and the benchmarks beside kiki) and finds import circles between the
-//! modules inside each crate, which the compiler allows.
+//! core ← engine; core, variants, engine ← harness ← kiki, and the benchmarks beside kiki),
+//! finds import circles between the modules inside each crate, which the compiler allows, and
+//! holds the style's sizes (no file over 1,000 lines, no function over 150 outside tests).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -396,4 +397,78 @@ fn the_module_scan_sees_grouped_imports_super_chains_and_a_circle() {
     let circles = graph.circles();
     assert_eq!(circles.len(), 2, "{circles:?}");
     assert!(circles.contains(&"experiments::e1 → experiments::e2 → experiments::e1".to_string()));
+}
+
+// ---- sizes: no file over 1,000 lines, no function over 150 outside tests ----------------------
+
+/// The longest functions in `text` that are not test code, as (lines, name): a function runs
+/// from its `fn` line to the first line that closes it at the same indentation (rustfmt's
+/// layout); a `mod tests` ends the scan of a file, as test modules come last.
+fn long_functions(text: &str, longer_than: usize) -> Vec<(usize, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("mod tests") {
+            break;
+        }
+        let indent = &line[..line.len() - trimmed.len()];
+        let signature = trimmed
+            .trim_start_matches("pub ")
+            .trim_start_matches("pub(crate) ")
+            .trim_start_matches("pub(super) ")
+            .trim_start_matches("const ")
+            .trim_start_matches("unsafe ");
+        let Some(rest) = signature.strip_prefix("fn ") else {
+            continue;
+        };
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let closing = format!("{indent}}}");
+        if let Some(end) = lines[i + 1..].iter().position(|l| *l == closing) {
+            if end + 2 > longer_than {
+                found.push((end + 2, name));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_file_over_1000_lines_and_no_function_over_150_outside_tests() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["src", "crates", "variants", "benches", "examples", "tests"] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    assert!(files.len() > 100, "only {} files found", files.len());
+    let mut over = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let name = file.strip_prefix(root).unwrap().display().to_string();
+        let lines = text.lines().count();
+        if lines > 1000 {
+            over.push(format!("{name}: {lines} lines"));
+        }
+        let test_code =
+            name.starts_with("tests/") || name.contains("/tests/") || name.ends_with("tests.rs");
+        if !test_code {
+            for (length, function) in long_functions(&text, 150) {
+                over.push(format!("{name}: fn {function}, {length} lines"));
+            }
+        }
+    }
+    assert!(over.is_empty(), "{over:#?}");
+}
+
+#[test]
+fn the_size_scan_measures_a_function_to_its_closing_brace() {
+    let body = "        x += 1;\n".repeat(151);
+    let text = format!(
+        "pub fn short() {{\n}}\n\nimpl A {{\n    pub(super) fn long(&self) {{\n{body}    }}\n}}\n"
+    );
+    assert_eq!(long_functions(&text, 150), [(153, "long".to_string())]);
+    assert!(long_functions(&format!("mod tests {{\n{text}}}\n"), 150).is_empty());
 }
