@@ -4,13 +4,13 @@
 use crate::common;
 use common::TempDir;
 
-use kiki::cli::rebuild_report_index;
 use kiki_core::backend::Bitboard;
 use kiki_core::input::{positions_from_bytes, quote_input};
 use kiki_core::reference::Reference;
 use kiki_engine::movegen::MoveList;
 use kiki_engine::position::{Position, START_SFEN};
 use kiki_harness::experiments::e9_isa_levels::{self, IsaRun};
+use kiki_harness::index::rebuild;
 use kiki_harness::readback::{parse_report, read_report};
 use kiki_harness::results::{ExperimentResult, Series};
 use proptest::prelude::*;
@@ -305,7 +305,7 @@ fn index_folders(dir: &TempDir, texts: &[String]) -> Result<(), TestCaseError> {
             valid += 1;
         }
     }
-    let rebuilt = rebuild_report_index(&dir.0).map_err(TestCaseError::fail)?;
+    let rebuilt = rebuild(&dir.0).map_err(TestCaseError::fail)?;
     prop_assert_eq!(rebuilt.indexed, valid);
     prop_assert_eq!(rebuilt.skipped.len(), texts.len() - valid);
     for reason in &rebuilt.skipped {

@@ -21,7 +21,6 @@ use std::io::Write;
 use std::path::PathBuf;
 
 pub use backends::build_description;
-pub use kiki_harness::index::{rebuild as rebuild_report_index, Rebuilt};
 pub use perft::MAX_PERFT_DEPTH;
 pub use report::{experiments_help, parse_ids};
 

@@ -10,8 +10,6 @@ mod findings;
 mod measure;
 pub mod summary;
 
-pub use crate::cache_levels::{ring, sizes};
-
 use super::{failed_result, About, Context, Experiment, ExperimentId, Progress};
 use crate::cache_levels::{CacheLevels, EffectiveLevel};
 use crate::experiments::claims::claims_method;
@@ -104,6 +102,7 @@ pub fn levels_from_result(result: &ExperimentResult) -> Option<CacheLevels> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cache_levels::sizes;
     use crate::experiments::tests::assert_well_formed;
     use crate::experiments::Config;
 
