@@ -245,7 +245,8 @@ pub(super) fn verdict(numbers: &Numbers) -> String {
             };
             return format!(
                 "{lead}The layout factor that matters most on this CPU, by {}, is {} ({} \
-                 against {}): {} {}. Equivalent within ±{threshold} % in {}: {}.",
+                 against {}): {} {}. Layout variants equivalent to their base within ±{threshold} % in \
+                 {} (the page pairs, which compare one table on two page sizes, apart): {}.",
                 cost.measure(),
                 pair.factor.name(),
                 pair.variant,
