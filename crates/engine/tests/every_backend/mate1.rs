@@ -21,13 +21,17 @@ const ALL_MATES_EVERY: usize = 1;
 
 /// The seeded positions, generated once (on the mailbox backend) and shared by every backend.
 fn positions() -> &'static [String] {
-    &oracle().0
+    &oracle().sfens
 }
 
 /// The positions and, for each, every mating move by brute force on the reference, sorted.
-#[allow(clippy::type_complexity)]
-fn oracle() -> &'static (Vec<String>, Vec<Vec<Move>>) {
-    static ORACLE: OnceLock<(Vec<String>, Vec<Vec<Move>>)> = OnceLock::new();
+struct Oracle {
+    sfens: Vec<String>,
+    mates: Vec<Vec<Move>>,
+}
+
+fn oracle() -> &'static Oracle {
+    static ORACLE: OnceLock<Oracle> = OnceLock::new();
     ORACLE.get_or_init(|| {
         let sfens = generated_positions();
         let mates = sfens
@@ -48,7 +52,7 @@ fn oracle() -> &'static (Vec<String>, Vec<Vec<Move>>) {
                 mates
             })
             .collect();
-        (sfens, mates)
+        Oracle { sfens, mates }
     })
 }
 
@@ -70,8 +74,8 @@ fn agrees_with_brute_force<B: Backend>() {
     // Kinds of mates met: [drop, promotion, discovered, double check, distant, while in check].
     let mut kinds = [0usize; 6];
     let (mut checked, mut all_mates_checked, mut all_mates_found) = (0usize, 0usize, 0usize);
-    let (sfens, brute_mates) = oracle();
-    for (sfen, brute_all) in sfens.iter().zip(brute_mates) {
+    let oracle = oracle();
+    for (sfen, brute_all) in oracle.sfens.iter().zip(&oracle.mates) {
         let pos = Position::from_sfen(backend, sfen).expect("generated SFENs are valid");
         let fast = mate_in_1(&pos);
         assert_eq!(
