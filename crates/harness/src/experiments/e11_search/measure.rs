@@ -228,7 +228,7 @@ pub(super) fn measure(
     let mut entries = shuffled_entries(&backends, &mut rng);
     let largest = tt_sizes.iter().copied().max().unwrap_or(0);
     let phases = [TablePages::Small, TablePages::Huge];
-    let mut blocks = shuffled_blocks(&phases, evals.len(), &tt_sizes, &mut rng);
+    let mut blocks = shuffled_blocks(&phases, evals.len(), &tt_sizes, largest, &mut rng);
     m.orders
         .push(order_text(invocation, &entries, &blocks, &evals, &tt_sizes));
     // The verdict's cells (largest TT, 2 MiB pages) take every round; the others one round
@@ -424,9 +424,9 @@ fn shuffled_blocks(
     phases: &[TablePages],
     evals: usize,
     tt_sizes: &[usize],
+    largest: usize,
     rng: &mut Xoshiro256PlusPlus,
 ) -> Vec<Vec<(usize, usize)>> {
-    let largest = tt_sizes.iter().copied().max().unwrap_or(0);
     phases
         .iter()
         .map(|&pages| {
