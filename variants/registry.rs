@@ -250,6 +250,33 @@ mod tests {
         );
     }
 
+    /// Every backend's and layout variant's attack tables live in the table arena, so that
+    /// the page experiments can put any of them, a small one too, on 2 MiB pages.
+    #[test]
+    fn every_attack_table_lives_in_the_arena() {
+        struct Outside;
+        impl BackendVisitor for Outside {
+            type Output = Vec<usize>;
+            fn visit<B: Backend>(self, backend: B) -> Vec<usize> {
+                let memory = backend.attack_table_memory();
+                memory
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| kiki_core::table_arena::huge_pages_around(t).is_none())
+                    .map(|(i, _)| i)
+                    .collect()
+            }
+        }
+        for name in NAMES {
+            if let Ok(outside) = visit(name, Outside) {
+                assert!(
+                    outside.is_empty(),
+                    "{name}: tables {outside:?} outside the arena"
+                );
+            }
+        }
+    }
+
     #[test]
     fn unknown_name_lists_valid_ones() {
         let error = resolve("nonesuch").unwrap_err();

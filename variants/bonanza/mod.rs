@@ -40,15 +40,15 @@ type LineTable<E> = [E; ENTRIES];
 type RankTable = [u32; ENTRIES];
 
 /// The four sliding tables of one layout, built once per process.
-pub struct SlidingTables<E> {
+pub struct SlidingTables<E: 'static> {
     /// The seed's `abb_file_attacks`.
-    file: Box<LineTable<E>>,
+    file: &'static LineTable<E>,
     /// The seed's `ai_rook_attacks_r0`.
-    rank: Box<RankTable>,
+    rank: &'static RankTable,
     /// The seed's `abb_bishop_attacks_rl45`.
-    rl45: Box<LineTable<E>>,
+    rl45: &'static LineTable<E>,
     /// The seed's `abb_bishop_attacks_rr45`.
-    rr45: Box<LineTable<E>>,
+    rr45: &'static LineTable<E>,
 }
 
 /// How a line table stores a bitboard: the seed's 12 bytes, or padded to 16.
@@ -216,20 +216,22 @@ fn line_attacks(rotation: Rotation, sq: Square, pattern: usize) -> BonanzaBitboa
     layout::from_canonical(attacks)
 }
 
-/// A flat table of layout `L` on the heap (414 KB in all is too much for a test thread's
-/// stack), each entry placed at `L::flat_index`.
-fn per_square_and_pattern<L: LineLayout, T: Copy>(
+/// A flat table of layout `L`, built on the heap (414 KB in all is too much for a test thread's
+/// stack) and moved into the table arena, each entry placed at `L::flat_index`.
+fn per_square_and_pattern<L: LineLayout, T: Copy + Sync + 'static>(
     entry: impl Fn(Square, usize) -> T,
-) -> Box<[T; ENTRIES]> {
+) -> &'static [T; ENTRIES] {
     let mut flat = vec![entry(Square::all().next().expect("81 squares"), 0); ENTRIES];
     for sq in Square::all() {
         for pattern in 0..PATTERNS {
             flat[L::flat_index(sq, pattern)] = entry(sq, pattern);
         }
     }
-    flat.into_boxed_slice()
+    let flat: Box<[T; ENTRIES]> = flat
+        .into_boxed_slice()
         .try_into()
-        .unwrap_or_else(|_| unreachable!("81 × 128 entries"))
+        .unwrap_or_else(|_| unreachable!("81 × 128 entries"));
+    kiki_core::table_arena::place(flat)
 }
 
 fn build_sliding_tables<L: LineLayout>() -> SlidingTables<L::Entry> {
@@ -549,10 +551,10 @@ impl<L: LineLayout> Backend for BonanzaOf<L> {
     fn new() -> Result<Self, String> {
         let tables = L::cell().get_or_init(build_sliding_tables::<L>);
         Ok(BonanzaOf {
-            file: &tables.file,
-            rank: &tables.rank,
-            rl45: &tables.rl45,
-            rr45: &tables.rr45,
+            file: tables.file,
+            rank: tables.rank,
+            rl45: tables.rl45,
+            rr45: tables.rr45,
         })
     }
 

@@ -35,7 +35,7 @@ pub trait DbbLayout: Compounds {
     const NAME: &'static str;
     const VARIANT: Option<LayoutVariant>;
     /// This layout's tables, built once per process.
-    fn cell() -> &'static OnceLock<Box<DbbTables<Self>>>;
+    fn cell() -> &'static OnceLock<&'static DbbTables<Self>>;
     /// The lance's attacks for the file byte; `table_mask` as in the hot twin (`None`: real).
     fn lance(
         tables: &DbbTables<Self>,
@@ -81,8 +81,8 @@ impl DbbLayout for PreCombined {
     const PRE_COMBINED: bool = true;
     const NAME: &'static str = "dbb";
     const VARIANT: Option<LayoutVariant> = None;
-    fn cell() -> &'static OnceLock<Box<DbbTables<Self>>> {
-        static TABLES: OnceLock<Box<DbbTables<PreCombined>>> = OnceLock::new();
+    fn cell() -> &'static OnceLock<&'static DbbTables<Self>> {
+        static TABLES: OnceLock<&'static DbbTables<PreCombined>> = OnceLock::new();
         &TABLES
     }
     #[inline(always)]
@@ -155,8 +155,8 @@ impl DbbLayout for Computed {
                  lance rays and the king steps (4 line tables, 1.27 MiB) against seed 004's \
                  pre-combined tables (8 line tables, 2.53 MiB)",
     });
-    fn cell() -> &'static OnceLock<Box<DbbTables<Self>>> {
-        static TABLES: OnceLock<Box<DbbTables<Computed>>> = OnceLock::new();
+    fn cell() -> &'static OnceLock<&'static DbbTables<Self>> {
+        static TABLES: OnceLock<&'static DbbTables<Computed>> = OnceLock::new();
         &TABLES
     }
     #[inline(always)]
@@ -440,7 +440,7 @@ impl<L: DbbLayout> Backend for DbbOf<L> {
 
     fn new() -> Result<Self, String> {
         Ok(DbbOf {
-            tables: L::cell().get_or_init(tables::build::<L>),
+            tables: L::cell().get_or_init(|| kiki_core::table_arena::place(tables::build::<L>())),
         })
     }
 

@@ -4,6 +4,7 @@
 use crate::shared::masked::{masked_index, table_bytes};
 use crate::shared::split::SplitBitboard;
 use kiki_core::backend::TableInfo;
+use kiki_core::table_arena::place_slice;
 use std::mem::size_of;
 
 /// One kind's shared attack table, in one of the two word layouts.
@@ -39,11 +40,11 @@ pub trait AttackStore: Send + Sync + Sized + 'static {
 }
 
 /// 16-byte records, one an entry: a lookup reads one line.
-pub struct Records(Box<[SplitBitboard]>);
+pub struct Records(&'static [SplitBitboard]);
 
 impl AttackStore for Records {
     fn from_records(records: Vec<SplitBitboard>) -> Self {
-        Records(records.into_boxed_slice())
+        Records(place_slice(records.into_boxed_slice()))
     }
 
     #[inline(always)]
@@ -63,7 +64,7 @@ impl AttackStore for Records {
     }
 
     fn memory(&'static self) -> Vec<&'static [u8]> {
-        vec![table_bytes(&self.0)]
+        vec![table_bytes(self.0)]
     }
 
     fn offsets(&self, index: usize, base: usize, out: &mut Vec<usize>) {
@@ -85,15 +86,15 @@ impl AttackStore for Records {
 /// The low words (files 1–7) and the high words (files 8–9) in two parallel arrays: a lookup
 /// reads one line of each.
 pub struct Words {
-    low: Box<[u64]>,
-    high: Box<[u64]>,
+    low: &'static [u64],
+    high: &'static [u64],
 }
 
 impl AttackStore for Words {
     fn from_records(records: Vec<SplitBitboard>) -> Self {
         Words {
-            low: records.iter().map(|r| r.low).collect(),
-            high: records.iter().map(|r| r.high).collect(),
+            low: place_slice(records.iter().map(|r| r.low).collect()),
+            high: place_slice(records.iter().map(|r| r.high).collect()),
         }
     }
 
@@ -121,14 +122,14 @@ impl AttackStore for Words {
     }
 
     fn memory(&'static self) -> Vec<&'static [u8]> {
-        vec![table_bytes(&self.low), table_bytes(&self.high)]
+        vec![table_bytes(self.low), table_bytes(self.high)]
     }
 
     fn offsets(&self, index: usize, base: usize, out: &mut Vec<usize>) {
         let word = size_of::<u64>();
         out.extend([
             base + index * word,
-            base + self.low.len() * word + index * word,
+            base + std::mem::size_of_val(self.low) + index * word,
         ]);
     }
 

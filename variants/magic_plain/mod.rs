@@ -21,6 +21,7 @@ use crate::shared::split_steps::{
     split_occupancy_and_steps, step, step_table_infos, KING, LANCE_RAYS,
 };
 use kiki_core::backend::{Backend, BackendInfo, LayoutFactor, LayoutVariant, TableInfo};
+use kiki_core::table_arena::place;
 use kiki_core::types::{Color, Slider, Square};
 use std::mem::size_of;
 use std::sync::OnceLock;
@@ -140,15 +141,17 @@ pub type MagicPlainEntry16 = MagicPlainOf<Entry16>;
 /// `magic-plain.computed`.
 pub type MagicPlainComputed = MagicPlainOf<Computed>;
 
-/// One kind's table on the heap.
+/// One kind's table while it is filled, on the heap.
 type BoxedTable<E> = Box<PlainTable<E>>;
+/// One kind's table once built, in the table arena.
+type PlacedTable<E> = &'static PlainTable<E>;
 
 /// The tables of one layout: rook and bishop always; dragon and horse where `COMBINED`.
-pub struct PlainTables<E> {
-    rook: BoxedTable<E>,
-    bishop: BoxedTable<E>,
+pub struct PlainTables<E: 'static> {
+    rook: PlacedTable<E>,
+    bishop: PlacedTable<E>,
     /// Dragon and horse.
-    king_combined: Option<(BoxedTable<E>, BoxedTable<E>)>,
+    king_combined: Option<(PlacedTable<E>, PlacedTable<E>)>,
 }
 
 static ROOK_MASKS: [SplitBitboard; 81] = mask_table(&ROOK_DIRECTIONS);
@@ -196,9 +199,11 @@ fn build<E: SplitEntry>(combined: bool) -> PlainTables<E> {
     let (rook, dragon) = fill(&ROOK_MASKS, &ROOK_MAGICS, &ROOK_DIRECTIONS, combined);
     let (bishop, horse) = fill(&BISHOP_MASKS, &BISHOP_MAGICS, &BISHOP_DIRECTIONS, combined);
     PlainTables {
-        rook,
-        bishop,
-        king_combined: dragon.zip(horse),
+        rook: place(rook),
+        bishop: place(bishop),
+        king_combined: dragon
+            .zip(horse)
+            .map(|(dragon, horse)| (place(dragon), place(horse))),
     }
 }
 
@@ -399,14 +404,11 @@ impl<L: PlainLayout> Backend for MagicPlainOf<L> {
 
     fn new() -> Result<Self, String> {
         let tables = L::cell().get_or_init(|| build(L::COMBINED));
-        let (dragon, horse) = match &tables.king_combined {
-            Some((dragon, horse)) => (&**dragon, &**horse),
-            None => (&*tables.rook, &*tables.bishop),
-        };
+        let (dragon, horse) = tables.king_combined.unwrap_or((tables.rook, tables.bishop));
         Ok(MagicPlainOf {
-            rook: &tables.rook,
+            rook: tables.rook,
             dragon,
-            bishop: &tables.bishop,
+            bishop: tables.bishop,
             horse,
         })
     }

@@ -21,6 +21,7 @@ use crate::shared::split_steps::{
     split_occupancy_and_steps, step, step_table_infos, KING, LANCE_RAYS,
 };
 use kiki_core::backend::{Backend, BackendInfo, LayoutFactor, LayoutVariant, TableInfo};
+use kiki_core::table_arena::place;
 use kiki_core::types::{Color, Slider, Square};
 use std::mem::size_of;
 use std::sync::OnceLock;
@@ -81,10 +82,10 @@ type BishopTable = [SplitBitboard; BISHOP_ENTRIES];
 type FileTable = [SplitBitboard; FILE_ENTRIES];
 type RankTable = [SplitBitboard; RANK_ENTRIES];
 
-static ROOK_TABLE: OnceLock<Box<RookTable>> = OnceLock::new();
-static BISHOP_TABLE: OnceLock<Box<BishopTable>> = OnceLock::new();
-static FILE_TABLE: OnceLock<Box<FileTable>> = OnceLock::new();
-static RANK_TABLE: OnceLock<Box<RankTable>> = OnceLock::new();
+static ROOK_TABLE: OnceLock<&'static RookTable> = OnceLock::new();
+static BISHOP_TABLE: OnceLock<&'static BishopTable> = OnceLock::new();
+static FILE_TABLE: OnceLock<&'static FileTable> = OnceLock::new();
+static RANK_TABLE: OnceLock<&'static RankTable> = OnceLock::new();
 
 /// A table layout of this one implementation: the rook's one minimal table, or a file table
 /// and a rank table whose union is the rook attack.
@@ -403,18 +404,19 @@ impl<L: PextLayout> Backend for PextOf<L> {
         let (rook_table, file_table, rank_table): (&[_], &[_], &[_]) = if L::LINE_SPLIT {
             (
                 &[],
-                &**FILE_TABLE.get_or_init(|| fill(&FILE_SQUARES, &FILE_DIRECTIONS)),
-                &**RANK_TABLE.get_or_init(|| fill(&RANK_SQUARES, &RANK_DIRECTIONS)),
+                *FILE_TABLE.get_or_init(|| place(fill(&FILE_SQUARES, &FILE_DIRECTIONS))),
+                *RANK_TABLE.get_or_init(|| place(fill(&RANK_SQUARES, &RANK_DIRECTIONS))),
             )
         } else {
-            let rook = ROOK_TABLE.get_or_init(|| fill(&ROOK_SQUARES, &ROOK_DIRECTIONS));
-            (&**rook, &[], &[])
+            let rook = ROOK_TABLE.get_or_init(|| place(fill(&ROOK_SQUARES, &ROOK_DIRECTIONS)));
+            (*rook, &[], &[])
         };
         Ok(PextOf {
             rook_table,
             file_table,
             rank_table,
-            bishop_table: BISHOP_TABLE.get_or_init(|| fill(&BISHOP_SQUARES, &BISHOP_DIRECTIONS)),
+            bishop_table: BISHOP_TABLE
+                .get_or_init(|| place(fill(&BISHOP_SQUARES, &BISHOP_DIRECTIONS))),
             bmi2,
             layout: std::marker::PhantomData,
         })

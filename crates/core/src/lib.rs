@@ -1,6 +1,6 @@
 //! kiki's vocabulary, the bottom layer every other crate builds on: squares, colours and pieces,
 //! the canonical board, the `Backend` trait, SIMD levels, input quoting and units, the public
-//! positions, and page-aware allocation.
+//! positions, page-aware allocation and the attack tables' arena.
 
 pub mod backend;
 pub mod input;
@@ -8,5 +8,6 @@ pub mod pages;
 pub mod public_positions;
 pub mod reference;
 pub mod simd;
+pub mod table_arena;
 pub mod types;
 pub mod units;

@@ -100,11 +100,112 @@ impl Drop for PageBuffer {
     }
 }
 
-/// Bytes of `memory` backed by transparent huge pages, from `/proc/self/smaps` (summed over the
-/// mappings it overlaps; `None` where the file cannot be read).
+/// Bytes of `memory` backed by transparent huge pages: exactly, from the kernel's page-table
+/// scan (`PAGEMAP_SCAN`, Linux 6.7+); else from `/proc/self/smaps`, summed over the mappings
+/// `memory` overlaps (a whole mapping's count: the table arena's chunks hold many tables), at
+/// most `memory`'s length; `None` where neither can be read.
 pub fn huge_page_bytes_of(memory: &[u8]) -> Option<usize> {
+    let (start, len) = (memory.as_ptr() as usize, memory.len());
+    if let Some(bytes) = scan::huge_bytes_in(start, len) {
+        return Some(bytes);
+    }
     let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
-    anon_huge_bytes_in(&smaps, memory.as_ptr() as usize, memory.len())
+    anon_huge_bytes_in(&smaps, start, len).map(|bytes| bytes.min(len))
+}
+
+/// The kernel's page-table scan of `/proc/self/pagemap` (`PAGEMAP_SCAN`): which pages of a
+/// range are PMD-mapped huge pages, with no privilege needed.
+mod scan {
+    /// `struct pm_scan_arg` of `linux/fs.h`.
+    #[repr(C)]
+    struct ScanArguments {
+        size: u64,
+        flags: u64,
+        start: u64,
+        end: u64,
+        walk_end: u64,
+        vec: u64,
+        vec_len: u64,
+        max_pages: u64,
+        category_inverted: u64,
+        category_mask: u64,
+        category_anyof_mask: u64,
+        return_mask: u64,
+    }
+
+    /// `struct page_region`.
+    #[repr(C)]
+    #[derive(Clone, Copy, Default)]
+    struct Region {
+        start: u64,
+        end: u64,
+        categories: u64,
+    }
+
+    /// `PAGE_IS_HUGE`.
+    const HUGE: u64 = 1 << 6;
+    /// `_IOWR('f', 16, struct pm_scan_arg)`.
+    const PAGEMAP_SCAN: u64 = (3 << 30)
+        | ((std::mem::size_of::<ScanArguments>() as u64) << 16)
+        | ((b'f' as u64) << 8)
+        | 16;
+
+    /// Bytes of `[start, start + len)` on huge pages; `None` where the kernel has no scan.
+    pub(super) fn huge_bytes_in(start: usize, len: usize) -> Option<usize> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            const PAGE: usize = 4096;
+            let file = std::fs::File::open("/proc/self/pagemap").ok()?;
+            let (first, end) = (start / PAGE * PAGE, (start + len).next_multiple_of(PAGE));
+            let mut regions = [Region::default(); 64];
+            let mut total = 0usize;
+            let mut from = first;
+            while from < end {
+                let mut arguments = ScanArguments {
+                    size: std::mem::size_of::<ScanArguments>() as u64,
+                    flags: 0,
+                    start: from as u64,
+                    end: end as u64,
+                    walk_end: 0,
+                    vec: regions.as_mut_ptr() as u64,
+                    vec_len: regions.len() as u64,
+                    max_pages: 0,
+                    category_inverted: 0,
+                    category_mask: HUGE,
+                    category_anyof_mask: 0,
+                    return_mask: HUGE,
+                };
+                // SAFETY: `arguments` and `regions` outlive the call; the kernel writes at most
+                // `vec_len` regions and the arguments' `walk_end`.
+                let found = unsafe {
+                    libc::ioctl(
+                        file.as_raw_fd(),
+                        PAGEMAP_SCAN as _,
+                        &mut arguments as *mut ScanArguments,
+                    )
+                };
+                if found < 0 {
+                    return None;
+                }
+                for region in &regions[..found as usize] {
+                    let (a, b) = (region.start as usize, region.end as usize);
+                    total += b.min(start + len).saturating_sub(a.max(start));
+                }
+                let walked = arguments.walk_end as usize;
+                if walked <= from {
+                    return None;
+                }
+                from = walked;
+            }
+            Some(total)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = (start, len);
+            None
+        }
+    }
 }
 
 /// Asks the kernel to keep the 4 KiB pages inside `memory` small (`MADV_NOHUGEPAGE`): huge
@@ -119,20 +220,24 @@ pub fn advise_small_pages(memory: &[u8]) -> Result<(), String> {
     advise_pages(start as *mut u8, end - start, Pages::Small)
 }
 
-/// Asks the kernel to back the whole 2 MiB pages inside `memory` with huge pages now
-/// (`MADV_HUGEPAGE`, then `MADV_COLLAPSE`, Linux 6.1+); the memory's contents are unchanged.
+/// Asks the kernel to back the whole 2 MiB pages inside `memory` (for a table in the
+/// [`crate::table_arena`], every 2 MiB page around it) with huge pages now (`MADV_HUGEPAGE`,
+/// then `MADV_COLLAPSE`, Linux 6.1+); the memory's contents are unchanged.
 /// `Err` says why not (too small, an old kernel, memory that is not anonymous).
 pub fn collapse_to_huge_pages(memory: &[u8]) -> Result<(), String> {
-    let start = (memory.as_ptr() as usize).next_multiple_of(HUGE_PAGE);
-    let end = (memory.as_ptr() as usize + memory.len()) / HUGE_PAGE * HUGE_PAGE;
+    // A table in the arena: every 2 MiB page that holds a byte of it (they hold only tables).
+    let (start, end) = crate::table_arena::huge_pages_around(memory).unwrap_or((
+        (memory.as_ptr() as usize).next_multiple_of(HUGE_PAGE),
+        (memory.as_ptr() as usize + memory.len()) / HUGE_PAGE * HUGE_PAGE,
+    ));
     if end <= start {
         return Err("no whole 2 MiB page inside the table".to_string());
     }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         for advice in [libc::MADV_HUGEPAGE, libc::MADV_COLLAPSE] {
-            // SAFETY: [start, end) lies inside `memory`, which stays allocated; neither advice
-            // changes its contents.
+            // SAFETY: [start, end) lies inside `memory` (borrowed, so allocated) or inside the
+            // arena chunk that holds it (never freed); neither advice changes its contents.
             if unsafe { libc::madvise(start as *mut libc::c_void, end - start, advice) } != 0 {
                 let name = if advice == libc::MADV_HUGEPAGE {
                     "MADV_HUGEPAGE"
@@ -192,6 +297,45 @@ mod tests {
                 assert_eq!(buffer.huge_page_bytes(), Some(0));
             }
         }
+    }
+
+    /// The page-table scan and the collapse agree: a buffer kept on small pages has no huge
+    /// bytes; one the kernel collapsed has all of its whole 2 MiB pages on huge pages, and a
+    /// part of it counts only its own bytes. Where the kernel lacks the scan or the collapse
+    /// (older than 6.7 or 6.1), that step is skipped.
+    #[test]
+    fn the_page_scan_counts_huge_bytes_exactly() {
+        let small = PageBuffer::new(4 << 20, Pages::Small, |i| i as u64);
+        let small_bytes =
+            unsafe { std::slice::from_raw_parts(small.as_slice().as_ptr() as *const u8, 4 << 20) };
+        if small.advice.is_ok() {
+            if let Some(bytes) = scan::huge_bytes_in(small_bytes.as_ptr() as usize, 4 << 20) {
+                assert_eq!(bytes, 0);
+            }
+        }
+        let huge = PageBuffer::new(4 << 20, Pages::Small, |i| i as u64);
+        let huge_bytes =
+            unsafe { std::slice::from_raw_parts(huge.as_slice().as_ptr() as *const u8, 4 << 20) };
+        if collapse_to_huge_pages(huge_bytes).is_ok() {
+            let start = huge_bytes.as_ptr() as usize;
+            if let Some(bytes) = scan::huge_bytes_in(start, 4 << 20) {
+                assert_eq!(bytes, 4 << 20);
+                assert_eq!(scan::huge_bytes_in(start + 4096, 10_000), Some(10_000));
+                assert_eq!(huge_page_bytes_of(&huge_bytes[100..300]), Some(200));
+            }
+        }
+    }
+
+    /// A small table in the arena goes onto huge pages with the pages around it.
+    #[test]
+    fn a_small_arena_table_collapses_whole() {
+        let table = crate::table_arena::place_slice(vec![5u8; 300_000].into_boxed_slice());
+        if collapse_to_huge_pages(table).is_ok() {
+            if let Some(bytes) = scan::huge_bytes_in(table.as_ptr() as usize, table.len()) {
+                assert_eq!(bytes, table.len());
+            }
+        }
+        assert!(table.iter().all(|&v| v == 5));
     }
 
     #[test]
