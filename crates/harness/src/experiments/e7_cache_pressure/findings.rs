@@ -80,10 +80,16 @@ pub(super) fn method(m: &Measurement) -> String {
          and not others), and the verdict is then not decided. Dose–response: \
          at the top P, masks of {} (half the measured L2, half and twice the last level, \
          rounded down to powers of two) and the full table, all in one sweep. {} \
-         Table pages: the backends with ≥ 4 MiB of attack tables on the 4 KiB pages the \
-         allocator gave them, then collapsed to 2 MiB pages (`MADV_COLLAPSE`, checked in \
-         /proc/self/smaps; measured last since it cannot be undone in the process), each \
-         against pressure on 4 KiB and on huge pages, at the top P. Reuse: each backend's own \
+         Table pages: every backend's attack tables live in kiki's table arena (chunks of \
+         whole 2 MiB pages, the tables packed one after another); before the sweep they are \
+         advised onto 4 KiB pages (`MADV_NOHUGEPAGE`), and the verdict says which pages the \
+         kernel's page scan (`PAGEMAP_SCAN`; else /proc/self/smaps) then found them on. The \
+         page split times every backend with attack tables on those 4 KiB pages, then \
+         collapsed to 2 MiB pages (`MADV_COLLAPSE` of every 2 MiB page that holds a byte of \
+         them, so a small table moves too; measured last since it cannot be undone in the \
+         process), each against pressure on 4 KiB and on huge pages, at the top P; the \
+         backends of one phase are timed in the same rounds, so their differences are paired \
+         per round. Reuse: each backend's own \
          attack-table reads along the whole walk (`attack_table_offsets`, no pressure), their \
          LRU stack distances (Bennett–Kruskal with a Fenwick tree) bucketed by powers of two, \
          giving the misses of a fully associative LRU cache of any size (rounded down to \

@@ -356,7 +356,20 @@ mod tests {
                 .len(),
             3
         );
-        assert!(summary("table_pages")["magic-plain"].is_object());
+        // Every table backend's pages, dbb's 2.5 MiB among them; where the kernel collapsed
+        // both, magic-plain − dbb again on 2 MiB pages.
+        let pages = summary("table_pages");
+        assert!(
+            pages["magic-plain"].is_object() && pages["dbb"].is_object(),
+            "{pages}"
+        );
+        let huge =
+            &summary("against_dbb")["magic-plain_vs_dbb"]["table_miss_difference_huge_pages_ns"];
+        let collapsed = kiki_core::pages::collapse_to_huge_pages(
+            kiki_core::table_arena::place_slice(vec![0u8; 4096].into_boxed_slice()),
+        )
+        .is_ok();
+        assert_eq!(huge["ns"].is_number(), collapsed, "{huge}");
         assert!(summary("seed_004_verdict").is_string());
         // The verdict from the slices' plain means beside the trimmed ones it uses, and P = 0
         // on the warmed windows and the long search.

@@ -95,7 +95,8 @@ impl PageSize {
     }
 }
 
-/// Where a chain's attack tables lay: as the allocator gave them, or on pages of one size.
+/// Where a chain's attack tables lay: as built (in the main sweep: advised onto 4 KiB pages
+/// since 2026-11-29), or on pages of one size (the page split).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Tables {
     AsBuilt,

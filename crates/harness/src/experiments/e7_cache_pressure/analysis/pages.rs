@@ -1,4 +1,4 @@
-//! The table-page split: the backends with big tables on 4 KiB pages, then collapsed to 2 MiB
+//! The table-page split: every backend's attack tables on 4 KiB pages, then collapsed to 2 MiB
 //! pages, each against pressure on both; its table, summary value and sentences.
 
 use super::{Case, Mask, PageSize, Part, Tables};
@@ -131,27 +131,43 @@ impl Pages {
         Json::Object(pages)
     }
 
+    /// One sentence for the backends whose tables were collapsed (each one's cost on 4 KiB
+    /// and on 2 MiB pages), one for each whose collapse the kernel refused.
     pub fn sentences(&self) -> Vec<String> {
-        self.splits
+        let collapsed: Vec<String> = self
+            .splits
             .iter()
+            .filter(|split| split.error.is_none())
             .map(|split| {
-                let name = &split.backend;
-                match &split.error {
-                    Some(e) => {
-                        format!("{name}'s tables could not be collapsed to huge pages ({e}).")
-                    }
-                    None => format!(
-                        "{name}'s table misses cost {} ns with its tables on 4 KiB pages and {} \
-                         ns on 2 MiB pages ({} of its tables collapsed; measured one after the \
-                         other, so these are values, not a paired claim).",
-                        format_interval(&split.small),
-                        format_interval(&split.huge),
-                        split
-                            .after
-                            .map_or("an unknown share".into(), |b| rounded_bytes(b as f64))
-                    ),
-                }
+                format!(
+                    "{} {} → {} ns ({} of {} on 2 MiB pages)",
+                    split.backend,
+                    format_interval(&split.small),
+                    format_interval(&split.huge),
+                    split
+                        .after
+                        .map_or("an unknown share".into(), |b| rounded_bytes(b as f64)),
+                    rounded_bytes(split.table_bytes as f64)
+                )
             })
-            .collect()
+            .collect();
+        let mut out = Vec::new();
+        if !collapsed.is_empty() {
+            out.push(format!(
+                "Table misses with the attack tables on 4 KiB → 2 MiB pages, at the top \
+                 pressure (pressure on 2 MiB pages; the two phases measured one after the \
+                 other, so each backend's pair is values, not a paired claim): {}.",
+                collapsed.join("; ")
+            ));
+        }
+        out.extend(self.splits.iter().filter_map(|split| {
+            split.error.as_ref().map(|e| {
+                format!(
+                    "{}'s tables could not be collapsed to huge pages ({e}).",
+                    split.backend
+                )
+            })
+        }));
+        out
     }
 }

@@ -5,7 +5,7 @@
 
 use super::dose::Dose;
 use super::pages::Pages;
-use super::{chain_ns, cost_rounds, estimate_json};
+use super::{chain_ns, cost_rounds, estimate_json, Case, Mask, PageSize, Part, Tables};
 use crate::experiments::claims::Claims;
 use crate::experiments::e7_cache_pressure::measure::Measurement;
 use crate::experiments::interval_linear;
@@ -48,6 +48,9 @@ pub struct Pair {
     /// The change of that ratio from P = 0 to the top: the top ratio over the unpressed one,
     /// paired per round.
     pub ratio_change: Option<Estimate>,
+    /// The table-miss difference at the top pressure with both backends' tables collapsed onto
+    /// 2 MiB pages (the page split's last phase, pressure on 2 MiB pages), paired per round.
+    pub difference_huge_pages: Option<Estimate>,
 }
 
 pub struct Verdict {
@@ -94,7 +97,19 @@ impl Verdict {
                     u.plateau_words()
                 )
             }
-            (Some(p), None) => format!("{}{}", verdict_text(p, top), mechanism(m, pages, dose)),
+            (Some(p), None) => format!(
+                "{}{}{}",
+                verdict_text(p, top),
+                page_kind(
+                    (
+                        sweep_huge_bytes(m, p.contender.name()),
+                        sweep_huge_bytes(m, REFERENCE)
+                    ),
+                    p,
+                    top
+                ),
+                mechanism(m, pages, dose)
+            ),
         };
         Verdict {
             pairs,
@@ -139,6 +154,7 @@ impl Verdict {
                     "time_ratio_unpressed": cmp(&p.unpressed),
                     "time_ratio_top": cmp(&p.at_top),
                     "ratio_change": p.ratio_change.as_ref().map_or(Json::Null, |e| json!({"ratio": e.value, "low": e.low, "high": e.high})),
+                    "table_miss_difference_huge_pages_ns": opt(&p.difference_huge_pages),
                 }),
             );
         }
@@ -239,8 +255,29 @@ fn pair(m: &Measurement, contender: Contender, top: u32, claims: &mut Claims) ->
             (small, chain_ns(m, reads, small)?),
         )
     };
+    let on_huge_pages = |case: &str| {
+        Case {
+            part: Part::Pages,
+            reads: top.max(1),
+            case,
+            tables: Tables::On(PageSize::Huge),
+            pressure: PageSize::Huge,
+        }
+        .rounds(&m.chains, Mask::Full, Mask::Hot)
+    };
+    // Only where the kernel collapsed both: otherwise the phase timed 4 KiB pages again.
+    let collapsed = |case: &str| {
+        m.table_pages
+            .iter()
+            .any(|t| t.backend == case && t.collapse.is_ok())
+    };
+    let huge_gap = match (on_huge_pages(backend), on_huge_pages(small)) {
+        (Some(a), Some(b)) if collapsed(backend) && collapsed(small) => round_differences(&a, &b),
+        _ => None,
+    };
     Some(Pair {
         contender,
+        difference_huge_pages: interval_of_rounds(huge_gap, m.invocations),
         difference: interval_of_rounds(gap_top, m.invocations),
         difference_unpressed: interval_of_rounds(gap_zero, m.invocations),
         difference_growth: interval_of_rounds(growth, m.invocations),
@@ -258,6 +295,49 @@ fn ratio_text(c: &Comparison) -> String {
 /// `×1.05 [1.01–1.09]` for a ratio estimate.
 fn ratio_estimate_text(e: &Estimate) -> String {
     format!("×{:.2} [{:.2}–{:.2}]", e.value, e.low, e.high)
+}
+
+/// `name`'s attack-table bytes on huge pages during the sweep (the most of any invocation).
+fn sweep_huge_bytes(m: &Measurement, name: &str) -> Option<usize> {
+    m.sweep_pages
+        .iter()
+        .find(|t| t.backend == name)
+        .and_then(|t| t.huge_after)
+}
+
+/// Which pages the verdict is for, as a clause: the page kind the sweep's tables were on
+/// (advised onto 4 KiB pages, then read back by the kernel's page scan), and the same
+/// difference with both backends' tables collapsed onto 2 MiB pages, as engines place them.
+/// `sweep_huge` is the contender's and dbb's huge-page bytes in the sweep (`None`: not read).
+fn page_kind(sweep_huge: (Option<usize>, Option<usize>), p: &Pair, top: u32) -> String {
+    let sweep = match sweep_huge {
+        (Some(0), Some(0)) => "for attack tables on 4 KiB pages (advised so before the sweep; \
+                               the kernel's page scan found none of either backend's on 2 MiB \
+                               pages)"
+            .to_string(),
+        (Some(a), Some(b)) => format!(
+            "for attack tables advised onto 4 KiB pages before the sweep, of which the kernel \
+             kept {} of {}'s and {} of dbb's on 2 MiB pages (the most in any invocation)",
+            rounded_bytes(a as f64),
+            p.contender.name(),
+            rounded_bytes(b as f64)
+        ),
+        _ => {
+            "for attack tables as the allocator placed them (their pages not read back)".to_string()
+        }
+    };
+    let huge = p.difference_huge_pages.as_ref().map_or(String::new(), |d| {
+        format!(
+            "; with both backends' tables collapsed onto 2 MiB pages (after the sweep, \
+                 pressure on 2 MiB pages) {}'s table misses cost {} ns per lookup more than \
+                 dbb's after {} reads per node (paired per round; an interval below zero means \
+                 less)",
+            p.contender.name(),
+            format_interval(d),
+            top.max(1)
+        )
+    });
+    format!(". This is {sweep}{huge}")
 }
 
 /// The mechanisms the measurement can name, as a clause for the verdict: the first reads of
@@ -430,6 +510,38 @@ fn verdict_text(p: &Pair, top: u32) -> String {
 mod tests {
     use super::*;
 
+    /// The verdict names its pages: 4 KiB where the scan found none of either backend's
+    /// tables on huge pages, what it found otherwise, "as placed" where nothing was read back;
+    /// and the difference on 2 MiB pages where it was measured.
+    #[test]
+    fn the_verdict_says_which_pages_it_is_for() {
+        let mut p = pair(
+            estimate(20.0, 18.0, 22.0),
+            estimate(5.0, 4.0, 6.0),
+            Claim::Slower,
+            Claim::Slower,
+        );
+        let text = page_kind((Some(0), Some(0)), &p, 512);
+        assert!(
+            text.starts_with(". This is for attack tables on 4 KiB pages"),
+            "{text}"
+        );
+        assert!(!text.contains("2 MiB pages ("), "{text}");
+        p.difference_huge_pages = Some(estimate(12.0, 10.0, 14.0));
+        let text = page_kind((Some(0), Some(0)), &p, 512);
+        assert!(
+            text.contains("collapsed onto 2 MiB pages") && text.contains("12.00 [10.00–14.00] ns"),
+            "{text}"
+        );
+        let text = page_kind((Some(4 << 20), Some(0)), &p, 512);
+        assert!(
+            text.contains("kept 4 MiB of magic-plain's and 0 B of dbb's"),
+            "{text}"
+        );
+        let text = page_kind((None, Some(0)), &p, 512);
+        assert!(text.contains("as the allocator placed them"), "{text}");
+    }
+
     fn estimate(value: f64, low: f64, high: f64) -> Estimate {
         Estimate { value, low, high }
     }
@@ -456,6 +568,7 @@ mod tests {
             unpressed: Some(comparison(1.5, zero)),
             at_top: Some(comparison(1.8, top)),
             ratio_change: Some(estimate(1.1, 1.0, 1.2)),
+            difference_huge_pages: None,
         }
     }
 

@@ -8,7 +8,7 @@ use crate::invocations::{gather, merge_rows, union};
 /// K invocations' measurements as one: every chain's, reload's, calibration load's and
 /// bracket's rounds one invocation after another; the pressure buffer's and the calibration's
 /// grants and steps the least of any; a collapse refused if any kernel refused it (the bytes the
-/// first's); every note; the rest from the first.
+/// first's); the sweep's tables' huge-page bytes the most of any; every note; the rest from the first.
 pub(in super::super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
     let first = parts.first().ok_or("nothing measured")?;
     let chains = merge_rows(
@@ -37,6 +37,18 @@ pub(in super::super) fn merge(parts: &[Measurement]) -> Result<Measurement, Stri
         &gather(parts, |p| &p.table_pages),
         |t| t.backend,
         |into, from| {
+            if into.collapse.is_ok() {
+                into.collapse = from.collapse.clone();
+            }
+        },
+    )?;
+    let most = |a: Option<usize>, b: Option<usize>| Some(a?.max(b?));
+    let sweep_pages = merge_rows(
+        &gather(parts, |p| &p.sweep_pages),
+        |t| t.backend,
+        |into, from| {
+            into.huge_before = most(into.huge_before, from.huge_before);
+            into.huge_after = most(into.huge_after, from.huge_after);
             if into.collapse.is_ok() {
                 into.collapse = from.collapse.clone();
             }
@@ -74,6 +86,7 @@ pub(in super::super) fn merge(parts: &[Measurement]) -> Result<Measurement, Stri
         chains,
         survival,
         calibration,
+        sweep_pages,
         table_pages,
         bracket,
         pressure_huge: least(parts.iter().map(|p| p.pressure_huge).collect()),

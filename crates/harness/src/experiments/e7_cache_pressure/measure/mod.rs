@@ -94,6 +94,12 @@ pub(crate) struct Measurement {
     pub survival: Vec<(u32, Reloads)>,
     /// The survival classes' calibration (with the probe).
     pub calibration: Option<Calibration>,
+    /// The page kind the sweep's tables were on: per backend with attack tables, advised onto
+    /// 4 KiB pages (`MADV_NOHUGEPAGE`) before the sweep, the huge-page bytes before and after
+    /// (merged: the most of any invocation); `collapse` holds the advice's outcome. Absent
+    /// before 2026-11-29, when the tables stayed as the allocator gave them.
+    #[serde(default)]
+    pub sweep_pages: Vec<TablePages>,
     /// The table-page split: per backend, huge-page bytes of its attack tables before and
     /// after collapsing them (and the attack-table bytes).
     pub table_pages: Vec<TablePages>,
@@ -206,6 +212,7 @@ pub(super) fn measure(
         survival_backend: None,
         survival: Vec::new(),
         calibration: None,
+        sweep_pages: Vec::new(),
         table_pages: Vec::new(),
         reuse: Vec::new(),
         long_workload: String::new(),
@@ -236,6 +243,7 @@ pub(super) fn measure(
         done: 0,
         total,
     };
+    m.sweep_pages = pages::on_small_pages(&m.backends);
     let tables: Vec<&[u64]> = synthetic.iter().map(PageBuffer::as_slice).collect();
     let window = chain_sweep(&mut m, &workload, pressure.as_slice(), &tables, &mut steps);
     drop(tables);

@@ -1,4 +1,5 @@
-//! The table-page split: the backends' tables on 4 KiB pages, then collapsed to huge pages.
+//! The table pages: the sweep's tables advised onto 4 KiB pages, and the table-page split (the
+//! backends' tables on 4 KiB pages, then collapsed to huge pages).
 
 use super::timing::{push_chains, time_chains, ChainCase, MakeChain, Warming};
 use super::{attack_table_bytes, Measurement, Steps};
@@ -18,26 +19,48 @@ pub(crate) struct TablePages {
     pub collapse: Result<(), String>,
 }
 
-/// The backends' own tables on 4 KiB pages (as the allocator gave them: THP `madvise` leaves
-/// heap tables on small pages), then collapsed into 2 MiB pages (`MADV_COLLAPSE`, checked in
-/// `/proc/self/smaps`), each against pressure on 4 KiB and on huge pages, at the highest
-/// pressure; real and hot twin. Last, because a collapse cannot be undone in this process.
+/// Every measured backend with attack tables, its tables advised onto 4 KiB pages before the
+/// sweep, so that the verdict says which pages it is for on any THP setting: what the kernel
+/// then had on huge pages, per backend.
+pub(super) fn on_small_pages(backends: &[&'static str]) -> Vec<TablePages> {
+    backends
+        .iter()
+        .copied()
+        .filter(|&name| attack_table_bytes(name) > 0)
+        .filter_map(|name| {
+            let placed = crate::bench::place_tables(name, Pages::Small).ok()?;
+            Some(TablePages {
+                backend: name,
+                table_bytes: placed.table_bytes,
+                huge_before: placed.huge_before,
+                huge_after: placed.huge_after,
+                collapse: placed.outcome,
+            })
+        })
+        .collect()
+}
+
+/// The backends' own tables on 4 KiB pages (as advised before the sweep), then collapsed into
+/// 2 MiB pages (`MADV_COLLAPSE`, every 2 MiB page that holds a byte of them: the tables live
+/// in the table arena, so a small table moves too; checked by the kernel's page scan), each
+/// against pressure on 4 KiB and on huge pages, at the highest pressure; real and hot twin;
+/// every backend with attack tables. Last, because a collapse cannot be undone in this
+/// process.
 pub(super) fn table_pages(
     m: &mut Measurement,
     workload: &SearchWorkload,
     pressure_huge: &PageBuffer,
     steps: &mut Steps<'_>,
 ) {
-    let big: Vec<&'static str> = m
+    let with_tables: Vec<&'static str> = m
         .backends
         .iter()
         .copied()
-        .filter(|&name| attack_table_bytes(name) >= (4 << 20))
+        .filter(|&name| attack_table_bytes(name) > 0)
         .collect();
-    if big.is_empty() {
-        m.notes.push(
-            "table-page split skipped: no measured backend has 4 MiB of attack tables".into(),
-        );
+    if with_tables.is_empty() {
+        m.notes
+            .push("table-page split skipped: no measured backend has attack tables".into());
         steps.done += 1;
         return;
     }
@@ -47,7 +70,7 @@ pub(super) fn table_pages(
     let mut window = None;
     for (phase, tables) in [(0, "4k"), (1, "huge")] {
         if phase == 1 {
-            for &name in &big {
+            for &name in &with_tables {
                 let (before, after, collapse) = collapse(name);
                 m.table_pages.push(TablePages {
                     backend: name,
@@ -60,7 +83,7 @@ pub(super) fn table_pages(
         }
         for (pressure_pages, buffer) in [("4k", &small_pressure), ("huge", pressure_huge)] {
             let mut cases: Vec<ChainCase<'_>> = Vec::new();
-            for (&name, stream) in big.iter().zip(0u64..) {
+            for (&name, stream) in with_tables.iter().zip(0u64..) {
                 let made = MakeChain {
                     workload,
                     pressure: buffer.as_slice(),
