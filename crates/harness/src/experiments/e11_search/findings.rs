@@ -32,8 +32,9 @@ pub(super) fn method(m: &Measurement) -> String {
          Weights are random from a fixed seed: which rows a position touches does not depend \
          on their values. TTs of {}; the evaluations' tables and the TTs are asked for 2 MiB \
          pages, the backends' tables are measured on 4 KiB pages (largest TT only) and then \
-         collapsed to 2 MiB pages (in that order in every invocation: a collapse cannot be \
-         undone). Each invocation shuffles the backends (with an A/A twin of dbb, timed as \
+         collapsed to 2 MiB pages, the small ones too (they live in a table arena of whole \
+         2 MiB pages; before 2026-11-29 only the whole 2 MiB pages inside a table moved), in \
+         that order in every invocation: a collapse cannot be undone. Each invocation shuffles the backends (with an A/A twin of dbb, timed as \
          one more entry of every block) and the (evaluation, TT) blocks, seeded and recorded; every other \
          round reverses the backend order. Time per node is the bench's wall time over its \
          nodes. D for a pair `A vs B` = (t(B) − t(A)) under an evaluation − the same under \

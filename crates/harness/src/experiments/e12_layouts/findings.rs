@@ -31,8 +31,9 @@ pub(super) fn method(m: &Measurement) -> String {
         "E12 holds the algorithm fixed and changes one table-layout factor: {}. Every \
          process measures everything, first with every table on 4 KiB pages, then \
          after asking for every table to be collapsed onto 2 MiB pages (which cannot be undone \
-         in a process; a table that does not span one aligned 2 MiB page stays on 4 KiB pages, \
-         and the entries table says where each landed). Lookups and chains time every backend \
+         in a process; the tables live in kiki's table arena of whole 2 MiB pages, so a small \
+         table moves with the pages around it, and the entries table says where each landed, \
+         as the kernel's page scan reads it). Lookups and chains time every backend \
          in both phases, the search only the bases on 4 KiB pages. Three costs per backend: \
          lookups as E1 times them ({} inputs cycled, every slider kind mixed, each family — a \
          base, its variants and the A/A twin — interleaved round by round, so that a base and \
