@@ -231,7 +231,7 @@ fn per_square_and_pattern<L: LineLayout, T: Copy + Sync + 'static>(
         .into_boxed_slice()
         .try_into()
         .unwrap_or_else(|_| unreachable!("81 × 128 entries"));
-    kiki_core::table_arena::place(flat)
+    kiki_core::table_arena::place("bonanza", flat)
 }
 
 fn build_sliding_tables<L: LineLayout>() -> SlidingTables<L::Entry> {

@@ -440,7 +440,8 @@ impl<L: DbbLayout> Backend for DbbOf<L> {
 
     fn new() -> Result<Self, String> {
         Ok(DbbOf {
-            tables: L::cell().get_or_init(|| kiki_core::table_arena::place(tables::build::<L>())),
+            tables: L::cell()
+                .get_or_init(|| kiki_core::table_arena::place("dbb", tables::build::<L>())),
         })
     }
 

@@ -44,7 +44,7 @@ pub struct Records(&'static [SplitBitboard]);
 
 impl AttackStore for Records {
     fn from_records(records: Vec<SplitBitboard>) -> Self {
-        Records(place_slice(records.into_boxed_slice()))
+        Records(place_slice("magic", records.into_boxed_slice()))
     }
 
     #[inline(always)]
@@ -93,8 +93,8 @@ pub struct Words {
 impl AttackStore for Words {
     fn from_records(records: Vec<SplitBitboard>) -> Self {
         Words {
-            low: place_slice(records.iter().map(|r| r.low).collect()),
-            high: place_slice(records.iter().map(|r| r.high).collect()),
+            low: place_slice("magic", records.iter().map(|r| r.low).collect()),
+            high: place_slice("magic", records.iter().map(|r| r.high).collect()),
         }
     }
 

@@ -199,11 +199,11 @@ fn build<E: SplitEntry>(combined: bool) -> PlainTables<E> {
     let (rook, dragon) = fill(&ROOK_MASKS, &ROOK_MAGICS, &ROOK_DIRECTIONS, combined);
     let (bishop, horse) = fill(&BISHOP_MASKS, &BISHOP_MAGICS, &BISHOP_DIRECTIONS, combined);
     PlainTables {
-        rook: place(rook),
-        bishop: place(bishop),
+        rook: place("magic-plain", rook),
+        bishop: place("magic-plain", bishop),
         king_combined: dragon
             .zip(horse)
-            .map(|(dragon, horse)| (place(dragon), place(horse))),
+            .map(|(dragon, horse)| (place("magic-plain", dragon), place("magic-plain", horse))),
     }
 }
 

@@ -404,11 +404,12 @@ impl<L: PextLayout> Backend for PextOf<L> {
         let (rook_table, file_table, rank_table): (&[_], &[_], &[_]) = if L::LINE_SPLIT {
             (
                 &[],
-                *FILE_TABLE.get_or_init(|| place(fill(&FILE_SQUARES, &FILE_DIRECTIONS))),
-                *RANK_TABLE.get_or_init(|| place(fill(&RANK_SQUARES, &RANK_DIRECTIONS))),
+                *FILE_TABLE.get_or_init(|| place("pext", fill(&FILE_SQUARES, &FILE_DIRECTIONS))),
+                *RANK_TABLE.get_or_init(|| place("pext", fill(&RANK_SQUARES, &RANK_DIRECTIONS))),
             )
         } else {
-            let rook = ROOK_TABLE.get_or_init(|| place(fill(&ROOK_SQUARES, &ROOK_DIRECTIONS)));
+            let rook =
+                ROOK_TABLE.get_or_init(|| place("pext", fill(&ROOK_SQUARES, &ROOK_DIRECTIONS)));
             (*rook, &[], &[])
         };
         Ok(PextOf {
@@ -416,7 +417,7 @@ impl<L: PextLayout> Backend for PextOf<L> {
             file_table,
             rank_table,
             bishop_table: BISHOP_TABLE
-                .get_or_init(|| place(fill(&BISHOP_SQUARES, &BISHOP_DIRECTIONS))),
+                .get_or_init(|| place("pext", fill(&BISHOP_SQUARES, &BISHOP_DIRECTIONS))),
             bmi2,
             layout: std::marker::PhantomData,
         })

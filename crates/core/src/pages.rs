@@ -1,5 +1,6 @@
-//! Page-aware allocation: buffers on 4 KiB or 2 MiB pages, and what the kernel granted, read
-//! from `/proc/self/smaps` (used by the harness today; the engine and backends can place tables).
+//! Page-aware allocation: buffers on 4 KiB or 2 MiB pages, the collapse of the backends' tables
+//! (in the table arena) onto 2 MiB pages, and what the kernel granted, read by its page scan or
+//! from `/proc/self/smaps`.
 
 /// Which pages a buffer asks the kernel for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,7 +28,7 @@ unsafe impl Send for PageBuffer {}
 unsafe impl Sync for PageBuffer {}
 
 /// Asks the kernel for small or huge pages for `size` bytes at the page-aligned `raw`.
-fn advise_pages(raw: *mut u8, size: usize, pages: Pages) -> Result<(), String> {
+pub(crate) fn advise_pages(raw: *mut u8, size: usize, pages: Pages) -> Result<(), String> {
     #[cfg(target_os = "linux")]
     {
         let advice = match pages {
@@ -329,7 +330,7 @@ mod tests {
     /// A small table in the arena goes onto huge pages with the pages around it.
     #[test]
     fn a_small_arena_table_collapses_whole() {
-        let table = crate::table_arena::place_slice(vec![5u8; 300_000].into_boxed_slice());
+        let table = crate::table_arena::place_slice("test", vec![5u8; 300_000].into_boxed_slice());
         if collapse_to_huge_pages(table).is_ok() {
             if let Some(bytes) = scan::huge_bytes_in(table.as_ptr() as usize, table.len()) {
                 assert_eq!(bytes, table.len());

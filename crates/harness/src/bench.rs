@@ -170,15 +170,15 @@ pub fn place_tables(name: &str, pages: Pages) -> Result<TablePlacement, Registry
                     Pages::Small => kiki_core::pages::advise_small_pages(table),
                 })
                 .collect();
-            // Tables smaller than one aligned huge page stay as they are; the placement
-            // fails only when no table could be placed.
-            let outcome = if outcomes.iter().any(Result::is_ok) || outcomes.is_empty() {
-                Ok(())
-            } else {
-                outcomes
-                    .into_iter()
-                    .find_map(Result::err)
-                    .map_or(Ok(()), Err)
+            // Huge pages: every table must have moved (each lies in the table arena, so each
+            // has 2 MiB pages around it), or the placement failed. Small pages: a table under
+            // one whole 4 KiB page cannot be advised alone (the arena's chunks start on small
+            // pages anyway), so the placement fails only when no table could be advised.
+            let first_error = || outcomes.iter().find_map(|o| o.clone().err());
+            let outcome = match self.0 {
+                Pages::Huge => first_error().map_or(Ok(()), Err),
+                Pages::Small if outcomes.iter().any(Result::is_ok) || outcomes.is_empty() => Ok(()),
+                Pages::Small => first_error().map_or(Ok(()), Err),
             };
             TablePlacement {
                 table_bytes: memory.iter().map(|t| t.len()).sum(),

@@ -396,8 +396,9 @@ fn same_code_differences(n: &Numbers) -> String {
         .collect()
 }
 
-/// What the kernel granted, from `/proc/self/smaps` in the first invocation: the TTs' and the
-/// evaluations' huge-page bytes, and the backends' tables after the collapse to 2 MiB pages.
+/// What the kernel granted (its page scan, else `/proc/self/smaps`) in the first invocation:
+/// the TTs' and the evaluations' huge-page bytes, and the backends' tables after the collapse
+/// to 2 MiB pages.
 fn pages_granted(m: &Measurement) -> String {
     let share = |huge: Option<usize>, bytes: usize| match huge {
         Some(huge) => format!("{} % on 2 MiB pages", (100 * huge / bytes.max(1)).min(100)),

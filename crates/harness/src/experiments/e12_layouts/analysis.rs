@@ -68,8 +68,8 @@ pub(super) struct Compared {
     /// The other lookup inputs and modes.
     pub lookup_by_mode: Vec<(LookupInput, Option<Comparison>)>,
     /// For a variant pair: whether both sides' tables sit on the same page kind in the 2 MiB
-    /// phase (a table under one aligned 2 MiB page stays on 4 KiB pages). For a page pair:
-    /// whether the base's tables moved onto 2 MiB pages at all. `None`: not known.
+    /// phase (the control family stays on 4 KiB pages; a kernel may refuse a collapse). For a
+    /// page pair: whether the base's tables moved onto 2 MiB pages at all. `None`: not known.
     pub pages_as_asked: Option<bool>,
     /// The page phase its lookup and table-miss ratios come from (the variant's side).
     pub lookup_pages: TablePages,
@@ -109,8 +109,9 @@ impl Numbers {
     }
 
     /// The page phases' control for a cost: every base whose tables did not move onto 2 MiB
-    /// pages (too small for an aligned one) must come out within ±threshold between the two
-    /// phases, since only the phase changed for it. `None` where no base stayed put.
+    /// pages (the control family, `measure::PHASE_CONTROL_FAMILY`, kept on 4 KiB pages) must
+    /// come out within ±threshold between the two phases, since only the phase changed for it.
+    /// `None` where no base stayed put.
     pub fn phase_control(&self, cost: Cost) -> Option<bool> {
         let unmoved: Vec<&Compared> = self
             .pairs

@@ -27,13 +27,15 @@ pub(super) fn method(m: &Measurement) -> String {
     let twin = m
         .twin
         .map_or("no backend".to_string(), |t| format!("`{t}`"));
+    let control = format!("`{}`", super::measure::PHASE_CONTROL_FAMILY);
     format!(
         "E12 holds the algorithm fixed and changes one table-layout factor: {}. Every \
          process measures everything, first with every table on 4 KiB pages, then \
-         after asking for every table to be collapsed onto 2 MiB pages (which cannot be undone \
-         in a process; the tables live in kiki's table arena of whole 2 MiB pages, so a small \
-         table moves with the pages around it, and the entries table says where each landed, \
-         as the kernel's page scan reads it). Lookups and chains time every backend \
+         after asking for every table but the control family's ({control}'s, kept on 4 KiB \
+         pages) to be collapsed onto 2 MiB pages (which cannot be undone in a process; the \
+         tables live in kiki's table arena of whole 2 MiB pages, a family's in chunks of its \
+         own, so a small table moves with the pages around it and no other family's; the \
+         entries table says where each landed, as the kernel's page scan reads it). Lookups and chains time every backend \
          in both phases, the search only the bases on 4 KiB pages. Three costs per backend: \
          lookups as E1 times them ({} inputs cycled, every slider kind mixed, each family — a \
          base, its variants and the A/A twin — interleaved round by round, so that a base and \
@@ -51,8 +53,9 @@ pub(super) fn method(m: &Measurement) -> String {
          pages with itself on 4 KiB pages, round by round across the two phases of one \
          process: the 4 KiB phase always runs first, so drift within a process is not \
          randomised for them; a page pair is decided only where its base's tables moved and \
-         every base whose tables did not move (the phase order's control) comes out within \
-         the threshold between the phases; the chains walk the same window of nodes in both \
+         every base whose tables did not move (the phase order's control: {control}, kept on \
+         4 KiB pages in both phases by design, its own page pair a null contrast) comes out \
+         within the threshold between the phases; the chains walk the same window of nodes in both \
          phases, and a page pair's search pairs each invocation's first rounds. The A/A \
          control times {twin} (the base with the largest tables) twice in every cell, as if \
          it were its own variant: a cost whose A/A interval reaches beyond ±{} % is not \

@@ -87,9 +87,10 @@ pub(super) fn method(m: &Measurement) -> String {
          page split times every backend with attack tables on those 4 KiB pages, then \
          collapsed to 2 MiB pages (`MADV_COLLAPSE` of every 2 MiB page that holds a byte of \
          them, so a small table moves too; measured last since it cannot be undone in the \
-         process), each against pressure on 4 KiB and on huge pages, at the top P; the \
-         backends of one phase are timed in the same rounds, so their differences are paired \
-         per round. Reuse: each backend's own \
+         process), each against pressure on 4 KiB and on huge pages, at the top P; in each \
+         phase every backend is timed in a block of its own, round by round over the same \
+         windows of nodes (the same in both phases), so differences between backends, and \
+         between the phases, are paired per round. Reuse: each backend's own \
          attack-table reads along the whole walk (`attack_table_offsets`, no pressure), their \
          LRU stack distances (Bennett–Kruskal with a Fenwick tree) bucketed by powers of two, \
          giving the misses of a fully associative LRU cache of any size (rounded down to \

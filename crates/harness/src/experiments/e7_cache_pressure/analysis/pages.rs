@@ -17,7 +17,7 @@ pub struct PageSplit {
     /// The same two with the pressure buffer on 4 KiB pages.
     pub small_small_pressure: Option<Estimate>,
     pub huge_small_pressure: Option<Estimate>,
-    /// Huge-page bytes of the tables before and after the collapse, where smaps says.
+    /// Huge-page bytes of the tables before and after the collapse, where the kernel says.
     pub before: Option<usize>,
     pub after: Option<usize>,
     pub table_bytes: usize,

@@ -7,8 +7,9 @@ use crate::invocations::{gather, merge_rows, union};
 
 /// K invocations' measurements as one: every chain's, reload's, calibration load's and
 /// bracket's rounds one invocation after another; the pressure buffer's and the calibration's
-/// grants and steps the least of any; a collapse refused if any kernel refused it (the bytes the
-/// first's); the sweep's tables' huge-page bytes the most of any; every note; the rest from the first.
+/// grants and steps the least of any; a collapse refused if any kernel refused it (the huge-page
+/// bytes after it the least of any); the sweep's tables' huge-page bytes the most of any;
+/// every note; the rest from the first.
 pub(in super::super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
     let first = parts.first().ok_or("nothing measured")?;
     let chains = merge_rows(
@@ -33,10 +34,12 @@ pub(in super::super) fn merge(parts: &[Measurement]) -> Result<Measurement, Stri
         |(reads, _)| *reads,
         |(_, into), (_, from)| into.extend(from),
     )?;
+    let fewest = |a: Option<usize>, b: Option<usize>| Some(a?.min(b?));
     let table_pages = merge_rows(
         &gather(parts, |p| &p.table_pages),
         |t| t.backend,
         |into, from| {
+            into.huge_after = fewest(into.huge_after, from.huge_after);
             if into.collapse.is_ok() {
                 into.collapse = from.collapse.clone();
             }

@@ -120,8 +120,7 @@ fn collapse(name: &str) -> (Option<usize>, Option<usize>, Result<(), String>) {
     let (before, after, outcome) = collapse_tables(name);
     let outcome = outcome.map_err(|why| {
         eprintln!("kiki: E7: {name}'s tables not collapsed to huge pages: {why}");
-        "the kernel refused MADV_COLLAPSE (or the tables are smaller than one aligned 2 MiB page)"
-            .to_string()
+        "the kernel refused MADV_COLLAPSE for some of them".to_string()
     });
     (before, after, outcome)
 }
