@@ -106,19 +106,26 @@ impl Verdict {
                     u.plateau_words()
                 )
             }
-            (Some(p), None) => format!(
-                "{}{}{}",
-                verdict_text(p, top),
-                page_kind(
-                    (
+            (Some(p), None) => {
+                let text = verdict_text(p, top);
+                let measured = p.difference.is_some()
+                    && p.at_top.is_some()
+                    && p.unpressed.is_some()
+                    && p.ratio_change.is_some();
+                if measured {
+                    let sweep = (
                         sweep_huge_bytes(m, p.contender.name()),
-                        sweep_huge_bytes(m, REFERENCE)
-                    ),
-                    p,
-                    top
-                ),
-                mechanism(m, pages, dose)
-            ),
+                        sweep_huge_bytes(m, REFERENCE),
+                    );
+                    format!(
+                        "{text}{}{}",
+                        page_kind(sweep, p, top),
+                        mechanism(m, pages, dose)
+                    )
+                } else {
+                    text
+                }
+            }
         };
         Verdict {
             pairs,
@@ -344,7 +351,7 @@ fn sweep_huge_bytes(m: &Measurement, name: &str) -> Option<usize> {
 fn page_kind(sweep_huge: (Option<usize>, Option<usize>), p: &Pair, top: u32) -> String {
     let sweep = match sweep_huge {
         (Some(0), Some(0)) => "for attack tables on 4 KiB pages (advised so before the sweep; \
-                               the kernel's page scan found none of either backend's on 2 MiB \
+                               by the kernel's count, none of either backend's was on 2 MiB \
                                pages)"
             .to_string(),
         (Some(a), Some(b)) => format!(
@@ -354,9 +361,9 @@ fn page_kind(sweep_huge: (Option<usize>, Option<usize>), p: &Pair, top: u32) -> 
             p.contender.name(),
             rounded_bytes(b as f64)
         ),
-        _ => {
-            "for attack tables as the allocator placed them (their pages not read back)".to_string()
-        }
+        _ => "for attack tables advised onto 4 KiB pages before the sweep (their pages not \
+              read back in every invocation)"
+            .to_string(),
     };
     let huge = p.split.as_ref().map_or(String::new(), |d| {
         format!(
@@ -582,7 +589,7 @@ mod tests {
             "{text}"
         );
         let text = page_kind((None, Some(0)), &p, 512);
-        assert!(text.contains("as the allocator placed them"), "{text}");
+        assert!(text.contains("not read back in every invocation"), "{text}");
     }
 
     fn estimate(value: f64, low: f64, high: f64) -> Estimate {
