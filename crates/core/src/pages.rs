@@ -116,7 +116,7 @@ pub fn huge_page_bytes_of(memory: &[u8]) -> Option<usize> {
 
 /// The kernel's page-table scan of `/proc/self/pagemap` (`PAGEMAP_SCAN`): which pages of a
 /// range are PMD-mapped huge pages, with no privilege needed.
-mod scan {
+pub(crate) mod scan {
     /// `struct pm_scan_arg` of `linux/fs.h`.
     #[repr(C)]
     struct ScanArguments {
@@ -152,7 +152,7 @@ mod scan {
         | 16;
 
     /// Bytes of `[start, start + len)` on huge pages; `None` where the kernel has no scan.
-    pub(super) fn huge_bytes_in(start: usize, len: usize) -> Option<usize> {
+    pub(crate) fn huge_bytes_in(start: usize, len: usize) -> Option<usize> {
         #[cfg(target_os = "linux")]
         {
             use std::os::fd::AsRawFd;
@@ -221,24 +221,29 @@ pub fn advise_small_pages(memory: &[u8]) -> Result<(), String> {
     advise_pages(start as *mut u8, end - start, Pages::Small)
 }
 
-/// Asks the kernel to back the whole 2 MiB pages inside `memory` (for a table in the
-/// [`crate::table_arena`], every 2 MiB page around it) with huge pages now (`MADV_HUGEPAGE`,
-/// then `MADV_COLLAPSE`, Linux 6.1+); the memory's contents are unchanged.
-/// `Err` says why not (too small, an old kernel, memory that is not anonymous).
+/// Asks the kernel to back the whole 2 MiB pages inside `memory` with huge pages now
+/// (`MADV_HUGEPAGE`, then `MADV_COLLAPSE`, Linux 6.1+); the memory's contents are unchanged.
+/// `Err` says why not (too small, an old kernel, memory that is not anonymous). For a table in
+/// the table arena, `table_arena::collapse_to_huge_pages` collapses every page around it.
 pub fn collapse_to_huge_pages(memory: &[u8]) -> Result<(), String> {
-    // A table in the arena: every 2 MiB page that holds a byte of it (they hold only tables).
-    let (start, end) = crate::table_arena::huge_pages_around(memory).unwrap_or((
-        (memory.as_ptr() as usize).next_multiple_of(HUGE_PAGE),
-        (memory.as_ptr() as usize + memory.len()) / HUGE_PAGE * HUGE_PAGE,
-    ));
+    let start = (memory.as_ptr() as usize).next_multiple_of(HUGE_PAGE);
+    let end = (memory.as_ptr() as usize + memory.len()) / HUGE_PAGE * HUGE_PAGE;
     if end <= start {
         return Err("no whole 2 MiB page inside the table".to_string());
     }
+    // SAFETY: [start, end) lies inside `memory`, borrowed, so allocated.
+    unsafe { collapse_range(start, end) }
+}
+
+/// `MADV_HUGEPAGE`, then `MADV_COLLAPSE`, on the 2 MiB-aligned `[start, end)`.
+///
+/// # Safety
+/// `[start, end)` must be allocated memory that stays allocated during the call.
+pub(crate) unsafe fn collapse_range(start: usize, end: usize) -> Result<(), String> {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         for advice in [libc::MADV_HUGEPAGE, libc::MADV_COLLAPSE] {
-            // SAFETY: [start, end) lies inside `memory` (borrowed, so allocated) or inside the
-            // arena chunk that holds it (never freed); neither advice changes its contents.
+            // SAFETY: the caller's; neither advice changes the memory's contents.
             if unsafe { libc::madvise(start as *mut libc::c_void, end - start, advice) } != 0 {
                 let name = if advice == libc::MADV_HUGEPAGE {
                     "MADV_HUGEPAGE"
@@ -252,6 +257,7 @@ pub fn collapse_to_huge_pages(memory: &[u8]) -> Result<(), String> {
     }
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
     {
+        let _ = (start, end);
         Err("MADV_COLLAPSE is a Linux feature".to_string())
     }
 }
@@ -325,18 +331,6 @@ mod tests {
                 assert_eq!(huge_page_bytes_of(&huge_bytes[100..300]), Some(200));
             }
         }
-    }
-
-    /// A small table in the arena goes onto huge pages with the pages around it.
-    #[test]
-    fn a_small_arena_table_collapses_whole() {
-        let table = crate::table_arena::place_slice("test", vec![5u8; 300_000].into_boxed_slice());
-        if collapse_to_huge_pages(table).is_ok() {
-            if let Some(bytes) = scan::huge_bytes_in(table.as_ptr() as usize, table.len()) {
-                assert_eq!(bytes, table.len());
-            }
-        }
-        assert!(table.iter().all(|&v| v == 5));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Where the backends' attack tables live: moved out of their boxes into chunks of whole, aligned
 //! 2 MiB pages, packed one after another, so that any table, a small one too, can be put on
-//! huge pages by collapsing the pages around it (`pages::collapse_to_huge_pages`).
+//! huge pages by collapsing the pages around it ([`collapse_to_huge_pages`]).
 //!
 //! Before the arena, each table was a heap allocation of its own (at 16 bytes past a 4 KiB
 //! page, glibc's header): only the whole 2 MiB pages inside one could be collapsed, so most of
@@ -42,7 +42,7 @@ static ARENA: Mutex<Arena> = Mutex::new(Arena {
 /// Room for `layout` in `family`'s chunks, in a new one if its newest has too little. A new
 /// chunk is advised onto 4 KiB pages (`MADV_NOHUGEPAGE`) before its first write, so that the
 /// tables start on 4 KiB pages whatever the machine's THP setting, and the page experiments'
-/// 4 KiB phase is what it says; `pages::collapse_to_huge_pages` moves them.
+/// 4 KiB phase is what it says; [`collapse_to_huge_pages`] moves them.
 fn reserve(family: &'static str, layout: Layout) -> *mut u8 {
     assert!(layout.align() <= HUGE_PAGE, "a table aligned beyond 2 MiB");
     let align = layout.align().max(LINE);
@@ -137,6 +137,17 @@ pub fn huge_pages_around(memory: &[u8]) -> Option<(usize, usize)> {
         })
 }
 
+/// Backs `memory` with huge pages now: for a table in the arena, every 2 MiB page that holds a
+/// byte of it (they hold only its family's tables); elsewhere the whole 2 MiB pages inside it
+/// (`pages::collapse_to_huge_pages`). `Err` says why not.
+pub fn collapse_to_huge_pages(memory: &[u8]) -> Result<(), String> {
+    match huge_pages_around(memory) {
+        // SAFETY: the range lies in an arena chunk, which is never freed.
+        Some((start, end)) => unsafe { crate::pages::collapse_range(start, end) },
+        None => crate::pages::collapse_to_huge_pages(memory),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,6 +179,19 @@ mod tests {
             .iter()
             .enumerate()
             .all(|(i, t)| t.iter().all(|&v| v == i as u8)));
+    }
+
+    /// A small table in the arena goes onto huge pages with the pages around it.
+    #[test]
+    fn a_small_arena_table_collapses_whole() {
+        let table = place_slice("test", vec![5u8; 300_000].into_boxed_slice());
+        if collapse_to_huge_pages(table).is_ok() {
+            let start = table.as_ptr() as usize;
+            if let Some(bytes) = crate::pages::scan::huge_bytes_in(start, table.len()) {
+                assert_eq!(bytes, table.len());
+            }
+        }
+        assert!(table.iter().all(|&v| v == 5));
     }
 
     /// Two families never share a 2 MiB page: collapsing one's tables moves no other's.

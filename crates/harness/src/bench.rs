@@ -3,7 +3,8 @@
 
 use crate::registry;
 use kiki_core::backend::Backend;
-use kiki_core::pages::{collapse_to_huge_pages, huge_page_bytes_of, Pages};
+use kiki_core::pages::{huge_page_bytes_of, Pages};
+use kiki_core::table_arena::collapse_to_huge_pages;
 use kiki_engine::position::Position;
 use kiki_engine::search::eval::EvalTables;
 use kiki_engine::search::tt::TranspositionTable;

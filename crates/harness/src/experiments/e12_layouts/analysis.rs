@@ -142,7 +142,8 @@ impl Numbers {
                     "not decided: no base stayed on 4 KiB pages to control the phase order".into(),
                 ),
                 (_, Some(false)) => Some(
-                    "not decided: a base whose tables did not move changed between the phases"
+                    "not decided: a base whose tables did not move is not shown level \
+                     between the phases (the phase order's control)"
                         .into(),
                 ),
                 _ => None,

@@ -155,8 +155,9 @@ impl Pages {
         if !collapsed.is_empty() {
             out.push(format!(
                 "Table misses with the attack tables on 4 KiB → 2 MiB pages, at the top \
-                 pressure (pressure on 2 MiB pages; the two phases measured one after the \
-                 other, so each backend's pair is values, not a paired claim): {}.",
+                 pressure (pressure on 2 MiB pages; the 4 KiB phase always runs first and \
+                 nothing here controls the phase order, so each backend's pair is values, not \
+                 a claim): {}.",
                 collapsed.join("; ")
             ));
         }

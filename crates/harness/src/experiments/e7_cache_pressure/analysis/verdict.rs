@@ -204,9 +204,16 @@ impl Verdict {
         };
         if let (Some(zero), Some(top_c), Some(change)) = (&p.unpressed, &p.at_top, &p.ratio_change)
         {
+            // The same instrument as seed 004's pair: where its controls failed, these are
+            // values, not claims.
+            let gate = if self.failed_controls.is_empty() && self.unplaced.is_none() {
+                ""
+            } else {
+                " (values, not claims: the controls seed 004's verdict stands on did not pass)"
+            };
             out.push(format!(
-                "Fancy magic against dbb: ×{:.2} [{:.2}–{:.2}] their time without pressure, \
-                 ×{:.2} [{:.2}–{:.2}] after {top} reads per node, a change of ×{:.2} \
+                "Fancy magic against dbb{gate}: ×{:.2} [{:.2}–{:.2}] their time without \
+                 pressure, ×{:.2} [{:.2}–{:.2}] after {top} reads per node, a change of ×{:.2} \
                  [{:.2}–{:.2}] paired per round{}.",
                 zero.ratio,
                 zero.low,
@@ -370,8 +377,9 @@ fn page_kind(sweep_huge: (Option<usize>, Option<usize>), p: &Pair, top: u32) -> 
             "; in the page split after the sweep (its own window, pressure on 2 MiB pages, {} \
              reads per node; paired per round) {}'s table misses cost {} ns per lookup more \
              than dbb's with both backends' tables on 4 KiB pages and {} ns with both \
-             collapsed onto 2 MiB pages, a change of {} ns (the 4 KiB phase always runs first; \
-             an interval below zero means less)",
+             collapsed onto 2 MiB pages, a change of {} ns (a value, not a claim: the 4 KiB \
+             phase always runs first and nothing here controls the phase order; an interval \
+             below zero means less)",
             top.max(1),
             p.contender.name(),
             format_interval(&d.small),
