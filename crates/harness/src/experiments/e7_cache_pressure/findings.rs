@@ -131,6 +131,7 @@ pub(super) fn method(m: &Measurement) -> String {
         super::BRACKET_READS,
         rounded_bytes(m.pressure_bytes as f64),
     );
+    text.push_str(&analysis::shift::method(&m.shift));
     for note in m.notes.iter().chain(&m.skipped) {
         text.push(' ');
         text.push_str(note);

@@ -82,6 +82,12 @@ impl Experiment for CachePressure {
                         .summary
                         .push(("invocation_screen".into(), screen.summary()));
                 }
+                if let Some(shift) = analysis::shift::ShiftReading::of(&m.shift) {
+                    result.findings.push_str("\n\n");
+                    result.findings.push_str(&shift.sentence());
+                    result.tables.push(shift.table());
+                    result.summary.push(("shift_probe".into(), shift.summary()));
+                }
                 result
             }
             Err(why) => failed_result(ExperimentId::E7, TITLE, &why),

@@ -23,9 +23,9 @@ impl Estimators {
     pub fn of(m: &Measurement, top: u32, failed: Vec<(String, String)>) -> Estimators {
         let plain = with_plain_means(m).map(|plain| {
             let dose = dose::Dose::of(&plain, top);
-            let pages = pages::Pages::of(&plain, top);
             // Its comparisons are not the report's: they stay out of `results.json`'s claims.
             let mut claims = Claims::new(plain.threshold, plain.invocations);
+            let pages = pages::Pages::of(&plain, top, &mut claims);
             Verdict::of(&plain, top, &pages, &dose, failed, &mut claims)
         });
         Estimators { plain }

@@ -3,7 +3,8 @@
 //! dose–response), `reuse` (the walk's stack distances), `survival` (the survival fractions and
 //! their calibration), `pages` (the table-page split), `bracket` (the free-running design) and
 //! `verdict` (seed 004's question, from the chains, the dose and the pages). [`analyse`]
-//! composes them in the report's order; `screen` looks at each invocation on its own.
+//! composes them in the report's order; `screen` looks at each invocation on its own, and
+//! `shift` at what inside one process reproduces how far they differ.
 
 pub(super) mod bracket;
 pub(super) mod chains;
@@ -12,6 +13,7 @@ pub(super) mod estimator;
 pub(super) mod pages;
 pub(super) mod reuse;
 pub(super) mod screen;
+pub(super) mod shift;
 pub(super) mod survival;
 pub(super) mod unpressed;
 pub(super) mod verdict;
@@ -265,7 +267,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     let chains = chains::Chains::of(m, top_reads);
     let dose = dose::Dose::of(m, top_reads);
     let survival = survival::Survival::of(m);
-    let pages = pages::Pages::of(m, top_reads);
+    let pages = pages::Pages::of(m, top_reads, &mut claims);
     let bracket = bracket::Brackets::of(m);
     let verdict = verdict::Verdict::of(
         m,
@@ -314,6 +316,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     summary.extend(chains.summary(top_reads));
     summary.extend(survival.summary(m));
     summary.push(("table_pages".into(), pages.summary(top_reads)));
+    summary.push(("table_pages_phase_control".into(), pages.phase_summary()));
     summary.push(("reuse".into(), reuse::summary(m)));
     // Each invocation's order: its pressure counts, and per timing call its cases' blocks.
     summary.push((

@@ -119,7 +119,7 @@ impl Verdict {
                     );
                     format!(
                         "{text}{}{}",
-                        page_kind(sweep, p, top),
+                        page_kind(sweep, p, (top, pages.order_controlled())),
                         mechanism(m, pages, dose)
                     )
                 } else {
@@ -355,7 +355,12 @@ fn sweep_huge_bytes(m: &Measurement, name: &str) -> Option<usize> {
 /// (advised onto 4 KiB pages, then read back by the kernel's page scan), and the same
 /// difference with both backends' tables collapsed onto 2 MiB pages, as engines place them.
 /// `sweep_huge` is the contender's and dbb's huge-page bytes in the sweep (`None`: not read).
-fn page_kind(sweep_huge: (Option<usize>, Option<usize>), p: &Pair, top: u32) -> String {
+/// `controlled`: the split's phase-order control passed, so its change is a paired claim.
+fn page_kind(
+    sweep_huge: (Option<usize>, Option<usize>),
+    p: &Pair,
+    (top, controlled): (u32, bool),
+) -> String {
     let sweep = match sweep_huge {
         (Some(0), Some(0)) => "for attack tables on 4 KiB pages (advised so before the sweep; \
                                by the kernel's count, none of either backend's was on 2 MiB \
@@ -377,14 +382,20 @@ fn page_kind(sweep_huge: (Option<usize>, Option<usize>), p: &Pair, top: u32) -> 
             "; in the page split after the sweep (its own window, pressure on 2 MiB pages, {} \
              reads per node; paired per round) {}'s table misses cost {} ns per lookup more \
              than dbb's with both backends' tables on 4 KiB pages and {} ns with both \
-             collapsed onto 2 MiB pages, a change of {} ns (a value, not a claim: the 4 KiB \
-             phase always runs first and nothing here controls the phase order; an interval \
-             below zero means less)",
+             collapsed onto 2 MiB pages, a change of {} ns ({}; an interval below zero \
+             means less)",
             top.max(1),
             p.contender.name(),
             format_interval(&d.small),
             format_interval(&d.huge),
-            format_interval(&d.change)
+            format_interval(&d.change),
+            if controlled {
+                "the split's phase-order control passed, so a claim where its interval \
+                 excludes 0"
+            } else {
+                "a value, not a claim: the 4 KiB phase always runs first and the split's \
+                 phase-order control did not pass or was not run"
+            }
         )
     });
     format!(". This is {sweep}{huge}")
@@ -457,10 +468,17 @@ fn not_footprint(dose: &Dose) -> Option<String> {
 /// Address translation: magic-plain's table-miss cost on 4 KiB against on 2 MiB pages.
 fn translation(pages: &Pages) -> Option<String> {
     let split = pages.collapsed(Contender::MagicPlain.name())?;
+    let how = match (&split.change, pages.order_controlled()) {
+        (Some(change), true) => format!(
+            "a change of {} ns paired per round, the phase order controlled",
+            format_interval(change)
+        ),
+        _ => "measured one after the other, after the collapse: values, not a paired claim"
+            .to_string(),
+    };
     Some(format!(
         "address translation: with its tables on 2 MiB pages instead of 4 KiB its \
-         table-miss cost goes from {} to {} ns (measured one after the other, after the \
-         collapse: values, not a paired claim)",
+         table-miss cost goes from {} to {} ns ({how})",
         format_interval(&split.small),
         format_interval(&split.huge)
     ))
@@ -571,7 +589,7 @@ mod tests {
             Claim::Slower,
             Claim::Slower,
         );
-        let text = page_kind((Some(0), Some(0)), &p, 512);
+        let text = page_kind((Some(0), Some(0)), &p, (512, false));
         assert!(
             text.starts_with(". This is for attack tables on 4 KiB pages"),
             "{text}"
@@ -582,7 +600,7 @@ mod tests {
             huge: estimate(12.0, 10.0, 14.0),
             change: estimate(-13.0, -16.0, -10.0),
         });
-        let text = page_kind((Some(0), Some(0)), &p, 512);
+        let text = page_kind((Some(0), Some(0)), &p, (512, false));
         for words in [
             "collapsed onto 2 MiB pages",
             "cost 25.00 [22.00–28.00] ns per lookup more than dbb's with both backends' \
@@ -591,12 +609,12 @@ mod tests {
         ] {
             assert!(text.contains(words), "{words}: {text}");
         }
-        let text = page_kind((Some(4 << 20), Some(0)), &p, 512);
+        let text = page_kind((Some(4 << 20), Some(0)), &p, (512, false));
         assert!(
             text.contains("kept 4 MiB of magic-plain's and 0 B of dbb's"),
             "{text}"
         );
-        let text = page_kind((None, Some(0)), &p, 512);
+        let text = page_kind((None, Some(0)), &p, (512, false));
         assert!(text.contains("not read back in every invocation"), "{text}");
     }
 

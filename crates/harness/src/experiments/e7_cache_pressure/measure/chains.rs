@@ -2,6 +2,7 @@
 //! synthetic tables (the controls) and the A/A control.
 
 use super::dose::dose_sweep;
+use super::shift::ShiftProbe;
 use super::timing::{
     find_window, mask_label, push_chains, shuffled, synthetic_body, time_chains, ChainCase,
     MakeChain, Walk, Warming,
@@ -157,8 +158,8 @@ pub(in super::super) const AA_SECOND: &str = "full, again";
 pub(super) fn chain_sweep(
     m: &mut Measurement,
     workload: &SearchWorkload,
-    pressure: &[u64],
-    synthetic: &[&[u64]],
+    (pressure, synthetic): (&[u64], &[&[u64]]),
+    shift: &mut ShiftProbe,
     steps: &mut Steps<'_>,
 ) -> Option<usize> {
     let highest = m.pressure_reads.last().copied().unwrap_or(0);
@@ -189,6 +190,7 @@ pub(super) fn chain_sweep(
     .collect();
     m.pressure_orders.push(order.clone());
     let first_row = m.chains.len();
+    shift.round();
     for reads in order {
         let mut cases = chain_cases(m, workload, pressure, synthetic, reads);
         let message = format!("{reads} pressure reads per node");
@@ -204,6 +206,8 @@ pub(super) fn chain_sweep(
         );
         m.block_orders.push(block_order);
         push_chains(m, &cases, results, "chain", reads, ("as built", "huge"));
+        drop(cases);
+        shift.round();
         steps.done += 1;
     }
     // The rows in the counts' own order, whatever order measured them: merging invocations

@@ -6,7 +6,7 @@ use crate::experiments::typical;
 use crate::invocations::{gather, merge_rows, union};
 
 /// K invocations' measurements as one: every chain's, reload's, calibration load's and
-/// bracket's rounds one invocation after another; the pressure buffer's and the calibration's
+/// bracket's rounds and the shift probe's timings one invocation after another; the pressure buffer's and the calibration's
 /// grants and steps the least of any; a collapse refused if any kernel refused it (the huge-page
 /// bytes after it the least of any); the sweep's tables' huge-page bytes the most of any;
 /// every note; the rest from the first.
@@ -85,7 +85,17 @@ pub(in super::super) fn merge(parts: &[Measurement]) -> Result<Measurement, Stri
             }
             merged
         });
+    let phase_control = first.phase_control.clone().map(|mut control| {
+        for other in &parts[1..] {
+            control.huge_after = most(
+                control.huge_after,
+                other.phase_control.as_ref().and_then(|c| c.huge_after),
+            );
+        }
+        control
+    });
     Ok(Measurement {
+        phase_control,
         chains,
         survival,
         calibration,
@@ -100,6 +110,7 @@ pub(in super::super) fn merge(parts: &[Measurement]) -> Result<Measurement, Stri
             .flat_map(|p| p.pressure_orders.clone())
             .collect(),
         block_orders: parts.iter().flat_map(|p| p.block_orders.clone()).collect(),
+        shift: parts.iter().flat_map(|p| p.shift.clone()).collect(),
         invocations: parts.len(),
         ..first.clone()
     })

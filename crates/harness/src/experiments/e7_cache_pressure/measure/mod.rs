@@ -9,6 +9,7 @@ mod dose;
 mod merge;
 mod pages;
 mod reuse;
+mod shift;
 mod survival;
 mod timing;
 mod unpressed;
@@ -24,8 +25,9 @@ pub(super) use chains::{
 };
 pub(super) use dose::{dose_case, dose_masks};
 pub(super) use merge::merge;
-pub(crate) use pages::TablePages;
+pub(crate) use pages::{PhaseControl, TablePages, PHASE_CONTROL};
 pub(crate) use reuse::Reuse;
+pub(crate) use shift::{ShiftSample, MAX_LOADS as SHIFT_MAX_LOADS, SAMPLES as SHIFT_SAMPLES};
 pub(super) use timing::{mask_label, WARM_IN_READS_PER_LINE, WARM_IN_SAMPLES};
 pub(crate) use timing::{tick_ns, time_chains, BlockOrder, Chain, MakeChain, Warming};
 
@@ -103,6 +105,10 @@ pub(crate) struct Measurement {
     /// The table-page split: per backend, huge-page bytes of its attack tables before and
     /// after collapsing them (and the attack-table bytes).
     pub table_pages: Vec<TablePages>,
+    /// The split's phase-order control: a synthetic table on 4 KiB pages in both phases
+    /// (absent before 2026-11-29, when nothing controlled the phase order).
+    #[serde(default)]
+    pub phase_control: Option<PhaseControl>,
     /// Per backend with attack tables: the reuse of its table lines along the workload.
     pub reuse: Vec<Reuse>,
     /// The long search the P = 0 variants also walk (few roots, deep), and the reuse of its
@@ -121,6 +127,11 @@ pub(crate) struct Measurement {
     /// one per invocation (absent before 2026-11-27).
     #[serde(default)]
     pub conditions: Vec<crate::conditions::RunConditions>,
+    /// The shift probe's timings (science-hardening item 2): rings at each positive control's
+    /// size, several alive at once, on each CPU, in rounds spread over the chain sweep; every
+    /// invocation's (absent before 2026-11-29).
+    #[serde(default)]
+    pub shift: Vec<ShiftSample>,
     /// Which invocation measured (the first, once merged).
     pub invocation: Invocation,
     /// The process invocations pooled here (1 as measured; K once merged).
@@ -214,6 +225,7 @@ pub(super) fn measure(
         calibration: None,
         sweep_pages: Vec::new(),
         table_pages: Vec::new(),
+        phase_control: None,
         reuse: Vec::new(),
         long_workload: String::new(),
         reuse_long: Vec::new(),
@@ -222,6 +234,7 @@ pub(super) fn measure(
         notes: Vec::new(),
         threshold: config.threshold,
         conditions: Vec::new(),
+        shift: Vec::new(),
         invocation,
         invocations: 1,
     };
@@ -237,6 +250,19 @@ pub(super) fn measure(
         .iter()
         .map(|(_, bytes)| PageBuffer::new(*bytes, Pages::Huge, |i| i as u64 * 0x9E37))
         .collect();
+    let positive: Vec<(String, usize)> = m
+        .synthetic
+        .iter()
+        .filter(|(label, _)| label != ONE_PAGE)
+        .cloned()
+        .collect();
+    let mut shift = shift::ShiftProbe::new(
+        &positive,
+        config.pick(2, 2, shift::ALLOCATIONS),
+        online_cpus(),
+        config.pin_cpu,
+        invocation.index,
+    );
     let total = m.pressure_reads.len() + 6;
     let mut steps = Steps {
         progress,
@@ -245,8 +271,17 @@ pub(super) fn measure(
     };
     m.sweep_pages = pages::on_small_pages(&m.backends);
     let tables: Vec<&[u64]> = synthetic.iter().map(PageBuffer::as_slice).collect();
-    let window = chain_sweep(&mut m, &workload, pressure.as_slice(), &tables, &mut steps);
+    let window = chain_sweep(
+        &mut m,
+        &workload,
+        (pressure.as_slice(), &tables),
+        &mut shift,
+        &mut steps,
+    );
     drop(tables);
+    m.notes.append(&mut shift.notes);
+    m.shift = std::mem::take(&mut shift.measured);
+    drop(shift);
     unpressed::unpressed(
         &mut m,
         (&workload, &long),
@@ -266,6 +301,14 @@ pub(super) fn measure(
     m.conditions = vec![recorder.finish()];
     (steps.progress)("done", 1.0);
     m
+}
+
+/// The CPUs online (the thread may already be pinned to one, which the affinity-based count
+/// would report).
+fn online_cpus() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    usize::try_from(online).unwrap_or(1).max(1)
 }
 
 /// A backend's attack-table bytes (what the mask applies to); 0 where it has none.

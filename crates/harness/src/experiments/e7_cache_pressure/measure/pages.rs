@@ -1,7 +1,9 @@
 //! The table pages: the sweep's tables advised onto 4 KiB pages, and the table-page split (the
 //! backends' tables on 4 KiB pages, then collapsed to huge pages).
 
-use super::timing::{push_chains, time_chains, ChainCase, MakeChain, Warming};
+use super::timing::{
+    mask_label, push_chains, synthetic_body, time_chains, ChainCase, MakeChain, Walk, Warming,
+};
 use super::{attack_table_bytes, Measurement, Steps};
 use crate::experiments::e7_cache_pressure::HOT_MASK;
 use crate::registry;
@@ -17,6 +19,32 @@ pub(crate) struct TablePages {
     pub huge_before: Option<usize>,
     pub huge_after: Option<usize>,
     pub collapse: Result<(), String>,
+}
+
+/// The page split's phase-order control: its case name.
+pub(crate) const PHASE_CONTROL: &str = "synthetic (4 KiB pages in both phases)";
+
+/// The phase-order control's table: a synthetic table on 4 KiB pages in both phases of the
+/// split, read by the same chain in each, so that its change between the phases is the phase
+/// order's (drift, warm-up), none of it the pages'.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct PhaseControl {
+    pub bytes: usize,
+    /// Its huge-page bytes after the second phase (merged: the most of any invocation): 0 where
+    /// it stayed on 4 KiB pages as meant.
+    pub huge_after: Option<usize>,
+}
+
+/// The phase control's size: the largest positive control below the pressure buffer (half the
+/// last level, or half L2 where the last level's control is not placed), so that it misses
+/// beyond L2 as the backends' tables do without costing a memory access a read.
+fn phase_control_bytes(m: &Measurement) -> Option<usize> {
+    m.synthetic
+        .iter()
+        .filter(|(label, _)| label != super::ONE_PAGE)
+        .map(|&(_, bytes)| bytes)
+        .filter(|&bytes| bytes < m.pressure_bytes)
+        .max()
 }
 
 /// Every measured backend with attack tables, its tables advised onto 4 KiB pages before the
@@ -66,6 +94,8 @@ pub(super) fn table_pages(
     }
     let reads = m.pressure_reads.last().copied().unwrap_or(0).max(1);
     let small_pressure = PageBuffer::new(m.pressure_bytes, Pages::Small, |i| i as u64);
+    let control = phase_control_bytes(m)
+        .map(|bytes| PageBuffer::new(bytes, Pages::Small, |i| i as u64 * 0x9E37));
     // One window for all four variants: round r walks the same nodes in each.
     let mut window = None;
     for (phase, tables) in [(0, "4k"), (1, "huge")] {
@@ -96,6 +126,21 @@ pub(super) fn table_pages(
                     cases.push(made);
                 }
             }
+            if let Some(table) = &control {
+                let masks = vec![usize::MAX, HOT_MASK];
+                let walk = Walk {
+                    workload,
+                    pressure: buffer.as_slice(),
+                    reads,
+                    stream: with_tables.len() as u64,
+                };
+                cases.push(ChainCase {
+                    footprint: table.as_slice().len() * 8,
+                    case: PHASE_CONTROL.to_string(),
+                    masks: masks.iter().map(|&mask| mask_label(mask)).collect(),
+                    body: Box::new(synthetic_body(table.as_slice(), walk, masks)),
+                });
+            }
             let message = format!("tables on {tables} pages, pressure on {pressure_pages} pages");
             let (results, block_order) = time_chains(
                 workload,
@@ -111,7 +156,16 @@ pub(super) fn table_pages(
             push_chains(m, &cases, results, "pages", reads, (tables, pressure_pages));
         }
     }
+    m.phase_control = control.map(|table| PhaseControl {
+        bytes: table.as_slice().len() * 8,
+        huge_after: kiki_core::pages::huge_page_bytes_of(bytes_of(table.as_slice())),
+    });
     steps.done += 1;
+}
+
+fn bytes_of(words: &[u64]) -> &[u8] {
+    // SAFETY: any u64 slice is also a valid byte slice of eight times its length.
+    unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), std::mem::size_of_val(words)) }
 }
 
 /// [`collapse_tables`], the reason a kernel refused said on this process's standard error
