@@ -162,8 +162,10 @@ pub(super) fn method(m: &Measurement, n: &Numbers) -> String {
          (`(leaf list)`: every move of each last-ply parent built into a list and the list \
          counted, with a keyed make and the checker search at every node — kiki's \
          `perft_leaf(…, Leaf::List)`, the peer's `perft_list`), each count checked against \
-         the published value before timing, one call per sample, backends interleaved \
-         round-robin. Rotated backends update every rotated occupancy on each move, and that \
+         the published value (one depth less in an untimed call before the samples, which \
+         also warms the tables, and the timed depth on every timed call: a case that \
+         miscounts is dropped and named), one call per sample and no calibrating call, \
+         backends interleaved round-robin. Rotated backends update every rotated occupancy on each move, and that \
          cost is in these figures. Cells: millions per second with 95 % intervals; the \
          findings' ratios are paired per round (time relative to the fastest).",
         m.sfens.len(),

@@ -13,7 +13,9 @@ use kiki_engine::perft::{perft_leaf, Leaf};
 use kiki_engine::position::{Position, START_SFEN};
 use kiki_variants::registry::BackendVisitor;
 use serde::{Deserialize, Serialize};
+use std::cell::Cell;
 use std::hint::black_box;
+use std::rc::Rc;
 use std::time::Duration;
 
 /// One timed task's samples for one backend (or peer).
@@ -122,6 +124,56 @@ impl Task {
     }
 }
 
+/// A perft case's count on its timed calls: every call must give the published count at the
+/// timed depth; a call that did not leaves its count here, and the case is dropped and named
+/// after timing (the counts at one depth less are checked before it, in the untimed call
+/// that warms its tables).
+#[derive(Clone, Default)]
+struct Miscount(Rc<Cell<Option<u64>>>);
+
+impl Miscount {
+    /// The body of a perft case: `run` once per repetition, each count checked against
+    /// `expected`.
+    fn checked(&self, expected: u64, mut run: impl FnMut() -> u64) -> impl FnMut(u64) -> u64 {
+        let seen = self.0.clone();
+        move |reps| {
+            let mut total = 0;
+            for _ in 0..reps {
+                let nodes = run();
+                if nodes != expected {
+                    seen.set(Some(nodes));
+                }
+                total += nodes;
+            }
+            total
+        }
+    }
+
+    fn miscounted(&self) -> Option<u64> {
+        self.0.get()
+    }
+}
+
+/// A perft at one depth less than timed (at least 1): its published count, the depth, and
+/// the error words where `nodes` is not it.
+fn check_warm(who: &str, sfen: &str, depth: u32, leaf: Leaf, nodes: u64) -> Result<(), String> {
+    let expected = published_counts(sfen)[depth as usize - 1];
+    if nodes == expected {
+        Ok(())
+    } else {
+        Err(format!(
+            "{who}: perft({depth}, leaf {}) = {nodes}, expected {expected}",
+            leaf.name()
+        ))
+    }
+}
+
+/// The untimed warm-up perft's depth: one less than the timed one (a thirtieth of its work or
+/// so, over the same tables), at least 1.
+fn warm_depth(depth: u32) -> u32 {
+    depth.saturating_sub(1).max(1)
+}
+
 struct MakeCase<'a> {
     task: &'a Task,
     /// Checked perft leaves (or moves generated per repetition) of this backend.
@@ -129,7 +181,7 @@ struct MakeCase<'a> {
 }
 
 impl BackendVisitor for MakeCase<'_> {
-    type Output = Result<(Case<'static>, u64), String>;
+    type Output = Result<(Case<'static>, u64, Miscount), String>;
     fn visit<B: Backend>(self, backend: B) -> Self::Output {
         let name = B::info().name;
         match self.task {
@@ -172,27 +224,26 @@ impl BackendVisitor for MakeCase<'_> {
                         total
                     }),
                 };
-                Ok((case, moves))
+                Ok((case, moves, Miscount::default()))
             }
             &Task::Perft { sfen, depth, leaf } => {
                 let mut position = Position::from_sfen(backend, sfen).map_err(|e| e.to_string())?;
-                let nodes = perft_leaf(&mut position, depth, leaf);
-                if nodes != self.expected {
-                    return Err(format!(
-                        "{name}: perft({depth}, leaf {}) = {nodes}, expected {}",
-                        leaf.name(),
-                        self.expected
-                    ));
-                }
+                let warm = warm_depth(depth);
+                check_warm(
+                    name,
+                    sfen,
+                    warm,
+                    leaf,
+                    perft_leaf(&mut position, warm, leaf),
+                )?;
+                let miscount = Miscount::default();
+                let body = miscount.checked(self.expected, move || {
+                    perft_leaf(black_box(&mut position), depth, leaf)
+                });
                 Ok((
-                    Case::new(name, nodes, move |reps| {
-                        let mut total = 0;
-                        for _ in 0..reps {
-                            total += perft_leaf(black_box(&mut position), depth, leaf);
-                        }
-                        total
-                    }),
-                    nodes,
+                    Case::new(name, self.expected, body),
+                    self.expected,
+                    miscount,
                 ))
             }
         }
@@ -201,7 +252,7 @@ impl BackendVisitor for MakeCase<'_> {
 
 /// The peer's case for `task` (feature `peers`), its counts checked like a backend's.
 #[cfg(feature = "peers")]
-fn peer_case(task: &Task, expected: u64) -> Option<Result<(Case<'static>, u64), String>> {
+fn peer_case(task: &Task, expected: u64) -> Option<Result<(Case<'static>, u64, Miscount), String>> {
     use crate::peers::haitaka::{PeerBoard, PeerMoveList, NAME};
     let outcome = match *task {
         Task::Movegen { ref sfens, leaf } => sfens
@@ -243,7 +294,7 @@ fn peer_case(task: &Task, expected: u64) -> Option<Result<(Case<'static>, u64), 
                         total
                     }),
                 };
-                (case, moves)
+                (case, moves, Miscount::default())
             }),
         Task::Perft { sfen, depth, leaf } => PeerBoard::from_sfen(sfen).and_then(|board| {
             // The peer's bulk count takes no perft shortcut: the same walk for both counts.
@@ -251,28 +302,22 @@ fn peer_case(task: &Task, expected: u64) -> Option<Result<(Case<'static>, u64), 
                 Leaf::Count | Leaf::CountPlain => board.perft(depth),
                 Leaf::List => board.perft_list(depth),
             };
-            let nodes = run(&board);
-            if nodes != expected {
-                return Err(format!(
-                    "{NAME}: perft({depth}, leaf {}) = {nodes}, expected {expected}",
-                    leaf.name()
-                ));
-            }
-            let case = Case::new(NAME, nodes, move |reps| {
-                let mut total = 0;
-                for _ in 0..reps {
-                    total += run(black_box(&board));
-                }
-                total
-            });
-            Ok((case, nodes))
+            let warm = warm_depth(depth);
+            let warm_nodes = match leaf {
+                Leaf::Count | Leaf::CountPlain => board.perft(warm),
+                Leaf::List => board.perft_list(warm),
+            };
+            check_warm(NAME, sfen, warm, leaf, warm_nodes)?;
+            let miscount = Miscount::default();
+            let body = miscount.checked(expected, move || run(black_box(&board)));
+            Ok((Case::new(NAME, expected, body), expected, miscount))
         }),
     };
     Some(outcome)
 }
 
 #[cfg(not(feature = "peers"))]
-fn peer_case(_: &Task, _: u64) -> Option<Result<(Case<'static>, u64), String>> {
+fn peer_case(_: &Task, _: u64) -> Option<Result<(Case<'static>, u64, Miscount), String>> {
     None
 }
 
@@ -360,9 +405,10 @@ pub(super) fn measure(
         }
         made.extend(peer_case(task, *expected));
         let mut cases = Vec::new();
+        let mut miscounts = Vec::new();
         for outcome in made {
             match outcome {
-                Ok((case, count)) => {
+                Ok((case, count, miscount)) => {
                     if matches!(task, Task::Movegen { .. }) {
                         let who = format!("{} ({} convention)", case.name, task.leaf().name());
                         match &reference_moves {
@@ -374,6 +420,7 @@ pub(super) fn measure(
                         }
                     }
                     cases.push(case);
+                    miscounts.push(miscount);
                 }
                 Err(error) => errors.push(error),
             }
@@ -389,7 +436,14 @@ pub(super) fn measure(
             counter_log.counters(),
             &mut |f| progress(task_name, (t as f64 + f) / tasks.len() as f64),
         );
-        for result in results {
+        for (result, miscount) in results.into_iter().zip(&miscounts) {
+            if let Some(nodes) = miscount.miscounted() {
+                errors.push(format!(
+                    "{}: {task_name} counted {nodes} in a timed call, expected {expected}",
+                    result.name
+                ));
+                continue;
+            }
             counter_log.record(&[("task", task_name)], &result);
             let (unit, per_op) = match task {
                 Task::Movegen { .. } => ("ns/position", "positions"),
@@ -428,30 +482,54 @@ pub(super) fn measure(
 mod tests {
     use super::*;
 
+    /// A timed call whose count is not the expected one leaves its count for the measurement
+    /// to name (the case is then dropped); the untimed call's count at one depth less is checked
+    /// against the published one before any timing.
     #[test]
-    fn a_wrong_expected_count_is_reported() {
+    fn a_wrong_count_is_reported() {
         for leaf in [Leaf::Count, Leaf::List] {
             let task = Task::Perft {
                 sfen: START_SFEN,
                 depth: 2,
                 leaf,
             };
-            let outcome = registry::visit_base(
+            let (mut case, _, miscount) = registry::visit_base(
                 "dbb",
                 MakeCase {
                     task: &task,
                     expected: 901,
                 },
             )
+            .unwrap()
             .unwrap();
-            let error = outcome.err().expect("901 is wrong");
-            assert!(error.contains("expected 901"), "{error}");
+            assert_eq!(miscount.miscounted(), None, "nothing timed yet");
+            assert_eq!((case.body)(1), 900);
+            assert_eq!(miscount.miscounted(), Some(900));
             #[cfg(feature = "peers")]
             {
-                let error = peer_case(&task, 901).unwrap().err().expect("901 is wrong");
-                assert!(error.contains("expected 901"), "{error}");
+                let (mut case, _, miscount) = peer_case(&task, 901).unwrap().unwrap();
+                (case.body)(1);
+                assert_eq!(miscount.miscounted(), Some(900));
             }
+            let (mut case, _, miscount) = registry::visit_base(
+                "dbb",
+                MakeCase {
+                    task: &task,
+                    expected: 900,
+                },
+            )
+            .unwrap()
+            .unwrap();
+            assert_eq!((case.body)(2), 1800);
+            assert_eq!(miscount.miscounted(), None);
         }
+        let error = check_warm("dbb", START_SFEN, 1, Leaf::Count, 31).unwrap_err();
+        assert!(
+            error.contains("perft(1, leaf count) = 31, expected 30"),
+            "{error}"
+        );
+        assert_eq!(warm_depth(5), 4);
+        assert_eq!(warm_depth(1), 1);
     }
 
     #[test]
@@ -463,7 +541,7 @@ mod tests {
                 sfens: sfens.clone(),
                 leaf,
             };
-            let (mut case, moves) = registry::visit_base(
+            let (mut case, moves, _) = registry::visit_base(
                 "dbb",
                 MakeCase {
                     task: &task,
@@ -475,7 +553,7 @@ mod tests {
             assert_eq!((case.body)(2), 2 * moves);
             counts.push(moves);
             if let Some(outcome) = peer_case(&task, 0) {
-                let (mut case, moves) = outcome.unwrap();
+                let (mut case, moves, _) = outcome.unwrap();
                 assert_eq!((case.body)(2), 2 * moves);
                 counts.push(moves);
             }
