@@ -524,7 +524,7 @@ pub fn compare_differences_invocations(
 }
 
 /// The claim an interval `[low, high]` of a time ratio supports at `threshold`.
-fn claim_at(low: f64, high: f64, threshold: f64) -> Claim {
+pub(crate) fn claim_at(low: f64, high: f64, threshold: f64) -> Claim {
     if high < 1.0 / (1.0 + threshold) {
         Claim::Faster
     } else if low > 1.0 + threshold {

@@ -3,7 +3,7 @@
 
 use super::blocks;
 use crate::results::PairRecord;
-use crate::stats::{compare, Claim, Comparison};
+use crate::stats::{claim_at, compare, Claim, Comparison};
 
 /// The seed of every claim's bootstrap: the same data always gives the same interval.
 pub(crate) const CLAIM_SEED: u64 = 0xC1A1_0003;
@@ -97,6 +97,22 @@ pub(crate) fn level_words(c: &Comparison, threshold: f64) -> String {
     format!("{word} at ±{} %", percent(threshold))
 }
 
+/// How a recorded comparison reads at `threshold`, one of five words: `faster` or `slower`
+/// (the order claimed: the whole interval lies beyond the threshold), `level` (the whole
+/// interval lies inside it), `unresolved` (it reaches past the threshold without lying wholly
+/// beyond), or `withdrawn` (the interval lies wholly beyond it and yet no order is claimed:
+/// only a failed control takes an order back so, e.g. E10's A/A gate). The `claim` beside it
+/// says `Level` for the last three alike.
+pub(crate) fn reading(c: &Comparison, threshold: f64) -> &'static str {
+    match c.claim {
+        Claim::Faster => "faster",
+        Claim::Slower => "slower",
+        Claim::Level if c.within(threshold) => "level",
+        Claim::Level if claim_at(c.low, c.high, threshold) != Claim::Level => "withdrawn",
+        Claim::Level => "unresolved",
+    }
+}
+
 /// `3` for 0.03, `0.5` for 0.005.
 pub(crate) fn percent(threshold: f64) -> String {
     let text = format!("{:.3}", threshold * 100.0);
@@ -162,5 +178,31 @@ mod tests {
         assert!(claims_method(0.03, 1).contains("beyond ±3 %"));
         assert!(claims_method(0.03, 1).contains("unresolved at ±3 %"));
         assert!(claims_method(0.03, 2).contains("over the 2 process invocations"));
+    }
+
+    /// The five readings, each from its own situation; the withdrawn one is an ordered
+    /// comparison whose claim a control set back to `Level`, interval unchanged.
+    #[test]
+    fn readings_tell_level_unresolved_and_withdrawn_apart() {
+        let at = |ratio: f64, low: f64, high: f64| Comparison {
+            ratio,
+            low,
+            high,
+            invocations: 3,
+            rounds: 30,
+            claim: claim_at(low, high, 0.03),
+        };
+        assert_eq!(reading(&at(0.8, 0.78, 0.82), 0.03), "faster");
+        assert_eq!(reading(&at(1.2, 1.18, 1.22), 0.03), "slower");
+        assert_eq!(reading(&at(1.0, 0.99, 1.01), 0.03), "level");
+        assert_eq!(reading(&at(1.02, 0.99, 1.08), 0.03), "unresolved");
+        assert_eq!(reading(&at(0.95, 0.85, 1.01), 0.03), "unresolved");
+        let withdrawn = Comparison {
+            claim: Claim::Level,
+            ..at(0.9, 0.89, 0.91)
+        };
+        assert_eq!(reading(&withdrawn, 0.03), "withdrawn");
+        // The same interval read at a wider threshold is merely unresolved.
+        assert_eq!(reading(&withdrawn, 0.1), "unresolved");
     }
 }

@@ -1,11 +1,11 @@
 //! E10's analysis: series, tables, plots, claims and the numbers the findings quote.
 
-use super::controls::{gated, Controls};
+use super::controls::{gated, record, Controls};
 use super::measure::{
     Measurement, Row, CONTROL, CONVERSION, INCREMENTAL, KERNEL_ONLY, MAPS, MAPS_LATENCY,
     MAPS_WITHOUT_AVX512, MATE1, PERFT, RECOUNT, UNION,
 };
-use crate::experiments::claims::Claims;
+use crate::experiments::claims::{reading, Claims};
 use crate::experiments::held_out::{self, HeldOut};
 use crate::experiments::{interval, interval_point, series};
 use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
@@ -530,7 +530,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
                 "best_per_piece": v.per_piece.json(),
                 "best_set_wise": v.set_wise.iter().map(|(best, ratio)| json!({
                     "best": best.json(),
-                    "over_per_piece": ratio.map(|c| json!({"ratio": c.ratio, "low": c.low, "high": c.high, "claim": format!("{:?}", c.claim), "within_threshold": c.within(m.threshold)})),
+                    "over_per_piece": ratio.map(|c| record(&c, m.threshold)),
                 })).collect::<Vec<_>>(),
                 "same_backend": controls.same_backend_json(v.group, &v.set, m.threshold),
             }),
@@ -544,7 +544,8 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
                 .map(|e| {
                     json!({"task": e.group, "backend": e.backend, "mode": e.mode,
                            "over_per_square": e.ratio.ratio, "low": e.ratio.low, "high": e.ratio.high,
-                           "claim": format!("{:?}", e.ratio.claim)})
+                           "claim": format!("{:?}", e.ratio.claim),
+                           "reading": reading(&e.ratio, m.threshold)})
                 })
                 .collect::<Vec<_>>(),
         ),
@@ -823,6 +824,15 @@ mod tests {
             Some(2)
         );
         assert_eq!(key("aa_control")[0]["within_threshold"], true);
+        assert_eq!(key("aa_control")[0]["reading"], "level");
+        let same_backend = &key("map+counts (s)")["same_backend"];
+        assert_eq!(same_backend[0]["reading"], "faster", "a's set-wise cell");
+        assert_eq!(same_backend[1]["reading"], "level", "b's set-wise cell");
+        assert_eq!(
+            key("conversion_only")[0]["in_place"]["reading"],
+            "slower",
+            "set-wise over kernel-only"
+        );
         assert_eq!(key("conversion_only")[0]["backend"], "a");
         assert_eq!(key("kernel_only_control")[0]["within_threshold"], true);
         // Neither new cell can be chosen as a best cell.
@@ -861,10 +871,10 @@ mod tests {
             .expect("the workload")
             .1;
         assert_eq!(workload["same_backend"][0]["claim"], "Level");
-        assert_eq!(
-            workload["best_set_wise"][0]["over_per_piece"]["claim"],
-            "Level"
-        );
+        assert_eq!(workload["same_backend"][0]["reading"], "withdrawn");
+        let over_per_piece = &workload["best_set_wise"][0]["over_per_piece"];
+        assert_eq!(over_per_piece["claim"], "Level");
+        assert_eq!(over_per_piece["reading"], "withdrawn");
         let findings = super::super::findings::paragraph(&m, &analysis.numbers);
         assert!(findings.contains("is withdrawn"), "{findings}");
     }

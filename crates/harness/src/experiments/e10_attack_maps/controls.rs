@@ -3,7 +3,7 @@
 //! converted before the loop), the kernel-only cells across backends, and the A/A twin.
 
 use super::measure::{Measurement, AA_TWIN, CONVERSION, KERNEL_ONLY, MAPS, MAPS_LATENCY, UNION};
-use crate::experiments::claims::Claims;
+use crate::experiments::claims::{reading, Claims};
 use crate::experiments::interval;
 use crate::stats::{Claim, Comparison, Estimate};
 use kiki_engine::attack_map::Method;
@@ -56,10 +56,11 @@ pub(super) struct Controls {
     pub aa: Vec<AaControl>,
 }
 
-/// A comparison as the summary records it.
-fn record(c: &Comparison, threshold: f64) -> Json {
+/// A comparison as the summary records it: `claim` as old reports read it, and `reading`,
+/// which tells level, unresolved and withdrawn apart where `claim` says `Level` for all three.
+pub(super) fn record(c: &Comparison, threshold: f64) -> Json {
     json!({"ratio": c.ratio, "low": c.low, "high": c.high, "claim": format!("{:?}", c.claim),
-           "within_threshold": c.within(threshold)})
+           "reading": reading(c, threshold), "within_threshold": c.within(threshold)})
 }
 
 /// How far from 1 a control's interval reaches (0 where it is wholly at 1).
