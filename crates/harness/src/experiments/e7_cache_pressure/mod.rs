@@ -369,6 +369,21 @@ mod tests {
             pages["magic-plain"].is_object() && pages["dbb"].is_object(),
             "{pages}"
         );
+        // The sweep's pages: a record for each backend with attack tables, none for mailbox.
+        let sweep = summary("sweep_pages");
+        let sweep_backends: Vec<&str> = sweep
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["backend"].as_str().unwrap())
+            .collect();
+        assert_eq!(sweep_backends, ["magic-plain", "dbb"], "{sweep}");
+        for record in sweep.as_array().unwrap() {
+            assert!(record["table_bytes"].as_u64().unwrap() > 0, "{sweep}");
+            let huge = &record["huge_page_bytes"];
+            assert!(huge.is_null() || huge.is_u64(), "{sweep}");
+            assert!(record.get("advice_error").is_some(), "{sweep}");
+        }
         let split = &summary("against_dbb")["magic-plain_vs_dbb"]["page_split"];
         assert!(
             split.is_null() || split["table_miss_difference_2m_ns"]["ns"].is_number(),

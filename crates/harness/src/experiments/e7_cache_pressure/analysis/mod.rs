@@ -317,6 +317,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     summary.extend(survival.summary(m));
     summary.push(("table_pages".into(), pages.summary(top_reads)));
     summary.push(("table_pages_phase_control".into(), pages.phase_summary()));
+    summary.push(("sweep_pages".into(), pages::sweep_summary(m)));
     summary.push(("reuse".into(), reuse::summary(m)));
     // Each invocation's order: its pressure counts, and per timing call its cases' blocks.
     summary.push((

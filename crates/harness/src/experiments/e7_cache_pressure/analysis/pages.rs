@@ -308,6 +308,25 @@ impl Pages {
     }
 }
 
+/// `sweep_pages`: per backend with attack tables, the pages its tables were on during the
+/// chain sweep (advised onto 4 KiB pages first): its attack-table bytes, the kernel's count
+/// of them on 2 MiB pages before the advice and after it (the most in any invocation; null
+/// where the kernel did not say), and why the advice failed, if it did. The verdict's page
+/// clause is read from these; recorded so that it can be checked.
+pub fn sweep_summary(m: &Measurement) -> Json {
+    Json::from(
+        m.sweep_pages
+            .iter()
+            .map(|t| {
+                json!({"backend": t.backend, "table_bytes": t.table_bytes,
+                       "huge_page_bytes_before": t.huge_before,
+                       "huge_page_bytes": t.huge_after,
+                       "advice_error": t.collapse.clone().err()})
+            })
+            .collect::<Vec<_>>(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
