@@ -6,6 +6,7 @@ use super::RULE_COMMIT;
 use crate::experiments::and_list;
 use crate::experiments::claims::percent;
 use crate::stats::{format_interval, format_sig};
+use kiki_core::units::rounded_bytes;
 use kiki_engine::search::eval::EvalKind;
 
 pub(super) fn method(m: &Measurement) -> String {
@@ -397,8 +398,9 @@ fn same_code_differences(n: &Numbers) -> String {
 }
 
 /// What the kernel granted (its page scan, else `/proc/self/smaps`) in the first invocation:
-/// the TTs' and the evaluations' huge-page bytes, and the backends' tables after the collapse
-/// to 2 MiB pages.
+/// the TTs' and the evaluations' huge-page bytes, and every backend's attack tables after the
+/// collapse to 2 MiB pages (each table of any size: the table arena moves a small table with
+/// the 2 MiB page around it).
 fn pages_granted(m: &Measurement) -> String {
     let share = |huge: Option<usize>, bytes: usize| match huge {
         Some(huge) => format!("{} % on 2 MiB pages", (100 * huge / bytes.max(1)).min(100)),
@@ -412,15 +414,17 @@ fn pages_granted(m: &Measurement) -> String {
     let tables: Vec<String> = m
         .table_placements
         .iter()
-        .filter(|(_, pages, p)| *pages == TablePages::Huge && p.table_bytes >= 2 << 20)
-        .map(|(backend, _, p)| match &p.outcome {
-            Ok(()) => format!("{backend} {}", share(p.huge_after, p.table_bytes)),
-            Err(why) => format!("{backend} not collapsed ({why})"),
+        .filter(|(_, pages, p)| *pages == TablePages::Huge && p.table_bytes > 0)
+        .map(|(backend, _, p)| {
+            let bytes = rounded_bytes(p.table_bytes as f64);
+            match &p.outcome {
+                Ok(()) => format!("{backend} ({bytes}) {}", share(p.huge_after, p.table_bytes)),
+                Err(why) => format!("{backend} ({bytes}) not collapsed ({why})"),
+            }
         })
         .collect();
     format!(
-        "Pages granted (first invocation): {}; backends' tables of 2 MiB or more after the \
-         collapse: {}.",
+        "Pages granted (first invocation): {}; backends' attack tables after the collapse: {}.",
         buffers.join(", "),
         if tables.is_empty() {
             "none".to_string()
@@ -428,4 +432,79 @@ fn pages_granted(m: &Measurement) -> String {
             tables.join(", ")
         }
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::measure::Placed;
+    use super::*;
+    use crate::bench::TablePlacement;
+
+    fn placed(
+        table_bytes: usize,
+        huge_after: usize,
+        outcome: Result<(), String>,
+    ) -> TablePlacement {
+        TablePlacement {
+            table_bytes,
+            huge_before: Some(0),
+            huge_after: Some(huge_after),
+            outcome,
+        }
+    }
+
+    /// Every table backend's tables moved in the 2 MiB phase are named, a small one too; a
+    /// backend without tables and the 4 KiB phase are not.
+    #[test]
+    fn pages_granted_names_every_table_moved_to_2_mib_pages() {
+        let huge = TablePages::Huge;
+        let m = Measurement {
+            backends: vec!["dbb", "magic-plain", "qugiy", "mailbox"],
+            skipped: Vec::new(),
+            positions: 1,
+            depth: 1,
+            rounds: 2,
+            threshold: 0.03,
+            cells: Vec::new(),
+            eval_bytes: Vec::new(),
+            traffic: Vec::new(),
+            table_placements: vec![
+                ("dbb".into(), TablePages::Small, placed(5 << 19, 0, Ok(()))),
+                ("dbb".into(), huge, placed(5 << 19, 5 << 19, Ok(()))),
+                (
+                    "magic-plain".into(),
+                    huge,
+                    placed(700 << 10, 700 << 10, Ok(())),
+                ),
+                (
+                    "qugiy".into(),
+                    huge,
+                    placed(6 << 10, 0, Err("EINVAL".into())),
+                ),
+                ("mailbox".into(), huge, placed(0, 0, Ok(()))),
+            ],
+            buffers: vec![Placed {
+                what: "TT 16 MiB".into(),
+                bytes: 16 << 20,
+                huge_bytes: Some(16 << 20),
+            }],
+            orders: Vec::new(),
+            rows: Vec::new(),
+            errors: Vec::new(),
+            invocations: 1,
+            layouts: 1,
+        };
+        let text = pages_granted(&m);
+        assert_eq!(
+            text,
+            format!(
+                "Pages granted (first invocation): TT 16 MiB 100 % on 2 MiB pages; backends' \
+                 attack tables after the collapse: dbb ({}) 100 % on 2 MiB pages, magic-plain \
+                 ({}) 100 % on 2 MiB pages, qugiy ({}) not collapsed (EINVAL).",
+                rounded_bytes((5 << 19) as f64),
+                rounded_bytes((700 << 10) as f64),
+                rounded_bytes((6 << 10) as f64)
+            )
+        );
+    }
 }
