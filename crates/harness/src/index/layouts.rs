@@ -76,12 +76,14 @@ pub fn layouts(entries: &[&Entry]) -> String {
                 .iter()
                 .find(|p| &p.variant == variant)
                 .map_or("—".to_string(), |p| {
-                    let pages =
-                        if p.lookup_pages.as_deref() == Some("4k") && !p.variant.contains('@') {
-                            " (4 KiB)"
-                        } else {
-                            ""
-                        };
+                    // The phase the lookups were read in; reports made before `phase` named
+                    // it `lookup_pages` (now the pages the tables were on in that phase).
+                    let phase = p.phase.as_deref().or(p.lookup_pages.as_deref());
+                    let pages = if phase == Some("4k") && !p.variant.contains('@') {
+                        " (4 KiB)"
+                    } else {
+                        ""
+                    };
                     format!(
                         "{}{pages} / {}",
                         cell(p.lookup.as_ref(), p.undecided.contains_key("lookup")),

@@ -244,6 +244,9 @@ fn layouts_set_the_cpus_side_by_side_on_the_same_pairs() {
                   "table_bytes": [8273920, 548368], "lookup": {},
                   "lookup_by_mode": {{"latency random-play": {}}},
                   "table_miss": null, "nps": {}, "lookup_pages": "4k"}},
+                {{"base": "bonanza", "variant": "bonanza.entry16", "factor": "entry-size",
+                  "table_bytes": [431360, 215680], "lookup": {}, "lookup_by_mode": {{}},
+                  "table_miss": null, "nps": {}, "phase": "2m", "lookup_pages": "4k"}},
                 {{"base": "dbb", "variant": "dbb@2m", "factor": "pages",
                   "table_bytes": [2674688, 2674688], "lookup": null, "lookup_by_mode": {{}},
                   "table_miss": null, "nps": {},
@@ -254,6 +257,8 @@ fn layouts_set_the_cpus_side_by_side_on_the_same_pairs() {
             ratio(1.25, 1.2, "1.3", "slower"),
             ratio(0.94, 0.91, "0.98", "faster"),
             ratio(0.99, 0.97, "1.01", "level"),
+            ratio(1.0, 0.99, "1.01", "level"),
+            ratio(1.01, 0.99, "1.02", "level"),
             ratio(0.9, 0.5, "null", "level")
         ),
     );
@@ -274,6 +279,14 @@ fn layouts_set_the_cpus_side_by_side_on_the_same_pairs() {
     assert!(
         text.contains(
             "| pext.file-rank vs pext (line-split) | ×1.25 [1.20–1.30] slower (4 KiB) / ×0.99 [0.97–1.01] |"
+        ),
+        "{text}"
+    );
+    // Timed in the 2 MiB phase with its tables on 4 KiB pages (the phase order's control):
+    // no "(4 KiB)", which says the lookups were read in the 4 KiB phase.
+    assert!(
+        text.contains(
+            "| bonanza.entry16 vs bonanza (entry-size) | ×1.00 [0.99–1.01] / ×1.01 [0.99–1.02] |"
         ),
         "{text}"
     );

@@ -72,6 +72,9 @@ pub(super) struct Compared {
     /// page pair: whether the base's tables moved onto 2 MiB pages at all. `None`: not known.
     pub pages_as_asked: Option<bool>,
     /// The page phase its lookup and table-miss ratios come from (the variant's side).
+    pub phase: TablePages,
+    /// The pages the variant side's tables were on in that phase ([`Measurement::pages_in`]):
+    /// 4 KiB for the control family in both phases, although it is timed in the 2 MiB one.
     pub lookup_pages: TablePages,
 }
 
@@ -339,7 +342,8 @@ fn variant_pair(m: &Measurement, pair: &Pair) -> Compared {
         costs,
         lookup_by_mode: lookup_by_mode(m, a, b),
         pages_as_asked: pages_agree,
-        lookup_pages: pages,
+        phase: pages,
+        lookup_pages: m.pages_in(pair.variant, pages),
     }
 }
 
@@ -360,7 +364,8 @@ fn page_pair(m: &Measurement, base: &'static str) -> Compared {
         costs: compare_across(m, a, b),
         lookup_by_mode: lookup_by_mode(m, a, b),
         pages_as_asked: m.collapsed(base),
-        lookup_pages: TablePages::Huge,
+        phase: TablePages::Huge,
+        lookup_pages: m.pages_in(base, TablePages::Huge),
     }
 }
 
@@ -647,4 +652,153 @@ fn family_plots(m: &Measurement, k: usize) -> Vec<Plot> {
         }
     }
     plots
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::measure::LookupRow;
+    use super::*;
+    use crate::measure::SampleConfig;
+    use std::time::Duration;
+
+    /// Three processes' lookups of `name` on `phase`, two rounds each: `ns` in every round.
+    fn lookups(name: &'static str, phase: TablePages, ns: f64) -> LookupRow {
+        LookupRow {
+            input: LookupInput::ThroughputRandomPlay,
+            pages: phase,
+            backend: name,
+            twin: false,
+            ns: vec![ns, ns * 1.01, ns * 0.99, ns, ns * 1.02, ns * 0.98],
+        }
+    }
+
+    /// `name`'s placement in `phase`, with `share` of its bytes on 2 MiB pages afterwards.
+    fn placed(name: &str, phase: TablePages, share: f64) -> (String, TablePages, TablePlacement) {
+        let table_bytes = 1 << 20;
+        let placement = TablePlacement {
+            table_bytes,
+            huge_before: Some(0),
+            huge_after: Some((share * table_bytes as f64) as usize),
+            outcome: Ok(()),
+        };
+        (name.to_string(), phase, placement)
+    }
+
+    fn pair(base: &'static str, variant: &'static str) -> Pair {
+        Pair {
+            base,
+            variant,
+            factor: LayoutFactor::EntrySize,
+            change: "entries halved".into(),
+            table_bytes: [1 << 20, 1 << 19],
+        }
+    }
+
+    /// Three families: `bonanza` (the phase order's control, kept on 4 KiB pages in both
+    /// phases), `dbb` (moved onto 2 MiB pages alike) and `magic` (its variant kept a different
+    /// share there, so its lookups are read from the 4 KiB phase).
+    fn measured() -> Measurement {
+        let sampling = SampleConfig {
+            warmup: Duration::ZERO,
+            samples: 2,
+            min_sample: Duration::ZERO,
+        };
+        let names = [
+            ("bonanza", 0.0),
+            ("bonanza.entry16", 0.0),
+            ("dbb", 1.0),
+            ("dbb.entry16", 1.0),
+            ("magic", 0.74),
+            ("magic.entry16", 0.3),
+        ];
+        let mut lookup = Vec::new();
+        let mut placements = Vec::new();
+        for (name, share) in names {
+            for phase in [TablePages::Small, TablePages::Huge] {
+                // The control family's time does not change between the phases; dbb's does.
+                let ns = match (name, phase) {
+                    ("dbb" | "dbb.entry16", TablePages::Huge) => 8.0,
+                    _ => 10.0,
+                };
+                lookup.push(lookups(name, phase, ns));
+                let share = if phase == TablePages::Huge {
+                    share
+                } else {
+                    0.0
+                };
+                placements.push(placed(name, phase, share));
+            }
+        }
+        Measurement {
+            pairs: vec![
+                pair("bonanza", "bonanza.entry16"),
+                pair("dbb", "dbb.entry16"),
+                pair("magic", "magic.entry16"),
+            ],
+            twin: None,
+            skipped: Vec::new(),
+            lookups: 1,
+            sampling,
+            chain_sampling: sampling,
+            pressure_reads: 1,
+            pressure_bytes: 1,
+            ns_per_tick: 1.0,
+            search_positions: 1,
+            search_depth: 1,
+            search_rounds: [2, 2],
+            tt_mib: 1,
+            threshold: 0.03,
+            seed: 0,
+            lookup,
+            chains: Vec::new(),
+            search: Vec::new(),
+            placements,
+            orders: Vec::new(),
+            errors: Vec::new(),
+            invocations: 3,
+        }
+    }
+
+    /// `lookup_pages` names the pages the tables were on, `phase` the phase they were timed
+    /// in: the control family reads 4 KiB in the 2 MiB phase, its variant pair and its page
+    /// pair alike, and its page pair still controls the phase order.
+    #[test]
+    fn lookup_pages_name_the_pages_and_phase_the_phase() {
+        let analysis = analyse(&measured());
+        let numbers = &analysis.numbers;
+        let read = |variant: &str| {
+            let p = numbers
+                .pairs
+                .iter()
+                .find(|p| p.variant == variant)
+                .unwrap_or_else(|| panic!("{variant}"));
+            (p.phase.name(), p.lookup_pages.name(), p.pages_as_asked)
+        };
+        assert_eq!(read("bonanza.entry16"), ("2m", "4k", Some(true)));
+        assert_eq!(read("bonanza@2m"), ("2m", "4k", Some(false)));
+        assert_eq!(read("dbb.entry16"), ("2m", "2m", Some(true)));
+        assert_eq!(read("dbb@2m"), ("2m", "2m", Some(true)));
+        assert_eq!(read("magic.entry16"), ("4k", "4k", Some(false)));
+        assert_eq!(read("magic@2m"), ("2m", "2m", Some(true)));
+        // The page pairs still pair the 2 MiB phase with the 4 KiB one: dbb's lookups ×0.8,
+        // the control family's level, so the phase order's control passes.
+        let dbb = numbers
+            .pairs
+            .iter()
+            .find(|p| p.variant == "dbb@2m")
+            .unwrap();
+        let ratio = dbb.cost(Cost::Lookup).expect("dbb's page pair");
+        assert!((ratio.ratio - 0.8).abs() < 1e-9, "{ratio:?}");
+        assert_eq!(numbers.phase_control(Cost::Lookup), Some(true));
+        let bonanza = numbers
+            .pairs
+            .iter()
+            .find(|p| p.variant == "bonanza@2m")
+            .unwrap();
+        let json = super::super::pair_json(bonanza, numbers);
+        assert_eq!(
+            (&json["phase"], &json["lookup_pages"]),
+            (&"2m".into(), &"4k".into())
+        );
+    }
 }

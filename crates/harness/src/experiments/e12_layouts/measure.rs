@@ -227,6 +227,19 @@ impl Measurement {
             .map(|shares| shares.iter().all(|&share| share > 0.0))
     }
 
+    /// The pages `name`'s tables were on in `phase`: 4 KiB in the 4 KiB phase; in the 2 MiB
+    /// phase, 2 MiB pages where they moved onto them in every process and 4 KiB where not (the
+    /// control family, kept there, or a kernel that refused), and the pages asked for where
+    /// some process could not tell (`pages_as_asked` is then null).
+    pub fn pages_in(&self, name: &str, phase: TablePages) -> TablePages {
+        match (phase, self.collapsed(name)) {
+            (TablePages::Small, _) | (TablePages::Huge, Some(false)) => TablePages::Small,
+            (TablePages::Huge, Some(true)) => TablePages::Huge,
+            (TablePages::Huge, None) if in_phase_control(name) => TablePages::Small,
+            (TablePages::Huge, None) => TablePages::Huge,
+        }
+    }
+
     /// Whether `a`'s and `b`'s tables sat on 2 MiB pages alike in the 2 MiB phase: in every
     /// process their shares of bytes on 2 MiB pages differ by at most [`SAME_PAGES`].
     pub fn pages_agree(&self, a: &str, b: &str) -> Option<bool> {

@@ -101,6 +101,7 @@ fn pair_json(pair: &Compared, numbers: &Numbers) -> Json {
         "table_miss": record(pair.cost(Cost::TableMiss)),
         "nps": record(pair.cost(Cost::Search)),
         "pages_as_asked": pair.pages_as_asked,
+        "phase": pair.phase.name(),
         "lookup_pages": pair.lookup_pages.name(),
         "undecided": Cost::ALL
             .iter()
@@ -177,6 +178,13 @@ mod tests {
         }
         assert_eq!(summary.pairs[0].factor, "compound-tables");
         assert_eq!(summary.pairs[1].factor, "pages");
+        // The page pair is timed in the 2 MiB phase, whichever pages its tables got.
+        assert_eq!(summary.pairs[1].phase.as_deref(), Some("2m"));
+        assert!(
+            matches!(summary.pairs[1].lookup_pages.as_deref(), Some("4k" | "2m")),
+            "{:?}",
+            summary.pairs[1]
+        );
         assert!(
             !experiment.findings.contains("fingerprints differ"),
             "{}",

@@ -29,8 +29,12 @@ pub struct Pair {
     /// Per cost (`lookup`, `table_miss`, `nps`), why it is not decided here; absent: decided.
     #[serde(default)]
     pub undecided: BTreeMap<String, String>,
-    /// The page kind the lookups and table misses were read on (`4k` or `2m`); absent in
-    /// reports before the key.
+    /// The page phase the lookups and table misses were read in (`4k` or `2m`); absent in
+    /// reports before the key, whose `lookup_pages` named the phase.
+    #[serde(default)]
+    pub phase: Option<String>,
+    /// The pages the variant side's tables were on in that phase (`4k` or `2m`: the control
+    /// family's read `4k` in both); absent in reports before the key.
     #[serde(default)]
     pub lookup_pages: Option<String>,
 }
