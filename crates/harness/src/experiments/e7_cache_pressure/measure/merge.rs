@@ -6,8 +6,8 @@ use crate::experiments::typical;
 use crate::invocations::{gather, merge_rows, union};
 
 /// K invocations' measurements as one: every chain's, reload's, calibration load's and
-/// bracket's rounds and the shift probe's timings one invocation after another; the pressure buffer's and the calibration's
-/// grants and steps the least of any; a collapse refused if any kernel refused it (the huge-page
+/// bracket's rounds and the shift probe's timings one invocation after another; the pressure
+/// buffer's and the calibration's grants and steps the least of any; a collapse refused if any kernel refused it (the huge-page
 /// bytes after it the least of any); the sweep's tables' huge-page bytes the most of any;
 /// every note; the rest from the first.
 pub(in super::super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
