@@ -23,29 +23,36 @@ impl CacheLevels {
         // Samples long enough (2^15 loads, 50 µs and more) for the clock's own cost to vanish.
         let (samples, sample_loads) = if quick { (5, 1 << 15) } else { (11, 1 << 15) };
         let warm_loads: u64 = if quick { 1 << 17 } else { 1 << 19 };
-        let clock = || thread_cpu_ns().unwrap_or_else(|| EPOCH.elapsed().as_nanos() as u64);
         let curve: Vec<(usize, f64)> = sizes(max, 2)
             .into_iter()
             .map(|bytes| {
                 let buffer = ring(bytes, Pages::Huge, PROBE_SEED ^ bytes as u64);
-                let words = buffer.as_slice();
                 let lines = (bytes / LINE).max(2) as u64;
                 // Once round the ring (or as far as the warm-up goes) so that a ring that fits
-                // a cache is in it, then samples that carry on from where the last stopped.
-                let mut at = chase(words, lines.clamp(4096, warm_loads), 0);
-                let loads = sample_loads;
-                let ns: Vec<f64> = (0..samples)
-                    .map(|_| {
-                        let start = clock();
-                        at = black_box(chase(words, loads, black_box(at)));
-                        clock().saturating_sub(start) as f64 / loads as f64
-                    })
-                    .collect();
-                (bytes, median(&ns).unwrap_or(f64::NAN))
+                // a cache is in it.
+                let warm = lines.clamp(4096, warm_loads);
+                let ns = timed_chase(buffer.as_slice(), warm, sample_loads, samples);
+                (bytes, ns)
             })
             .collect();
         CacheLevels::from_curve(&curve, machine, "a short pointer chase")
     }
+}
+
+/// The median ns per load of `samples` chases of `loads` loads round the ring `words`, each
+/// carrying on where the last stopped, after `warm` untimed loads from its first line; timed
+/// on the thread's CPU clock where there is one, so that time spent descheduled is left out.
+pub fn timed_chase(words: &[u64], warm: u64, loads: u64, samples: usize) -> f64 {
+    let clock = || thread_cpu_ns().unwrap_or_else(|| EPOCH.elapsed().as_nanos() as u64);
+    let mut at = black_box(chase(words, warm, 0));
+    let ns: Vec<f64> = (0..samples)
+        .map(|_| {
+            let start = clock();
+            at = black_box(chase(words, loads, black_box(at)));
+            clock().saturating_sub(start) as f64 / loads as f64
+        })
+        .collect();
+    median(&ns).unwrap_or(f64::NAN)
 }
 
 /// The seed of the probe's rings (each ring's is this ^ its size).

@@ -12,12 +12,10 @@
 //! own timings fall between the rounds.
 
 use super::timing::shuffled;
-use crate::cache_levels::{chase, ring, LINE};
-use crate::measure::{pin_to_cpu, thread_cpu_ns, unpin};
-use crate::stats::median;
+use crate::cache_levels::{ring, timed_chase, LINE};
+use crate::measure::{pin_to_cpu, unpin};
 use kiki_core::pages::{PageBuffer, Pages};
 use serde::{Deserialize, Serialize};
-use std::hint::black_box;
 use std::time::Instant;
 
 /// One timing of the probe: one ring, on one CPU, in one round.
@@ -163,24 +161,11 @@ impl ShiftProbe {
 /// carrying on where the last stopped), after one untimed pass.
 fn time_ring(words: &[u64], bytes: usize, samples: usize) -> f64 {
     let lines = (bytes / LINE).max(2) as u64;
-    let loads = lines.min(MAX_LOADS);
-    let clock = || thread_cpu_ns().unwrap_or_else(|| EPOCH.elapsed().as_nanos() as u64);
-    let mut at = black_box(chase(words, lines, 0));
-    let ns: Vec<f64> = (0..samples)
-        .map(|_| {
-            let start = clock();
-            at = black_box(chase(words, loads, black_box(at)));
-            clock().saturating_sub(start) as f64 / loads as f64
-        })
-        .collect();
-    median(&ns).unwrap_or(f64::NAN)
+    timed_chase(words, lines, lines.min(MAX_LOADS), samples)
 }
 
 /// The seed of the probe's rings (each ring's is this ^ its size ^ its allocation).
 const SEED: u64 = 0x0073_6869_6674; // "shift"
-
-/// The wall clock's zero where the thread has no CPU clock.
-static EPOCH: std::sync::LazyLock<Instant> = std::sync::LazyLock::new(Instant::now);
 
 #[cfg(test)]
 mod tests {
