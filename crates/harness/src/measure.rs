@@ -62,8 +62,9 @@ pub fn time_ns(body: &mut dyn FnMut(u64) -> u64, reps: u64) -> f64 {
 /// least `config.min_sample`.
 pub fn calibrate(case: &mut Case<'_>, config: &SampleConfig) -> u64 {
     // Neither a warm-up nor a minimum sample asked for: each sample is one long call (E2's
-    // perfts, a second or more), so a calibrating call would only repeat a sample, and warm
-    // nothing the round-robin samples keep (another case runs between any two of its calls).
+    // perfts, tens of milliseconds to seconds), so a calibrating call would only repeat a
+    // sample, and warm nothing the round-robin samples keep (another case runs between any two
+    // of its calls).
     if config.warmup.is_zero() && config.min_sample.is_zero() {
         return 1;
     }

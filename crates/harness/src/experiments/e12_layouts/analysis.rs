@@ -795,7 +795,7 @@ mod tests {
             .iter()
             .find(|p| p.variant == "bonanza@2m")
             .unwrap();
-        let json = super::super::pair_json(bonanza, numbers);
+        let json = super::super::pair_json(bonanza, numbers, 0.03);
         assert_eq!(
             (&json["phase"], &json["lookup_pages"]),
             (&"2m".into(), &"4k".into())

@@ -70,8 +70,9 @@ fn result(m: &Measurement) -> ExperimentResult {
     }
 }
 
-/// `{ratio, low, high, invocations, rounds, claim}` (an unbounded bound is null), or null.
-fn record(c: Option<Comparison>) -> Json {
+/// `{ratio, low, high, invocations, rounds, claim, reading}` (an unbounded bound is null), or
+/// null; `reading` tells level, unresolved and withdrawn apart at `threshold`.
+fn record(c: Option<Comparison>, threshold: f64) -> Json {
     match c {
         None => Json::Null,
         Some(c) => json!({
@@ -81,25 +82,26 @@ fn record(c: Option<Comparison>) -> Json {
             "invocations": c.invocations,
             "rounds": c.rounds,
             "claim": serde_json::to_value(c.claim).unwrap_or(Json::Null),
+            "reading": crate::experiments::claims::reading(&c, threshold),
         }),
     }
 }
 
-fn pair_json(pair: &Compared, numbers: &Numbers) -> Json {
+fn pair_json(pair: &Compared, numbers: &Numbers, threshold: f64) -> Json {
     let by_mode: Map<String, Json> = pair
         .lookup_by_mode
         .iter()
-        .map(|(input, c)| (input.name().to_string(), record(*c)))
+        .map(|(input, c)| (input.name().to_string(), record(*c, threshold)))
         .collect();
     json!({
         "base": pair.base,
         "variant": pair.variant,
         "factor": pair.factor.name(),
         "table_bytes": pair.table_bytes,
-        "lookup": record(pair.cost(Cost::Lookup)),
+        "lookup": record(pair.cost(Cost::Lookup), threshold),
         "lookup_by_mode": by_mode,
-        "table_miss": record(pair.cost(Cost::TableMiss)),
-        "nps": record(pair.cost(Cost::Search)),
+        "table_miss": record(pair.cost(Cost::TableMiss), threshold),
+        "nps": record(pair.cost(Cost::Search), threshold),
         "pages_as_asked": pair.pages_as_asked,
         "phase": pair.phase.name(),
         "lookup_pages": pair.lookup_pages.name(),
@@ -111,10 +113,11 @@ fn pair_json(pair: &Compared, numbers: &Numbers) -> Json {
 }
 
 fn summary(m: &Measurement, numbers: &Numbers) -> Vec<(String, Json)> {
+    let threshold = m.threshold;
     let controls: Map<String, Json> = numbers
         .controls
         .iter()
-        .map(|(cost, c)| (cost.name().to_string(), record(*c)))
+        .map(|(cost, c)| (cost.name().to_string(), record(*c, threshold)))
         .collect();
     let passed = Cost::ALL.iter().all(|&c| numbers.control_passed(c));
     let phase: Map<String, Json> = Cost::ALL
@@ -129,7 +132,7 @@ fn summary(m: &Measurement, numbers: &Numbers) -> Vec<(String, Json)> {
                 "variant": pair.variant,
                 "factor": pair.factor.name(),
                 "cost": cost.name(),
-                "record": record(Some(c)),
+                "record": record(Some(c), m.threshold),
             })
         });
     vec![
@@ -139,7 +142,7 @@ fn summary(m: &Measurement, numbers: &Numbers) -> Vec<(String, Json)> {
                 numbers
                     .pairs
                     .iter()
-                    .map(|p| pair_json(p, numbers))
+                    .map(|p| pair_json(p, numbers, threshold))
                     .collect(),
             ),
         ),

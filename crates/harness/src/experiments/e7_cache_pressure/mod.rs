@@ -73,8 +73,9 @@ impl Experiment for CachePressure {
             Ok(m) => {
                 let mut result = result(&m);
                 // Each invocation on its own, where there are several to set apart.
-                if measurements.len() >= 2 {
-                    let screen = analysis::screen::Screen::of(measurements);
+                let screen =
+                    (measurements.len() >= 2).then(|| analysis::screen::Screen::of(measurements));
+                if let Some(screen) = &screen {
                     result.findings.push_str("\n\n");
                     result.findings.push_str(&screen.sentence());
                     result.tables.push(screen.table());
@@ -82,7 +83,12 @@ impl Experiment for CachePressure {
                         .summary
                         .push(("invocation_screen".into(), screen.summary()));
                 }
-                if let Some(shift) = analysis::shift::ShiftReading::of(&m.shift) {
+                let control = |label: &str| {
+                    screen
+                        .as_ref()
+                        .map_or(Vec::new(), |screen| screen.control_values(label))
+                };
+                if let Some(shift) = analysis::shift::ShiftReading::of(&m.shift, control) {
                     result.findings.push_str("\n\n");
                     result.findings.push_str(&shift.sentence());
                     result.tables.push(shift.table());

@@ -284,6 +284,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     series.extend(survival::raw_series(m));
     series.extend(reuse::raw_series(m));
     series.extend(bracket::raw_series(m));
+    series.extend(shift::raw_series(&m.shift));
 
     let mut plots = vec![chains.plot(m)];
     plots.extend(dose.plot(m, top_reads));

@@ -243,6 +243,7 @@ impl Pages {
         self.phase_order.as_ref().map_or(Json::Null, |p| {
             json!({"bytes": p.bytes, "ratio": p.ratio.ratio, "low": p.ratio.low,
                    "high": p.ratio.high, "claim": format!("{:?}", p.ratio.claim),
+                   "reading": crate::experiments::claims::reading(&p.ratio, p.threshold),
                    "huge_after": p.huge_after, "passes": p.passes})
         })
     }

@@ -17,16 +17,17 @@ use super::super::POSITIVE_TOLERANCE;
 use super::chains::positive;
 use crate::conditions::RunConditions;
 use crate::results::Table;
-use crate::stats::format_sig;
+use crate::stats::{format_interval, format_sig, Estimate};
 use serde_json::{json, Value as Json};
 
 /// One invocation's controls and conditions.
 pub(in super::super) struct Screened {
     /// Its index among the report's invocations (from 0).
     pub index: usize,
-    /// Per positive control: its label, cost at P = 0 (ns per read), and whether its interval
-    /// reaches the band (false: wholly outside it).
-    pub controls: Vec<(String, f64, bool)>,
+    /// Per positive control: its label, cost at P = 0 (ns per read) with its interval over
+    /// the invocation's own rounds, and whether that interval reaches the band (false: wholly
+    /// outside it).
+    pub controls: Vec<(String, Estimate, bool)>,
     pub conditions: Option<RunConditions>,
 }
 
@@ -59,7 +60,7 @@ impl Screen {
                         );
                         let e = &p.at_zero;
                         let outside = e.high < band.0 || e.low > band.1;
-                        (p.label.clone(), e.value, !outside)
+                        (p.label.clone(), *e, !outside)
                     })
                     .collect(),
                 conditions: part.conditions.first().cloned(),
@@ -82,6 +83,17 @@ impl Screen {
         }
     }
 
+    /// Per invocation (its index), the cost at P = 0 of the control labelled `label`.
+    pub fn control_values(&self, label: &str) -> Vec<(usize, f64)> {
+        self.invocations
+            .iter()
+            .filter_map(|s| {
+                let (_, e, _) = s.controls.iter().find(|(l, _, _)| l == label)?;
+                Some((s.index, e.value))
+            })
+            .collect()
+    }
+
     fn flagged(&self) -> Vec<usize> {
         self.invocations
             .iter()
@@ -102,8 +114,9 @@ impl Screen {
             "verdict_without_flagged": self.verdict_without_flagged,
             "invocations": self.invocations.iter().map(|s| json!({
                 "invocation": s.index,
-                "controls": s.controls.iter().map(|(label, ns, inside)| json!({
-                    "label": label, "ns": ns, "inside": inside
+                "controls": s.controls.iter().map(|(label, e, inside)| json!({
+                    "label": label, "ns": e.value, "low": e.low, "high": e.high,
+                    "inside": inside
                 })).collect::<Vec<_>>(),
                 "flagged": s.flagged(),
                 "steal_percent": s.conditions.as_ref().and_then(|c| c.steal_percent),
@@ -122,7 +135,11 @@ impl Screen {
             .map(|s| s.controls.iter().map(|c| c.0.clone()).collect())
             .unwrap_or_default();
         let mut headers = vec!["invocation".to_string()];
-        headers.extend(labels.iter().map(|l| format!("{l} control (ns)")));
+        headers.extend(
+            labels
+                .iter()
+                .map(|l| format!("{l} control (ns, its own rounds' 95 % interval)")),
+        );
         headers.extend(
             [
                 "steal %",
@@ -139,11 +156,11 @@ impl Screen {
             .iter()
             .map(|s| {
                 let mut row = vec![(s.index + 1).to_string()];
-                row.extend(s.controls.iter().map(|(_, ns, inside)| {
+                row.extend(s.controls.iter().map(|(_, e, inside)| {
                     format!(
                         "{}{}",
-                        format_sig(*ns),
-                        if *inside { "" } else { " (outside)" }
+                        format_interval(e),
+                        if *inside { "" } else { " (wholly outside)" }
                     )
                 }));
                 let c = s.conditions.as_ref();
@@ -183,11 +200,17 @@ impl Screen {
                      the rest."
                 .to_string(),
         };
+        let (number, have) = if flagged.len() == 1 {
+            ("number", "has")
+        } else {
+            ("numbers", "have")
+        };
         format!(
-            "Invocation screen: {} of the {k} invocations (number {}) have a positive control \
-             wholly outside E6's band (±{:.0} %) on their own (the table of the screen gives \
-             each invocation's controls, steal, busy share and clock). The verdict above stands \
-             on every invocation. {without}",
+            "Invocation screen: {} of the {k} invocations ({number} {}) {have} a positive \
+             control whose interval over its own rounds lies wholly outside E6's band (±{:.0} %) \
+             (the table of the screen gives each invocation's controls with their intervals, \
+             steal, busy share and clock). The verdict above stands on every invocation. \
+             {without}",
             flagged.len(),
             names.join(", "),
             POSITIVE_TOLERANCE * 100.0
@@ -200,11 +223,16 @@ mod tests {
     use super::*;
 
     fn screened(index: usize, half_l2: f64, inside: bool) -> Screened {
+        let at = |v: f64| Estimate {
+            value: v,
+            low: v - 0.5,
+            high: v + 0.5,
+        };
         Screened {
             index,
             controls: vec![
-                ("½ L2".into(), half_l2, inside),
-                ("memory".into(), 140.0, true),
+                ("½ L2".into(), at(half_l2), inside),
+                ("memory".into(), at(140.0), true),
             ],
             conditions: None,
         }
@@ -228,7 +256,7 @@ mod tests {
         assert_eq!(screen.flagged(), [1, 2]);
         let sentence = screen.sentence();
         assert!(
-            sentence.contains("2 of the 5 invocations (number 2, 3)"),
+            sentence.contains("2 of the 5 invocations (numbers 2, 3) have"),
             "{sentence}"
         );
         assert!(
@@ -237,9 +265,17 @@ mod tests {
         );
         let table = screen.table();
         assert_eq!(table.rows.len(), 5);
-        assert_eq!(table.rows[1][1], "21.60 (outside)");
+        assert_eq!(table.rows[1][1], "21.60 [21.10–22.10] (wholly outside)");
         assert_eq!(table.rows[1].last().unwrap(), "yes");
         assert_eq!(screen.summary()["flagged"], json!([1, 2]));
+        assert_eq!(screen.control_values("½ L2")[1], (1, 21.6));
+        let one = Screen {
+            invocations: vec![screened(0, 6.5, true), screened(1, 21.6, false)],
+            verdict_without_flagged: None,
+        };
+        assert!(one
+            .sentence()
+            .contains("1 of the 2 invocations (number 2) has"));
 
         let clean = Screen {
             invocations: vec![screened(0, 6.5, true), screened(1, 7.0, true)],

@@ -97,6 +97,9 @@ pub(in super::super) struct SizeReading {
     pub factors: Vec<FactorReading>,
     /// How long the rounds spanned inside an invocation (s, the median over invocations).
     pub seconds: f64,
+    /// The positive control of this size: its own cost at P = 0 per invocation (the
+    /// screen's), where the screen ran.
+    pub control: Vec<(usize, f64)>,
 }
 
 impl SizeReading {
@@ -115,7 +118,12 @@ pub(in super::super) struct ShiftReading {
 }
 
 impl ShiftReading {
-    pub fn of(samples: &[ShiftSample]) -> Option<ShiftReading> {
+    /// The readings of `samples`; `control(label)` gives the positive control of that label's
+    /// own cost at P = 0 per invocation (the screen's), set beside the ring's means.
+    pub fn of(
+        samples: &[ShiftSample],
+        control: impl Fn(&str) -> Vec<(usize, f64)>,
+    ) -> Option<ShiftReading> {
         let mut labels: Vec<(String, usize)> = Vec::new();
         for s in samples {
             if !labels.iter().any(|(l, _)| *l == s.label) {
@@ -128,7 +136,11 @@ impl ShiftReading {
             .filter_map(|(label, bytes)| {
                 let cells: Vec<&ShiftSample> =
                     samples.iter().filter(|s| s.label == label).collect();
-                size_reading(label, bytes, &cells)
+                let control = control(&label);
+                size_reading(label, bytes, &cells).map(|mut reading| {
+                    reading.control = control;
+                    reading
+                })
             })
             .collect();
         (!sizes.is_empty()).then_some(ShiftReading { sizes })
@@ -156,6 +168,10 @@ impl ShiftReading {
                     "reproduces": f.reproduces,
                 })).collect::<Vec<_>>(),
                 "reading": s.reading_word(),
+                "control_ns": s.control.iter()
+                    .map(|(i, ns)| json!({"invocation": i, "ns": ns}))
+                    .collect::<Vec<_>>(),
+                "control_correlation": correlation(&s.invocation_means, &s.control),
             })).collect::<Vec<_>>(),
         })
     }
@@ -275,7 +291,7 @@ impl SizeReading {
             "one invocation: no shift between invocations to explain".to_string()
         } else if !self.present {
             format!(
-                "no whole-invocation shift here (within {:.0} %)",
+                "the ring shows no whole-invocation shift (within {:.0} %)",
                 SHIFT_PRESENT * 100.0
             )
         } else {
@@ -292,8 +308,77 @@ impl SizeReading {
                 format!("reproduced inside one process by {}", named.join(" and "))
             }
         };
-        format!("{head}; {within}: {reading}")
+        format!("{head}; {within}: {reading}{}", self.control_words())
     }
+
+    /// The control of this size beside the ring: its invocations' values, their span, and
+    /// whether the ring's means move with them; a ring that shows no shift where the control
+    /// shifted does not reproduce the control's shift, whose mechanism is then not found.
+    fn control_words(&self) -> String {
+        if self.control.len() < 2 {
+            return String::new();
+        }
+        let values: Vec<f64> = self.control.iter().map(|(_, ns)| *ns).collect();
+        let span = spread(&values);
+        let middle = median(&values).unwrap_or(f64::NAN);
+        let shifted = span > SHIFT_PRESENT * middle.abs();
+        let r = correlation(&self.invocation_means, &self.control).map_or(String::new(), |r| {
+            format!("; Pearson's r with the ring's means {r:.2}")
+        });
+        let verdict = match (shifted, self.present) {
+            (true, false) => {
+                "; the control shifted and the ring of its size did not, so the probe does not \
+                 reproduce the control's shift: its mechanism is not found here"
+            }
+            (true, true) => "",
+            (false, _) => "; the control did not shift either",
+        };
+        format!(
+            " (beside it, a comparison added after the first report that ran the probe: the {} \
+             control itself, its cost at P = 0 per invocation: {} ns, spanning {:.0} % of their \
+             median{r}{verdict})",
+            self.label,
+            values
+                .iter()
+                .map(|v| format_sig(*v))
+                .collect::<Vec<_>>()
+                .join(", "),
+            100.0 * span / middle.abs()
+        )
+    }
+}
+
+/// The probe's timings as series, one per (size, ring, CPU): each invocation's rounds in
+/// order, one block per invocation.
+pub(in super::super) fn raw_series(samples: &[ShiftSample]) -> Vec<crate::results::Series> {
+    let mut keys: Vec<(usize, &str, usize, usize)> = samples
+        .iter()
+        .map(|s| (s.bytes, s.label.as_str(), s.allocation, s.cpu))
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys.into_iter()
+        .map(|(bytes, label, allocation, cpu)| {
+            let mut cells: Vec<&ShiftSample> = samples
+                .iter()
+                .filter(|s| s.label == label && s.allocation == allocation && s.cpu == cpu)
+                .collect();
+            cells.sort_by_key(|s| (s.invocation, s.round));
+            let (allocation, cpu, bytes) =
+                (allocation.to_string(), cpu.to_string(), bytes.to_string());
+            crate::experiments::series(
+                &[
+                    ("part", "shift"),
+                    ("case", label),
+                    ("bytes", &bytes),
+                    ("allocation", &allocation),
+                    ("cpu", &cpu),
+                ],
+                "ns/load",
+                cells.iter().map(|s| s.ns).collect(),
+            )
+        })
+        .collect()
 }
 
 /// The method's sentences on the probe (empty where it did not run: reports before
@@ -403,7 +488,30 @@ fn size_reading(label: String, bytes: usize, cells: &[&ShiftSample]) -> Option<S
         present,
         factors,
         seconds,
+        control: Vec::new(),
     })
+}
+
+/// Pearson's r between the ring's invocation means and the control's, over the invocations
+/// both have (None under three).
+fn correlation(ring: &[(usize, f64)], control: &[(usize, f64)]) -> Option<f64> {
+    let pairs: Vec<(f64, f64)> = ring
+        .iter()
+        .filter_map(|(i, r)| control.iter().find(|(j, _)| j == i).map(|(_, c)| (*r, *c)))
+        .collect();
+    if pairs.len() < 3 {
+        return None;
+    }
+    let n = pairs.len() as f64;
+    let (mx, my) = (
+        pairs.iter().map(|p| p.0).sum::<f64>() / n,
+        pairs.iter().map(|p| p.1).sum::<f64>() / n,
+    );
+    let cov: f64 = pairs.iter().map(|(x, y)| (x - mx) * (y - my)).sum();
+    let vx: f64 = pairs.iter().map(|(x, _)| (x - mx).powi(2)).sum();
+    let vy: f64 = pairs.iter().map(|(_, y)| (y - my).powi(2)).sum();
+    let r = cov / (vx * vy).sqrt();
+    r.is_finite().then_some(r)
 }
 
 fn group<'a, K: Ord>(
@@ -545,7 +653,7 @@ mod tests {
     }
 
     fn reading(s: &[ShiftSample]) -> SizeReading {
-        ShiftReading::of(s).unwrap().sizes.remove(0)
+        ShiftReading::of(s, |_| Vec::new()).unwrap().sizes.remove(0)
     }
 
     /// An invocation whose second ring sits on frames that conflict: each invocation's mean
@@ -617,6 +725,43 @@ mod tests {
         let summary = ShiftReading { sizes: vec![r] }.summary();
         assert_eq!(summary["sizes"][0]["reading"], "no shift");
         assert_eq!(summary["sizes"][0]["factors"].as_array().unwrap().len(), 3);
+    }
+
+    /// A control that shifted beside a ring that did not: the probe says it does not
+    /// reproduce it; the raw timings come out as one series per ring and CPU.
+    #[test]
+    fn a_control_that_shifts_beside_a_steady_ring_is_not_reproduced() {
+        let s = samples(5, |i, a, c, r| 5.5 + jitter(i, a, c, r));
+        let control = vec![(0, 5.44), (1, 6.21), (2, 6.25), (3, 3.48), (4, 3.36)];
+        let reading = ShiftReading::of(&s, |label| {
+            assert_eq!(label, "½ L3");
+            control.clone()
+        })
+        .unwrap();
+        let text = reading.sentence();
+        assert!(
+            text.contains("the ring shows no whole-invocation shift"),
+            "{text}"
+        );
+        assert!(
+            text.contains("the control shifted and the ring of its size did not"),
+            "{text}"
+        );
+        assert!(text.contains("spanning 53 % of their median"), "{text}");
+        assert_eq!(reading.summary()["sizes"][0]["control_ns"][3]["ns"], 3.48);
+        let series = raw_series(&s);
+        assert_eq!(series.len(), 3 * 2);
+        assert!(series.iter().all(|x| x.samples.len() == 5 * 6));
+        assert!(
+            (correlation(
+                &[(0, 1.0), (1, 2.0), (2, 3.0)],
+                &[(0, 2.0), (1, 4.0), (2, 6.0)]
+            )
+            .unwrap()
+                - 1.0)
+                .abs()
+                < 1e-12
+        );
     }
 
     /// One CPU: the core factor has one level and is not tested.
