@@ -10,6 +10,12 @@ use crate::stats::format_sig;
 use crate::workloads::SearchShape;
 use kiki_core::units::rounded_bytes;
 
+/// Why the positive controls' tables lie on 2 MiB pages while the sweep's are on 4 KiB.
+const CONTROL_PAGES: &str = " The positive controls' synthetic tables lie on 2 MiB pages, as \
+    E6's levels are read from its huge-page curve: they check the chain's timing against E6's \
+    latency, not the address translation a table on 4 KiB pages adds, which the page split \
+    measures (E6's 4 KiB curve disagrees across invocations too much to serve as a band).";
+
 pub(super) fn method(m: &Measurement) -> String {
     let levels = m
         .levels
@@ -68,11 +74,7 @@ pub(super) fn method(m: &Measurement) -> String {
          at their size minus the latency at 4 KiB at P = 0: the whole 95 % interval of each \
          within the range E6's invocations span there widened by ±{:.0} % (a probed curve has \
          no range: its own value), and excluding 0 — an equivalence test, since a point \
-         estimate alone proves nothing. The synthetic tables lie on 2 MiB pages, as E6's \
-         levels are read from its huge-page curve: they check the chain's timing against \
-         E6's latency, not the address translation a table on 4 KiB pages adds, which the \
-         page split measures (E6's 4 KiB curve disagrees across invocations too much to \
-         serve as a band). The last level's control is half its effective size \
+         estimate alone proves nothing. The last level's control is half its effective size \
          where that lies on its plateau at or above the plateau's geometric middle, else the \
          middle; the plateau is the one every E6 invocation shows, from the latest of the \
          lower level's sizes and the ends of the step after it to the earliest of the last \
@@ -135,6 +137,7 @@ pub(super) fn method(m: &Measurement) -> String {
         super::BRACKET_READS,
         rounded_bytes(m.pressure_bytes as f64),
     );
+    text.push_str(CONTROL_PAGES);
     text.push_str(&analysis::shift::method(&m.shift));
     for note in m.notes.iter().chain(&m.skipped) {
         text.push(' ');
