@@ -318,6 +318,20 @@ pub fn pin_to_cpu(cpu: usize) -> Result<(), String> {
     }
 }
 
+/// The CPU the calling thread is running on now (`None` where the kernel does not say).
+pub fn current_cpu() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: sched_getcpu has no preconditions.
+        let cpu = unsafe { libc::sched_getcpu() };
+        usize::try_from(cpu).ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
 /// Lets the calling thread run on CPUs `0..cpus` again (after a temporary pin).
 pub fn unpin(cpus: usize) {
     #[cfg(target_os = "linux")]

@@ -12,7 +12,7 @@
 //! beside it, and is conditional: its invocations were kept because their controls agree with
 //! E6, so its own controls are not an independent gate.
 
-use super::super::measure::{merge, Measurement};
+use super::super::measure::{merge, synthetic_case, BlockCpu, Measurement};
 use super::super::POSITIVE_TOLERANCE;
 use super::chains::positive;
 use crate::conditions::RunConditions;
@@ -29,6 +29,89 @@ pub(in super::super) struct Screened {
     /// outside it).
     pub controls: Vec<(String, Estimate, bool)>,
     pub conditions: Option<RunConditions>,
+    /// Where its chain blocks ran (absent before 2026-11-29-3, when no block recorded its CPU).
+    pub cpus: Option<BlockCpus>,
+}
+
+/// Where one invocation's timed blocks ran: blocks per CPU they started on, how many the
+/// scheduler moved while they ran, and per positive control the CPU of its two P = 0 blocks
+/// (first pass, second pass), so that a pass that shifted can be set beside the CPU it ran on.
+#[derive(Clone, Debug, PartialEq)]
+pub(in super::super) struct BlockCpus {
+    pub per_cpu: std::collections::BTreeMap<usize, usize>,
+    pub moved: usize,
+    pub controls: Vec<(String, Vec<Option<usize>>)>,
+}
+
+impl BlockCpus {
+    fn of(part: &Measurement, labels: &[String]) -> Option<BlockCpus> {
+        let blocks: Vec<&BlockCpu> = part.block_orders.iter().flat_map(|o| &o.cpus).collect();
+        if blocks.is_empty() {
+            return None;
+        }
+        let mut per_cpu = std::collections::BTreeMap::new();
+        for cpu in blocks.iter().filter_map(|b| b.start) {
+            *per_cpu.entry(cpu).or_insert(0) += 1;
+        }
+        let moved = blocks.iter().filter(|b| b.start != b.end).count();
+        let at_zero = part.block_orders.iter().find(|o| o.label == "chain P=0");
+        let controls = labels
+            .iter()
+            .map(|label| {
+                let case = synthetic_case(label);
+                let passes = at_zero.map_or(Vec::new(), |o| {
+                    o.cpus
+                        .iter()
+                        .filter(|b| b.case == case)
+                        .map(|b| b.start)
+                        .collect()
+                });
+                (label.clone(), passes)
+            })
+            .collect();
+        Some(BlockCpus {
+            per_cpu,
+            moved,
+            controls,
+        })
+    }
+
+    /// `CPU 0: 40, CPU 1: 12; 1 moved; ½ L2 at P = 0 on 0, 1`.
+    fn words(&self) -> String {
+        let per_cpu: Vec<String> = self
+            .per_cpu
+            .iter()
+            .map(|(cpu, n)| format!("CPU {cpu}: {n}"))
+            .collect();
+        let cpu = |c: &Option<usize>| c.map_or("?".to_string(), |c| c.to_string());
+        let controls: Vec<String> = self
+            .controls
+            .iter()
+            .filter(|(_, passes)| !passes.is_empty())
+            .map(|(label, passes)| {
+                let on: Vec<String> = passes.iter().map(cpu).collect();
+                format!("{label} at P = 0 on {}", on.join(", "))
+            })
+            .collect();
+        format!(
+            "{}; {} moved{}",
+            per_cpu.join(", "),
+            self.moved,
+            if controls.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", controls.join("; "))
+            }
+        )
+    }
+
+    fn summary(&self) -> Json {
+        json!({
+            "blocks_per_cpu": self.per_cpu.iter().map(|(cpu, n)| (cpu.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
+            "moved_within_block": self.moved,
+            "controls_at_zero": self.controls.iter().map(|(label, passes)| json!({"label": label, "cpus_by_pass": passes})).collect::<Vec<_>>(),
+        })
+    }
 }
 
 impl Screened {
@@ -64,6 +147,13 @@ impl Screen {
                     })
                     .collect(),
                 conditions: part.conditions.first().cloned(),
+                cpus: BlockCpus::of(
+                    part,
+                    &positive(part)
+                        .iter()
+                        .map(|p| p.label.clone())
+                        .collect::<Vec<_>>(),
+                ),
             })
             .collect();
         let kept: Vec<Measurement> = parts
@@ -123,6 +213,7 @@ impl Screen {
                 "busy_percent": s.conditions.as_ref().and_then(|c| c.busy_percent),
                 "clock_ghz_start": s.conditions.as_ref().and_then(|c| c.clock_ghz_start),
                 "clock_ghz_end": s.conditions.as_ref().and_then(|c| c.clock_ghz_end),
+                "block_cpus": s.cpus.as_ref().map(BlockCpus::summary),
             })).collect::<Vec<_>>(),
         })
     }
@@ -145,6 +236,8 @@ impl Screen {
                 "steal %",
                 "busy % (all CPUs, this process included)",
                 "clock GHz (start, end)",
+                "timed blocks per CPU; blocks moved while timed; the controls' P = 0 blocks' \
+                 CPUs (first pass, second)",
                 "flagged",
             ]
             .iter()
@@ -171,6 +264,7 @@ impl Screen {
                     optional(c.and_then(|c| c.clock_ghz_start)),
                     optional(c.and_then(|c| c.clock_ghz_end))
                 ));
+                row.push(s.cpus.as_ref().map_or("—".to_string(), BlockCpus::words));
                 row.push(if s.flagged() { "yes" } else { "no" }.to_string());
                 row
             })
@@ -235,6 +329,7 @@ mod tests {
                 ("memory".into(), at(140.0), true),
             ],
             conditions: None,
+            cpus: None,
         }
     }
 
@@ -276,6 +371,32 @@ mod tests {
         assert!(one
             .sentence()
             .contains("1 of the 2 invocations (number 2) has"));
+
+        let mut moved = screened(1, 21.6, false);
+        moved.cpus = Some(BlockCpus {
+            per_cpu: [(0, 40), (1, 12)].into_iter().collect(),
+            moved: 1,
+            controls: vec![("½ L2".into(), vec![Some(0), Some(1)])],
+        });
+        let with_cpus = Screen {
+            invocations: vec![screened(0, 6.5, true), moved],
+            verdict_without_flagged: None,
+        };
+        let table = with_cpus.table();
+        assert_eq!(
+            table.rows[1][table.rows[1].len() - 2],
+            "CPU 0: 40, CPU 1: 12; 1 moved; ½ L2 at P = 0 on 0, 1"
+        );
+        assert_eq!(table.rows[0][table.rows[0].len() - 2], "—");
+        let summary = with_cpus.summary();
+        assert_eq!(
+            summary["invocations"][1]["block_cpus"]["controls_at_zero"][0]["cpus_by_pass"],
+            json!([0, 1])
+        );
+        assert_eq!(
+            summary["invocations"][1]["block_cpus"]["moved_within_block"],
+            1
+        );
 
         let clean = Screen {
             invocations: vec![screened(0, 6.5, true), screened(1, 7.0, true)],

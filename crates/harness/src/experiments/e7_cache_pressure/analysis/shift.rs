@@ -413,12 +413,16 @@ pub(in super::super) fn method(samples: &[ShiftSample]) -> String {
     format!(
         " Shift probe (what inside one process reproduces the invocations' shifts): at each \
          positive control's size ({}), {} rings alive at once (E6's shuffled ring, one cycle \
-         through every line), each on frames of its own on huge pages, timed on each of {} \
-         CPUs in turn (the thread pinned), in {} rounds: one before the chain sweep and one \
-         after each pressure count, so that the controls' own timings fall between them; in a \
-         round the CPUs in a seeded order and, on each, the rings in one too, each ring walked \
-         round once untimed and then timed in {} passes (at most {} loads each) on the \
-         thread's CPU clock, the median kept.",
+         through every line, the same order in each), each on frames of its own on huge pages, \
+         timed on each of {} CPUs in turn (the thread pinned), in {} rounds: one before the \
+         chain sweep and one after each pressure count, so that the controls' own timings fall \
+         between them; in a round the CPUs in a seeded order and, on each, the rings in one \
+         too, each ring walked round once untimed and then timed in {} passes (at most {} loads \
+         each) on the thread's CPU clock, the median kept; after a round the thread goes back \
+         to the CPU it left, so that the sweep resumes where it was. On 2 MiB pages a ring's \
+         placement cannot move its L1 or L2 sets (their index bits lie inside a page): \
+         placement here stands for the host frames behind the pages and for whatever hashes \
+         higher address bits (a last level's slices), not for L2 conflicts.",
         sizes.join(", "),
         count(|s| s.allocation),
         count(|s| s.cpu),

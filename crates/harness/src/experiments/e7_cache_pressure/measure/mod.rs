@@ -29,7 +29,7 @@ pub(crate) use pages::{PhaseControl, TablePages, PHASE_CONTROL};
 pub(crate) use reuse::Reuse;
 pub(crate) use shift::{ShiftSample, MAX_LOADS as SHIFT_MAX_LOADS, SAMPLES as SHIFT_SAMPLES};
 pub(super) use timing::{mask_label, WARM_IN_READS_PER_LINE, WARM_IN_SAMPLES};
-pub(crate) use timing::{tick_ns, time_chains, BlockOrder, Chain, MakeChain, Warming};
+pub(crate) use timing::{tick_ns, time_chains, BlockCpu, BlockOrder, Chain, MakeChain, Warming};
 
 use crate::cache_levels::CacheLevels;
 use crate::experiments::{Config, Progress};
@@ -250,12 +250,20 @@ pub(super) fn measure(
         .iter()
         .map(|(_, bytes)| PageBuffer::new(*bytes, Pages::Huge, |i| i as u64 * 0x9E37))
         .collect();
-    let positive: Vec<(String, usize)> = m
+    let mut positive: Vec<(String, usize)> = m
         .synthetic
         .iter()
         .filter(|(label, _)| label != ONE_PAGE)
         .cloned()
         .collect();
+    // Where the last-level control is not placed, the probe still rings half the last level:
+    // whether whole invocations shift there is what the missing control would have shown.
+    if let Some(unplaced) = &m.unplaced {
+        positive.push((
+            format!("½ {}, unplaced", unplaced.level),
+            m.levels.last_level_bytes() / 2,
+        ));
+    }
     let mut shift = shift::ShiftProbe::new(
         &positive,
         config.pick(2, 2, shift::ALLOCATIONS),

@@ -13,7 +13,7 @@
 
 use super::timing::shuffled;
 use crate::cache_levels::{ring, timed_chase, LINE};
-use crate::measure::{pin_to_cpu, unpin};
+use crate::measure::{current_cpu, pin_to_cpu, unpin};
 use kiki_core::pages::{PageBuffer, Pages};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -77,13 +77,9 @@ impl ShiftProbe {
             .iter()
             .map(|(label, bytes)| {
                 let buffers = (0..allocations)
-                    .map(|a| {
-                        ring(
-                            *bytes,
-                            Pages::Huge,
-                            SEED ^ (*bytes as u64) ^ ((a as u64) << 40),
-                        )
-                    })
+                    // One ring order for every allocation: the rings differ only in their
+                    // frames, so a difference between them is placement's alone.
+                    .map(|_| ring(*bytes, Pages::Huge, SEED ^ (*bytes as u64)))
                     .collect();
                 (label.clone(), *bytes, buffers)
             })
@@ -112,6 +108,16 @@ impl ShiftProbe {
         probe
     }
 
+    /// Back on CPU `was_on` (where the thread ran before a round), then the affinity it had:
+    /// the configured pin, or every CPU. Widening the affinity does not move a running thread,
+    /// so the sweep resumes on the CPU it left rather than on whichever the round ended on.
+    fn go_back(&self, was_on: Option<usize>) {
+        if let (None, Some(cpu)) = (self.home, was_on) {
+            let _ = pin_to_cpu(cpu);
+        }
+        self.go_home();
+    }
+
     fn go_home(&self) {
         match self.home {
             Some(cpu) => {
@@ -125,6 +131,7 @@ impl ShiftProbe {
     /// on each, the rings in one too; each ring walked round once untimed (so that as much of
     /// it as fits is in the caches, whatever the ring before left there), then its samples.
     pub fn round(&mut self) {
+        let was_on = current_cpu();
         let started = *self.started.get_or_insert_with(Instant::now);
         let round = self.rounds;
         let salt = format!("shift probe round {round}");
@@ -152,7 +159,7 @@ impl ShiftProbe {
                 });
             }
         }
-        self.go_home();
+        self.go_back(was_on);
         self.rounds += 1;
     }
 }
@@ -164,7 +171,7 @@ fn time_ring(words: &[u64], bytes: usize, samples: usize) -> f64 {
     timed_chase(words, lines, lines.min(MAX_LOADS), samples)
 }
 
-/// The seed of the probe's rings (each ring's is this ^ its size ^ its allocation).
+/// The seed of the probe's rings (each ring's is this ^ its size).
 const SEED: u64 = 0x0073_6869_6674; // "shift"
 
 #[cfg(test)]
@@ -204,5 +211,30 @@ mod tests {
             .measured
             .windows(2)
             .all(|w| w[0].seconds <= w[1].seconds));
+        // The rings of one size differ in their frames only: one order.
+        for (_, _, buffers) in &probe.rings {
+            assert!(buffers[1..]
+                .iter()
+                .all(|b| b.as_slice() == buffers[0].as_slice()));
+            assert_ne!(
+                buffers[0].as_slice().as_ptr(),
+                buffers[1].as_slice().as_ptr()
+            );
+        }
+        // Unpinned again after the rounds: every CPU allowed.
+        assert_eq!(allowed_cpus(), cpus);
+    }
+
+    /// The CPUs the calling thread may run on.
+    fn allowed_cpus() -> usize {
+        // SAFETY: a zeroed cpu_set_t is the empty set; pid 0 is the calling thread.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            assert_eq!(
+                libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set),
+                0
+            );
+            libc::CPU_COUNT(&set) as usize
+        }
     }
 }

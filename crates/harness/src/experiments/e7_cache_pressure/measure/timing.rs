@@ -5,7 +5,7 @@ use super::Measurement;
 use crate::experiments::e7_cache_pressure::HOT_MASK;
 use crate::experiments::fold;
 use crate::invocations::Invocation;
-use crate::measure::{time_ns, SampleConfig};
+use crate::measure::{current_cpu, time_ns, SampleConfig};
 use crate::workloads::{eval_index, SearchWorkload};
 use kiki_core::backend::Backend;
 use kiki_core::types::Square;
@@ -269,6 +269,21 @@ pub(crate) struct BlockOrder {
     pub invocation: usize,
     pub label: String,
     pub cases: Vec<String>,
+    /// Every block as it ran (both passes): the CPU it started and ended on, so that a block
+    /// the scheduler moved, or a pass on another CPU, can be told apart (absent before
+    /// 2026-11-29-3).
+    #[serde(default)]
+    pub cpus: Vec<BlockCpu>,
+}
+
+/// Where one block ran: its pass (0 or 1), its case, and the CPU at its start (before the
+/// warm-in) and at its end (`None` where the kernel does not say).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct BlockCpu {
+    pub pass: usize,
+    pub case: String,
+    pub start: Option<usize>,
+    pub end: Option<usize>,
 }
 
 /// A seeded shuffle of `0..n` for invocation `index` and the call labelled `label`: each
@@ -386,11 +401,13 @@ pub(crate) fn time_chains(
         ),
     ];
     let mut blocks_done = 0;
-    for (pass_order, pass_rounds) in passes {
+    let mut cpus = Vec::new();
+    for (pass, (pass_order, pass_rounds)) in passes.into_iter().enumerate() {
         if pass_rounds.is_empty() {
             continue;
         }
         for &i in &pass_order {
+            let start_cpu = current_cpu();
             let case = &mut cases[i];
             let lines = case.footprint.min(2 * last_level) / 64;
             let warm_nodes =
@@ -435,6 +452,12 @@ pub(crate) fn time_chains(
                     ns[i][mask].push(trimmed_mean(times));
                 }
             }
+            cpus.push(BlockCpu {
+                pass,
+                case: case.case.clone(),
+                start: start_cpu,
+                end: current_cpu(),
+            });
             blocks_done += pass_rounds.len();
             progress(blocks_done as f64 / (n * rounds).max(1) as f64);
         }
@@ -449,6 +472,7 @@ pub(crate) fn time_chains(
         invocation: invocation.index,
         label: label.to_string(),
         cases: order.iter().map(|&i| cases[i].case.clone()).collect(),
+        cpus,
     };
     (measured, block_order)
 }
@@ -631,5 +655,21 @@ mod tests {
         let mut expected = first.clone();
         expected.extend(first.iter().rev());
         assert_eq!(blocks, expected);
+        // Every block's CPU recorded as it ran, passes and cases in that order.
+        let ran: Vec<(usize, String)> = order
+            .cpus
+            .iter()
+            .map(|b| (b.pass, b.case.clone()))
+            .collect();
+        let expected: Vec<(usize, String)> = expected
+            .iter()
+            .enumerate()
+            .map(|(k, c)| (k / 4, format!("case {c}")))
+            .collect();
+        assert_eq!(ran, expected);
+        assert!(order
+            .cpus
+            .iter()
+            .all(|b| b.start.is_some() && b.end.is_some()));
     }
 }
