@@ -5,7 +5,7 @@
 //! [`RULE`]. Each factor is tested by a permutation restricted to the cells that share the
 //! other two factors' levels (so that a strong factor does not pass for another), pooled over
 //! the invocations; a factor reproduces the shift when it is both real inside a process and at
-//! least half as wide as the spread between invocations.
+//! least half as wide, beyond what chance spreads, as the spread between invocations.
 
 use super::super::measure::ShiftSample;
 use crate::results::Table;
@@ -21,8 +21,10 @@ pub(in super::super) const RULE: &str = "at each control's size, whole invocatio
     their median; a factor (placement: the rings alive at once; the core: the CPU pinned to; \
     time: the rounds over the sweep) reproduces the shift when a permutation test restricted to \
     the cells that share the other factors' levels, pooled over the invocations, gives p < 0.01 \
-    and its spread inside an invocation (max − min of its level means, the median over \
-    invocations) is at least half the spread between invocations; where the shift is present \
+    and its spread inside an invocation beyond chance (max − min of its level means, the median \
+    over invocations, less the median of the same over the restricted permutations: a factor of \
+    more levels spreads wider by chance alone) is at least half the spread between \
+    invocations; where the shift is present \
     and no factor reproduces it, the shift is bounded, not explained";
 /// More than this share of the median between the invocations' means is a shift.
 const SHIFT_PRESENT: f64 = 0.10;
@@ -78,6 +80,10 @@ pub(in super::super) struct FactorReading {
     pub levels: usize,
     /// Max − min of its level means inside an invocation, the median over invocations (ns).
     pub spread: f64,
+    /// The same under the restricted permutations, their median: what chance alone spreads
+    /// (the more levels, the wider). The rule compares `spread − chance` (since 2026-11-29-3;
+    /// the raw spread before, which favoured time, the factor of most levels).
+    pub chance: f64,
     /// The pooled restricted permutation test's p (None: one level).
     pub p: Option<f64>,
     pub reproduces: bool,
@@ -164,6 +170,7 @@ impl ShiftReading {
                     "factor": f.factor.name(),
                     "levels": f.levels,
                     "spread_ns": f.spread,
+                    "chance_spread_ns": f.chance,
                     "p": f.p,
                     "reproduces": f.reproduces,
                 })).collect::<Vec<_>>(),
@@ -186,7 +193,7 @@ impl ShiftReading {
         headers.extend(
             Factor::ALL
                 .iter()
-                .map(|f| format!("{} inside one (ns, p)", f.name())),
+                .map(|f| format!("{} inside one (ns, by chance ns, p)", f.name())),
         );
         headers.push("reading".to_string());
         let rows = self
@@ -215,11 +222,13 @@ impl ShiftReading {
                         Some(FactorReading {
                             p: Some(p),
                             spread,
+                            chance,
                             reproduces,
                             ..
                         }) => format!(
-                            "{}, p {}{}",
+                            "{}, {}, p {}{}",
                             format_sig(*spread),
+                            format_sig(*chance),
                             p_words(*p),
                             if *reproduces { " (reproduces)" } else { "" }
                         ),
@@ -274,9 +283,10 @@ impl SizeReading {
             .iter()
             .map(|f| match f.p {
                 Some(p) => format!(
-                    "{} {} ns (p {})",
+                    "{} {} ns ({} by chance, p {})",
                     f.factor.name(),
                     format_sig(f.spread),
+                    format_sig(f.chance),
                     p_words(p)
                 ),
                 None => format!("{} not tested (one level)", f.factor.name()),
@@ -471,13 +481,20 @@ fn size_reading(label: String, bytes: usize, cells: &[&ShiftSample]) -> Option<S
                     .values()
                     .map(|c| spread(&level_means(c, factor))),
             );
-            let p = (levels >= 2).then(|| permutation_p(&by_invocation, factor));
-            let reproduces =
-                present && p.is_some_and(|p| p < ALPHA) && spread_inside >= SHARE * between;
+            let (p, chance) = if levels >= 2 {
+                let (p, chance) = permutation_p(&by_invocation, factor);
+                (Some(p), chance)
+            } else {
+                (None, 0.0)
+            };
+            let reproduces = present
+                && p.is_some_and(|p| p < ALPHA)
+                && spread_inside - chance >= SHARE * between;
             FactorReading {
                 factor,
                 levels,
                 spread: spread_inside,
+                chance,
                 p,
                 reproduces,
             }
@@ -559,21 +576,17 @@ fn level_means(cells: &[&ShiftSample], factor: Factor) -> Vec<f64> {
 
 /// The variance of a factor's level means, from values in the cells' order.
 fn statistic(levels: &[usize], values: &[f64]) -> f64 {
-    let mut sums: BTreeMap<usize, (f64, usize)> = BTreeMap::new();
-    for (&level, &v) in levels.iter().zip(values) {
-        let entry = sums.entry(level).or_insert((0.0, 0));
-        entry.0 += v;
-        entry.1 += 1;
-    }
-    let means: Vec<f64> = sums.values().map(|(s, n)| s / *n as f64).collect();
+    let means = level_means_of(levels, values);
     let grand = mean(means.iter().copied());
     means.iter().map(|m| (m - grand).powi(2)).sum::<f64>() / means.len() as f64
 }
 
 /// The pooled restricted permutation test of `factor`: the sum over invocations of the
 /// variance of its level means, against the same sum with the timings shuffled among the
-/// cells that share the other two factors' levels (seeded).
-fn permutation_p(by_invocation: &BTreeMap<usize, Vec<&ShiftSample>>, factor: Factor) -> f64 {
+/// cells that share the other two factors' levels (seeded). Returns p and the chance spread:
+/// the median over the permutations of the factor's spread (the median over invocations of
+/// max − min of its level means).
+fn permutation_p(by_invocation: &BTreeMap<usize, Vec<&ShiftSample>>, factor: Factor) -> (f64, f64) {
     struct Prepared {
         levels: Vec<usize>,
         values: Vec<f64>,
@@ -600,6 +613,7 @@ fn permutation_p(by_invocation: &BTreeMap<usize, Vec<&ShiftSample>>, factor: Fac
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(SEED ^ factor as u64);
     let mut at_least = 0usize;
     let mut shuffled: Vec<Vec<f64>> = prepared.iter().map(|p| p.values.clone()).collect();
+    let mut chance_spreads = Vec::with_capacity(PERMUTATIONS);
     for _ in 0..PERMUTATIONS {
         let mut total = 0.0;
         for (p, values) in prepared.iter().zip(&mut shuffled) {
@@ -611,12 +625,32 @@ fn permutation_p(by_invocation: &BTreeMap<usize, Vec<&ShiftSample>>, factor: Fac
             }
             total += statistic(&p.levels, values);
         }
+        chance_spreads.push(median_of(
+            prepared
+                .iter()
+                .zip(&shuffled)
+                .map(|(p, values)| spread(&level_means_of(&p.levels, values))),
+        ));
         // A tolerance for sums equal up to rounding (ties count against the factor).
         if total >= observed * (1.0 - 1e-12) {
             at_least += 1;
         }
     }
-    (1 + at_least) as f64 / (PERMUTATIONS + 1) as f64
+    (
+        (1 + at_least) as f64 / (PERMUTATIONS + 1) as f64,
+        median_of(chance_spreads.into_iter()),
+    )
+}
+
+/// The level means of `values` labelled by `levels`.
+fn level_means_of(levels: &[usize], values: &[f64]) -> Vec<f64> {
+    let mut sums: BTreeMap<usize, (f64, usize)> = BTreeMap::new();
+    for (&level, &v) in levels.iter().zip(values) {
+        let entry = sums.entry(level).or_insert((0.0, 0));
+        entry.0 += v;
+        entry.1 += 1;
+    }
+    sums.values().map(|(s, n)| s / *n as f64).collect()
 }
 
 #[cfg(test)]
@@ -692,6 +726,22 @@ mod tests {
             17.0 + (1 - i % 2) as f64 * 8.0 * r as f64 + jitter(i, a, c, r)
         });
         assert_eq!(reading(&s).reproducing(), [Factor::Time]);
+    }
+
+    /// Noise alone spreads a factor of more levels wider (fewer timings per level mean): the
+    /// chance spread, which the rule subtracts, is larger for time (6 rounds) than for the
+    /// core (2 CPUs), and each factor's observed spread is about its chance spread.
+    #[test]
+    fn chance_spreads_a_factor_of_more_levels_wider() {
+        let s = samples(5, |i, a, c, r| 17.0 + jitter(i, a, c, r));
+        let r = reading(&s);
+        let factor = |f: Factor| r.factors.iter().find(|x| x.factor == f).unwrap().clone();
+        let (time, core) = (factor(Factor::Time), factor(Factor::Core));
+        assert!(time.chance > core.chance, "{time:?} {core:?}");
+        for f in &r.factors {
+            assert!(f.chance > 0.0, "{f:?}");
+            assert!((f.spread - f.chance).abs() < 0.3, "{f:?}");
+        }
     }
 
     /// Whole invocations shifted with nothing inside them varying: bounded, not explained.
