@@ -425,7 +425,8 @@ pub(in super::super) fn method(samples: &[ShiftSample]) -> String {
          positive control's size ({}), {} rings alive at once (E6's shuffled ring, one cycle \
          through every line, the same order in each), each on frames of its own on huge pages, \
          timed on each of {} CPUs in turn (the thread pinned), in {} rounds: one before the \
-         chain sweep and one after each pressure count, so that the controls' own timings fall \
+         chain sweep, one after each pressure count and one after each phase of the table-page \
+         split (where it ran), so that the controls' own timings and the split's phases fall \
          between them; in a round the CPUs in a seeded order and, on each, the rings in one \
          too, each ring walked round once untimed and then timed in {} passes (at most {} loads \
          each) on the thread's CPU clock, the median kept; after a round the thread goes back \

@@ -287,9 +287,6 @@ pub(super) fn measure(
         &mut steps,
     );
     drop(tables);
-    m.notes.append(&mut shift.notes);
-    m.shift = std::mem::take(&mut shift.measured);
-    drop(shift);
     unpressed::unpressed(
         &mut m,
         (&workload, &long),
@@ -305,7 +302,10 @@ pub(super) fn measure(
         .collect();
     bracket(&mut m, &workload, &mut steps);
     drop(synthetic);
-    table_pages(&mut m, &workload, &pressure, &mut steps);
+    table_pages(&mut m, &workload, (&pressure, &mut shift), &mut steps);
+    m.notes.append(&mut shift.notes);
+    m.shift = std::mem::take(&mut shift.measured);
+    drop(shift);
     m.conditions = vec![recorder.finish()];
     (steps.progress)("done", 1.0);
     m

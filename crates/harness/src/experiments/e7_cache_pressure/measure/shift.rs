@@ -8,8 +8,8 @@
 //! core (which CPU, and so which neighbours share its caches), and time (a neighbour's load
 //! changing while the process runs). The probe crosses the three: at each positive control's
 //! size it keeps several rings alive at once (fresh frames each), times each on each CPU it
-//! may run on, and repeats that in rounds spread over the chain sweep, so that the control's
-//! own timings fall between the rounds.
+//! may run on, and repeats that in rounds spread over the chain sweep and the table-page split,
+//! so that the controls' own timings and the split's phases fall between the rounds.
 
 use super::timing::shuffled;
 use crate::cache_levels::{ring, timed_chase, LINE};
@@ -31,7 +31,8 @@ pub(crate) struct ShiftSample {
     /// The CPU the thread was pinned to while timing it.
     pub cpu: usize,
     /// The round (from 0): the first before the chain sweep, then one after each pressure
-    /// count.
+    /// count, then one after each phase of the table-page split (reports before 2026-11-29-3
+    /// ended with the sweep).
     pub round: usize,
     /// Seconds since the probe's first round began.
     pub seconds: f64,
