@@ -137,7 +137,7 @@ pub(super) fn method(m: &Measurement) -> String {
         super::BRACKET_READS,
         rounded_bytes(m.pressure_bytes as f64),
     );
-    text.push_str(CONTROL_PAGES);
+    text.extend([CONTROL_PAGES, analysis::pages::PHASE_RULE]);
     text.push_str(&analysis::shift::method(&m.shift));
     for note in m.notes.iter().chain(&m.skipped) {
         text.push(' ');
