@@ -62,9 +62,65 @@ pub(super) struct Numbers {
     /// Per evaluation at the top cell: (backend, ns per node).
     pub ns_per_node: Vec<(EvalKind, Vec<(String, f64)>)>,
     /// Per backend and evaluation: t(4 KiB tables) − t(2 MiB tables), ns per node.
-    pub page_costs: Vec<(String, EvalKind, Estimate)>,
+    pub page_costs: Vec<Cost>,
     /// Per evaluation, for the rule's pair: t(largest TT) − t(smallest TT), ns per node.
-    pub tt_costs: Vec<(String, EvalKind, Estimate)>,
+    pub tt_costs: Vec<Cost>,
+}
+
+/// A secondary cell against a verdict's cell, one value per invocation that measured both.
+#[derive(Clone, Debug)]
+pub(super) struct Cost {
+    pub backend: String,
+    pub eval: EvalKind,
+    pub estimate: Estimate,
+    /// The invocations the interval is over.
+    pub invocations: usize,
+}
+
+impl Cost {
+    /// Over one value per invocation, each its own block.
+    fn over_invocations(backend: String, eval: EvalKind, values: &[(usize, f64)]) -> Cost {
+        let values: Vec<f64> = values.iter().map(|&(_, v)| v).collect();
+        Cost {
+            backend,
+            eval,
+            estimate: interval_linear(&values, values.len()),
+            invocations: values.len(),
+        }
+    }
+}
+
+/// Per invocation that measured both (its index): `a`'s first round there less `b`'s.
+fn first_rounds_less(
+    m: &Measurement,
+    (a, a_backend): (Cell, &str),
+    (b, b_backend): (Cell, &str),
+) -> Option<Vec<(usize, f64)>> {
+    let firsts = |cell: Cell, backend: &str| -> Option<Vec<(usize, f64)>> {
+        let row = m.row(cell, backend, false)?;
+        Some(
+            row.blocks(m.invocations)
+                .into_iter()
+                .filter_map(|(i, block)| Some((i, *block.first()?)))
+                .collect(),
+        )
+    };
+    let (a, b) = (firsts(a, a_backend)?, firsts(b, b_backend)?);
+    Some(paired_by_invocation(&a, &b, |x, y| x - y))
+}
+
+/// `f(a, b)` for every invocation in both lists.
+fn paired_by_invocation(
+    a: &[(usize, f64)],
+    b: &[(usize, f64)],
+    f: impl Fn(f64, f64) -> f64,
+) -> Vec<(usize, f64)> {
+    a.iter()
+        .filter_map(|&(i, x)| {
+            let &(_, y) = b.iter().find(|(j, _)| *j == i)?;
+            Some((i, f(x, y)))
+        })
+        .collect()
 }
 
 fn estimate_of(i: Interval) -> Estimate {
@@ -359,47 +415,36 @@ impl Separation {
 }
 
 /// Per backend and evaluation at the largest TT: t(4 KiB tables) − t(2 MiB tables), per
-/// invocation (its first round of each; the 4 KiB phase always runs first), minus the same
-/// for the table-free backends (the mean of `sqww` and `mailbox`, whose pages cannot matter):
-/// what drift between the two phases moved is taken out.
-fn page_costs(
-    m: &Measurement,
-    evals: &[EvalKind],
-    tt_mib: usize,
-) -> Vec<(String, EvalKind, Estimate)> {
-    let k = m.invocations;
-    // Per invocation: the first round's t(4k) − t(2m).
-    let contrast = |backend: &str, eval: EvalKind| -> Option<Vec<f64>> {
+/// invocation that measured the 4 KiB phase (its first round of each; that phase always runs
+/// first), minus the same for the table-free backends (the mean of `sqww` and `mailbox`, whose
+/// pages cannot matter): what drift between the two phases moved is taken out.
+fn page_costs(m: &Measurement, evals: &[EvalKind], tt_mib: usize) -> Vec<Cost> {
+    let contrast = |backend: &str, eval: EvalKind| {
         let cell = |pages| Cell {
             eval,
             tt_mib,
             pages,
         };
-        let small = blocks(m.samples(cell(TablePages::Small), backend, false)?, k);
-        let huge = blocks(m.samples(cell(TablePages::Huge), backend, false)?, k);
-        (small.len() == huge.len()).then(|| {
-            small
-                .iter()
-                .zip(&huge)
-                .filter_map(|(s, h)| Some(s.first()? - h.first()?))
-                .collect()
-        })
+        first_rounds_less(
+            m,
+            (cell(TablePages::Small), backend),
+            (cell(TablePages::Huge), backend),
+        )
     };
     let mut costs = Vec::new();
     for &eval in evals {
-        let drift: Option<Vec<f64>> = match (contrast(NEGATIVE.0, eval), contrast(NEGATIVE.1, eval))
-        {
-            (Some(a), Some(b)) => Some(a.iter().zip(&b).map(|(a, b)| (a + b) / 2.0).collect()),
-            _ => None,
+        let drift = match (contrast(NEGATIVE.0, eval), contrast(NEGATIVE.1, eval)) {
+            (Some(a), Some(b)) => paired_by_invocation(&a, &b, |a, b| (a + b) / 2.0),
+            _ => continue,
         };
         for &backend in &m.backends {
             if backend == NEGATIVE.0 || backend == NEGATIVE.1 {
                 continue;
             }
-            let (Some(raw), Some(drift)) = (contrast(backend, eval), drift.as_ref()) else {
+            let Some(raw) = contrast(backend, eval) else {
                 continue;
             };
-            let adjusted: Vec<f64> = raw.iter().zip(drift).map(|(r, d)| r - d).collect();
+            let adjusted = paired_by_invocation(&raw, &drift, |r, d| r - d);
             // A backend whose tables got no 2 MiB page compares 4 KiB with 4 KiB: a null contrast.
             let collapsed = m.table_placements.iter().any(|(b, pages, placed)| {
                 b == backend
@@ -412,17 +457,15 @@ fn page_costs(
             } else {
                 format!("{backend} (no table on 2 MiB pages: a null contrast)")
             };
-            // One value per invocation: each is its own block.
-            costs.push((name, eval, interval_linear(&adjusted, adjusted.len())));
+            costs.push(Cost::over_invocations(name, eval, &adjusted));
         }
     }
     costs
 }
 
 /// For the rule's pair per evaluation: t(largest TT) − t(smallest TT) on 2 MiB table pages,
-/// each invocation's first round of both (one value per invocation).
-fn tt_costs(m: &Measurement, evals: &[EvalKind]) -> Vec<(String, EvalKind, Estimate)> {
-    let k = m.invocations;
+/// each invocation's first round of both (one value per invocation that measured both).
+fn tt_costs(m: &Measurement, evals: &[EvalKind]) -> Vec<Cost> {
     let smallest = m.cells.iter().map(|c| c.tt_mib).min().unwrap_or(0);
     let largest = m.largest_tt();
     if smallest == largest {
@@ -436,24 +479,13 @@ fn tt_costs(m: &Measurement, evals: &[EvalKind]) -> Vec<(String, EvalKind, Estim
                 tt_mib,
                 pages: TablePages::Huge,
             };
-            let (Some(big), Some(small)) = (
-                m.samples(cell(largest), backend, false),
-                m.samples(cell(smallest), backend, false),
-            ) else {
+            let Some(values) =
+                first_rounds_less(m, (cell(largest), backend), (cell(smallest), backend))
+            else {
                 continue;
             };
-            let (big, small) = (blocks(big, k), blocks(small, k));
-            let values: Vec<f64> = big
-                .iter()
-                .zip(&small)
-                .filter_map(|(b, s)| Some(b.first()? - s.first()?))
-                .collect();
             if !values.is_empty() {
-                costs.push((
-                    backend.to_string(),
-                    eval,
-                    interval_linear(&values, values.len()),
-                ));
+                costs.push(Cost::over_invocations(backend.to_string(), eval, &values));
             }
         }
     }
@@ -467,9 +499,15 @@ fn time_table(m: &Measurement, evals: &[EvalKind]) -> Table {
         .flat_map(|&e| m.cells.iter().copied().filter(move |c| c.eval == e))
         .collect();
     let mut headers = vec!["backend".to_string()];
-    headers.extend(cells.iter().map(|c| {
+    headers.extend(cells.iter().map(|&c| {
+        let over = m.invocations_of(c);
+        let some = if over < m.invocations {
+            format!(" ({over} of {} invocations)", m.invocations)
+        } else {
+            String::new()
+        };
         format!(
-            "{} TT {} MiB, tables {}: ns/node",
+            "{} TT {} MiB, tables {}: ns/node{some}",
             c.eval.name(),
             c.tt_mib,
             c.pages.name()
@@ -487,8 +525,8 @@ fn time_table(m: &Measurement, evals: &[EvalKind]) -> Table {
                 b.to_string()
             }];
             row.extend(cells.iter().map(|&c| {
-                m.samples(c, b, twin).map_or("–".to_string(), |s| {
-                    format_interval(&interval(s, m.invocations))
+                m.row(c, b, twin).map_or("–".to_string(), |r| {
+                    format_interval(&interval(&r.ns_per_node, r.invocation_count(m.invocations)))
                 })
             }));
             row
@@ -557,13 +595,21 @@ fn page_table(n: &Numbers) -> Table {
         "backend",
         "evaluation",
         "t(4 KiB tables) − t(2 MiB tables), ns/node [95 %]",
+        "invocations",
     ]
     .map(String::from)
     .to_vec();
     let rows = n
         .page_costs
         .iter()
-        .map(|(b, e, est)| vec![b.clone(), e.name().to_string(), format_interval(est)])
+        .map(|c| {
+            vec![
+                c.backend.clone(),
+                c.eval.name().to_string(),
+                format_interval(&c.estimate),
+                c.invocations.to_string(),
+            ]
+        })
         .collect();
     Table { headers, rows }
 }

@@ -1,6 +1,6 @@
 //! E11's method and findings paragraphs, and its one-line verdict.
 
-use super::analysis::{reads_as, Numbers, Separation, RULE_PAIR};
+use super::analysis::{reads_as, Cost, Numbers, Separation, RULE_PAIR};
 use super::measure::{Measurement, TablePages};
 use super::RULE_COMMIT;
 use crate::experiments::and_list;
@@ -60,7 +60,7 @@ pub(super) fn method(m: &Measurement) -> String {
          The threshold's estimate (3 % of the geometric mean over invocations of each \
          one's median t(dbb) under `material`) lives in `analysis.rs`. The verdict's cells \
          (largest TT, 2 MiB pages) take {} rounds per invocation, every backend in each; the \
-         others one round per invocation. Under `material` the negative control's plain \
+         others (the 4 KiB-page phase and the smaller TTs) {}. Under `material` the negative control's plain \
          difference is the two backends' own speeds and is no control. Every block is split into \
          chunks rotated over the backends, each timed chunk after an untimed warm-up search of \
          positions outside the set, and a discarded block opens each phase. Bytes \
@@ -74,7 +74,43 @@ pub(super) fn method(m: &Measurement) -> String {
         &RULE_COMMIT[..12],
         percent(m.threshold),
         m.rounds,
+        secondary_words(m),
     )
+}
+
+/// Which invocations measured the secondary cells, and how many rounds each.
+fn secondary_words(m: &Measurement) -> String {
+    let rounds = m
+        .rows
+        .iter()
+        .find(|r| !m.is_primary(r.cell))
+        .map_or(0, |r| {
+            r.ns_per_node.len() / r.invocation_count(m.invocations).max(1)
+        });
+    let rounds = if rounds == 1 {
+        "one round".to_string()
+    } else {
+        format!("{rounds} rounds")
+    };
+    if m.secondary_every <= 1 {
+        return format!("{rounds} per invocation");
+    }
+    let measured = m.secondary_invocations();
+    format!(
+        "{rounds} in every {} invocation from the first ({measured} of the {}), to keep \
+         E11 in its time budget; their intervals are over those invocations alone",
+        ordinal(m.secondary_every),
+        m.invocations
+    )
+}
+
+/// "second", "third", …: the invocations the secondary cells skip between them.
+fn ordinal(n: usize) -> String {
+    match n {
+        2 => "second".to_string(),
+        3 => "third".to_string(),
+        _ => format!("{n}th"),
+    }
 }
 
 /// The one-line verdict (the summary's `verdict`).
@@ -193,15 +229,21 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     let pages: Vec<String> = n
         .page_costs
         .iter()
-        .map(|(b, e, est)| {
-            let reads = reads_as(est, n.threshold_ns);
-            format!("{b} under {} {} ({reads})", e.name(), format_interval(est))
+        .map(|c| {
+            let reads = reads_as(&c.estimate, n.threshold_ns);
+            format!(
+                "{} under {} {} ({reads})",
+                c.backend,
+                c.eval.name(),
+                format_interval(&c.estimate)
+            )
         })
         .collect();
     text.push(format!(
         "What 4 KiB table pages cost against 2 MiB pages, ns per node, net of the table-free \
          backends' change between the two phases (the 4 KiB phase always runs first; one round \
-         per invocation, so these intervals are wide and indicative only): {}.",
+         in each of {}, so these intervals are wide and indicative only): {}.",
+        over_invocations(m, &n.page_costs),
         if pages.is_empty() {
             "not measured".to_string()
         } else {
@@ -217,11 +259,19 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
         let costs: Vec<String> = n
             .tt_costs
             .iter()
-            .map(|(b, e, est)| format!("{b} under {} {}", e.name(), format_interval(est)))
+            .map(|c| {
+                format!(
+                    "{} under {} {}",
+                    c.backend,
+                    c.eval.name(),
+                    format_interval(&c.estimate)
+                )
+            })
             .collect();
         text.push(format!(
-            "What a {large} MiB TT costs against {small} MiB, ns per node (each invocation's \
-             first round of both, tables on 2 MiB pages): {}.",
+            "What a {large} MiB TT costs against {small} MiB, ns per node (the first round of \
+             both in each of {}, tables on 2 MiB pages): {}.",
+            over_invocations(m, &n.tt_costs),
             costs.join("; ")
         ));
     }
@@ -245,6 +295,26 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     ));
     text.push(pages_granted(m));
     text.join(" ")
+}
+
+/// The invocations `costs`' intervals are over, in words: "5 of the 10 invocations" (every
+/// count, where they differ).
+fn over_invocations(m: &Measurement, costs: &[Cost]) -> String {
+    let mut counts: Vec<usize> = costs.iter().map(|c| c.invocations).collect();
+    counts.sort_unstable();
+    counts.dedup();
+    let counts: Vec<String> = counts.iter().map(usize::to_string).collect();
+    let counts = if counts.is_empty() {
+        "0".to_string()
+    } else {
+        counts.join(" or ")
+    };
+    let noun = if m.invocations == 1 {
+        "invocation"
+    } else {
+        "invocations"
+    };
+    format!("{counts} of the {} {noun}", m.invocations)
 }
 
 /// Per evaluation, the fastest backend and how far it is separated from the next (no claim
@@ -464,6 +534,7 @@ mod tests {
             positions: 1,
             depth: 1,
             rounds: 2,
+            secondary_every: 1,
             threshold: 0.03,
             cells: Vec::new(),
             eval_bytes: Vec::new(),

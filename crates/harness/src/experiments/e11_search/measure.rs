@@ -4,7 +4,7 @@
 use super::rule::TWIN;
 use crate::bench::{place_tables, run_named, BenchRun, PositionPrint, TablePlacement};
 use crate::experiments::{Config, Progress};
-use crate::invocations::{gather, merge_rows, union, Invocation};
+use crate::invocations::{union, Invocation};
 use kiki_core::pages::Pages;
 use kiki_engine::search::bench;
 use kiki_engine::search::eval::{EvalKind, EvalTables};
@@ -70,6 +70,33 @@ pub(crate) struct Row {
     /// The A/A control's second timing of [`TWIN`].
     pub twin: bool,
     pub ns_per_node: Vec<f64>,
+    /// The invocations (indices from 0) whose rounds `ns_per_node` holds, one block each in
+    /// this order: a full run measures the secondary cells in only some invocations.
+    #[serde(default)]
+    pub invocations: Vec<usize>,
+}
+
+impl Row {
+    /// Each invocation's rounds, with its index; `total`: the run's invocations, for a row
+    /// that does not list its own (read from an older measurement: every invocation).
+    pub fn blocks(&self, total: usize) -> Vec<(usize, Vec<f64>)> {
+        let blocks = crate::experiments::blocks(&self.ns_per_node, self.invocation_count(total));
+        let indices: Vec<usize> = if self.invocations.is_empty() {
+            (0..blocks.len()).collect()
+        } else {
+            self.invocations.clone()
+        };
+        indices.into_iter().zip(blocks).collect()
+    }
+
+    /// How many invocations measured this row.
+    pub fn invocation_count(&self, total: usize) -> usize {
+        if self.invocations.is_empty() {
+            total
+        } else {
+            self.invocations.len()
+        }
+    }
 }
 
 /// What one evaluation's search touched, counted in software over the bench.
@@ -102,6 +129,9 @@ pub(crate) struct Measurement {
     pub depth: u32,
     /// Rounds of the verdict's cells per invocation.
     pub rounds: usize,
+    /// The secondary cells ran in every `secondary_every`-th invocation, from the first.
+    #[serde(default = "every_invocation")]
+    pub secondary_every: usize,
     pub threshold: f64,
     pub cells: Vec<Cell>,
     /// Exact bytes of each evaluation's tables.
@@ -121,13 +151,48 @@ pub(crate) struct Measurement {
     pub layouts: usize,
 }
 
+fn every_invocation() -> usize {
+    1
+}
+
 impl Measurement {
-    /// The samples of `backend` (or its twin) in `cell`.
-    pub fn samples(&self, cell: Cell, backend: &str, twin: bool) -> Option<&[f64]> {
+    /// The row of `backend` (or its twin) in `cell`.
+    pub fn row(&self, cell: Cell, backend: &str, twin: bool) -> Option<&Row> {
         self.rows
             .iter()
             .find(|r| r.cell == cell && r.backend == backend && r.twin == twin)
+    }
+
+    /// The samples of `backend` (or its twin) in `cell`.
+    pub fn samples(&self, cell: Cell, backend: &str, twin: bool) -> Option<&[f64]> {
+        self.row(cell, backend, twin)
             .map(|r| r.ns_per_node.as_slice())
+    }
+
+    /// How many invocations measured `cell` (the most of any of its rows).
+    pub fn invocations_of(&self, cell: Cell) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| r.cell == cell)
+            .map(|r| r.invocation_count(self.invocations))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// How many invocations measured the secondary cells (the most of any).
+    pub fn secondary_invocations(&self) -> usize {
+        self.cells
+            .iter()
+            .filter(|&&c| !self.is_primary(c))
+            .map(|&c| self.invocations_of(c))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Whether `cell` is one of the verdict's (the largest TT, tables on 2 MiB pages), which
+    /// every invocation measures.
+    pub fn is_primary(&self, cell: Cell) -> bool {
+        cell.pages == TablePages::Huge && cell.tt_mib == self.largest_tt()
     }
 
     pub fn largest_tt(&self) -> usize {
@@ -135,22 +200,75 @@ impl Measurement {
     }
 }
 
-/// K invocations' measurements as one: rows' rounds one invocation after another.
+/// K invocations' measurements as one: rows' rounds one invocation after another, each row
+/// over the invocations that measured it (the verdict's cells must be in every one).
 pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
     let first = parts.first().ok_or("nothing measured")?;
-    let rows = merge_rows(
-        &gather(parts, |p| &p.rows),
-        |r| (r.cell, r.backend, r.twin),
-        |into, from| into.ns_per_node.extend(&from.ns_per_node),
-    )?;
-    Ok(Measurement {
+    let mut rows: Vec<Row> = Vec::new();
+    for row in parts.iter().flat_map(|p| &p.rows) {
+        let key = |r: &Row| (r.cell, r.backend, r.twin);
+        match rows.iter_mut().find(|into| key(into) == key(row)) {
+            Some(into) => {
+                into.ns_per_node.extend(&row.ns_per_node);
+                into.invocations.extend(&row.invocations);
+            }
+            None => rows.push(row.clone()),
+        }
+    }
+    rows.sort_by_key(|r| (r.cell.pages, r.cell.eval, r.cell.tt_mib, r.twin, r.backend));
+    let mut cells = union(parts.iter().map(|p| p.cells.clone()));
+    cells.sort_by_key(|c| (c.pages, c.eval, c.tt_mib));
+    let merged = Measurement {
         rows,
+        cells,
+        traffic: first_of_each(parts, |p| &p.traffic, |t| (t.eval, t.tt_mib)),
+        table_placements: first_of_each(
+            parts,
+            |p| &p.table_placements,
+            |(backend, pages, _)| (backend.clone(), *pages),
+        ),
         errors: union(parts.iter().map(|p| p.errors.clone())),
         orders: parts.iter().flat_map(|p| p.orders.clone()).collect(),
         invocations: parts.len(),
         ..first.clone()
-    })
+    };
+    if let Some(row) = merged
+        .rows
+        .iter()
+        .find(|r| merged.is_primary(r.cell) && r.invocation_count(parts.len()) != parts.len())
+    {
+        return Err(format!(
+            "{} in {} TT {} MiB was measured in {} of {} invocations",
+            row.backend,
+            row.cell.eval.name(),
+            row.cell.tt_mib,
+            row.invocation_count(parts.len()),
+            parts.len()
+        ));
+    }
+    Ok(merged)
 }
+
+/// Per `key`, the first invocation's item that has it: a secondary cell's traffic and the
+/// 4 KiB phase's placements come from the first invocation that measured them.
+fn first_of_each<T: Clone, K: PartialEq>(
+    parts: &[Measurement],
+    field: impl Fn(&Measurement) -> &[T],
+    key: impl Fn(&T) -> K,
+) -> Vec<T> {
+    let mut items: Vec<T> = Vec::new();
+    for item in parts.iter().flat_map(field) {
+        if !items.iter().any(|seen| key(seen) == key(item)) {
+            items.push(item.clone());
+        }
+    }
+    items
+}
+
+/// A full run measures the secondary cells (the 4 KiB-page phase, the smaller TTs) in every
+/// second invocation only, from the first: they were about half of E11's time, and the
+/// verdict's cells keep every invocation.
+const SECONDARY_EVERY: usize = 2;
 
 /// The sizes of one invocation.
 struct Sizes {
@@ -158,6 +276,10 @@ struct Sizes {
     depth: u32,
     /// Rounds of the verdict's cells (forward and reverse pairs).
     rounds: usize,
+    /// Rounds of the other cells in an invocation that measures them, and which invocations
+    /// do (every `secondary_every`-th).
+    secondary_rounds: usize,
+    secondary_every: usize,
     evals: Vec<EvalKind>,
     tt_mib: Vec<usize>,
 }
@@ -172,10 +294,16 @@ fn sizes(config: &Config) -> Sizes {
         // report's processes (rule version 4), and layout, not rounds, is what varies most.
         (all, 3, 2, EvalKind::ALL.to_vec(), vec![16, 1024]),
     );
+    // The secondary cells' figures are secondary: in a full run the budget goes to the
+    // verdict's cells.
+    let (secondary_rounds, secondary_every) =
+        config.pick((rounds, 1), (rounds, 1), (1, SECONDARY_EVERY));
     Sizes {
         positions,
         depth,
         rounds,
+        secondary_rounds,
+        secondary_every,
         evals,
         tt_mib,
     }
@@ -184,7 +312,8 @@ fn sizes(config: &Config) -> Sizes {
 /// One invocation: build the evaluations and TTs once, then per page kind of the backends'
 /// tables (4 KiB first: a collapse cannot be undone), round by round, every (evaluation, TT)
 /// block in this invocation's shuffled order, backends in its shuffled order, reversed every
-/// other round (so drift favours none).
+/// other round (so drift favours none). The secondary cells only in the invocations
+/// [`SECONDARY_EVERY`] picks in a full run.
 pub(super) fn measure(
     config: &Config,
     invocation: Invocation,
@@ -194,6 +323,8 @@ pub(super) fn measure(
         positions: count,
         depth,
         rounds,
+        secondary_rounds,
+        secondary_every,
         evals,
         tt_mib: tt_sizes,
     } = sizes(config);
@@ -202,12 +333,14 @@ pub(super) fn measure(
         .map(|s| s.to_string())
         .collect();
     let (backends, skipped) = config.backend_names();
+    let secondary = invocation.index.is_multiple_of(secondary_every);
     let mut m = Measurement {
         backends: backends.clone(),
         skipped,
         positions: sfens.len(),
         depth,
         rounds,
+        secondary_every,
         ..Measurement::empty(config)
     };
     let tables: Vec<EvalTables> = evals
@@ -228,17 +361,17 @@ pub(super) fn measure(
     let mut entries = shuffled_entries(&backends, &mut rng);
     let largest = tt_sizes.iter().copied().max().unwrap_or(0);
     let phases = [TablePages::Small, TablePages::Huge];
-    let mut blocks = shuffled_blocks(&phases, evals.len(), &tt_sizes, largest, &mut rng);
+    let mut blocks = shuffled_blocks(
+        &phases,
+        evals.len(),
+        (&tt_sizes, largest),
+        secondary,
+        &mut rng,
+    );
     m.orders
         .push(order_text(invocation, &entries, &blocks, &evals, &tt_sizes));
-    // The verdict's cells (largest TT, 2 MiB pages) take every round; the others one round
-    // per invocation in a full run (their figures are secondary; the budget goes to the
-    // verdict). Every round times every backend.
-    let secondary_rounds = if config.smoke || config.quick {
-        rounds
-    } else {
-        1
-    };
+    // The verdict's cells (largest TT, 2 MiB pages) take every round, the others their own
+    // rounds. Every round times every backend.
     let rounds_of = |pages: TablePages, tt: usize| {
         if pages == TablePages::Huge && tt == largest {
             rounds
@@ -249,27 +382,29 @@ pub(super) fn measure(
     let total: usize = phases
         .iter()
         .zip(&blocks)
-        .map(|(&p, groups)| {
-            groups
-                .iter()
-                .map(|&(_, t)| rounds_of(p, tt_sizes[t]))
-                .sum::<usize>()
-        })
+        .flat_map(|(&p, groups)| groups.iter().map(move |&(_, t)| (p, t)))
+        .map(|(p, t)| rounds_of(p, tt_sizes[t]))
         .sum::<usize>()
         * entries.len();
+    let block = |sfens, e: usize| Block {
+        sfens,
+        warm: &warm,
+        depth,
+        tables: &tables[e],
+    };
     let mut done = 0;
     for (phase, groups) in phases.iter().zip(blocks.iter_mut()) {
+        // An invocation without the secondary cells has no 4 KiB phase at all: neither its
+        // tables' placement nor its discarded block.
+        if groups.is_empty() {
+            continue;
+        }
         m.place_tables(&backends, *phase);
         // A discarded block first: the first timed block of a phase ran slow in trials (the
         // process's, the tables' and the pages' first use), so none is timed cold.
         if let Some(&(e, t)) = groups.first() {
-            let block = Block {
-                sfens: &sfens[..sfens.len().min(entries.len())],
-                warm: &warm,
-                depth,
-                tables: &tables[e],
-            };
-            let _ = block.time(&entries, &mut tts[t], &mut Vec::new());
+            let sfens = &sfens[..sfens.len().min(entries.len())];
+            let _ = block(sfens, e).time(&entries, &mut tts[t], &mut Vec::new());
         }
         for round in 0..rounds {
             // A fresh order for each forward and reverse pair of rounds (rule version 3), so
@@ -317,14 +452,8 @@ pub(super) fn measure(
                 );
                 progress(&message, done as f64 / total.max(1) as f64);
                 done += order.len();
-                let block = Block {
-                    sfens: &sfens,
-                    warm: &warm,
-                    depth,
-                    tables: &tables[e],
-                };
-                let runs = block.time(&order, &mut tts[t], &mut m.errors);
-                record(&mut m, cell, &order, runs);
+                let runs = block(&sfens, e).time(&order, &mut tts[t], &mut m.errors);
+                record(&mut m, (cell, invocation), &order, runs);
             }
         }
     }
@@ -356,6 +485,7 @@ impl Measurement {
             positions: 0,
             depth: 0,
             rounds: 0,
+            secondary_every: 1,
             threshold: config.threshold,
             cells: Vec::new(),
             eval_bytes: EvalKind::ALL
@@ -419,20 +549,25 @@ fn shuffled_entries(
 }
 
 /// Per page kind, the (evaluation, TT) blocks in a shuffled order: every pair on 2 MiB
-/// pages, the largest TT's alone on 4 KiB pages.
+/// pages, the largest TT's alone on 4 KiB pages; without the `secondary` cells, the largest
+/// TT's on 2 MiB pages alone.
 fn shuffled_blocks(
     phases: &[TablePages],
     evals: usize,
-    tt_sizes: &[usize],
-    largest: usize,
+    (tt_sizes, largest): (&[usize], usize),
+    secondary: bool,
     rng: &mut Xoshiro256PlusPlus,
 ) -> Vec<Vec<(usize, usize)>> {
     phases
         .iter()
         .map(|&pages| {
+            let primary = |t: usize| pages == TablePages::Huge && tt_sizes[t] == largest;
             let mut groups: Vec<(usize, usize)> = (0..evals)
                 .flat_map(|e| (0..tt_sizes.len()).map(move |t| (e, t)))
-                .filter(|&(_, t)| pages == TablePages::Huge || tt_sizes[t] == largest)
+                .filter(|&(_, t)| {
+                    primary(t)
+                        || (secondary && (pages == TablePages::Huge || tt_sizes[t] == largest))
+                })
                 .collect();
             groups.shuffle(rng);
             groups
@@ -515,7 +650,7 @@ impl Block<'_> {
 /// whose fingerprints differ from the first entry's.
 fn record(
     m: &mut Measurement,
-    cell: Cell,
+    (cell, invocation): (Cell, Invocation),
     order: &[(&'static str, bool)],
     runs: Vec<Option<BenchRun>>,
 ) {
@@ -534,6 +669,7 @@ fn record(
                 backend,
                 twin,
                 ns_per_node: vec![ns],
+                invocations: vec![invocation.index],
             }),
         }
         if !m
@@ -605,7 +741,11 @@ fn order_text(
                 .iter()
                 .map(|&(e, t)| format!("{}@{}MiB", evals[e].name(), tt_sizes[t]))
                 .collect();
-            format!("tables {pages}: {}", list.join(", "))
+            if list.is_empty() {
+                format!("tables {pages}: none in this invocation")
+            } else {
+                format!("tables {pages}: {}", list.join(", "))
+            }
         })
         .collect();
     format!(

@@ -136,6 +136,10 @@ fn summary_of(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
         ("resolution_ns".into(), json!(findings::resolution_ns(n))),
         ("layouts".into(), json!(m.layouts)),
         ("tt_mib".into(), json!(m.largest_tt())),
+        (
+            "secondary_invocations".into(),
+            json!(m.secondary_invocations()),
+        ),
         ("orders".into(), json!(m.orders)),
         ("material_eval".into(), json!(EvalKind::Material.name())),
     ]
@@ -188,6 +192,127 @@ mod tests {
         // E2 and E10 add the invocations that choose their best cells.
         let e10 = crate::experiments::e10_attack_maps::AttackMaps;
         assert_eq!(DynExperiment::invocations(&e10, 5, &full), 7);
+    }
+
+    /// One invocation's measurement of `rows` in `cells` (backends dbb, sqww and mailbox).
+    fn part(cells: Vec<measure::Cell>, rows: Vec<measure::Row>) -> Measurement {
+        Measurement {
+            backends: vec!["dbb", "sqww", "mailbox"],
+            skipped: Vec::new(),
+            positions: 1,
+            depth: 1,
+            rounds: 2,
+            secondary_every: 2,
+            threshold: 0.03,
+            cells,
+            eval_bytes: Vec::new(),
+            traffic: Vec::new(),
+            table_placements: Vec::new(),
+            buffers: Vec::new(),
+            orders: Vec::new(),
+            rows,
+            errors: Vec::new(),
+            invocations: 1,
+            layouts: 1,
+        }
+    }
+
+    /// A secondary cell measured in invocations 0 and 2 of 4 is analysed over those two,
+    /// each paired with the verdict's cell of the same invocation, and the table, the method
+    /// and the summary say how many invocations it had; a verdict's cell missing from an
+    /// invocation is an error.
+    #[test]
+    fn a_secondary_cell_in_some_invocations_is_analysed_over_those() {
+        use crate::experiments::{interval, interval_linear};
+        use crate::stats::format_interval;
+        use measure::{Cell, Row};
+        let top = Cell {
+            eval: EvalKind::Material,
+            tt_mib: 1024,
+            pages: TablePages::Huge,
+        };
+        let small = Cell {
+            pages: TablePages::Small,
+            ..top
+        };
+        // ns per node on 2 MiB pages: 10 + the invocation's index. On 4 KiB pages the
+        // table-free backends take 1 more (the drift between the phases), dbb 2 + the index.
+        let measured = |index: usize, with_top: bool| {
+            let secondary = index.is_multiple_of(2);
+            let mut rows = Vec::new();
+            for backend in ["dbb", "sqww", "mailbox"] {
+                let row = |cell, ns: f64| Row {
+                    cell,
+                    backend,
+                    twin: false,
+                    ns_per_node: vec![ns, ns + 0.5],
+                    invocations: vec![index],
+                };
+                let base = 10.0 + index as f64;
+                if with_top {
+                    rows.push(row(top, base));
+                }
+                if secondary {
+                    let extra = if backend == "dbb" {
+                        2.0 + index as f64
+                    } else {
+                        1.0
+                    };
+                    rows.push(row(small, base + extra));
+                }
+            }
+            let cells = if secondary {
+                vec![small, top]
+            } else {
+                vec![top]
+            };
+            part(cells, rows)
+        };
+        let parts: Vec<Measurement> = (0..4).map(|i| measured(i, true)).collect();
+        let m = measure::merge(&parts).expect("merges");
+        assert_eq!((m.invocations_of(small), m.invocations_of(top)), (2, 4));
+        let experiment = result(&m);
+        // dbb's page cost net of the drift: 1 in invocation 0, 3 in invocation 2.
+        let pages = &experiment.tables[2];
+        let dbb = pages.rows.iter().find(|r| r[0].starts_with("dbb")).unwrap();
+        assert_eq!(dbb[3], "2", "{dbb:?}");
+        assert_eq!(dbb[2], format_interval(&interval_linear(&[1.0, 3.0], 2)));
+        let times = &experiment.tables[0];
+        let column = times
+            .headers
+            .iter()
+            .position(|h| h.contains("tables 4k"))
+            .unwrap();
+        assert!(
+            times.headers[column].ends_with("(2 of 4 invocations)"),
+            "{:?}",
+            times.headers
+        );
+        assert!(!times
+            .headers
+            .iter()
+            .any(|h| h.contains("2m") && h.contains(" of ")));
+        let dbb_small = m.samples(small, "dbb", false).unwrap();
+        assert_eq!(
+            times.rows[0][column],
+            format_interval(&interval(dbb_small, 2))
+        );
+        assert!(
+            experiment.method.contains("(2 of the 4)"),
+            "{}",
+            experiment.method
+        );
+        let summary = |key: &str| {
+            experiment
+                .summary
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.clone())
+        };
+        assert_eq!(summary("secondary_invocations"), Some(json!(2)));
+        let mut parts = parts;
+        parts[1] = measured(1, false);
+        assert!(measure::merge(&parts).is_err());
     }
 
     #[test]
