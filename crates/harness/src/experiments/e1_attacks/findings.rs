@@ -313,7 +313,8 @@ pub(super) fn method(m: &Measurement) -> String {
          black_box. Latency: a dependent chain, the next input's index advanced by 1 + (the \
          popcount of this result & 1), so each lookup waits for the last (the chain adds an L1 \
          load and a popcount per step, the same for every backend). Backends are interleaved \
-         round-robin: {} samples of at least {:?} each after {:?} of warm-up; cells show the \
+         round-robin: {} samples of at least {:?} each after {:?} of warm-up per case (which also calibrates its repetitions; the \
+         samples begin once every case has warmed up); cells show the \
          value with its 95 % interval. {} {}{}.",
         m.seed,
         m.workloads

@@ -13,6 +13,7 @@ use kiki_core::backend::{Backend, Bitboard};
 use kiki_variants::registry::BackendVisitor;
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
+use std::time::Duration;
 
 /// One timed cell: a backend on one workload's piece group in one mode.
 #[derive(Clone, Serialize, Deserialize)]
@@ -147,7 +148,15 @@ pub(super) fn measure(
 ) -> Measurement {
     let (backends, skipped) = config.backend_names();
     let n = config.pick(256, 4096, 16384);
-    let sampling = config.sampling();
+    let common = config.sampling();
+    let sampling = SampleConfig {
+        // A case's warm-up ends long before its first sample (every other case warms up in
+        // between) and the analysis takes each invocation's median, so it only has to
+        // calibrate the repetitions and touch the tables: a third of the common warm-up in a
+        // full run, for the full report's time budget (docs/report.md).
+        warmup: config.pick(common.warmup, common.warmup, Duration::from_millis(10)),
+        ..common
+    };
     progress("generating workloads", 0.0);
     let (workloads, user_note) = generate_workloads(config, n);
     let mut counter_log = CounterLog::open(&config.counter_events, "lookup");
