@@ -19,11 +19,16 @@ pub(in crate::experiments::e7_cache_pressure) const PHASE_RULE: &str = " The pag
     phase minus the same in the first. Each backend's change less the control's, per round (the \
     corrected change, a difference in differences, with its interval), is a claim only where \
     the control stayed wholly on 4 KiB pages, the corrected change's interval excludes 0, and \
-    the control's own change lies, interval and all, within ± the smallest corrected change \
-    that would so be claimed; where the control's change is not so bounded, nothing is \
-    claimed. The control's whole chain's time in the second phase over the first is shown \
-    beside it, not used to decide (reports before 2026-11-29 gated the claims on that ratio \
-    within the threshold; this rule was fixed then, after them).";
+    the control's own change lies, interval and all, within ±1 ns, a margin fixed in advance; \
+    where the control's change is not so bounded, nothing is claimed. The control's whole \
+    chain's time in the second phase over the first is shown beside it, not used to decide \
+    (reports up to 2026-11-29-2 gated the claims on that ratio within the threshold; the \
+    -11-29-3 report bounded the control by the smallest corrected change, which a control \
+    drifting against the backends would widen; the fixed margin since).";
+
+/// How far the phase-order control's change may reach, interval and all, for a corrected
+/// change to be claimed: fixed in advance, not drawn from the changes it licenses.
+pub(in crate::experiments::e7_cache_pressure) const PHASE_MARGIN_NS: f64 = 1.0;
 
 /// One backend's table-miss cost with its tables on 4 KiB and on 2 MiB pages (pressure on huge
 /// pages), and what the collapse did.
@@ -126,8 +131,7 @@ pub struct PhaseOrder {
     pub ratio: Option<Comparison>,
     /// Its huge-page bytes after the second phase (the most of any invocation).
     pub huge_after: Option<usize>,
-    /// The smallest |corrected change| that would be claimed, where one would: how far the
-    /// control's change may reach for the claims to stand.
+    /// How far the control's change may reach for the claims to stand ([`PHASE_MARGIN_NS`]).
     pub bound: Option<f64>,
     /// Still wholly on 4 KiB pages, and its change bounded within ± `bound`.
     pub passes: bool,
@@ -139,7 +143,7 @@ impl PhaseOrder {
         m: &Measurement,
         top_reads: u32,
         change_rounds: Option<&[f64]>,
-        (splits, claims): (&[PageSplit], &mut Claims),
+        claims: &mut Claims,
     ) -> Option<PhaseOrder> {
         let control = m.phase_control.as_ref()?;
         let full = |pages: PageSize| {
@@ -170,24 +174,17 @@ impl PhaseOrder {
             (control.bytes, control.huge_after, m.threshold),
             change,
             ratio,
-            splits,
         ))
     }
 
-    /// The control with the rule applied to `splits`: the bound is the smallest |corrected
-    /// change| among the backends that would be claimed, and the control passes where it stayed
-    /// on 4 KiB pages and its change's whole interval lies within ± that bound.
+    /// The control with the rule applied: it passes where it stayed on 4 KiB pages and its
+    /// change's whole interval lies within ± [`PHASE_MARGIN_NS`].
     fn new(
         (bytes, huge_after, threshold): (usize, Option<usize>, f64),
         change: Option<Estimate>,
         ratio: Option<Comparison>,
-        splits: &[PageSplit],
     ) -> PhaseOrder {
-        let bound = splits
-            .iter()
-            .filter(|s| s.candidate())
-            .filter_map(|s| s.corrected.map(|e| e.value.abs()))
-            .min_by(f64::total_cmp);
+        let bound = Some(PHASE_MARGIN_NS);
         let bounded = match (&change, bound) {
             (Some(c), Some(b)) => -b <= c.low && c.high <= b,
             _ => false,
@@ -235,13 +232,13 @@ impl PhaseOrder {
         });
         let outcome = match (self.huge_after, &self.change, self.bound) {
             (Some(0), Some(_), Some(bound)) if self.passes => format!(
-                "within ±{} ns, the smallest corrected change whose interval excludes 0, so \
-                 each such change is a claim",
+                "within ±{} ns, the margin fixed in advance, so each corrected change whose \
+                 interval excludes 0 is a claim",
                 format_sig(bound)
             ),
             (Some(0), Some(_), Some(bound)) => format!(
-                "not within ±{} ns, the smallest corrected change whose interval excludes 0, \
-                 so the phase order is not bounded below the changes and nothing is claimed",
+                "not within ±{} ns, the margin fixed in advance, so the phase order is not \
+                 bounded and nothing is claimed",
                 format_sig(bound)
             ),
             (Some(0), Some(_), None) => "no backend's corrected change excludes 0, so \
@@ -309,8 +306,7 @@ impl Pages {
                 })
             })
             .collect();
-        let phase_order =
-            PhaseOrder::of(m, top_reads, control_rounds.as_deref(), (&splits, claims));
+        let phase_order = PhaseOrder::of(m, top_reads, control_rounds.as_deref(), claims);
         Pages {
             splits,
             phase_order,
@@ -661,7 +657,7 @@ mod tests {
         assert!(change.high < -8.0 && change.low > -12.0, "{change:?}");
         let control = pages.phase_order.as_ref().unwrap();
         assert_eq!(control.change.unwrap(), estimate(0.0, 0.0, 0.0));
-        assert_eq!(control.bound, Some(corrected.value.abs()));
+        assert_eq!(control.bound, Some(PHASE_MARGIN_NS));
         assert!(control.passes);
         assert_eq!(pages.reading(split), Some(PageReading::Faster));
         let summary = pages.summary(1);
@@ -672,12 +668,12 @@ mod tests {
         );
         let phase = pages.phase_summary();
         assert_eq!(phase["change_ns"]["ns"], 0.0);
-        assert_eq!(phase["bound_ns"], corrected.value.abs());
+        assert_eq!(phase["bound_ns"], PHASE_MARGIN_NS);
         assert_eq!(phase["passes"], true);
         let text = pages.sentences().join(" ");
         for words in [
             "changes by 0.000 [0.000–0.000] ns between the phases",
-            "so each such change is a claim",
+            "so each corrected change whose interval excludes 0 is a claim",
             "ns less the control's (a claim: 2 MiB pages make its table misses cheaper)",
         ] {
             assert!(text.contains(words), "{words}: {text}");
@@ -695,11 +691,15 @@ mod tests {
         let corrected = split.corrected.unwrap();
         assert!(corrected.value.abs() < 1e-9 && corrected.low <= 0.0 && corrected.high >= 0.0);
         assert_eq!(pages.reading(split), Some(PageReading::Unresolved));
+        // The control moved far beyond the margin: it does not pass.
         let control = pages.phase_order.as_ref().unwrap();
-        assert_eq!((control.bound, control.passes), (None, false));
+        assert_eq!(
+            (control.bound, control.passes),
+            (Some(PHASE_MARGIN_NS), false)
+        );
         let text = pages.sentences().join(" ");
         assert!(
-            text.contains("no backend's corrected change excludes 0, so nothing is claimed"),
+            text.contains("not within ±1.000 ns, the margin fixed in advance"),
             "{text}"
         );
         assert!(text.contains("no change shown"), "{text}");
@@ -746,12 +746,7 @@ mod tests {
             corrected: Some(estimate(-9.5, -10.8, -8.2)),
             error: None,
         }];
-        let phase_order = PhaseOrder::new(
-            (3 << 20, huge_after, 0.03),
-            Some(control),
-            Some(ratio),
-            &splits,
-        );
+        let phase_order = PhaseOrder::new((3 << 20, huge_after, 0.03), Some(control), Some(ratio));
         Pages {
             splits,
             phase_order: Some(phase_order),
@@ -759,11 +754,12 @@ mod tests {
     }
 
     /// The control's change in ns, not its whole chain's ratio, decides: a change bounded
-    /// within the smallest corrected change makes that change a claim, even where the ratio
-    /// leaves ±3 %; one that reaches past it, or a table that left 4 KiB pages, leaves values.
+    /// within the fixed margin makes a corrected change a claim, even where the ratio leaves
+    /// ±3 %; one that reaches past it, or a table that left 4 KiB pages, leaves values; and a
+    /// control drifting against the backends cannot widen its own bound.
     #[test]
     fn the_phase_order_control_decides_whether_the_change_is_a_claim() {
-        let controlled = pages(estimate(0.2, -1.1, 1.4), (1.04, 1.031, 1.05), Some(0));
+        let controlled = pages(estimate(0.2, -0.6, 0.9), (1.04, 1.031, 1.05), Some(0));
         assert!(controlled.order_controlled());
         assert_eq!(
             controlled
@@ -779,11 +775,11 @@ mod tests {
         for words in [
             "the phase-order control (a synthetic table of 3 MiB on 4 KiB pages in both phases, \
              still wholly on 4 KiB pages after the second phase) changes by 0.200 \
-             [-1.100–1.400] ns between the phases",
+             [-0.600–0.900] ns between the phases",
             "its whole chain ×1.040 [1.031–1.050] its first phase's time, slower: shown, not \
              used to decide",
-            "within ±9.500 ns, the smallest corrected change whose interval excludes 0, so each \
-             such change is a claim",
+            "within ±1.000 ns, the margin fixed in advance, so each corrected change whose \
+             interval excludes 0 is a claim",
             "magic-plain 36.90 [34.70–39.10] → 27.20 [26.00–28.30] ns, a change of -9.700 \
              [-10.90–-8.500] ns, -9.500 [-10.80–-8.200] ns less the control's (a claim",
         ] {
@@ -793,7 +789,7 @@ mod tests {
         assert!(!drifted.order_controlled());
         let text = drifted.sentences().join(" ");
         assert!(
-            text.contains("not within ±9.500 ns, the smallest corrected change"),
+            text.contains("not within ±1.000 ns, the margin fixed in advance"),
             "{text}"
         );
         assert!(text.contains("(a value, not a claim)"), "{text}");
@@ -801,6 +797,10 @@ mod tests {
         assert!(!moved.order_controlled());
         assert!(moved.sentences()[0].contains("but 2 MiB of it on 2 MiB pages"));
         assert_eq!(moved.phase_summary()["passes"], false);
-        assert_eq!(moved.phase_summary()["bound_ns"], 9.5);
+        assert_eq!(moved.phase_summary()["bound_ns"], PHASE_MARGIN_NS);
+        // A control at +10 [8–12] beside a backend whose corrected change is −15: under the
+        // earlier bound (the smallest corrected change) it passed its own test; not now.
+        let drifting = pages(estimate(10.0, 8.0, 12.0), (1.0, 0.99, 1.01), Some(0));
+        assert!(!drifting.order_controlled());
     }
 }
