@@ -4,11 +4,11 @@
 //!
 //! Whole invocations can shift together (a neighbour on the core or the last level changes the
 //! capacity a process sees): the screen names them instead of letting them move the pooled
-//! figures unseen. The rule was fixed when it was written (2026-11-27), for the reports after:
-//! an invocation is flagged when the interval of any of its positive controls' cost at P = 0
-//! (over its own rounds) lies wholly outside E6's band at that size widened by the tolerance,
-//! the band the pooled control is held to; a wide interval that touches the band is noise, not
-//! a flag. The verdict printed first stays the one on every invocation; the screen's is shown
+//! figures unseen. An invocation is flagged when the interval of any of its positive controls'
+//! cost at P = 0 (over its own rounds) is not inside E6's band at that size widened by the
+//! tolerance: the test the pooled control must pass, applied to one invocation. (From 2026-11-27
+//! to the -11-29-3 report only an interval wholly outside the band was flagged; a referee found
+//! that a wide interval, a control that shifted inside the invocation, then never was.) The verdict printed first stays the one on every invocation; the screen's is shown
 //! beside it, and is conditional: its invocations were kept because their controls agree with
 //! E6, so its own controls are not an independent gate.
 
@@ -25,8 +25,7 @@ pub(in super::super) struct Screened {
     /// Its index among the report's invocations (from 0).
     pub index: usize,
     /// Per positive control: its label, cost at P = 0 (ns per read) with its interval over
-    /// the invocation's own rounds, and whether that interval reaches the band (false: wholly
-    /// outside it).
+    /// the invocation's own rounds, and whether that interval lies inside the band.
     pub controls: Vec<(String, Estimate, bool)>,
     pub conditions: Option<RunConditions>,
     /// Where its chain blocks ran (absent before 2026-11-29-3, when no block recorded its CPU).
@@ -142,8 +141,8 @@ impl Screen {
                             p.expected_high * (1.0 + POSITIVE_TOLERANCE),
                         );
                         let e = &p.at_zero;
-                        let outside = e.high < band.0 || e.low > band.1;
-                        (p.label.clone(), *e, !outside)
+                        let inside = e.low >= band.0 && e.high <= band.1;
+                        (p.label.clone(), *e, inside)
                     })
                     .collect(),
                 conditions: part.conditions.first().cloned(),
@@ -197,7 +196,7 @@ impl Screen {
         json!({
             "rule": format!(
                 "an invocation is flagged when the interval of a positive control's own cost at \
-                 P = 0 lies wholly outside E6's band at its size ±{:.0} %",
+                 P = 0 is not inside E6's band at its size ±{:.0} %",
                 POSITIVE_TOLERANCE * 100.0
             ),
             "flagged": self.flagged(),
@@ -253,7 +252,7 @@ impl Screen {
                     format!(
                         "{}{}",
                         format_interval(e),
-                        if *inside { "" } else { " (wholly outside)" }
+                        if *inside { "" } else { " (not inside)" }
                     )
                 }));
                 let c = s.conditions.as_ref();
@@ -287,7 +286,7 @@ impl Screen {
         let without = match &self.verdict_without_flagged {
             Some(verdict) => format!(
                 "Without them — a conditional reading: the invocations kept are those with no \
-                 control wholly outside E6's band, chosen by their controls, so these are no \
+                 control outside E6's band, chosen by their controls, so these are no \
                  independent gate — seed 004 {verdict}"
             ),
             None => "Fewer than two invocations remain without them: no verdict is drawn from \
@@ -301,7 +300,7 @@ impl Screen {
         };
         format!(
             "Invocation screen: {} of the {k} invocations ({number} {}) {have} a positive \
-             control whose interval over its own rounds lies wholly outside E6's band (±{:.0} %) \
+             control whose interval over its own rounds is not inside E6's band (±{:.0} %) \
              (the table of the screen gives each invocation's controls with their intervals, \
              steal, busy share and clock). The verdict above stands on every invocation. \
              {without}",
@@ -360,7 +359,7 @@ mod tests {
         );
         let table = screen.table();
         assert_eq!(table.rows.len(), 5);
-        assert_eq!(table.rows[1][1], "21.60 [21.10–22.10] (wholly outside)");
+        assert_eq!(table.rows[1][1], "21.60 [21.10–22.10] (not inside)");
         assert_eq!(table.rows[1].last().unwrap(), "yes");
         assert_eq!(screen.summary()["flagged"], json!([1, 2]));
         assert_eq!(screen.control_values("½ L2")[1], (1, 21.6));

@@ -309,9 +309,9 @@ impl SizeReading {
             if named.is_empty() {
                 format!(
                     "no factor inside a process reproduces it, so its mechanism is not found \
-                     here but bounded: whole invocations differ by at most {} ns at this size, \
-                     with something fixed for a process's life (its start, or a change slower \
-                     than one invocation)",
+                     here but bounded: whole invocations differ by at most {} ns at this size \
+                     (something the probe's rounds did not catch: fixed for a process's life, or \
+                     episodes that fell between the rounds)",
                     format_sig(self.between)
                 )
             } else {
