@@ -94,8 +94,8 @@ fn cycles(ns: &[f64], m: &Measurement) -> Option<Estimate> {
 /// rounds), and the null's own. The net takes the gross figure's estimator (the geometric mean
 /// of the invocations' medians, the same bootstrap draws) wherever every invocation's median
 /// difference is positive, so that it can never exceed the gross figure: a round whose
-/// difference is zero or negative (noise) counts as the least positive number there, which
-/// leaves every positive median as it is and only widens the interval. Only where an
+/// difference is zero or negative (noise) counts as the smallest positive difference measured,
+/// which leaves every positive median as it is and only widens the interval. Only where an
 /// invocation's median is not positive (a lookup no dearer than the loop around it) is the
 /// arithmetic mean taken.
 fn net_cycles(cell: &Cell, null: &Cell, m: &Measurement) -> Option<NetCycles> {
@@ -110,15 +110,17 @@ fn net_cycles(cell: &Cell, null: &Cell, m: &Measurement) -> Option<NetCycles> {
         Summary::of(&finite).is_some_and(|s| s.median > 0.0)
     });
     let net = if medians_positive {
+        // The floor is the smallest positive difference measured, not the least positive
+        // number: a logarithm of -708 drawn into the geometric estimator's resamples blew its
+        // interval up (the -11-29-3 report printed 0.000 to 8e45 cycles).
+        let floor = differences
+            .iter()
+            .copied()
+            .filter(|d| d.is_finite() && *d > 0.0)
+            .fold(f64::INFINITY, f64::min);
         let floored: Vec<f64> = differences
             .iter()
-            .map(|&d| {
-                if d.is_finite() {
-                    d.max(f64::MIN_POSITIVE)
-                } else {
-                    d
-                }
-            })
+            .map(|&d| if d.is_finite() { d.max(floor) } else { d })
             .collect();
         interval(&floored, k)
     } else {
@@ -877,6 +879,11 @@ mod tests {
             let net = net_cycles(cell, null, &noisy).unwrap().net;
             assert!(
                 net.value < gross.value,
+                "net {net:?} against gross {gross:?}"
+            );
+            // The floored round does not blow the interval up.
+            assert!(
+                net.low > 0.0 && net.high.is_finite() && net.high < 2.0 * gross.high,
                 "net {net:?} against gross {gross:?}"
             );
         }
