@@ -302,14 +302,10 @@ mod tests {
             "{}",
             experiment.method
         );
-        let summary = |key: &str| {
-            experiment
-                .summary
-                .iter()
-                .find(|(k, _)| k == key)
-                .map(|(_, v)| v.clone())
-        };
-        assert_eq!(summary("secondary_invocations"), Some(json!(2)));
+        assert_eq!(
+            experiment.summary_value("secondary_invocations"),
+            Some(&json!(2))
+        );
         let mut parts = parts;
         parts[1] = measured(1, false);
         assert!(measure::merge(&parts).is_err());
