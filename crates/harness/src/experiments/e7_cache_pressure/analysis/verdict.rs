@@ -355,8 +355,8 @@ fn sweep_huge_bytes(m: &Measurement, name: &str) -> Option<usize> {
 /// (advised onto 4 KiB pages, then read back by the kernel's page scan), and the same
 /// difference with both backends' tables collapsed onto 2 MiB pages, as engines place them.
 /// `sweep_huge` is the contender's and dbb's huge-page bytes in the sweep (`None`: not read).
-/// `controlled`: the split's phase-order control passed (its change in ns bounded below the
-/// smallest claimed change), so the split's change is a paired claim.
+/// `controlled`: the split's phase-order control passed (its change in ns within the margin
+/// fixed in advance), so the split's change is a paired claim.
 fn page_kind(
     sweep_huge: (Option<usize>, Option<usize>),
     p: &Pair,
@@ -392,12 +392,12 @@ fn page_kind(
             format_interval(&d.change),
             if controlled {
                 "the split's phase-order control passed, its own change between the \
-                 phases bounded in ns below the backends' claimed changes, so a claim where \
+                 phases within the margin fixed in advance, so a claim where \
                  its interval excludes 0"
             } else {
                 "a value, not a claim: the 4 KiB phase always runs first and the split's \
                  phase-order control did not pass (its own change between the phases not \
-                 bounded below a claimed change, or its table not on 4 KiB pages) or was not \
+                 within the margin fixed in advance, or its table not on 4 KiB pages) or was not \
                  run"
             }
         )
@@ -475,7 +475,8 @@ fn translation(pages: &Pages) -> Option<String> {
     let claimed = pages.reading(split).is_some_and(|r| r.claimed());
     let how = match (&split.change, &split.corrected) {
         (Some(change), Some(corrected)) if claimed => format!(
-            "a change of {} ns paired per round, {} ns less the page split's phase-order              control's: a claim",
+            "a change of {} ns paired per round, {} ns less the page split's phase-order \
+             control's: a claim",
             format_interval(change),
             format_interval(corrected)
         ),
