@@ -161,7 +161,9 @@ pub(super) fn method(m: &Measurement, n: &Numbers) -> String {
          `perft_bulk` does; the like-for-like comparison with the peer's count) and list \
          (`(leaf list)`: every move of each last-ply parent built into a list and the list \
          counted, with a keyed make and the checker search at every node — kiki's \
-         `perft_leaf(…, Leaf::List)`, the peer's `perft_list`), each count checked against \
+         `perft_leaf(…, Leaf::List)`, the peer's `perft_list`; on the second position one ply \
+         shallower than the other conventions, since 2026-11-29, for the report's time \
+         budget), each count checked against \
          the published value (one depth less in an untimed call before the samples, which \
          also warms the tables, and the timed depth on every timed call: a case that \
          miscounts is dropped and named), one call per sample and no calibrating call, \
