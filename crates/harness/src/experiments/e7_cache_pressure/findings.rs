@@ -60,7 +60,7 @@ pub(super) fn method(m: &Measurement) -> String {
          two passes, the first half of its rounds in a seeded shuffled order and the second \
          half in the reverse order, each block after its own warm-in, so that neither a drift \
          over the invocation nor a fixed neighbour favours a case or a count (every order is \
-         recorded in the summary's `orders`). P sweeps {} \
+         recorded in the summary's `orders`, and as `order`: `{{randomised, seed, per_invocation}}`). P sweeps {} \
          reads per node (fixed counts: what a node's reads insert, P × 64 B, is set against \
          a table line's reuse distance in nodes, not against a cache size). Controls: mailbox \
          and sqww (tables within one page, which ignore the mask) and a synthetic table of \

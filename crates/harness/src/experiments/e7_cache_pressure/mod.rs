@@ -437,6 +437,21 @@ mod tests {
         expected.dedup();
         assert!(!expected.is_empty());
         assert!(expected.iter().all(|p| counts.contains(p)), "{orders}");
+        // The same as the issue's `order` record: randomised, its seed, per invocation.
+        let order = summary("order");
+        assert_eq!(order["randomised"], true, "{order}");
+        assert!(order["seed"].is_u64(), "{order}");
+        let per_invocation = order["per_invocation"].as_array().unwrap();
+        assert_eq!(per_invocation.len(), 1, "{order}");
+        assert_eq!(per_invocation[0]["pressure"], pressure[0], "{order}");
+        assert!(
+            per_invocation[0]["blocks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|b| b["label"] == "dose" && b["cases"].is_array()),
+            "{order}"
+        );
         let blocks = orders["blocks"].as_array().unwrap();
         assert!(blocks.iter().any(|b| b["label"] == "dose"), "{orders}");
         let chain = blocks

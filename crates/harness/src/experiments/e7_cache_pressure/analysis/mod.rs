@@ -325,6 +325,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         "orders".into(),
         json!({"pressure": m.pressure_orders, "blocks": m.block_orders}),
     ));
+    summary.push(("order".into(), order_summary(m)));
     summary.extend(verdict.summary());
     summary.push(("estimator".into(), estimators.summary(&verdict)));
     summary.push(("unpressed".into(), unpressed.summary()));
@@ -347,4 +348,35 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             unpressed,
         },
     }
+}
+
+/// The summary's `order` (science-hardening item 3): randomised, from which seed, and per
+/// invocation the order its sweep took the pressure counts in and each timing call's block
+/// order (first pass; the second reverses it), CPUs left to `orders.blocks`.
+fn order_summary(m: &Measurement) -> Json {
+    let mut invocations: Vec<usize> = m.block_orders.iter().map(|o| o.invocation).collect();
+    invocations.sort_unstable();
+    invocations.dedup();
+    let per_invocation: Vec<Json> = invocations
+        .iter()
+        .enumerate()
+        .map(|(position, &invocation)| {
+            let blocks: Vec<Json> = m
+                .block_orders
+                .iter()
+                .filter(|o| o.invocation == invocation)
+                .map(|o| json!({"label": o.label, "cases": o.cases}))
+                .collect();
+            json!({
+                "invocation": invocation,
+                "pressure": m.pressure_orders.get(position),
+                "blocks": blocks,
+            })
+        })
+        .collect();
+    json!({
+        "randomised": true,
+        "seed": super::measure::timing::ORDER_SEED,
+        "per_invocation": per_invocation,
+    })
 }

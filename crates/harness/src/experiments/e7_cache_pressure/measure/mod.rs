@@ -11,7 +11,7 @@ mod pages;
 mod reuse;
 mod shift;
 mod survival;
-mod timing;
+pub(super) mod timing;
 mod unpressed;
 pub(crate) use unpressed::{LONG_SEARCH, UNPRESSED_BACKENDS, WARMED};
 

@@ -286,12 +286,18 @@ pub(crate) struct BlockCpu {
     pub end: Option<usize>,
 }
 
+/// The seed every E7 order derives from (the summary's `order.seed`): each shuffle's generator
+/// is seeded with FNV-1a from this value over the call's label and the invocation, so an
+/// invocation's orders are reproducible and differ between invocations.
+pub(crate) const ORDER_SEED: u64 = 0xcbf2_9ce4_8422_2325;
+
 /// A seeded shuffle of `0..n` for invocation `index` and the call labelled `label`: each
 /// invocation and each call its own order, the same on every run of the same configuration.
 pub(crate) fn shuffled(n: usize, index: usize, label: &str) -> Vec<usize> {
     use rand::{RngExt, SeedableRng};
-    // FNV-1a over the label, then the invocation: a seed per (call, invocation).
-    let mut seed: u64 = 0xcbf2_9ce4_8422_2325;
+    // FNV-1a from ORDER_SEED over the label, then the invocation: a seed per (call,
+    // invocation).
+    let mut seed: u64 = ORDER_SEED;
     for byte in label.bytes().chain((index as u64).to_le_bytes()) {
         seed = (seed ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
     }
