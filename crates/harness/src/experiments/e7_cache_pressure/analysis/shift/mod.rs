@@ -1,11 +1,22 @@
 //! The shift probe's reading (science-hardening item 2): whether placement, the core or time
 //! within one process reproduces how far whole invocations differ at each control's size.
 //!
-//! The rule was fixed when it was written (2026-11-29), before any report measured it: see
-//! [`RULE`]. Each factor is tested by a permutation restricted to the cells that share the
-//! other two factors' levels (so that a strong factor does not pass for another), pooled over
-//! the invocations; a factor reproduces the shift when it is both real inside a process and at
-//! least half as wide, beyond what chance spreads, as the spread between invocations.
+//! The rule is fixed before the data it reads: see [`RULE`]. It was first written on
+//! 2026-11-29 on max − min spreads; it changed the same day, after the -11-29-3 report, to the
+//! variance components below, because single slow timings decided those spreads (that report's
+//! unplaced ½ L3 ring: one round of one invocation at 84 ns against about 20 elsewhere).
+//!
+//! Each invocation's timings are winsorised first (the most extreme [`WINSORISED`] each side
+//! set to the nearest value kept): a timing is already the median of its passes, so a slow
+//! pass is out; the winsorising takes out a slow timing, or one CPU slow for one round, whose
+//! cells are fewer than a tenth of the invocation's. The shift between invocations and each
+//! factor's effect inside one are then standard deviations from one-way layouts,
+//! σ² = max(0, (MS_between − MS_within) / timings per level): the within mean square takes out
+//! what noise alone spreads the level means by, whatever the number of levels (the median
+//! spread of the permutations, which the first rule subtracted, did so by a heuristic). Each
+//! factor is tested by a permutation restricted to the cells that share the other two
+//! factors' levels (so that a strong factor does not pass for another), its statistic the
+//! factor's σ itself: the median over invocations of its σ inside each.
 
 use super::super::measure::ShiftSample;
 use crate::results::Table;
@@ -16,21 +27,35 @@ use serde_json::{json, Value as Json};
 use std::collections::BTreeMap;
 
 /// The rule, as the method and the summary state it.
-pub(in super::super) const RULE: &str = "at each control's size, whole invocations are said \
-    to shift when their means (over all of an invocation's probe timings) span more than 10 % of \
-    their median; a factor (placement: the rings alive at once; the core: the CPU pinned to; \
-    time: the rounds over the sweep) reproduces the shift when a permutation test restricted to \
-    the cells that share the other factors' levels, pooled over the invocations, gives p < 0.01 \
-    and its spread inside an invocation beyond chance (max − min of its level means, the median \
-    over invocations, less the median of the same over the restricted permutations: a factor of \
-    more levels spreads wider by chance alone) is at least half the spread between \
-    invocations; where the shift is present \
-    and no factor reproduces it, the shift is bounded, not explained";
-/// More than this share of the median between the invocations' means is a shift.
-const SHIFT_PRESENT: f64 = 0.10;
+pub(in super::super) const RULE: &str = "at each control's size, each invocation's probe \
+    timings are first winsorised (the most extreme 10 % each side set to the nearest value \
+    kept); whole invocations are said to shift when their standard deviation σ, a variance \
+    component of a one-way layout of all the timings by invocation (σ² = max(0, (MS_between − \
+    MS_within) / timings per invocation)), is more than 4 % of the median of their means; a \
+    factor (placement: the rings alive at once; the core: the CPU pinned to; time: the rounds \
+    over the sweep) has its σ from the same layout of one invocation's timings by the factor's \
+    levels, the median over invocations, and reproduces the shift when a permutation test of \
+    that σ, restricted to the cells that share the other factors' levels, gives p < 0.01 and \
+    its σ is at least half the invocations' σ; where the shift is present and no factor \
+    reproduces it, the shift is bounded, not explained (the rule since 2026-11-29, after the \
+    -11-29-3 report; before, on max − min spreads of the raw timings' means: the shift present \
+    where the invocations' means spanned more than 10 % of their median, and a factor \
+    reproducing it where its spread inside an invocation, less the median of the same spread \
+    over the permutations, reached half the span between invocations)";
+/// Each side of an invocation's timings, the share winsorised.
+const WINSORISED: f64 = 0.10;
+/// The invocations' σ over more than this share of the median of their means is a shift:
+/// about the standard deviation of five means that span 10 % of their median (4.0 % spread
+/// evenly, 4.5 % with one apart), the first rule's threshold.
+const SHIFT_PRESENT: f64 = 0.04;
 /// A factor's restricted permutation test must fall below this.
 const ALPHA: f64 = 0.01;
-/// A factor's spread must reach this share of the spread between invocations.
+/// A factor's σ must reach this share of the invocations' σ. A factor that made the shift
+/// would be at least as wide inside a process as the invocations are between (an invocation's
+/// mean averages the factor's levels in it: levels drawn afresh give √levels times the
+/// invocations' σ, the tests' drift that three invocations of five carry about 1.4 times);
+/// half, not all, because the invocations' σ rests on their means alone (four degrees of
+/// freedom for five), whose 95 % interval reaches down to about 0.6 of the estimate.
 const SHARE: f64 = 0.5;
 const PERMUTATIONS: usize = 999;
 const SEED: u64 = 0x7368_6966_7432; // "shift2"
@@ -78,13 +103,11 @@ pub(in super::super) struct FactorReading {
     pub factor: Factor,
     /// Its levels (the fewest of any invocation); a factor of one level is not tested.
     pub levels: usize,
-    /// Max − min of its level means inside an invocation, the median over invocations (ns).
-    pub spread: f64,
-    /// The same under the restricted permutations, their median: what chance alone spreads
-    /// (the more levels, the wider). The rule compares `spread − chance` (since 2026-11-29-3;
-    /// the raw spread before, which favoured time, the factor of most levels).
-    pub chance: f64,
-    /// The pooled restricted permutation test's p (None: one level).
+    /// Its σ inside an invocation (ns): the variance component of a one-way layout of the
+    /// invocation's winsorised timings by the factor's levels, the median over invocations,
+    /// square-rooted (None: not tested).
+    pub sigma: Option<f64>,
+    /// The restricted permutation test of that σ, its p (None: not tested).
     pub p: Option<f64>,
     pub reproduces: bool,
 }
@@ -94,10 +117,14 @@ pub(in super::super) struct FactorReading {
 pub(in super::super) struct SizeReading {
     pub label: String,
     pub bytes: usize,
-    /// Per invocation (its index), the mean of its timings (ns per load).
+    /// Per invocation (its index), the mean of its timings as measured (ns per load).
     pub invocation_means: Vec<(usize, f64)>,
-    /// Max − min of the invocation means, and their median.
-    pub between: f64,
+    /// The same of its winsorised timings, which the rule reads.
+    pub winsorised_means: Vec<(usize, f64)>,
+    /// The invocations' σ (ns): the variance component between them of a one-way layout of
+    /// every winsorised timing by invocation, square-rooted.
+    pub sigma: f64,
+    /// The median of the winsorised means.
     pub median: f64,
     pub present: bool,
     pub factors: Vec<FactorReading>,
@@ -115,6 +142,11 @@ impl SizeReading {
             .filter(|f| f.reproduces)
             .map(|f| f.factor)
             .collect()
+    }
+
+    /// Max − min of the winsorised means: how far apart whole invocations are at most.
+    fn span(&self) -> f64 {
+        spread(&values_of(&self.winsorised_means))
     }
 }
 
@@ -154,30 +186,32 @@ impl ShiftReading {
 
     /// The summary's `shift_probe`.
     pub fn summary(&self) -> Json {
+        let per_invocation = |values: &[(usize, f64)]| {
+            values
+                .iter()
+                .map(|(i, ns)| json!({"invocation": i, "ns": ns}))
+                .collect::<Vec<_>>()
+        };
         json!({
             "rule": RULE,
             "sizes": self.sizes.iter().map(|s| json!({
                 "label": s.label,
                 "bytes": s.bytes,
-                "invocation_means_ns": s.invocation_means.iter()
-                    .map(|(i, ns)| json!({"invocation": i, "ns": ns}))
-                    .collect::<Vec<_>>(),
-                "between_ns": s.between,
-                "median_ns": s.median,
+                "invocation_means_ns": per_invocation(&s.invocation_means),
+                "winsorised_means_ns": per_invocation(&s.winsorised_means),
+                "invocation_sigma_ns": s.sigma,
+                "invocation_sigma_share": s.sigma / s.median,
                 "shift_present": s.present,
                 "seconds": s.seconds,
                 "factors": s.factors.iter().map(|f| json!({
                     "factor": f.factor.name(),
                     "levels": f.levels,
-                    "spread_ns": f.spread,
-                    "chance_spread_ns": f.chance,
+                    "sigma_ns": f.sigma,
                     "p": f.p,
                     "reproduces": f.reproduces,
                 })).collect::<Vec<_>>(),
                 "reading": s.reading_word(),
-                "control_ns": s.control.iter()
-                    .map(|(i, ns)| json!({"invocation": i, "ns": ns}))
-                    .collect::<Vec<_>>(),
+                "control_ns": per_invocation(&s.control),
                 "control_correlation": correlation(&s.invocation_means, &s.control),
             })).collect::<Vec<_>>(),
         })
@@ -187,13 +221,13 @@ impl ShiftReading {
     pub fn table(&self) -> Table {
         let mut headers = vec![
             "shift probe at".to_string(),
-            "invocation means (ns per load)".to_string(),
-            "between invocations (ns)".to_string(),
+            "invocation means, winsorised (ns per load)".to_string(),
+            "σ between invocations (ns)".to_string(),
         ];
         headers.extend(
             Factor::ALL
                 .iter()
-                .map(|f| format!("{} inside one (ns, by chance ns, p)", f.name())),
+                .map(|f| format!("{} inside one (σ ns, p)", f.name())),
         );
         headers.push("reading".to_string());
         let rows = self
@@ -206,29 +240,27 @@ impl ShiftReading {
                         s.label,
                         kiki_core::units::rounded_bytes(s.bytes as f64)
                     ),
-                    s.invocation_means
+                    s.winsorised_means
                         .iter()
                         .map(|(_, ns)| format_sig(*ns))
                         .collect::<Vec<_>>()
                         .join(", "),
                     format!(
-                        "{} ({:.0} %)",
-                        format_sig(s.between),
-                        100.0 * s.between / s.median
+                        "{} ({:.1} %)",
+                        format_sig(s.sigma),
+                        100.0 * s.sigma / s.median
                     ),
                 ];
                 row.extend(Factor::ALL.iter().map(|&factor| {
                     match s.factors.iter().find(|f| f.factor == factor) {
                         Some(FactorReading {
+                            sigma: Some(sigma),
                             p: Some(p),
-                            spread,
-                            chance,
                             reproduces,
                             ..
                         }) => format!(
-                            "{}, {}, p {}{}",
-                            format_sig(*spread),
-                            format_sig(*chance),
+                            "{}, p {}{}",
+                            format_sig(*sigma),
                             p_words(*p),
                             if *reproduces { " (reproduces)" } else { "" }
                         ),
@@ -264,32 +296,34 @@ impl SizeReading {
 
     fn sentence(&self) -> String {
         let k = self.invocation_means.len();
-        let means: Vec<String> = self
-            .invocation_means
-            .iter()
-            .map(|(_, ns)| format_sig(*ns))
-            .collect();
+        let list = |values: &[(usize, f64)]| {
+            values
+                .iter()
+                .map(|(_, ns)| format_sig(*ns))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let head = format!(
-            "at {} ({}) the {k} invocations' means are {} ns, {} ns apart ({:.0} % of their \
-             median)",
+            "at {} ({}) the {k} invocations' means are {} ns ({} ns winsorised), σ {} ns \
+             between them ({:.1} % of their median)",
             self.label,
             kiki_core::units::rounded_bytes(self.bytes as f64),
-            means.join(", "),
-            format_sig(self.between),
-            100.0 * self.between / self.median
+            list(&self.invocation_means),
+            list(&self.winsorised_means),
+            format_sig(self.sigma),
+            100.0 * self.sigma / self.median
         );
         let inside: Vec<String> = self
             .factors
             .iter()
-            .map(|f| match f.p {
-                Some(p) => format!(
-                    "{} {} ns ({} by chance, p {})",
+            .map(|f| match (f.sigma, f.p) {
+                (Some(sigma), Some(p)) => format!(
+                    "{} σ {} ns (p {})",
                     f.factor.name(),
-                    format_sig(f.spread),
-                    format_sig(f.chance),
+                    format_sig(sigma),
                     p_words(p)
                 ),
-                None => format!("{} not tested (one level)", f.factor.name()),
+                _ => format!("{} not tested (one level)", f.factor.name()),
             })
             .collect();
         let within = format!(
@@ -301,7 +335,7 @@ impl SizeReading {
             "one invocation: no shift between invocations to explain".to_string()
         } else if !self.present {
             format!(
-                "the ring shows no whole-invocation shift (within {:.0} %)",
+                "the ring shows no whole-invocation shift (σ within {:.0} % of the median)",
                 SHIFT_PRESENT * 100.0
             )
         } else {
@@ -309,10 +343,12 @@ impl SizeReading {
             if named.is_empty() {
                 format!(
                     "no factor inside a process reproduces it, so its mechanism is not found \
-                     here but bounded: whole invocations differ by at most {} ns at this size \
-                     (something the probe's rounds did not catch: fixed for a process's life, or \
-                     episodes that fell between the rounds)",
-                    format_sig(self.between)
+                     here but bounded: whole invocations differ by σ {} ns at this size, their \
+                     winsorised means by at most {} ns (something the probe's rounds did not \
+                     catch: fixed for a process's life, or episodes that fell between the \
+                     rounds)",
+                    format_sig(self.sigma),
+                    format_sig(self.span())
                 )
             } else {
                 format!("reproduced inside one process by {}", named.join(" and "))
@@ -323,15 +359,16 @@ impl SizeReading {
 
     /// The control of this size beside the ring: its invocations' values, their span, and
     /// whether the ring's means move with them; a ring that shows no shift where the control
-    /// shifted does not reproduce the control's shift, whose mechanism is then not found.
+    /// shifted (its values' standard deviation over the same share of their median) does not
+    /// reproduce the control's shift, whose mechanism is then not found.
     fn control_words(&self) -> String {
         if self.control.len() < 2 {
             return String::new();
         }
-        let values: Vec<f64> = self.control.iter().map(|(_, ns)| *ns).collect();
+        let values = values_of(&self.control);
         let span = spread(&values);
         let middle = median(&values).unwrap_or(f64::NAN);
-        let shifted = span > SHIFT_PRESENT * middle.abs();
+        let shifted = standard_deviation(&values) > SHIFT_PRESENT * middle.abs();
         let r = correlation(&self.invocation_means, &self.control).map_or(String::new(), |r| {
             format!("; Pearson's r with the ring's means {r:.2}")
         });
@@ -433,13 +470,36 @@ pub(in super::super) fn method(samples: &[ShiftSample]) -> String {
          to the CPU it left, so that the sweep resumes where it was. On 2 MiB pages a ring's \
          placement cannot move its L1 or L2 sets (their index bits lie inside a page): \
          placement here stands for the host frames behind the pages and for whatever hashes \
-         higher address bits (a last level's slices), not for L2 conflicts.",
+         higher address bits (a last level's slices), not for L2 conflicts. The reading \
+         changed on 2026-11-29, after the -11-29-3 report, because single slow timings decided \
+         the first one (that report's unplaced ½ L3 ring: one round of one invocation at 84 ns \
+         against about 20 elsewhere, one CPU 62 ns slower in it): each invocation's timings are \
+         now winsorised, the {:.0} % most extreme each side set to the nearest value kept (a \
+         timing is already the median of its passes; the winsorising takes out a slow timing, \
+         or one CPU slow for one round, fewer timings than a tenth of the invocation's), and \
+         the shift between invocations and \
+         each factor's effect inside one are standard deviations from variance components of \
+         one-way layouts, σ² = max(0, (MS_between − MS_within) / timings per level), the \
+         factor's inside each invocation and its median over them, so that noise alone gives \
+         σ near 0 whatever a factor's number of levels; a factor must reach half the \
+         invocations' σ (one that made the shift would be at least as wide inside a process as \
+         the invocations are between; half, because the invocations' σ rests on their means \
+         alone, four degrees of freedom for five, whose 95 % interval reaches down to about \
+         0.6 of the estimate), and the shift is present where the invocations' σ exceeds 4 % \
+         of the median (about the standard deviation of five means spanning 10 %, the first \
+         threshold). Before, the rule read max − min spreads of the raw timings' means: the \
+         shift present where the invocations' means spanned more than 10 % of their median, a \
+         factor reproducing it where its spread inside an invocation (the median over \
+         invocations) less the median of the same spread over the permutations reached half \
+         that span, with a permutation test of the level means' variance summed over the \
+         invocations.",
         sizes.join(", "),
         count(|s| s.allocation),
         count(|s| s.cpu),
         count(|s| s.round),
         super::super::measure::SHIFT_SAMPLES,
         super::super::measure::SHIFT_MAX_LOADS,
+        WINSORISED * 100.0,
     )
 }
 
@@ -451,51 +511,64 @@ fn p_words(p: f64) -> String {
     }
 }
 
+/// One invocation's timings of one size: the cells, and their winsorised values in order.
+struct Invocation<'a> {
+    cells: Vec<&'a ShiftSample>,
+    values: Vec<f64>,
+}
+
 /// One size's reading from its timings (every invocation's).
 fn size_reading(label: String, bytes: usize, cells: &[&ShiftSample]) -> Option<SizeReading> {
-    let by_invocation = group(cells, |s| s.invocation);
-    let invocation_means: Vec<(usize, f64)> = by_invocation
-        .iter()
-        .map(|(&i, c)| (i, mean(c.iter().map(|s| s.ns))))
+    let invocations: BTreeMap<usize, Invocation> = group(cells, |s| s.invocation)
+        .into_iter()
+        .map(|(i, cells)| {
+            let values = winsorise(&cells.iter().map(|s| s.ns).collect::<Vec<_>>());
+            (i, Invocation { cells, values })
+        })
         .collect();
-    if invocation_means.is_empty() {
+    if invocations.is_empty() {
         return None;
     }
-    let values: Vec<f64> = invocation_means.iter().map(|(_, ns)| *ns).collect();
-    let median = median(&values)?;
-    let between = spread(&values);
-    let present = values.len() >= 2 && between > SHIFT_PRESENT * median;
-    let seconds = median_of(by_invocation.values().map(|c| {
-        let times: Vec<f64> = c.iter().map(|s| s.seconds).collect();
+    let invocation_means: Vec<(usize, f64)> = invocations
+        .iter()
+        .map(|(&i, inv)| (i, mean(inv.cells.iter().map(|s| s.ns))))
+        .collect();
+    let winsorised_means: Vec<(usize, f64)> = invocations
+        .iter()
+        .map(|(&i, inv)| (i, mean(inv.values.iter().copied())))
+        .collect();
+    let median = median(&values_of(&winsorised_means))?;
+    let (levels, values): (Vec<usize>, Vec<f64>) = invocations
+        .iter()
+        .flat_map(|(&i, inv)| inv.values.iter().map(move |&v| (i, v)))
+        .unzip();
+    let sigma = component(&levels, &values).unwrap_or(0.0).sqrt();
+    let present = invocations.len() >= 2 && sigma > SHIFT_PRESENT * median;
+    let seconds = median_of(invocations.values().map(|inv| {
+        let times: Vec<f64> = inv.cells.iter().map(|s| s.seconds).collect();
         spread(&times)
     }));
     let factors = Factor::ALL
         .iter()
         .map(|&factor| {
-            let levels = by_invocation
+            let levels = invocations
                 .values()
-                .map(|c| group(c, |s| factor.level(s)).len())
+                .map(|inv| group(&inv.cells, |s| factor.level(s)).len())
                 .min()
                 .unwrap_or(0);
-            let spread_inside = median_of(
-                by_invocation
-                    .values()
-                    .map(|c| spread(&level_means(c, factor))),
-            );
-            let (p, chance) = if levels >= 2 {
-                let (p, chance) = permutation_p(&by_invocation, factor);
-                (Some(p), chance)
+            let tested = if levels >= 2 {
+                factor_test(&invocations, factor)
             } else {
-                (None, 0.0)
+                None
             };
+            let (sigma_inside, p) = tested.unzip();
             let reproduces = present
                 && p.is_some_and(|p| p < ALPHA)
-                && spread_inside - chance >= SHARE * between;
+                && sigma_inside.is_some_and(|s| s >= SHARE * sigma);
             FactorReading {
                 factor,
                 levels,
-                spread: spread_inside,
-                chance,
+                sigma: sigma_inside,
                 p,
                 reproduces,
             }
@@ -505,7 +578,8 @@ fn size_reading(label: String, bytes: usize, cells: &[&ShiftSample]) -> Option<S
         label,
         bytes,
         invocation_means,
-        between,
+        winsorised_means,
+        sigma,
         median,
         present,
         factors,
@@ -552,6 +626,10 @@ fn mean(values: impl Iterator<Item = f64>) -> f64 {
     sum / n.max(1) as f64
 }
 
+fn values_of(pairs: &[(usize, f64)]) -> Vec<f64> {
+    pairs.iter().map(|(_, v)| *v).collect()
+}
+
 fn spread(values: &[f64]) -> f64 {
     let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let min = values.iter().copied().fold(f64::INFINITY, f64::min);
@@ -562,61 +640,107 @@ fn spread(values: &[f64]) -> f64 {
     }
 }
 
+/// The sample standard deviation (n − 1; 0 under two values).
+fn standard_deviation(values: &[f64]) -> f64 {
+    if values.len() < 2 {
+        return 0.0;
+    }
+    let m = mean(values.iter().copied());
+    (values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (values.len() - 1) as f64).sqrt()
+}
+
 fn median_of(values: impl Iterator<Item = f64>) -> f64 {
     let values: Vec<f64> = values.collect();
     median(&values).unwrap_or(0.0)
 }
 
-/// A factor's level means inside one invocation.
-fn level_means(cells: &[&ShiftSample], factor: Factor) -> Vec<f64> {
-    group(cells, |s| factor.level(s))
+/// `values` with the most extreme [`WINSORISED`] share each side (rounded down) set to the
+/// nearest value kept; the order kept.
+fn winsorise(values: &[f64]) -> Vec<f64> {
+    let n = values.len();
+    let k = (WINSORISED * n as f64).floor() as usize;
+    if k == 0 || 2 * k >= n {
+        return values.to_vec();
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let (low, high) = (sorted[k], sorted[n - 1 - k]);
+    values.iter().map(|v| v.clamp(low, high)).collect()
+}
+
+/// The variance component of the levels in a one-way layout of `values` labelled by `levels`:
+/// max(0, (MS_between − MS_within) / n₀), n₀ the timings per level (for unequal levels the
+/// usual (N − Σ nᵢ² / N) / (k − 1)). None under two levels or with no timing left over for the
+/// within mean square.
+fn component(levels: &[usize], values: &[f64]) -> Option<f64> {
+    let mut sums: BTreeMap<usize, (f64, usize)> = BTreeMap::new();
+    for (&level, &v) in levels.iter().zip(values) {
+        let entry = sums.entry(level).or_insert((0.0, 0));
+        entry.0 += v;
+        entry.1 += 1;
+    }
+    let (k, n) = (sums.len(), values.len());
+    if k < 2 || n <= k {
+        return None;
+    }
+    let grand = mean(values.iter().copied());
+    let between: f64 = sums
         .values()
-        .map(|c| mean(c.iter().map(|s| s.ns)))
-        .collect()
+        .map(|&(s, m)| m as f64 * (s / m as f64 - grand).powi(2))
+        .sum();
+    let within: f64 = levels
+        .iter()
+        .zip(values)
+        .map(|(level, v)| {
+            let (s, m) = sums[level];
+            (v - s / m as f64).powi(2)
+        })
+        .sum();
+    let ms_between = between / (k - 1) as f64;
+    let ms_within = within / (n - k) as f64;
+    let squares: f64 = sums.values().map(|&(_, m)| (m * m) as f64).sum();
+    let n0 = (n as f64 - squares / n as f64) / (k - 1) as f64;
+    Some(((ms_between - ms_within) / n0).max(0.0))
 }
 
-/// The variance of a factor's level means, from values in the cells' order.
-fn statistic(levels: &[usize], values: &[f64]) -> f64 {
-    let means = level_means_of(levels, values);
-    let grand = mean(means.iter().copied());
-    means.iter().map(|m| (m - grand).powi(2)).sum::<f64>() / means.len() as f64
-}
-
-/// The pooled restricted permutation test of `factor`: the sum over invocations of the
-/// variance of its level means, against the same sum with the timings shuffled among the
-/// cells that share the other two factors' levels (seeded). Returns p and the chance spread:
-/// the median over the permutations of the factor's spread (the median over invocations of
-/// max − min of its level means).
-fn permutation_p(by_invocation: &BTreeMap<usize, Vec<&ShiftSample>>, factor: Factor) -> (f64, f64) {
+/// A factor's σ and the p of its restricted permutation test: the statistic is the median over
+/// invocations of the factor's variance component inside each (of the winsorised timings),
+/// against the same with the timings shuffled among the cells that share the other two
+/// factors' levels (seeded); the winsorising is the invocation's own, whatever the labels, so
+/// it commutes with the shuffles. None where an invocation leaves no within mean square.
+fn factor_test(invocations: &BTreeMap<usize, Invocation>, factor: Factor) -> Option<(f64, f64)> {
     struct Prepared {
         levels: Vec<usize>,
         values: Vec<f64>,
         strata: Vec<Vec<usize>>,
     }
-    let prepared: Vec<Prepared> = by_invocation
+    let prepared: Vec<Prepared> = invocations
         .values()
-        .map(|cells| {
+        .map(|inv| {
             let mut strata: BTreeMap<(usize, usize), Vec<usize>> = BTreeMap::new();
-            for (i, s) in cells.iter().enumerate() {
+            for (i, s) in inv.cells.iter().enumerate() {
                 strata.entry(factor.stratum(s)).or_default().push(i);
             }
             Prepared {
-                levels: cells.iter().map(|s| factor.level(s)).collect(),
-                values: cells.iter().map(|s| s.ns).collect(),
+                levels: inv.cells.iter().map(|s| factor.level(s)).collect(),
+                values: inv.values.clone(),
                 strata: strata.into_values().collect(),
             }
         })
         .collect();
-    let observed: f64 = prepared
-        .iter()
-        .map(|p| statistic(&p.levels, &p.values))
-        .sum();
+    let statistic = |values: &[Vec<f64>]| -> Option<f64> {
+        let components = prepared
+            .iter()
+            .zip(values)
+            .map(|(p, v)| component(&p.levels, v))
+            .collect::<Option<Vec<f64>>>()?;
+        median(&components)
+    };
+    let mut shuffled: Vec<Vec<f64>> = prepared.iter().map(|p| p.values.clone()).collect();
+    let observed = statistic(&shuffled)?;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(SEED ^ factor as u64);
     let mut at_least = 0usize;
-    let mut shuffled: Vec<Vec<f64>> = prepared.iter().map(|p| p.values.clone()).collect();
-    let mut chance_spreads = Vec::with_capacity(PERMUTATIONS);
     for _ in 0..PERMUTATIONS {
-        let mut total = 0.0;
         for (p, values) in prepared.iter().zip(&mut shuffled) {
             for stratum in &p.strata {
                 for i in (1..stratum.len()).rev() {
@@ -624,211 +748,17 @@ fn permutation_p(by_invocation: &BTreeMap<usize, Vec<&ShiftSample>>, factor: Fac
                     values.swap(stratum[i], stratum[j]);
                 }
             }
-            total += statistic(&p.levels, values);
         }
-        chance_spreads.push(median_of(
-            prepared
-                .iter()
-                .zip(&shuffled)
-                .map(|(p, values)| spread(&level_means_of(&p.levels, values))),
-        ));
-        // A tolerance for sums equal up to rounding (ties count against the factor).
-        if total >= observed * (1.0 - 1e-12) {
+        // A tolerance for values equal up to rounding (ties count against the factor).
+        if statistic(&shuffled).unwrap_or(0.0) >= observed * (1.0 - 1e-12) {
             at_least += 1;
         }
     }
-    (
+    Some((
+        observed.sqrt(),
         (1 + at_least) as f64 / (PERMUTATIONS + 1) as f64,
-        median_of(chance_spreads.into_iter()),
-    )
-}
-
-/// The level means of `values` labelled by `levels`.
-fn level_means_of(levels: &[usize], values: &[f64]) -> Vec<f64> {
-    let mut sums: BTreeMap<usize, (f64, usize)> = BTreeMap::new();
-    for (&level, &v) in levels.iter().zip(values) {
-        let entry = sums.entry(level).or_insert((0.0, 0));
-        entry.0 += v;
-        entry.1 += 1;
-    }
-    sums.values().map(|(s, n)| s / *n as f64).collect()
+    ))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Timings of `invocations`, 3 rings × 2 CPUs × 6 rounds each, `ns` giving each cell's value.
-    fn samples(
-        invocations: usize,
-        ns: impl Fn(usize, usize, usize, usize) -> f64,
-    ) -> Vec<ShiftSample> {
-        let mut out = Vec::new();
-        for invocation in 0..invocations {
-            for round in 0..6 {
-                for cpu in 0..2 {
-                    for allocation in 0..3 {
-                        out.push(ShiftSample {
-                            invocation,
-                            label: "½ L3".into(),
-                            bytes: 3 << 20,
-                            allocation,
-                            cpu,
-                            round,
-                            seconds: round as f64 * 8.0,
-                            ns: ns(invocation, allocation, cpu, round),
-                        });
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    /// A small deterministic jitter (±0.3 ns) so that no two cells tie.
-    fn jitter(a: usize, b: usize, c: usize, d: usize) -> f64 {
-        let h = (a * 7919 + b * 104_729 + c * 1_299_709 + d * 15_485_863) % 1000;
-        (h as f64 / 1000.0 - 0.5) * 0.6
-    }
-
-    fn reading(s: &[ShiftSample]) -> SizeReading {
-        ShiftReading::of(s, |_| Vec::new()).unwrap().sizes.remove(0)
-    }
-
-    /// An invocation whose second ring sits on frames that conflict: each invocation's mean
-    /// moves with how slow that ring is, and placement reproduces the shift; nothing else does.
-    #[test]
-    fn placement_that_differs_by_ring_is_named() {
-        let slow = [10.0, 40.0, 15.0, 12.0, 50.0];
-        let s = samples(5, |i, a, c, r| {
-            17.0 + if a == 1 { slow[i] } else { 0.0 } + jitter(i, a, c, r)
-        });
-        let r = reading(&s);
-        assert!(r.present);
-        assert_eq!(r.reproducing(), [Factor::Placement], "{r:?}");
-        assert!(r
-            .sentence()
-            .contains("reproduced inside one process by placement"));
-    }
-
-    /// The core: one CPU slower in every invocation, by an amount that varies.
-    #[test]
-    fn a_slow_core_is_named() {
-        let s = samples(5, |i, a, c, r| {
-            17.0 + if c == 1 { 20.0 + 15.0 * i as f64 } else { 0.0 } + jitter(i, a, c, r)
-        });
-        assert_eq!(reading(&s).reproducing(), [Factor::Core]);
-    }
-
-    /// Time: a neighbour's load rising over the rounds of some invocations.
-    #[test]
-    fn a_drift_over_the_rounds_is_named() {
-        let s = samples(5, |i, a, c, r| {
-            17.0 + (1 - i % 2) as f64 * 8.0 * r as f64 + jitter(i, a, c, r)
-        });
-        assert_eq!(reading(&s).reproducing(), [Factor::Time]);
-    }
-
-    /// Noise alone spreads a factor of more levels wider (fewer timings per level mean): the
-    /// chance spread, which the rule subtracts, is larger for time (6 rounds) than for the
-    /// core (2 CPUs), and each factor's observed spread is about its chance spread.
-    #[test]
-    fn chance_spreads_a_factor_of_more_levels_wider() {
-        let s = samples(5, |i, a, c, r| 17.0 + jitter(i, a, c, r));
-        let r = reading(&s);
-        let factor = |f: Factor| r.factors.iter().find(|x| x.factor == f).unwrap().clone();
-        let (time, core) = (factor(Factor::Time), factor(Factor::Core));
-        assert!(time.chance > core.chance, "{time:?} {core:?}");
-        for f in &r.factors {
-            assert!(f.chance > 0.0, "{f:?}");
-            assert!((f.spread - f.chance).abs() < 0.3, "{f:?}");
-        }
-    }
-
-    /// Whole invocations shifted with nothing inside them varying: bounded, not explained.
-    #[test]
-    fn a_shift_fixed_for_the_process_is_bounded() {
-        let level = [16.0, 36.0, 21.0, 17.0, 55.0];
-        let s = samples(5, |i, a, c, r| level[i] + jitter(i, a, c, r));
-        let r = reading(&s);
-        assert!(r.present);
-        assert!(r.reproducing().is_empty());
-        assert!((r.between - 39.0).abs() < 1.0, "{}", r.between);
-        assert!(r.sentence().contains("bounded"), "{}", r.sentence());
-        for f in &r.factors {
-            assert!(f.p.unwrap() > ALPHA, "{f:?}");
-        }
-        assert_eq!(
-            ShiftReading { sizes: vec![r] }.table().rows[0]
-                .last()
-                .unwrap(),
-            "bounded, not explained"
-        );
-    }
-
-    /// No shift (the negative control of the rule): a factor may be real, but there is nothing
-    /// between invocations for it to reproduce.
-    #[test]
-    fn agreeing_invocations_have_no_shift_to_explain() {
-        let s = samples(5, |i, a, c, r| {
-            17.0 + if a == 0 { 0.5 } else { 0.0 } + jitter(i, a, c, r)
-        });
-        let r = reading(&s);
-        assert!(!r.present);
-        assert!(r.reproducing().is_empty());
-        assert!(r.sentence().contains("no whole-invocation shift"));
-        let summary = ShiftReading { sizes: vec![r] }.summary();
-        assert_eq!(summary["sizes"][0]["reading"], "no shift");
-        assert_eq!(summary["sizes"][0]["factors"].as_array().unwrap().len(), 3);
-    }
-
-    /// A control that shifted beside a ring that did not: the probe says it does not
-    /// reproduce it; the raw timings come out as one series per ring and CPU.
-    #[test]
-    fn a_control_that_shifts_beside_a_steady_ring_is_not_reproduced() {
-        let s = samples(5, |i, a, c, r| 5.5 + jitter(i, a, c, r));
-        let control = vec![(0, 5.44), (1, 6.21), (2, 6.25), (3, 3.48), (4, 3.36)];
-        let reading = ShiftReading::of(&s, |label| {
-            assert_eq!(label, "½ L3");
-            control.clone()
-        })
-        .unwrap();
-        let text = reading.sentence();
-        assert!(
-            text.contains("the ring shows no whole-invocation shift"),
-            "{text}"
-        );
-        assert!(
-            text.contains("the control shifted and the ring of its size did not"),
-            "{text}"
-        );
-        assert!(text.contains("spanning 53 % of their median"), "{text}");
-        assert_eq!(reading.summary()["sizes"][0]["control_ns"][3]["ns"], 3.48);
-        let series = raw_series(&s);
-        assert_eq!(series.len(), 3 * 2);
-        assert!(series.iter().all(|x| x.samples.len() == 5 * 6));
-        assert!(
-            (correlation(
-                &[(0, 1.0), (1, 2.0), (2, 3.0)],
-                &[(0, 2.0), (1, 4.0), (2, 6.0)]
-            )
-            .unwrap()
-                - 1.0)
-                .abs()
-                < 1e-12
-        );
-    }
-
-    /// One CPU: the core factor has one level and is not tested.
-    #[test]
-    fn a_factor_of_one_level_is_not_tested() {
-        let s: Vec<ShiftSample> = samples(3, |i, a, c, r| 17.0 + jitter(i, a, c, r))
-            .into_iter()
-            .filter(|s| s.cpu == 0)
-            .collect();
-        let r = reading(&s);
-        let core = r.factors.iter().find(|f| f.factor == Factor::Core).unwrap();
-        assert_eq!((core.levels, core.p), (1, None));
-        assert!(r.sentence().contains("core not tested (one level)"));
-    }
-}
+mod tests;
