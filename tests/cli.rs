@@ -101,7 +101,7 @@ fn layout_variants_run_where_their_names_become_arguments() {
     let name = "magic-plain.entry16";
     let output = kiki(&["e8-workload", "--backend", name, "--lookups", "1000"]);
     assert!(output.status.success(), "{}", stderr(&output));
-    assert!(String::from_utf8_lossy(&output.stdout).starts_with(&format!("{name} 1000 of")));
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with(&format!("{name} 1000 lookups")));
     let output = kiki(&["perft", "--backend", name, "--startpos", "--depth", "3"]);
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(String::from_utf8_lossy(&output.stdout).contains("25470"));

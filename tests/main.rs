@@ -11,6 +11,7 @@ mod cli;
 mod cli_bench;
 mod cli_mate1;
 mod cli_parsing;
+mod e8_simulation;
 mod effects;
 mod effects_cli;
 mod faults;

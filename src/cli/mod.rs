@@ -464,13 +464,10 @@ struct CompletionsArgs {
 struct E8WorkloadArgs {
     #[arg(long)]
     backend: String,
-    /// Lookups measured: the first LOOKUPS of the inputs.
+    /// Lookups measured: the workload's first LOOKUPS (a longer run's first ones), read a
+    /// chunk at a time.
     #[arg(long, default_value = "100000", value_parser = decimal)]
     lookups: u64,
-    /// Lookup inputs generated (at least LOOKUPS; default LOOKUPS), so that a shorter run can
-    /// measure a prefix of a longer run's inputs.
-    #[arg(long, value_parser = decimal)]
-    inputs: Option<u64>,
     #[arg(long, default_value_t = kiki_harness::experiments::e8_simulated_caches::WORKLOAD_SEED, value_parser = seed)]
     seed: u64,
     #[arg(long, default_value = "0", value_parser = decimal)]

@@ -40,25 +40,43 @@ pub fn method(lookups: usize, geometries: &[CacheGeometry], stream: &str) -> Str
     };
     let list = format!("{list}{labels}");
     let double = 2 * lookups;
+    // A chunk's nodes at the search-order walk's 7.9 lookups per node (rounded up, with one
+    // split at each end), and their buffers at mailbox's 121-byte occupancy, the largest.
+    let nodes = CHUNK_LOOKUPS * 10 / 79 + 2;
+    let footprint = compact_bytes((4 * CHUNK_LOOKUPS + 121 * nodes + READ_BUFFER) as f64);
     format!(
         "Each backend runs the same fixed workload — lookups in the search-order walk \
          ({stream}), each node's lookups on that node's occupancy, in node order — generated \
          once per E8 run natively and read from a file by every simulated run, under `valgrind --tool=callgrind --cache-sim=yes --branch-sim=yes` \
          on this kiki binary, collecting only inside `{MEASURED_FUNCTION}` \
          (`--collect-atstart=no --toggle-collect`), so table building and input generation are \
-         not counted. Each cell is the difference of two runs that generate the same {double} \
-         inputs (same seed, same allocation, so the same cache state when measuring starts), one \
-         measuring the first {lookups} of them and the other all {double}: the cost of the \
-         stream's second half after its first, with cold misses cancelled — one stream's steady \
-         state, so no cell can show more LL than L1 misses beyond the {EDGE_MISSES} or so that \
-         the measured function's exit, run once per run, may miss in one run and not the other \
-         (checked; a cell that did would be named in the findings). The inputs stream through the simulated caches too, and not alike: the packed \
-         lookups, 4 bytes each (1/16 D1 miss per lookup), and the occupancy array, one \
-         occupancy per node read by that node's lookups and by no later node's (in each \
-         backend's own occupancy layout, converted before measuring, whose size differs by \
-         backend: mailbox's padded board is the largest), through the LL too where the \
-         {double} lookups' inputs outgrow it — so part of each backend's LL misses, and all of \
-         a backend's without tables, are its input stream's, not its tables'. Geometries are given explicitly. {list} Simulation is \
+         not counted. Each cell is the difference of two runs of that workload (same allocation, so \
+         the same cache state when measuring starts), one measuring its first {lookups} lookups \
+         and the other its first {double}: the cost of the stream's second half after its \
+         first, with cold misses cancelled — one stream's steady state, so no cell can show \
+         more LL than L1 misses beyond the {EDGE_MISSES} or so that the measured function's \
+         exit may miss in one run and not the other (checked; a cell that did would be named \
+         in the findings). The inputs do not stream through the simulated caches: a run never \
+         holds them in memory but reads them {CHUNK_LOOKUPS} lookups at a time, between calls \
+         of the collected function, from the file through a {READ_BUFFER}-byte buffer (filled \
+         by read(2), whose copies valgrind does not simulate), into the same buffers every \
+         time — the chunk's packed lookups, 4 bytes each, and its nodes' occupancies in the \
+         backend's own layout (one per node, some {nodes} at the walk's 7.9 lookups per node, \
+         16 bytes each for the split bitboards up to 121 for mailbox's padded board). So the \
+         inputs' footprint in the simulated caches is those buffers, about {footprint} at most, \
+         the same at every lookup count and far below any simulated L1d, as an engine's \
+         position stays in its L1; a backend's misses are its tables' (and its code's), not \
+         its inputs'. Why: with all {double} inputs in memory, as E8 held them up to the \
+         2026-11-29-3 report, some 12 to 20 bytes per lookup, whether the measured half's inputs were still in the LL when \
+         read depended on the lookup count, and sqww, which has no tables, missed a 4 MiB LL \
+         0.224 times per lookup at 200,000 lookups and 0.001 times at 100,000. The chunks \
+         cost every backend alike, per lookup: a call's entry and exit (30 to 40 instructions \
+         a call, 0.3 to 0.4 a lookup) and its loop's last branch (0.01 mispredicts). The \
+         lookups-alone loop holds nothing but the lookups: the pressure variant's loop, with \
+         the evaluation reads, is a function of its own (one function served both up to the \
+         2026-11-29-3 report, and the reads' code it carried cost the lookups-alone cells up \
+         to 7 instructions per lookup). sqww is the negative control: reading no table, its \
+         misses are the inputs' and the code's (see the findings). Geometries are given explicitly. {list} Simulation is \
          deterministic: one run per cell. Estimated cycles per lookup = (Ir + \
          {L1_MISS_CYCLES}·(I1mr + D1mr + D1mw) + {LL_MISS_CYCLES}·(ILmr + DLmr + DLmw)) / \
          lookups — a rough in-order model with no overlap of misses, for ranking, not for \
@@ -150,6 +168,10 @@ pub fn experiment(
         mispredicts_per_geometry.push((g.clone(), ranking.mispredicts));
         findings.push(ranking.finding);
         best_per_geometry.push((g.clone(), Json::from(ranking.best)));
+    }
+    if let Some((sentence, control)) = negative_control(results, &geometry_names) {
+        findings.push(sentence);
+        summary.push(("negative_control".into(), control));
     }
     if let Some(seed_case) = seed_prediction(results, &geometry_names) {
         findings.push(seed_case);
@@ -678,6 +700,53 @@ fn pressure_finding(rows: &[Marginal], g: &str) -> Option<(String, (String, Json
         Json::from(first.backend.clone()),
     );
     Some((sentence, best))
+}
+
+/// The negative control: the backend that reads no table at all.
+pub const CONTROL: &str = "sqww";
+
+/// Misses per lookup below which the negative control reads as none: its inputs and code stay
+/// cached.
+const CONTROL_NONE: f64 = 0.005;
+
+/// The negative control's L1 and LL misses per lookup, the most over the geometries: what
+/// every backend pays for its inputs and its code, as [`CONTROL`] reads no table. A sentence
+/// and, per geometry, its misses as a summary value.
+fn negative_control(results: &[SimResult], geometries: &[String]) -> Option<(String, Json)> {
+    let cells: Vec<&SimResult> = geometries
+        .iter()
+        .filter_map(|g| {
+            results
+                .iter()
+                .find(|r| &r.geometry == g && r.backend == CONTROL)
+        })
+        .collect();
+    if cells.is_empty() {
+        return None;
+    }
+    let l1 = |r: &SimResult| r.per_lookup(r.counts.l1_misses() as f64);
+    let ll = |r: &SimResult| r.per_lookup(r.counts.ll_misses() as f64);
+    let most_l1 = cells.iter().map(|r| l1(r)).fold(0.0, f64::max);
+    let most_ll = cells.iter().map(|r| ll(r)).fold(0.0, f64::max);
+    let reading = if most_l1 < CONTROL_NONE && most_ll < CONTROL_NONE {
+        "its inputs and its code stay cached, so the other backends' misses are their tables'"
+    } else {
+        "what the inputs and the code cost every backend: read the others' misses net of it"
+    };
+    let sentence = format!(
+        "Negative control: {CONTROL}, which reads no table, misses L1 {most_l1:.3} and LL \
+         {most_ll:.3} times per lookup at most over the geometries — {reading}."
+    );
+    let per_geometry = cells
+        .iter()
+        .map(|r| {
+            (
+                r.geometry.clone(),
+                serde_json::json!({ "l1_misses": l1(r), "ll_misses": ll(r) }),
+            )
+        })
+        .collect();
+    Some((sentence, Json::Object(per_geometry)))
 }
 
 /// What the data says about seed 004's claim for `magic-plain` (60.75 MiB of tables) against the

@@ -16,7 +16,7 @@ mod simulate;
 pub mod summary;
 mod workload;
 
-pub use analysis::{experiment, method, unavailable, TITLE};
+pub use analysis::{experiment, method, unavailable, CONTROL, TITLE};
 pub use simulate::{
     geometries, measured_levels, parse_callgrind_out, simulate, simulate_once, sysfs_levels,
     valgrind_version, CacheGeometry, CacheSpec, DetectedCache, OwnLevel, SimCounts, SimResult,
@@ -290,7 +290,7 @@ mod tests {
     use super::*;
     use crate::cache_levels::EffectiveLevel;
     use crate::registry;
-    use kiki_core::types::Slider;
+    use kiki_core::types::{Slider, Square};
     use serde_json::Value as Json;
 
     #[test]
@@ -442,6 +442,38 @@ mod tests {
         assert!(unknown[0].name.starts_with("2008"));
     }
 
+    /// The next `count` lookups of `stream` as (canonical occupancy, square, slider), a chunk
+    /// at a time as the child reads them, with the buffers' capacities after the last chunk.
+    fn drain(stream: &mut InputStream, count: usize) -> (Vec<(u128, Square, Slider)>, [usize; 2]) {
+        let mut packed = Vec::with_capacity(CHUNK_LOOKUPS);
+        let mut occupancies = Vec::with_capacity(CHUNK_LOOKUPS.max(OCCUPANCIES));
+        let mut out = Vec::new();
+        while out.len() < count {
+            let want = (count - out.len()).min(CHUNK_LOOKUPS);
+            stream
+                .fill(want, &mut packed, &mut occupancies, |bits| bits)
+                .unwrap();
+            assert_eq!(packed.len(), want);
+            for &input in &packed {
+                let (slot, square, slider) = workload::unpack(input);
+                out.push((occupancies[slot], square, slider));
+            }
+        }
+        (out, [packed.capacity(), occupancies.capacity()])
+    }
+
+    /// `inputs`' lookups as (canonical occupancy, square, slider).
+    fn unpacked(inputs: &Inputs) -> Vec<(u128, Square, Slider)> {
+        inputs
+            .packed
+            .iter()
+            .map(|&p| {
+                let (i, square, slider) = workload::unpack(p);
+                (inputs.occupancies[i], square, slider)
+            })
+            .collect()
+    }
+
     #[test]
     fn inputs_of_a_shorter_run_are_a_prefix_of_a_longer_one() {
         let short = inputs(1000, WORKLOAD_SEED);
@@ -450,6 +482,20 @@ mod tests {
         assert_eq!(short.packed[..], long.packed[..1000]);
         assert_ne!(inputs(1000, WORKLOAD_SEED + 1).packed, short.packed);
         assert!(short.description.contains("64 random occupancies"));
+        // The child's stream gives the bench's lookups, a chunk at a time.
+        let mut stream = InputStream::uniform(WORKLOAD_SEED);
+        assert_eq!(stream.description(), short.description);
+        assert_eq!(drain(&mut stream, 2000).0, unpacked(&long));
+    }
+
+    /// The search-order walk's lookups as (occupancy, square, slider), in node order.
+    fn walk(w: &crate::workloads::SearchWorkload) -> Vec<(u128, Square, Slider)> {
+        let mut out = Vec::new();
+        for (node, &occupancy) in w.occupancies.iter().enumerate() {
+            let (from, to) = (w.starts[node] as usize, w.starts[node + 1] as usize);
+            out.extend(w.lookups[from..to].iter().map(|&(s, q)| (occupancy, q, s)));
+        }
+        out
     }
 
     #[test]
@@ -460,30 +506,90 @@ mod tests {
         let description = write_search_workload(&path, 2000, WORKLOAD_SEED).unwrap();
         assert!(description.contains("depth-first"), "{description}");
         let w = crate::workloads::search_order(WORKLOAD_SEED, 2000usize.div_ceil(7) + 16);
-        let expected = from_nodes(&w.occupancies, &w.starts, &w.lookups, 2000, &w.description);
-        let long = read_workload(&path, 2000).unwrap();
+        let expected = walk(&w);
+        assert!(expected.len() >= 2000);
+        let mut stream = InputStream::open(&path).unwrap();
+        assert_eq!(stream.description(), description);
+        let (long, _) = drain(&mut stream, expected.len());
         assert_eq!(long, expected);
-        assert_eq!(long.packed.len(), 2000);
-        assert!(long.occupancies.len() > 64);
-        let short = read_workload(&path, 1000).unwrap();
-        assert_eq!(short.packed[..], long.packed[..1000]);
+        // Past its end the file is read again from its first node.
+        assert_eq!(drain(&mut stream, 10).0, expected[..10]);
+        let (short, _) = drain(&mut InputStream::open(&path).unwrap(), 1000);
+        assert_eq!(short[..], long[..1000]);
         let bytes = std::fs::read(&path).unwrap();
+        let mut miscounted = bytes.clone();
+        miscounted[12] ^= 1;
         for (damaged, expected) in [
             (b"nonsense".to_vec(), "header"),
+            (b"KIKIE8W1\0\0\0\0".to_vec(), "header"),
             (bytes[..bytes.len() - 1].to_vec(), "truncated"),
             ([&bytes[..], &[0]].concat(), "trailing"),
+            (miscounted, "truncated"),
         ] {
             std::fs::write(&path, damaged).unwrap();
-            let error = read_workload(&path, 1000).unwrap_err();
+            let error = InputStream::open(&path).err().unwrap();
+            assert!(error.contains(expected), "{error}");
+        }
+        // A node is checked as it is read: an occupancy beyond square 81, a slider out of
+        // range.
+        let start = bytes.len() - (17 * w.nodes() + 2 * w.lookups.len());
+        let mut packed = Vec::new();
+        let mut occupancies = Vec::new();
+        for (at, byte, expected) in [
+            (start + 15, 0xff, "beyond square 81"),
+            (start + 17, 9, "out of range"),
+        ] {
+            let mut damaged = bytes.clone();
+            damaged[at] = byte;
+            std::fs::write(&path, damaged).unwrap();
+            let error = InputStream::open(&path)
+                .unwrap()
+                .fill(10, &mut packed, &mut occupancies, |bits| bits)
+                .unwrap_err();
             assert!(error.contains(expected), "{error}");
         }
         std::fs::remove_dir_all(&dir).unwrap();
-        assert!(read_workload(&path, 10)
-            .unwrap_err()
+        assert!(InputStream::open(&path)
+            .err()
+            .unwrap()
             .contains("cannot read"));
         let method = method(1000, &geometries(&[], "sysfs", None, true), &description);
-        assert!(method.contains(&description) && method.contains("occupancy array"));
+        assert!(method.contains(&description) && method.contains("footprint"));
         assert!(!method.contains("64 occupancies"));
+    }
+
+    /// What makes E8's counts independent of the lookup count: however many lookups a run
+    /// measures, its inputs are the same few buffers, refilled a chunk at a time (at most
+    /// `CHUNK_LOOKUPS` lookups and as many occupancies, never grown), and a shorter run's
+    /// lookups are a longer one's first.
+    #[test]
+    fn the_inputs_footprint_is_the_same_at_every_lookup_count() {
+        let dir = std::env::temp_dir().join(format!("kiki-e8-chunks-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.bin");
+        write_search_workload(&path, 40_000, WORKLOAD_SEED).unwrap();
+        let mut footprints = Vec::new();
+        let mut runs = Vec::new();
+        for count in [4_000, 40_000] {
+            for mut stream in [
+                InputStream::open(&path).unwrap(),
+                InputStream::uniform(WORKLOAD_SEED),
+            ] {
+                let (lookups, capacities) = drain(&mut stream, count);
+                footprints.push(capacities);
+                runs.push(lookups);
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        for capacities in &footprints {
+            assert_eq!(
+                *capacities,
+                [CHUNK_LOOKUPS, CHUNK_LOOKUPS.max(OCCUPANCIES)],
+                "{footprints:?}"
+            );
+        }
+        assert_eq!(runs[0][..], runs[2][..4_000]);
+        assert_eq!(runs[1][..], runs[3][..4_000]);
     }
 
     #[test]
@@ -510,20 +616,56 @@ mod tests {
         let a = kiki_core::types::Square::new(3).unwrap();
         let b = kiki_core::types::Square::new(70).unwrap();
         let lookups = [(Slider::Rook, a), (Slider::Bishop, b), (Slider::Dragon, a)];
-        let made = from_nodes(&[1, 2, 3], &[0, 2, 2, 3], &lookups, 5, "three nodes");
-        let unpacked: Vec<_> = made.packed.iter().map(|&p| workload::unpack(p)).collect();
+        let dir = std::env::temp_dir().join(format!("kiki-e8-nodes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.bin");
+        // Three nodes, the second without a lookup.
+        write_nodes(&path, &[1, 2, 3], &[0, 2, 2, 3], &lookups, "three nodes").unwrap();
+        let mut stream = InputStream::open(&path).unwrap();
+        assert_eq!(stream.description(), "three nodes");
+        let (mut packed, mut occupancies) = (Vec::new(), Vec::new());
+        let mut chunk = |count: usize| {
+            stream
+                .fill(count, &mut packed, &mut occupancies, |bits| bits)
+                .unwrap();
+            let unpacked: Vec<_> = packed.iter().map(|&p| workload::unpack(p)).collect();
+            (unpacked, occupancies.clone())
+        };
+        // A chunk of one: the first node's first lookup; the next chunk has that node again.
+        assert_eq!(chunk(1), (vec![(0, a, Slider::Rook)], vec![1]));
         assert_eq!(
-            unpacked,
-            [
-                (0, a, Slider::Rook),
-                (0, b, Slider::Bishop),
-                (2, a, Slider::Dragon),
-                (0, a, Slider::Rook),
-                (0, b, Slider::Bishop),
-            ]
+            chunk(4),
+            (
+                vec![
+                    (0, b, Slider::Bishop),
+                    (1, a, Slider::Dragon),
+                    (2, a, Slider::Rook),
+                    (2, b, Slider::Bishop),
+                ],
+                vec![1, 3, 1]
+            )
         );
-        assert_eq!(made.occupancies, [1, 2, 3]);
-        assert!(from_nodes(&[], &[0], &[], 5, "none").packed.is_empty());
+        std::fs::write(&path, b"KIKIE8W2\x01\0\0\0\0\0\0\0\0\0\0\0").unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, &[0; 17]))
+            .unwrap();
+        assert!(InputStream::open(&path)
+            .err()
+            .unwrap()
+            .contains("no lookups"));
+        // A header that counts lookups no node has, its size made up by trailing pairs: an
+        // error, not an endless search for a lookup.
+        let mut bytes = b"KIKIE8W2\x01\0\0\0\x01\0\0\0\0\0\0\0".to_vec();
+        bytes.extend_from_slice(&[0; 17 + 2]);
+        std::fs::write(&path, bytes).unwrap();
+        let error = InputStream::open(&path)
+            .unwrap()
+            .fill(10, &mut Vec::new(), &mut Vec::new(), |bits| bits)
+            .unwrap_err();
+        assert!(error.contains("malformed"), "{error}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -571,25 +713,93 @@ mod tests {
 
     #[test]
     fn workload_agrees_across_backends() {
-        let w = crate::workloads::search_order(WORKLOAD_SEED, 800);
-        let search = from_nodes(&w.occupancies, &w.starts, &w.lookups, 6000, &w.description);
-        for generated in [inputs(6000, WORKLOAD_SEED), search] {
+        let dir = std::env::temp_dir().join(format!("kiki-e8-agree-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.bin");
+        write_search_workload(&path, 6000, WORKLOAD_SEED).unwrap();
+        let streams = || {
+            [
+                InputStream::uniform(WORKLOAD_SEED),
+                InputStream::open(&path).unwrap(),
+            ]
+        };
+        for kind in 0..2 {
+            let stream = |kind: usize| streams().into_iter().nth(kind).unwrap();
             for eval_bytes in [0, 1 << 16] {
-                let expected = run_workload("mailbox", 3000, &generated, eval_bytes).unwrap();
+                let expected = run_workload("mailbox", 3000, &mut stream(kind), eval_bytes)
+                    .unwrap()
+                    .unwrap();
                 assert_ne!(expected, 0);
                 for name in registry::resolve_bases("all").unwrap() {
                     assert_eq!(
-                        run_workload(name, 3000, &generated, eval_bytes).unwrap(),
+                        run_workload(name, 3000, &mut stream(kind), eval_bytes)
+                            .unwrap()
+                            .unwrap(),
                         expected,
                         "{name}"
                     );
                 }
             }
             assert_ne!(
-                run_workload(EVAL_ALONE, 3000, &generated, 1 << 16).unwrap(),
+                run_workload(EVAL_ALONE, 3000, &mut stream(kind), 1 << 16)
+                    .unwrap()
+                    .unwrap(),
                 0
             );
         }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn negative_control_is_read_from_the_tableless_backend() {
+        let geometries = geometries(&[], "sysfs", None, false);
+        let cell = |backend: &str, g: &CacheGeometry, l1: u64, ll: u64| SimResult {
+            backend: backend.into(),
+            geometry: g.name.clone(),
+            counts: SimCounts {
+                ir: 100_000,
+                d1mr: l1,
+                dlmr: ll,
+                ..SimCounts::default()
+            },
+            lookups: 1000,
+            eval_bytes: 0,
+        };
+        let judge = |results: &[SimResult]| {
+            experiment(results, &[], 1000, &geometries, "valgrind-3.19.0", "a walk")
+        };
+        let mut results = Vec::new();
+        for g in &geometries {
+            results.push(cell("qugiy", g, 5, 0));
+            results.push(cell(CONTROL, g, 1, 0));
+        }
+        let e = judge(&results);
+        assert!(
+            e.findings.contains(
+                "Negative control: sqww, which reads no table, misses L1 0.001 and LL 0.000 \
+                 times per lookup at most over the geometries — its inputs and its code stay \
+                 cached"
+            ),
+            "{}",
+            e.findings
+        );
+        let control = e.summary_value("negative_control").unwrap();
+        assert_eq!(control.as_object().unwrap().len(), geometries.len());
+        // Inputs that miss, as they did held in memory, are named as every backend's cost.
+        results[1].counts.d1mr = 224;
+        results[1].counts.dlmr = 224;
+        let e = judge(&results);
+        assert!(
+            e.findings.contains("misses L1 0.224 and LL 0.224")
+                && e.findings.contains("read the others' misses net of it"),
+            "{}",
+            e.findings
+        );
+        // Without the control backend, no such finding.
+        results.retain(|r| r.backend != CONTROL);
+        let e = judge(&results);
+        assert!(!e.findings.contains("Negative control"));
+        assert!(e.summary_value("negative_control").is_none());
     }
 
     #[test]

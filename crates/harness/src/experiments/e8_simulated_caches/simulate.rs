@@ -434,13 +434,15 @@ pub fn valgrind_version() -> Option<String> {
         .then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
 }
 
-/// The steady-state counts of `lookups` lookups: both runs generate the same `2 · lookups`
-/// inputs (same seed, same allocation, same cache state when measuring starts); one measures
-/// the first `lookups` of them, the other all, and the difference is returned — the cost of
-/// the stream's second half after its first, with cold misses (the first touch of code, tables
-/// and inputs) cancelled. `workload`: a file from
-/// [`write_search_workload`](super::workload::write_search_workload) the inputs come from (the
-/// same array for both runs), else the uniform inputs.
+/// The steady-state counts of `lookups` lookups: two runs of the same workload (same
+/// allocation, same cache state when measuring starts), one measuring its first `lookups`
+/// lookups and the other its first `2 · lookups`, and the difference is returned — the cost of
+/// the stream's second half after its first, with cold misses (the first touch of code and
+/// tables) cancelled. Neither run holds its inputs in memory: each reads them a chunk at a
+/// time into the same small buffers ([`CHUNK_LOOKUPS`](super::workload::CHUNK_LOOKUPS)), so
+/// what the simulated caches see of them is the same at every lookup count. `workload`: a file
+/// from [`write_search_workload`](super::workload::write_search_workload) the inputs come
+/// from (the same file for both runs), else the uniform inputs.
 pub fn simulate(
     exe: &Path,
     backend: &str,
@@ -450,28 +452,25 @@ pub fn simulate(
     simulator: Simulator<'_>,
     workload: Option<&Path>,
 ) -> Result<SimCounts, String> {
-    let inputs = 2 * lookups;
     let once = |measured| {
         simulate_once(
-            exe, backend, measured, inputs, eval_bytes, geometry, simulator, workload,
+            exe, backend, measured, eval_bytes, geometry, simulator, workload,
         )
     };
     let short = once(lookups)?;
-    let long = once(inputs)?;
+    let long = once(2 * lookups)?;
     Ok(long.minus(&short))
 }
 
-/// Runs `exe e8-workload` for `backend` under callgrind with `geometry` once, generating
-/// `inputs` lookup inputs and measuring the first `lookups`; `scratch` is a folder for
-/// callgrind's out file. The counts are passed zero-padded to one width, so that the runs of a
-/// pair differ in no byte of their command line's length (and so of their stack). `workload`
-/// is passed on as `--workload` where given.
-#[allow(clippy::too_many_arguments)]
+/// Runs `exe e8-workload` for `backend` under callgrind with `geometry` once, measuring the
+/// workload's first `lookups`; `scratch` is a folder for callgrind's out file. The count is
+/// passed zero-padded to ten digits, so that the runs of a pair differ in no byte of their
+/// command line's length (and so of their stack). `workload` is passed on as `--workload`
+/// where given.
 pub fn simulate_once(
     exe: &Path,
     backend: &str,
     lookups: usize,
-    inputs: usize,
     eval_bytes: usize,
     geometry: &CacheGeometry,
     simulator: Simulator<'_>,
@@ -484,7 +483,6 @@ pub fn simulate_once(
         .tempdir_in(simulator.scratch)
         .map_err(|e| format!("cannot create a folder for callgrind's output: {e}"))?;
     let out_file = folder.path().join("callgrind.out");
-    let width = inputs.max(lookups).to_string().len();
     let mut command = Command::new("valgrind");
     command
         // valgrind's CPUID hides AVX-512: a KIKI_SIMD=avx512 inherited from the report would
@@ -505,9 +503,7 @@ pub fn simulate_once(
             "--backend",
             backend,
             "--lookups",
-            &format!("{lookups:0width$}"),
-            "--inputs",
-            &format!("{inputs:0width$}"),
+            &format!("{lookups:010}"),
             "--eval-bytes",
             &eval_bytes.to_string(),
         ])
