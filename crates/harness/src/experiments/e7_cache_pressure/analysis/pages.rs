@@ -479,8 +479,9 @@ impl Pages {
                 Some(control) => format!(
                     "the 4 KiB phase always runs first; a backend's change less the control's \
                      per round is a claim only where the control stayed wholly on 4 KiB pages, \
-                     that corrected change's interval excludes 0 and the control's change lies \
-                     within ± the smallest such corrected change; {}",
+                     that corrected change's interval excludes 0 and the control's change lies, \
+                     interval and all, within ±{} ns, a margin fixed in advance; {}",
+                    format_sig(PHASE_MARGIN_NS),
                     control.words()
                 ),
                 None => "the 4 KiB phase always runs first and nothing here controls the \
@@ -785,6 +786,12 @@ mod tests {
         ] {
             assert!(text.contains(words), "{words}: {text}");
         }
+        // The rule's own sentence names the fixed margin, not the earlier bound.
+        assert!(
+            text.contains("interval and all, within ±1.000 ns, a margin fixed in advance;")
+                && !text.contains("smallest such corrected change"),
+            "{text}"
+        );
         let drifted = pages(estimate(3.0, -2.0, 10.0), (1.0, 0.99, 1.01), Some(0));
         assert!(!drifted.order_controlled());
         let text = drifted.sentences().join(" ");
