@@ -3,7 +3,7 @@
 //! (synthetic tables of known size) and the A/A control; their table, plot, summary values and
 //! sentences.
 
-use super::{cost, estimate_json, level_markers, yes_no, Case, Mask};
+use super::{cost, cost_rounds, estimate_json, level_markers, yes_no, Case, Mask};
 use crate::experiments::e7_cache_pressure::measure::{
     aa_case, attack_table_bytes, synthetic_case, Measurement, Unplaced, ONE_PAGE,
 };
@@ -64,11 +64,40 @@ pub struct Positive {
     /// Whether its interval at P = 0 excludes 0; an unresolved control fails.
     pub resolved: bool,
     pub pass: bool,
+    /// Where it fails with its level inside the band: the invocation (from 0) whose rounds,
+    /// left out, narrow its interval most, and the interval without them (what drove the
+    /// width; the verdict stays undecided: this names the cause, it does not rescue it).
+    pub widest: Option<(usize, Estimate)>,
     /// Its cost at every pressure (how the pressure itself changes what a miss costs).
     pub by_pressure: Vec<(u32, Estimate)>,
 }
 
 impl Positive {
+    /// Why it failed, for the verdict's "not decided" line: the level outside the band, or
+    /// the level inside and the interval too wide (and whose rounds made it so).
+    fn failure_words(&self) -> String {
+        if !self.resolved {
+            return "; its interval includes 0".to_string();
+        }
+        if !self.level_inside() {
+            return "; its level is outside that band".to_string();
+        }
+        let cause = self.widest.map_or(String::new(), |(invocation, without)| {
+            format!(
+                " (the invocation that widens it most is number {}: without its rounds {} ns)",
+                invocation + 1,
+                format_interval(&without)
+            )
+        });
+        format!("; its level is inside that band, its interval too wide{cause}")
+    }
+
+    /// Whether its level (not its interval) lies in the band widened by the tolerance.
+    fn level_inside(&self) -> bool {
+        self.at_zero.value >= self.expected_low * (1.0 - POSITIVE_TOLERANCE)
+            && self.at_zero.value <= self.expected_high * (1.0 + POSITIVE_TOLERANCE)
+    }
+
     /// Its cost at `reads`, where measured.
     fn at(&self, reads: u32) -> Option<&Estimate> {
         self.by_pressure
@@ -140,11 +169,7 @@ impl Chains {
                     format_sig(p.expected_low),
                     format_sig(p.expected_high),
                     POSITIVE_TOLERANCE * 100.0,
-                    if p.resolved {
-                        "; its interval is not inside that band"
-                    } else {
-                        "; its interval includes 0"
-                    }
+                    p.failure_words()
                 ),
             ));
         }
@@ -548,7 +573,12 @@ pub(super) fn positive(m: &Measurement) -> Vec<Positive> {
             let (expected_low, expected_high) = (low - l1, high - l1);
             let at_zero = cost(m, 0, &case)?;
             let (resolved, pass) = positive_passes(&at_zero, expected_low, expected_high);
+            let widest = (!pass)
+                .then(|| cost_rounds(m, 0, &case))
+                .flatten()
+                .and_then(|rounds| widest_invocation(&rounds, m.invocations));
             Some(Positive {
+                widest,
                 label: label.clone(),
                 kind: Synthetic::of(label, m),
                 bytes: *bytes,
@@ -566,6 +596,27 @@ pub(super) fn positive(m: &Measurement) -> Vec<Positive> {
             })
         })
         .collect()
+}
+
+/// The invocation whose rounds, left out, narrow the interval of `rounds` (k invocations'
+/// blocks in order) most, and the interval of the rest; `None` under three invocations.
+fn widest_invocation(rounds: &[f64], k: usize) -> Option<(usize, Estimate)> {
+    let blocks = crate::experiments::blocks(rounds, k);
+    if blocks.len() < 3 {
+        return None;
+    }
+    (0..blocks.len())
+        .map(|left_out| {
+            let rest: Vec<f64> = blocks
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != left_out)
+                .flat_map(|(_, b)| b.iter().copied())
+                .collect();
+            (left_out, interval_linear(&rest, blocks.len() - 1))
+        })
+        .filter(|(_, e)| e.low.is_finite() && e.high.is_finite())
+        .min_by(|a, b| (a.1.high - a.1.low).total_cmp(&(b.1.high - b.1.low)))
 }
 
 /// Whether a positive control's cost at P = 0 is resolved (its interval excludes 0) and whether
@@ -656,5 +707,66 @@ fn positive_sentence(p: &Positive) -> String {
                 "; its interval includes 0, so the method does not resolve that latency here"
             }
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn control(at_zero: Estimate, widest: Option<(usize, Estimate)>) -> Positive {
+        let (resolved, pass) = positive_passes(&at_zero, 3.0, 3.5);
+        Positive {
+            label: "½ L2".into(),
+            kind: Synthetic::Other,
+            bytes: 362 << 10,
+            at_zero,
+            expected: 3.27,
+            expected_low: 3.0,
+            expected_high: 3.5,
+            resolved,
+            pass,
+            widest,
+            by_pressure: Vec::new(),
+        }
+    }
+
+    /// The -11-29-4 Zen 4's ½ L2 control (3.618 [2.777–4.461] against 3.0–3.5 ± 25 %): its
+    /// level is inside the band, its interval too wide, and the line that keeps the verdict
+    /// undecided says so and names the invocation that widens it; a level outside says that.
+    #[test]
+    fn a_failed_control_says_whether_its_level_or_its_width_failed() {
+        let estimate = |value, low, high| Estimate { value, low, high };
+        let wide = control(
+            estimate(3.618, 2.777, 4.461),
+            Some((1, estimate(3.6, 3.4, 3.8))),
+        );
+        assert!(!wide.pass);
+        assert_eq!(
+            wide.failure_words(),
+            "; its level is inside that band, its interval too wide (the invocation that \
+             widens it most is number 2: without its rounds 3.600 [3.400–3.800] ns)"
+        );
+        let off = control(estimate(5.0, 4.8, 5.2), None);
+        assert_eq!(off.failure_words(), "; its level is outside that band");
+        let unresolved = control(estimate(3.2, -0.1, 6.0), None);
+        assert_eq!(unresolved.failure_words(), "; its interval includes 0");
+    }
+
+    /// Five invocations of four rounds, the second's rounds spread wide: leaving it out
+    /// narrows the interval most; under three invocations nothing is named.
+    #[test]
+    fn the_invocation_that_widens_an_interval_most_is_found() {
+        let mut rounds = Vec::new();
+        for invocation in 0..5 {
+            for round in 0..4 {
+                let spread = if invocation == 1 { 2.0 } else { 0.05 };
+                rounds.push(3.5 + spread * (round as f64 - 1.5));
+            }
+        }
+        let (left_out, without) = widest_invocation(&rounds, 5).unwrap();
+        assert_eq!(left_out, 1);
+        assert!(without.high - without.low < 0.5, "{without:?}");
+        assert_eq!(widest_invocation(&rounds[..8], 2), None);
     }
 }
