@@ -1,5 +1,6 @@
-//! The shift probe's reading (science-hardening item 2): whether placement, the core or time
-//! within one process reproduces how far whole invocations differ at each control's size.
+//! The shift probe's reading (science-hardening item 2): whether placement, the core or the
+//! round (time, or the phase before it) within one process reproduces how far whole
+//! invocations differ at each control's size.
 //!
 //! The rule is fixed before the data it reads: see [`RULE`]. It was first written on
 //! 2026-11-29 on max − min spreads; it changed the same day, after the -11-29-3 report, to the
@@ -31,17 +32,22 @@ pub(in super::super) const RULE: &str = "at each control's size, each invocation
     timings are first winsorised (the most extreme 10 % each side set to the nearest value \
     kept); whole invocations are said to shift when their standard deviation σ, a variance \
     component of a one-way layout of all the timings by invocation (σ² = max(0, (MS_between − \
-    MS_within) / timings per invocation)), is more than 4 % of the median of their means; a \
-    factor (placement: the rings alive at once; the core: the CPU pinned to; time: the rounds \
-    over the sweep) has its σ from the same layout of one invocation's timings by the factor's \
-    levels, the median over invocations, and reproduces the shift when a permutation test of \
-    that σ, restricted to the cells that share the other factors' levels, gives p < 0.01 and \
-    its σ is at least half the invocations' σ; where the shift is present and no factor \
-    reproduces it, the shift is bounded, not explained (the rule since 2026-11-29, after the \
-    -11-29-3 report; before, on max − min spreads of the raw timings' means: the shift present \
-    where the invocations' means spanned more than 10 % of their median, and a factor \
-    reproducing it where its spread inside an invocation, less the median of the same spread \
-    over the permutations, reached half the span between invocations)";
+    MS_within) / timings per invocation)), is more than 4 % of the median of their means; the \
+    reading is marginal, neither shown nor excluded, where the 95 % interval of that σ (from \
+    the χ² interval of the between-invocation mean square on its k − 1 degrees of freedom) \
+    reaches both sides of 4 %; a factor (placement: the rings alive at once; the core: the CPU \
+    pinned to; the round: the rounds over the sweep, each after another phase, so that a \
+    round's effect is time or the phase that ran before it, which the probe does not tell \
+    apart) has its σ from the same layout of one invocation's timings by the factor's levels, \
+    the median over invocations, and reproduces the shift when a permutation test of that σ, \
+    restricted to the cells that share the other factors' levels, gives p < 0.01 and its σ is \
+    at least half the invocations' σ; where the shift is present and no factor reproduces it, \
+    the shift is bounded, not explained (the rule since 2026-11-29, after the -11-29-3 report; \
+    the marginal reading, and the round's name, which was time, since the -11-29-4 report; \
+    before, on max − min spreads of the raw timings' means: the shift present where the \
+    invocations' means spanned more than 10 % of their median, and a factor reproducing it \
+    where its spread inside an invocation, less the median of the same spread over the \
+    permutations, reached half the span between invocations)";
 /// Each side of an invocation's timings, the share winsorised.
 const WINSORISED: f64 = 0.10;
 /// The invocations' σ over more than this share of the median of their means is a shift:
@@ -65,17 +71,18 @@ const SEED: u64 = 0x7368_6966_7432; // "shift2"
 pub(in super::super) enum Factor {
     Placement,
     Core,
-    Time,
+    /// The round: time since the process started, or the phase that ran before it.
+    Round,
 }
 
 impl Factor {
-    const ALL: [Factor; 3] = [Factor::Placement, Factor::Core, Factor::Time];
+    const ALL: [Factor; 3] = [Factor::Placement, Factor::Core, Factor::Round];
 
     fn name(self) -> &'static str {
         match self {
             Factor::Placement => "placement",
             Factor::Core => "core",
-            Factor::Time => "time",
+            Factor::Round => "round",
         }
     }
 
@@ -83,7 +90,7 @@ impl Factor {
         match self {
             Factor::Placement => s.allocation,
             Factor::Core => s.cpu,
-            Factor::Time => s.round,
+            Factor::Round => s.round,
         }
     }
 
@@ -92,7 +99,7 @@ impl Factor {
         match self {
             Factor::Placement => (s.cpu, s.round),
             Factor::Core => (s.allocation, s.round),
-            Factor::Time => (s.allocation, s.cpu),
+            Factor::Round => (s.allocation, s.cpu),
         }
     }
 }
@@ -124,6 +131,8 @@ pub(in super::super) struct SizeReading {
     /// The invocations' σ (ns): the variance component between them of a one-way layout of
     /// every winsorised timing by invocation, square-rooted.
     pub sigma: f64,
+    /// Its 95 % interval (ns; None where the layout has no within mean square).
+    pub sigma_interval: Option<(f64, f64)>,
     /// The median of the winsorised means.
     pub median: f64,
     pub present: bool,
@@ -142,6 +151,16 @@ impl SizeReading {
             .filter(|f| f.reproduces)
             .map(|f| f.factor)
             .collect()
+    }
+
+    /// Whether the interval of the invocations' σ reaches both sides of the threshold: the
+    /// shift neither shown nor excluded.
+    pub fn marginal(&self) -> bool {
+        let threshold = SHIFT_PRESENT * self.median;
+        self.invocation_means.len() >= 2
+            && self
+                .sigma_interval
+                .is_some_and(|(low, high)| low <= threshold && high > threshold)
     }
 
     /// Max − min of the winsorised means: how far apart whole invocations are at most.
@@ -201,6 +220,8 @@ impl ShiftReading {
                 "winsorised_means_ns": per_invocation(&s.winsorised_means),
                 "invocation_sigma_ns": s.sigma,
                 "invocation_sigma_share": s.sigma / s.median,
+                "invocation_sigma_interval_ns": s.sigma_interval.map(|(low, high)| [low, high]),
+                "marginal": s.marginal(),
                 "shift_present": s.present,
                 "seconds": s.seconds,
                 "factors": s.factors.iter().map(|f| json!({
@@ -222,7 +243,7 @@ impl ShiftReading {
         let mut headers = vec![
             "shift probe at".to_string(),
             "invocation means, winsorised (ns per load)".to_string(),
-            "σ between invocations (ns)".to_string(),
+            "σ between invocations (ns, share of the median, 95 % interval)".to_string(),
         ];
         headers.extend(
             Factor::ALL
@@ -246,9 +267,15 @@ impl ShiftReading {
                         .collect::<Vec<_>>()
                         .join(", "),
                     format!(
-                        "{} ({:.1} %)",
+                        "{} ({:.1} %){}",
                         format_sig(s.sigma),
-                        100.0 * s.sigma / s.median
+                        100.0 * s.sigma / s.median,
+                        s.sigma_interval
+                            .map_or(String::new(), |(low, high)| format!(
+                                " [{}–{}]",
+                                format_sig(low),
+                                format_sig(high)
+                            ))
                     ),
                 ];
                 row.extend(Factor::ALL.iter().map(|&factor| {
@@ -267,7 +294,7 @@ impl ShiftReading {
                         _ => "— (one level)".to_string(),
                     }
                 }));
-                row.push(s.reading_word().to_string());
+                row.push(s.reading_word());
                 row
             })
             .collect();
@@ -286,11 +313,17 @@ impl ShiftReading {
 }
 
 impl SizeReading {
-    fn reading_word(&self) -> &'static str {
-        match (self.present, self.reproducing().is_empty()) {
+    fn reading_word(&self) -> String {
+        let named: Vec<&str> = self.reproducing().iter().map(|f| f.name()).collect();
+        let word = match (self.present, named.is_empty()) {
             (false, _) => "no shift",
             (true, false) => "reproduced",
             (true, true) => "bounded, not explained",
+        };
+        if self.marginal() {
+            format!("marginal ({word} by its point)")
+        } else {
+            word.to_string()
         }
     }
 
@@ -303,9 +336,18 @@ impl SizeReading {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
+        let interval = self.sigma_interval.map_or(String::new(), |(low, high)| {
+            format!(
+                ", 95 % interval {}–{} ns ({:.1}–{:.1} %)",
+                format_sig(low),
+                format_sig(high),
+                100.0 * low / self.median,
+                100.0 * high / self.median
+            )
+        });
         let head = format!(
             "at {} ({}) the {k} invocations' means are {} ns ({} ns winsorised), σ {} ns \
-             between them ({:.1} % of their median)",
+             between them ({:.1} % of their median{interval})",
             self.label,
             kiki_core::units::rounded_bytes(self.bytes as f64),
             list(&self.invocation_means),
@@ -354,7 +396,19 @@ impl SizeReading {
                 format!("reproduced inside one process by {}", named.join(" and "))
             }
         };
-        format!("{head}; {within}: {reading}{}", self.control_words())
+        let marginal = if k >= 2 && self.marginal() {
+            format!(
+                "; marginal: the interval of σ reaches both sides of {:.0} %, so the shift is \
+                 neither shown nor excluded, and this reading rests on σ's point alone",
+                SHIFT_PRESENT * 100.0
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "{head}; {within}: {reading}{marginal}{}",
+            self.control_words()
+        )
     }
 
     /// The control of this size beside the ring: its invocations' values, their span, and
@@ -542,7 +596,9 @@ fn size_reading(label: String, bytes: usize, cells: &[&ShiftSample]) -> Option<S
         .iter()
         .flat_map(|(&i, inv)| inv.values.iter().map(move |&v| (i, v)))
         .unzip();
-    let sigma = component(&levels, &values).unwrap_or(0.0).sqrt();
+    let layout = OneWay::of(&levels, &values);
+    let sigma = layout.as_ref().map_or(0.0, |l| l.component().sqrt());
+    let sigma_interval = layout.as_ref().map(OneWay::sigma_interval);
     let present = invocations.len() >= 2 && sigma > SHIFT_PRESENT * median;
     let seconds = median_of(invocations.values().map(|inv| {
         let times: Vec<f64> = inv.cells.iter().map(|s| s.seconds).collect();
@@ -580,6 +636,7 @@ fn size_reading(label: String, bytes: usize, cells: &[&ShiftSample]) -> Option<S
         invocation_means,
         winsorised_means,
         sigma,
+        sigma_interval,
         median,
         present,
         factors,
@@ -668,39 +725,103 @@ fn winsorise(values: &[f64]) -> Vec<f64> {
     values.iter().map(|v| v.clamp(low, high)).collect()
 }
 
-/// The variance component of the levels in a one-way layout of `values` labelled by `levels`:
-/// max(0, (MS_between − MS_within) / n₀), n₀ the timings per level (for unequal levels the
-/// usual (N − Σ nᵢ² / N) / (k − 1)). None under two levels or with no timing left over for the
-/// within mean square.
-fn component(levels: &[usize], values: &[f64]) -> Option<f64> {
-    let mut sums: BTreeMap<usize, (f64, usize)> = BTreeMap::new();
-    for (&level, &v) in levels.iter().zip(values) {
-        let entry = sums.entry(level).or_insert((0.0, 0));
-        entry.0 += v;
-        entry.1 += 1;
-    }
-    let (k, n) = (sums.len(), values.len());
-    if k < 2 || n <= k {
-        return None;
-    }
-    let grand = mean(values.iter().copied());
-    let between: f64 = sums
-        .values()
-        .map(|&(s, m)| m as f64 * (s / m as f64 - grand).powi(2))
-        .sum();
-    let within: f64 = levels
-        .iter()
-        .zip(values)
-        .map(|(level, v)| {
-            let (s, m) = sums[level];
-            (v - s / m as f64).powi(2)
+/// A one-way layout's mean squares: between the levels (on k − 1 degrees of freedom) and
+/// within them, and n₀, the timings per level (for unequal levels the usual
+/// (N − Σ nᵢ² / N) / (k − 1)).
+struct OneWay {
+    ms_between: f64,
+    ms_within: f64,
+    n0: f64,
+    levels: usize,
+}
+
+impl OneWay {
+    /// The layout of `values` labelled by `levels`; None under two levels or with no timing
+    /// left over for the within mean square.
+    fn of(levels: &[usize], values: &[f64]) -> Option<OneWay> {
+        let mut sums: BTreeMap<usize, (f64, usize)> = BTreeMap::new();
+        for (&level, &v) in levels.iter().zip(values) {
+            let entry = sums.entry(level).or_insert((0.0, 0));
+            entry.0 += v;
+            entry.1 += 1;
+        }
+        let (k, n) = (sums.len(), values.len());
+        if k < 2 || n <= k {
+            return None;
+        }
+        let grand = mean(values.iter().copied());
+        let between: f64 = sums
+            .values()
+            .map(|&(s, m)| m as f64 * (s / m as f64 - grand).powi(2))
+            .sum();
+        let within: f64 = levels
+            .iter()
+            .zip(values)
+            .map(|(level, v)| {
+                let (s, m) = sums[level];
+                (v - s / m as f64).powi(2)
+            })
+            .sum();
+        let squares: f64 = sums.values().map(|&(_, m)| (m * m) as f64).sum();
+        Some(OneWay {
+            ms_between: between / (k - 1) as f64,
+            ms_within: within / (n - k) as f64,
+            n0: (n as f64 - squares / n as f64) / (k - 1) as f64,
+            levels: k,
         })
-        .sum();
-    let ms_between = between / (k - 1) as f64;
-    let ms_within = within / (n - k) as f64;
-    let squares: f64 = sums.values().map(|&(_, m)| (m * m) as f64).sum();
-    let n0 = (n as f64 - squares / n as f64) / (k - 1) as f64;
-    Some(((ms_between - ms_within) / n0).max(0.0))
+    }
+
+    /// The variance component of the levels: max(0, (MS_between − MS_within) / n₀).
+    fn component(&self) -> f64 {
+        ((self.ms_between - self.ms_within) / self.n0).max(0.0)
+    }
+
+    /// The 95 % interval of the component's square root, σ: E[MS_between] = n₀σ² + σ²_within
+    /// bounded by MS_between's χ² interval on k − 1 degrees of freedom, MS_within taken as
+    /// known (it rests on far more timings); each bound floored at 0.
+    fn sigma_interval(&self) -> (f64, f64) {
+        let df = self.levels - 1;
+        let bound = |quantile: f64| {
+            let expected = df as f64 * self.ms_between / quantile;
+            ((expected - self.ms_within) / self.n0).max(0.0).sqrt()
+        };
+        let (low_quantile, high_quantile) = chi_square_95(df);
+        (bound(high_quantile), bound(low_quantile))
+    }
+}
+
+/// The χ² distribution's 2.5 % and 97.5 % quantiles on `df` degrees of freedom: exact to four
+/// figures up to 10 (the probe has 5 invocations, the quick report 2), Wilson and Hilferty's
+/// cube-root approximation beyond (within 1 % there; it fails in the low tail below 10).
+fn chi_square_95(df: usize) -> (f64, f64) {
+    const EXACT: [(f64, f64); 10] = [
+        (0.000_982, 5.024),
+        (0.050_64, 7.378),
+        (0.215_8, 9.348),
+        (0.484_4, 11.14),
+        (0.831_2, 12.83),
+        (1.237, 14.45),
+        (1.690, 16.01),
+        (2.180, 17.53),
+        (2.700, 19.02),
+        (3.247, 20.48),
+    ];
+    if (1..=EXACT.len()).contains(&df) {
+        return EXACT[df - 1];
+    }
+    let df = df as f64;
+    let a = 2.0 / (9.0 * df);
+    let at = |z: f64| df * (1.0 - a + z * a.sqrt()).powi(3);
+    (at(-Z_975), at(Z_975))
+}
+
+/// The normal distribution's 97.5 % quantile.
+const Z_975: f64 = 1.959_963_985;
+
+/// The variance component of the levels in a one-way layout of `values` labelled by `levels`
+/// (see [`OneWay`]).
+fn component(levels: &[usize], values: &[f64]) -> Option<f64> {
+    OneWay::of(levels, values).map(|layout| layout.component())
 }
 
 /// A factor's σ and the p of its restricted permutation test: the statistic is the median over
