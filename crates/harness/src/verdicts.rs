@@ -190,14 +190,22 @@ fn ranked(winners: &[Winner], comparisons: &[PairRecord], cells: &str, extra: St
 
 fn e2(s: e2_movegen::summary::Summary, comparisons: &[PairRecord]) -> Verdict {
     let mut extra = String::new();
-    let ratios: Vec<f64> = s.peer_ratios.iter().map(|r| r.ratio).collect();
-    if let Some(peer) = s.peer_ratios.first().map(|r| &r.peer) {
-        let low = ratios.iter().copied().fold(f64::INFINITY, f64::min);
-        let high = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    // Each end of the range names its task: the tasks (and a task's depth) change between
+    // reports, so a range alone would compare unlike things across them.
+    let by_ratio = |a: &&e2_movegen::summary::PeerRatio, b: &&e2_movegen::summary::PeerRatio| {
+        a.ratio.total_cmp(&b.ratio)
+    };
+    if let (Some(low), Some(high)) = (
+        s.peer_ratios.iter().min_by(by_ratio),
+        s.peer_ratios.iter().max_by(by_ratio),
+    ) {
         extra.push_str(&format!(
-            "; {peer} takes {}–{}× the best backend's time",
-            num(low),
-            num(high)
+            "; {} takes {}× the best backend's time on {}, up to {}× on {}",
+            low.peer,
+            num(low.ratio),
+            low.task,
+            num(high.ratio),
+            high.task
         ));
     }
     if let Some((peer, target)) = &s.target {

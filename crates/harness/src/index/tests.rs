@@ -127,6 +127,11 @@ fn verdicts_read_the_typed_summaries() {
     );
     let e2 = line("E2");
     assert!(e2.line.contains("haitaka 0.3.2 (peer) takes"), "{e2:?}");
+    // Each end of the range names its task (a task's depth changes between reports).
+    assert!(
+        e2.line.contains("× the best backend's time on perft ") && e2.line.contains(", up to "),
+        "{e2:?}"
+    );
     assert!(
         e2.line
             .ends_with("list movegen ≥ 1.5× haitaka 0.3.2 (peer): met"),

@@ -441,6 +441,8 @@ mod tests {
         let order = summary("order");
         assert_eq!(order["randomised"], true, "{order}");
         assert!(order["seed"].is_u64(), "{order}");
+        let seed = order["seed"].as_u64().unwrap();
+        assert_eq!(order["seed_hex"], format!("{seed:#018x}"), "{order}");
         let per_invocation = order["per_invocation"].as_array().unwrap();
         assert_eq!(per_invocation.len(), 1, "{order}");
         assert_eq!(per_invocation[0]["pressure"], pressure[0], "{order}");

@@ -377,6 +377,8 @@ fn order_summary(m: &Measurement) -> Json {
     json!({
         "randomised": true,
         "seed": super::measure::timing::ORDER_SEED,
+        // The seed exceeds 2^53: readers that hold JSON numbers as doubles lose its last digits.
+        "seed_hex": format!("{:#018x}", super::measure::timing::ORDER_SEED),
         "per_invocation": per_invocation,
     })
 }
