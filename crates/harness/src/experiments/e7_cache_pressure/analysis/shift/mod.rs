@@ -31,8 +31,9 @@ use std::collections::BTreeMap;
 pub(in super::super) const RULE: &str = "at each control's size, each invocation's probe \
     timings are first winsorised (the most extreme 10 % each side set to the nearest value \
     kept); whole invocations are said to shift when their standard deviation σ, a variance \
-    component of a one-way layout of all the timings by invocation (σ² = max(0, (MS_between − \
-    MS_within) / timings per invocation)), is more than 4 % of the median of their means; the \
+    component of a layout of all the timings by invocation with the rounds nested in them (σ² = \
+    max(0, (MS_invocations − MS_rounds inside them) / timings per invocation)), is more than 4 % \
+    of the median of their means; the \
     reading is marginal, neither shown nor excluded, where the 95 % interval of that σ (from \
     the χ² interval of the between-invocation mean square on its k − 1 degrees of freedom) \
     reaches both sides of 4 %; a factor (placement: the rings alive at once; the core: the CPU \
@@ -40,10 +41,13 @@ pub(in super::super) const RULE: &str = "at each control's size, each invocation
     round's effect is time or the phase that ran before it, which the probe does not tell \
     apart) has its σ from the same layout of one invocation's timings by the factor's levels, \
     the median over invocations, and reproduces the shift when a permutation test of that σ, \
-    restricted to the cells that share the other factors' levels, gives p < 0.01 and its σ is \
-    at least half the invocations' σ; where the shift is present and no factor reproduces it, \
+    restricted to the cells that share the other factors' levels, gives p < 0.01 and its σ \
+    over the square root of its levels (what it moves an invocation's mean by) is at least \
+    half the invocations' σ; where the shift is present and no factor reproduces it, \
     the shift is bounded, not explained (the rule since 2026-11-29, after the -11-29-3 report; \
-    the marginal reading, and the round's name, which was time, since the -11-29-4 report; \
+    the marginal reading, the round's name (it was time), the rounds as the invocations' \
+    error term (it was the timings) and a factor's σ over √levels (it was σ) since the \
+    -11-29-4 report; \
     before, on max − min spreads of the raw timings' means: the shift present where the \
     invocations' means spanned more than 10 % of their median, and a factor reproducing it \
     where its spread inside an invocation, less the median of the same spread over the \
@@ -56,12 +60,14 @@ const WINSORISED: f64 = 0.10;
 const SHIFT_PRESENT: f64 = 0.04;
 /// A factor's restricted permutation test must fall below this.
 const ALPHA: f64 = 0.01;
-/// A factor's σ must reach this share of the invocations' σ. A factor that made the shift
-/// would be at least as wide inside a process as the invocations are between (an invocation's
-/// mean averages the factor's levels in it: levels drawn afresh give √levels times the
-/// invocations' σ, the tests' drift that three invocations of five carry about 1.4 times);
-/// half, not all, because the invocations' σ rests on their means alone (four degrees of
-/// freedom for five), whose 95 % interval reaches down to about 0.6 of the estimate.
+/// What a factor's σ predicts for the invocations' σ must reach this share of it. An
+/// invocation's mean averages the factor's L levels in it, so levels drawn afresh in each
+/// process move the invocations' means by σ/√L: the factor explains the shift only as far as
+/// σ/√L reaches the invocations' σ (since the -11-29-5 report; before, σ itself was set
+/// against it, which let a factor of many levels, the 8 rounds, "reproduce" a shift it could
+/// explain a fifth of). Half, not all, because the invocations' σ rests on their means alone
+/// (four degrees of freedom for five), whose 95 % interval reaches down to about 0.6 of the
+/// estimate.
 const SHARE: f64 = 0.5;
 const PERMUTATIONS: usize = 999;
 const SEED: u64 = 0x7368_6966_7432; // "shift2"
@@ -320,10 +326,12 @@ impl SizeReading {
             (true, false) => "reproduced",
             (true, true) => "bounded, not explained",
         };
-        if self.marginal() {
-            format!("marginal ({word} by its point)")
-        } else {
-            word.to_string()
+        match (self.marginal(), self.present) {
+            (false, _) => word.to_string(),
+            (true, false) => "no shift shown, one over 4 % not excluded".to_string(),
+            (true, true) => {
+                format!("{word} by σ's point; marginal (its interval reaches under 4 %)")
+            }
         }
     }
 
@@ -375,9 +383,17 @@ impl SizeReading {
         );
         let reading = if k < 2 {
             "one invocation: no shift between invocations to explain".to_string()
+        } else if !self.present && self.marginal() {
+            format!(
+                "σ's point is within {:.0} % of the median, but its interval reaches beyond: a \
+                 whole-invocation shift over {:.0} % is not excluded",
+                SHIFT_PRESENT * 100.0,
+                SHIFT_PRESENT * 100.0
+            )
         } else if !self.present {
             format!(
-                "the ring shows no whole-invocation shift (σ within {:.0} % of the median)",
+                "the ring shows no whole-invocation shift (σ, interval and all, within {:.0} % of \
+                 the median)",
                 SHIFT_PRESENT * 100.0
             )
         } else {
@@ -396,10 +412,10 @@ impl SizeReading {
                 format!("reproduced inside one process by {}", named.join(" and "))
             }
         };
-        let marginal = if k >= 2 && self.marginal() {
+        let marginal = if k >= 2 && self.present && self.marginal() {
             format!(
-                "; marginal: the interval of σ reaches both sides of {:.0} %, so the shift is \
-                 neither shown nor excluded, and this reading rests on σ's point alone",
+                "; marginal: the interval of σ reaches under {:.0} %, so the shift itself is not \
+                 established, and this reading rests on σ's point alone",
                 SHIFT_PRESENT * 100.0
             )
         } else {
@@ -596,7 +612,7 @@ fn size_reading(label: String, bytes: usize, cells: &[&ShiftSample]) -> Option<S
         .iter()
         .flat_map(|(&i, inv)| inv.values.iter().map(move |&v| (i, v)))
         .unzip();
-    let layout = OneWay::of(&levels, &values);
+    let layout = OneWay::of(&levels, &values).map(|layout| layout.rounds_nested(&invocations));
     let sigma = layout.as_ref().map_or(0.0, |l| l.component().sqrt());
     let sigma_interval = layout.as_ref().map(OneWay::sigma_interval);
     let present = invocations.len() >= 2 && sigma > SHIFT_PRESENT * median;
@@ -620,7 +636,7 @@ fn size_reading(label: String, bytes: usize, cells: &[&ShiftSample]) -> Option<S
             let (sigma_inside, p) = tested.unzip();
             let reproduces = present
                 && p.is_some_and(|p| p < ALPHA)
-                && sigma_inside.is_some_and(|s| s >= SHARE * sigma);
+                && sigma_inside.is_some_and(|s| s / (levels as f64).sqrt() >= SHARE * sigma);
             FactorReading {
                 factor,
                 levels,
@@ -769,6 +785,37 @@ impl OneWay {
             n0: (n as f64 - squares / n as f64) / (k - 1) as f64,
             levels: k,
         })
+    }
+
+    /// The layout of invocations with its error term the rounds inside them: MS_within becomes
+    /// the mean square of the round means about their invocation's mean, Σ nᵢᵣ (ȳᵢᵣ − ȳᵢ)² /
+    /// Σ (Rᵢ − 1). Rounds are nested in invocations, so each invocation's mean carries its
+    /// rounds' effects (σ²_round / R): against the timings' own spread those would pass for a
+    /// shift between invocations (a referee found the memory ring's σ, 1.8 ns, all of it the
+    /// rounds' 5.1 ns / √8). Unchanged where an invocation has a single round.
+    fn rounds_nested(self, invocations: &BTreeMap<usize, Invocation>) -> OneWay {
+        let (mut squares, mut df) = (0.0, 0usize);
+        for inv in invocations.values() {
+            let overall = mean(inv.values.iter().copied());
+            let mut rounds: BTreeMap<usize, (f64, usize)> = BTreeMap::new();
+            for (cell, &v) in inv.cells.iter().zip(&inv.values) {
+                let entry = rounds.entry(cell.round).or_insert((0.0, 0));
+                entry.0 += v;
+                entry.1 += 1;
+            }
+            if rounds.len() < 2 {
+                return self;
+            }
+            squares += rounds
+                .values()
+                .map(|&(sum, n)| n as f64 * (sum / n as f64 - overall).powi(2))
+                .sum::<f64>();
+            df += rounds.len() - 1;
+        }
+        OneWay {
+            ms_within: squares / df as f64,
+            ..self
+        }
     }
 
     /// The variance component of the levels: max(0, (MS_between − MS_within) / n₀).
