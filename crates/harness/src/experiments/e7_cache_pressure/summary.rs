@@ -81,7 +81,18 @@ impl Summary {
             .map(label)
             .collect();
         if let Some(controls) = &self.verdict_controls {
-            let mut failed = controls.failed.clone();
+            // An unplaced control is listed in `failed` (reports since -11-29-5) and has its own
+            // words (`positive_control_unplaced`): not a failed measurement here.
+            let unplaced = self
+                .positive_control_unplaced
+                .as_ref()
+                .map(|u| super::analysis::verdict::unplaced_name(&u.level));
+            let mut failed: Vec<String> = controls
+                .failed
+                .iter()
+                .filter(|name| Some(*name) != unplaced.as_ref())
+                .cloned()
+                .collect();
             failed.extend(
                 unresolved
                     .into_iter()

@@ -188,7 +188,14 @@ impl Verdict {
                 "verdict_controls".into(),
                 json!({
                     "passed": self.failed_controls.is_empty() && self.unplaced.is_none(),
-                    "failed": self.failed_controls.iter().map(|(name, _)| name).collect::<Vec<_>>(),
+                    // A control that could not be placed fails too: a reader of `failed` alone
+                    // must not find it empty beside `passed: false`.
+                    "failed": self
+                        .failed_controls
+                        .iter()
+                        .map(|(name, _)| name.clone())
+                        .chain(self.unplaced.iter().map(|level| unplaced_name(level)))
+                        .collect::<Vec<_>>(),
                     "unplaced": self.unplaced.iter().collect::<Vec<_>>(),
                 }),
             ),
@@ -491,6 +498,11 @@ fn translation(pages: &Pages) -> Option<String> {
     ))
 }
 
+/// The name `verdict_controls.failed` gives a control that could not be placed at `level`.
+pub(crate) fn unplaced_name(level: &str) -> String {
+    format!("{level} control (unplaced)")
+}
+
 /// The verdict where a control failed: which, and what each measured against what it should
 /// have. The words "not decided" are what the index and other tools look for.
 fn not_decided_text(failed: &[(String, String)]) -> String {
@@ -747,7 +759,7 @@ mod tests {
         let unplaced_summary: Map<String, Json> = unplaced.summary().into_iter().collect();
         assert_eq!(
             unplaced_summary["verdict_controls"],
-            json!({"passed": false, "failed": [], "unplaced": ["L3"]})
+            json!({"passed": false, "failed": ["L3 control (unplaced)"], "unplaced": ["L3"]})
         );
         assert!(summary["seed_004_verdict"]
             .as_str()
