@@ -76,11 +76,13 @@ impl Positive {
     /// Why it failed, for the verdict's "not decided" line: the level outside the band, or
     /// the level inside and the interval too wide (and whose rounds made it so).
     fn failure_words(&self) -> String {
-        if !self.resolved {
-            return "; its interval includes 0".to_string();
-        }
-        if !self.level_inside() {
-            return "; its level is outside that band".to_string();
+        match (self.resolved, self.level_inside()) {
+            (false, false) => {
+                return "; its interval includes 0, its level outside that band".into()
+            }
+            (false, true) => return "; its interval includes 0".into(),
+            (true, false) => return "; its level is outside that band".into(),
+            (true, true) => {}
         }
         let cause = self.widest.map_or(String::new(), |(invocation, without)| {
             format!(
@@ -751,6 +753,11 @@ mod tests {
         assert_eq!(off.failure_words(), "; its level is outside that band");
         let unresolved = control(estimate(3.2, -0.1, 6.0), None);
         assert_eq!(unresolved.failure_words(), "; its interval includes 0");
+        let both = control(estimate(1.0, -0.1, 2.1), None);
+        assert_eq!(
+            both.failure_words(),
+            "; its interval includes 0, its level outside that band"
+        );
     }
 
     /// Five invocations of four rounds, the second's rounds spread wide: leaving it out
