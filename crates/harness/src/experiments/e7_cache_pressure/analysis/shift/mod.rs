@@ -31,12 +31,11 @@ use std::collections::BTreeMap;
 pub(in super::super) const RULE: &str = "at each control's size, each invocation's probe \
     timings are first winsorised (the most extreme 10 % each side set to the nearest value \
     kept); whole invocations are said to shift when their standard deviation σ, a variance \
-    component of a layout of all the timings by invocation with the rounds nested in them (σ² = \
-    max(0, (MS_invocations − MS_rounds inside them) / timings per invocation)), is more than 4 % \
+    component of a layout of all the timings by invocation crossed with the rounds (σ² = \
+    max(0, (MS_invocations − MS_invocation×round) / timings per invocation)), is more than 4 % \
     of the median of their means; the \
-    reading is marginal, neither shown nor excluded, where the 95 % interval of that σ (from \
-    the χ² interval of the between-invocation mean square on its k − 1 degrees of freedom) \
-    reaches both sides of 4 %; a factor (placement: the rings alive at once; the core: the CPU \
+    reading is marginal, neither shown nor excluded, where the 95 % interval of that σ (Graybill and \
+    Wang's modified large-sample interval on both mean squares) reaches both sides of 4 %; a factor (placement: the rings alive at once; the core: the CPU \
     pinned to; the round: the rounds over the sweep, each after another phase, so that a \
     round's effect is time or the phase that ran before it, which the probe does not tell \
     apart) has its σ from the same layout of one invocation's timings by the factor's levels, \
@@ -45,8 +44,8 @@ pub(in super::super) const RULE: &str = "at each control's size, each invocation
     over the square root of its levels (what it moves an invocation's mean by) is at least \
     half the invocations' σ; where the shift is present and no factor reproduces it, \
     the shift is bounded, not explained (the rule since 2026-11-29, after the -11-29-3 report; \
-    the marginal reading, the round's name (it was time), the rounds as the invocations' \
-    error term (it was the timings) and a factor's σ over √levels (it was σ) since the \
+    the marginal reading, the round's name (it was time), the invocation×round \
+    interaction as the invocations' error term (it was the timings) and a factor's σ over √levels (it was σ) since the \
     -11-29-4 report; \
     before, on max − min spreads of the raw timings' means: the shift present where the \
     invocations' means spanned more than 10 % of their median, and a factor reproducing it \
@@ -612,7 +611,7 @@ fn size_reading(label: String, bytes: usize, cells: &[&ShiftSample]) -> Option<S
         .iter()
         .flat_map(|(&i, inv)| inv.values.iter().map(move |&v| (i, v)))
         .unzip();
-    let layout = OneWay::of(&levels, &values).map(|layout| layout.rounds_nested(&invocations));
+    let layout = OneWay::of(&levels, &values).map(|layout| layout.rounds_crossed(&invocations));
     let sigma = layout.as_ref().map_or(0.0, |l| l.component().sqrt());
     let sigma_interval = layout.as_ref().map(OneWay::sigma_interval);
     let present = invocations.len() >= 2 && sigma > SHIFT_PRESENT * median;
@@ -749,6 +748,8 @@ struct OneWay {
     ms_within: f64,
     n0: f64,
     levels: usize,
+    /// MS_within's degrees of freedom.
+    within_df: usize,
 }
 
 impl OneWay {
@@ -784,36 +785,58 @@ impl OneWay {
             ms_within: within / (n - k) as f64,
             n0: (n as f64 - squares / n as f64) / (k - 1) as f64,
             levels: k,
+            within_df: n - k,
         })
     }
 
-    /// The layout of invocations with its error term the rounds inside them: MS_within becomes
-    /// the mean square of the round means about their invocation's mean, Σ nᵢᵣ (ȳᵢᵣ − ȳᵢ)² /
-    /// Σ (Rᵢ − 1). Rounds are nested in invocations, so each invocation's mean carries its
-    /// rounds' effects (σ²_round / R): against the timings' own spread those would pass for a
-    /// shift between invocations (a referee found the memory ring's σ, 1.8 ns, all of it the
-    /// rounds' 5.1 ns / √8). Unchanged where an invocation has a single round.
-    fn rounds_nested(self, invocations: &BTreeMap<usize, Invocation>) -> OneWay {
-        let (mut squares, mut df) = (0.0, 0usize);
-        for inv in invocations.values() {
-            let overall = mean(inv.values.iter().copied());
-            let mut rounds: BTreeMap<usize, (f64, usize)> = BTreeMap::new();
+    /// The layout of invocations crossed with the rounds, its error term their interaction:
+    /// MS_within becomes Σ nᵢᵣ (ȳᵢᵣ − ȳᵢ − ȳᵣ + ȳ)² over (cells − k − R + 1) degrees of freedom.
+    /// Round r follows the same phase in every invocation, so a round's effect common to all
+    /// of them cancels in the invocations' means, while one that differs between them moves
+    /// each mean by about σ / √R: the timings' own spread as the error term let the latter pass
+    /// for a shift between invocations (a referee found the -11-29-5 memory ring's σ, 1.8 ns,
+    /// about its rounds' 5.1 ns / √8), and the rounds nested in the invocations as the error
+    /// term (tried on the -11-29-6 report) took the former for the latter, flooring σ at 0.
+    /// Unchanged where an invocation has a single round.
+    fn rounds_crossed(self, invocations: &BTreeMap<usize, Invocation>) -> OneWay {
+        let mut cells: BTreeMap<(usize, usize), (f64, usize)> = BTreeMap::new();
+        let mut rounds: BTreeMap<usize, (f64, usize)> = BTreeMap::new();
+        let mut invocation_means: BTreeMap<usize, f64> = BTreeMap::new();
+        let mut all = Vec::new();
+        for (&i, inv) in invocations {
+            invocation_means.insert(i, mean(inv.values.iter().copied()));
             for (cell, &v) in inv.cells.iter().zip(&inv.values) {
-                let entry = rounds.entry(cell.round).or_insert((0.0, 0));
-                entry.0 += v;
-                entry.1 += 1;
+                for entry in [
+                    cells.entry((i, cell.round)).or_insert((0.0, 0)),
+                    rounds.entry(cell.round).or_insert((0.0, 0)),
+                ] {
+                    entry.0 += v;
+                    entry.1 += 1;
+                }
+                all.push(v);
             }
-            if rounds.len() < 2 {
-                return self;
-            }
-            squares += rounds
-                .values()
-                .map(|&(sum, n)| n as f64 * (sum / n as f64 - overall).powi(2))
-                .sum::<f64>();
-            df += rounds.len() - 1;
         }
+        let k = invocations.len();
+        let df = (cells.len() + 1).saturating_sub(k + rounds.len());
+        let single_round = invocations
+            .keys()
+            .any(|i| cells.keys().filter(|(j, _)| j == i).count() < 2);
+        if single_round || df == 0 {
+            return self;
+        }
+        let grand = mean(all.into_iter());
+        let squares: f64 = cells
+            .iter()
+            .map(|(&(i, r), &(sum, n))| {
+                let (round_sum, round_n) = rounds[&r];
+                let residual =
+                    sum / n as f64 - invocation_means[&i] - round_sum / round_n as f64 + grand;
+                n as f64 * residual * residual
+            })
+            .sum();
         OneWay {
             ms_within: squares / df as f64,
+            within_df: df,
             ..self
         }
     }
@@ -823,17 +846,25 @@ impl OneWay {
         ((self.ms_between - self.ms_within) / self.n0).max(0.0)
     }
 
-    /// The 95 % interval of the component's square root, σ: E[MS_between] = n₀σ² + σ²_within
-    /// bounded by MS_between's χ² interval on k − 1 degrees of freedom, MS_within taken as
-    /// known (it rests on far more timings); each bound floored at 0.
+    /// The 95 % interval of the component's square root, σ: the modified large-sample interval
+    /// of Graybill and Wang for a difference of two mean squares over n₀, each on its own
+    /// degrees of freedom (the small term in both mean squares at once left out), each bound
+    /// floored at 0. Unlike the between mean square's χ² interval alone, its upper bound stays
+    /// above 0 where the error term is large.
     fn sigma_interval(&self) -> (f64, f64) {
-        let df = self.levels - 1;
-        let bound = |quantile: f64| {
-            let expected = df as f64 * self.ms_between / quantile;
-            ((expected - self.ms_within) / self.n0).max(0.0).sqrt()
-        };
-        let (low_quantile, high_quantile) = chi_square_95(df);
-        (bound(high_quantile), bound(low_quantile))
+        let (between_df, within_df) = (self.levels - 1, self.within_df);
+        let (b_low, b_high) = chi_square_95(between_df);
+        let (w_low, w_high) = chi_square_95(within_df);
+        let g1 = 1.0 - between_df as f64 / b_high;
+        let h1 = between_df as f64 / b_low - 1.0;
+        let g2 = 1.0 - within_df as f64 / w_high;
+        let h2 = within_df as f64 / w_low - 1.0;
+        let (ms1, ms2) = (self.ms_between, self.ms_within);
+        let difference = ms1 - ms2;
+        let low = difference - ((g1 * ms1).powi(2) + (h2 * ms2).powi(2)).sqrt();
+        let high = difference + ((h1 * ms1).powi(2) + (g2 * ms2).powi(2)).sqrt();
+        let root = |bound: f64| (bound / self.n0).max(0.0).sqrt();
+        (root(low), root(high))
     }
 }
 
