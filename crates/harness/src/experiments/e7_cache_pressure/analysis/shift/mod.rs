@@ -791,9 +791,14 @@ impl OneWay {
 
     /// The layout of invocations crossed with the rounds, its error term their interaction:
     /// MS_within becomes Σ nᵢᵣ (ȳᵢᵣ − ȳᵢ − ȳᵣ + ȳ)² over (cells − k − R + 1) degrees of freedom.
-    /// Round r follows the same phase in every invocation, so a round's effect common to all
-    /// of them cancels in the invocations' means, while one that differs between them moves
-    /// each mean by about σ / √R: the timings' own spread as the error term let the latter pass
+    /// Round r sits at the same position in every invocation (the first before the sweep, the
+    /// last two after the page split's phases follow the same phase in each; the rounds
+    /// between follow the pressure counts in each invocation's shuffled order, so there they
+    /// are positions in time, not phases), so a round's effect common to all of them cancels
+    /// in the invocations' means, while one that differs between them moves each mean by about
+    /// σ / √R where the rounds are independent (a drift inside a process, serially
+    /// correlated, moves it by more: a referee found the -11-29-7 memory ring drifting by up
+    /// to 37 ns inside one invocation): the timings' own spread as the error term let the latter pass
     /// for a shift between invocations (a referee found the -11-29-5 memory ring's σ, 1.8 ns,
     /// about its rounds' 5.1 ns / √8), and the rounds nested in the invocations as the error
     /// term (tried on the -11-29-6 report) took the former for the latter, flooring σ at 0.

@@ -372,7 +372,7 @@ fn round_effects_do_not_pass_for_a_shift_between_invocations() {
     assert!(factor(&r, Factor::Round).sigma.unwrap() > 1.0, "{r:?}");
 }
 
-/// A round effect common to every invocation (the same phase before round r in each: +6 ns
+/// A round effect common to every invocation (the same position, or phase, in each: +6 ns
 /// after the third) cancels in the invocations' means: with no invocation effect σ stays
 /// near 0 and its interval's top above 0; with the fourth invocation 3 ns slower the shift is
 /// still found, the common round effect not its error.
