@@ -81,7 +81,7 @@ impl Summary {
             .map(label)
             .collect();
         if let Some(controls) = &self.verdict_controls {
-            // An unplaced control is listed in `failed` (reports since -11-29-5) and has its own
+            // An unplaced control is listed in `failed` (reports since -11-29-6) and has its own
             // words (`positive_control_unplaced`): not a failed measurement here.
             let unplaced = self
                 .positive_control_unplaced
