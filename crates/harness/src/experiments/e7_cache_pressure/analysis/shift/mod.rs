@@ -27,6 +27,12 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde_json::{json, Value as Json};
 use std::collections::BTreeMap;
 
+mod layout;
+mod quantiles;
+use layout::{component, OneWay};
+#[cfg(test)]
+use quantiles::{chi_square_95, f_quantile};
+
 /// The rule, as the method and the summary state it.
 pub(in super::super) const RULE: &str = "at each control's size, each invocation's probe \
     timings are first winsorised (the most extreme 10 % each side set to the nearest value \
@@ -36,14 +42,20 @@ pub(in super::super) const RULE: &str = "at each control's size, each invocation
     of the median of their means; the \
     reading is marginal, neither shown nor excluded, where the 95 % interval of that σ (Graybill and \
     Wang's modified large-sample interval on both mean squares) reaches both sides of 4 %; a factor (placement: the rings alive at once; the core: the CPU \
-    pinned to; the round: the rounds over the sweep, each after another phase, so that a \
-    round's effect is time or the phase that ran before it, which the probe does not tell \
-    apart) has its σ from the same layout of one invocation's timings by the factor's levels, \
+    pinned to; the round: its position over the sweep, the first before it, the middle ones \
+    after each pressure count in that invocation's shuffled order (positions in time, not the \
+    same phase in each invocation), the last after the page split's phases, so that a round's \
+    effect is time or the phase that ran before it, which the probe does not tell apart) has its σ from the same layout of one invocation's timings by the factor's levels, \
     the median over invocations, and reproduces the shift when a permutation test of that σ, \
     restricted to the cells that share the other factors' levels, gives p < 0.01 and its σ \
     over the square root of its levels (what it moves an invocation's mean by) is at least \
     half the invocations' σ; where the shift is present and no factor reproduces it, \
-    the shift is bounded, not explained (the rule since 2026-11-29, after the -11-29-3 report; \
+    it is as large as a drift inside a process where the round's test gives p < 0.01 and one \
+    invocation's round means span at least what the invocations' winsorised means span (a \
+    drift is serially correlated, so σ over √levels understates it), and otherwise \
+    bounded, not explained (the rule since 2026-11-29, after the -11-29-3 report; the \
+    drift's reading (it was bounded, not explained) and Graybill and Wang's cross terms in \
+    σ's interval since the -11-29-7 report; \
     the marginal reading, the round's name (it was time), the invocation×round \
     interaction as the invocations' error term (it was the timings) and a factor's σ over √levels (it was σ) since the \
     -11-29-4 report; \
@@ -147,6 +159,57 @@ pub(in super::super) struct SizeReading {
     /// The positive control of this size: its own cost at P = 0 per invocation (the
     /// screen's), where the screen ran.
     pub control: Vec<(usize, f64)>,
+    /// The widest drift inside one process: the invocation whose round means (of its
+    /// winsorised timings) span the most (None under two rounds).
+    pub drift: Option<Drift>,
+}
+
+/// How far one invocation's round means move over its rounds.
+#[derive(Clone, Debug, PartialEq)]
+pub(in super::super) struct Drift {
+    pub invocation: usize,
+    /// The round whose mean is lowest, and that mean (ns), then the highest.
+    pub lowest: (usize, f64),
+    pub highest: (usize, f64),
+    /// The rounds' first and last means, in time order (ns).
+    pub first: f64,
+    pub last: f64,
+}
+
+impl Drift {
+    fn span(&self) -> f64 {
+        self.highest.1 - self.lowest.1
+    }
+
+    /// The widest of every invocation's drift.
+    fn widest(invocations: &BTreeMap<usize, Invocation>) -> Option<Drift> {
+        invocations
+            .iter()
+            .filter_map(|(&invocation, inv)| {
+                let mut rounds: BTreeMap<usize, (f64, usize)> = BTreeMap::new();
+                for (cell, &v) in inv.cells.iter().zip(&inv.values) {
+                    let entry = rounds.entry(cell.round).or_insert((0.0, 0));
+                    entry.0 += v;
+                    entry.1 += 1;
+                }
+                let means: Vec<(usize, f64)> = rounds
+                    .into_iter()
+                    .map(|(round, (sum, n))| (round, sum / n as f64))
+                    .collect();
+                if means.len() < 2 {
+                    return None;
+                }
+                let by_value = |a: &&(usize, f64), b: &&(usize, f64)| a.1.total_cmp(&b.1);
+                Some(Drift {
+                    invocation,
+                    lowest: *means.iter().min_by(by_value)?,
+                    highest: *means.iter().max_by(by_value)?,
+                    first: means[0].1,
+                    last: means[means.len() - 1].1,
+                })
+            })
+            .max_by(|a, b| a.span().total_cmp(&b.span()))
+    }
 }
 
 impl SizeReading {
@@ -166,6 +229,24 @@ impl SizeReading {
             && self
                 .sigma_interval
                 .is_some_and(|(low, high)| low <= threshold && high > threshold)
+    }
+
+    /// Whether a shift that no factor reproduces is as large as a drift inside a process:
+    /// the rounds differ inside the invocations (the round's test at p < [`ALPHA`]) and one
+    /// invocation's round means span at least what the invocations' winsorised means span.
+    /// A drift is serially correlated, so the round's σ over √levels, which assumes rounds
+    /// drawn afresh, understates what it moves an invocation's mean by (a referee on the
+    /// -11-29-7 report: its memory ring drifted 37 ns inside invocation 1, its invocations'
+    /// means spanned 23).
+    pub fn drift_as_large(&self) -> bool {
+        let rounds_differ = self
+            .factors
+            .iter()
+            .any(|f| f.factor == Factor::Round && f.p.is_some_and(|p| p < ALPHA));
+        self.present
+            && self.reproducing().is_empty()
+            && rounds_differ
+            && self.drift.as_ref().is_some_and(|d| d.span() >= self.span())
     }
 
     /// Max − min of the winsorised means: how far apart whole invocations are at most.
@@ -237,6 +318,17 @@ impl ShiftReading {
                     "reproduces": f.reproduces,
                 })).collect::<Vec<_>>(),
                 "reading": s.reading_word(),
+                "drift_inside": s.drift.as_ref().map(|d| json!({
+                    "invocation": d.invocation,
+                    "lowest_round": d.lowest.0,
+                    "lowest_ns": d.lowest.1,
+                    "highest_round": d.highest.0,
+                    "highest_ns": d.highest.1,
+                    "first_ns": d.first,
+                    "last_ns": d.last,
+                    "span_ns": d.span(),
+                })),
+                "drift_as_large": s.drift_as_large(),
                 "control_ns": per_invocation(&s.control),
                 "control_correlation": correlation(&s.invocation_means, &s.control),
             })).collect::<Vec<_>>(),
@@ -323,6 +415,7 @@ impl SizeReading {
         let word = match (self.present, named.is_empty()) {
             (false, _) => "no shift",
             (true, false) => "reproduced",
+            (true, true) if self.drift_as_large() => "as large as a drift inside a process",
             (true, true) => "bounded, not explained",
         };
         match (self.marginal(), self.present) {
@@ -398,15 +491,7 @@ impl SizeReading {
         } else {
             let named: Vec<&str> = self.reproducing().iter().map(|f| f.name()).collect();
             if named.is_empty() {
-                format!(
-                    "no factor inside a process reproduces it, so its mechanism is not found \
-                     here but bounded: whole invocations differ by σ {} ns at this size, their \
-                     winsorised means by at most {} ns (something the probe's rounds did not \
-                     catch: fixed for a process's life, or episodes that fell between the \
-                     rounds)",
-                    format_sig(self.sigma),
-                    format_sig(self.span())
-                )
+                self.unexplained_words()
             } else {
                 format!("reproduced inside one process by {}", named.join(" and "))
             }
@@ -424,6 +509,58 @@ impl SizeReading {
             "{head}; {within}: {reading}{marginal}{}",
             self.control_words()
         )
+    }
+
+    /// The reading of a shift that no factor reproduces: as large as the drift inside a
+    /// process, or bounded.
+    fn unexplained_words(&self) -> String {
+        let drift = self.drift.as_ref().map_or(String::new(), |d| {
+            format!(
+                "invocation {}'s round means run from {} to {} ns, from {} (round {}) to {} \
+                 (round {}), {} ns apart",
+                d.invocation + 1,
+                format_sig(d.first),
+                format_sig(d.last),
+                format_sig(d.lowest.1),
+                d.lowest.0 + 1,
+                format_sig(d.highest.1),
+                d.highest.0 + 1,
+                format_sig(d.span())
+            )
+        });
+        if self.drift_as_large() {
+            let p = self
+                .factors
+                .iter()
+                .find(|f| f.factor == Factor::Round)
+                .and_then(|f| f.p)
+                .map_or(String::new(), p_words);
+            format!(
+                "no factor reproduces it by what it moves an invocation's mean by (its σ over \
+                 √levels), but the rounds differ inside a process (the round's p {p}) and \
+                 drift: {drift}, at least the {} ns that whole invocations' winsorised means \
+                 span (σ {} ns); the shift is as large as a drift over time inside one process, \
+                 which the probe does not show fixed for a process's life (rounds that drift \
+                 are serially correlated, so σ over √levels understates what they move a mean \
+                 by)",
+                format_sig(self.span()),
+                format_sig(self.sigma)
+            )
+        } else {
+            let inside = if drift.is_empty() {
+                String::new()
+            } else {
+                format!(" (inside one process the widest drift: {drift}, less than that)")
+            };
+            format!(
+                "no factor inside a process reproduces it, so its mechanism is not found here \
+                 but bounded: whole invocations differ by σ {} ns at this size, their \
+                 winsorised means by at most {} ns{inside}: something fixed for a process's \
+                 life, or episodes that fell between the rounds",
+                format_sig(self.sigma),
+                format_sig(self.span())
+            )
+        }
     }
 
     /// The control of this size beside the ring: its invocations' values, their span, and
@@ -531,9 +668,10 @@ pub(in super::super) fn method(samples: &[ShiftSample]) -> String {
          positive control's size ({}), {} rings alive at once (E6's shuffled ring, one cycle \
          through every line, the same order in each), each on frames of its own on huge pages, \
          timed on each of {} CPUs in turn (the thread pinned), in {} rounds: one before the \
-         chain sweep, one after each pressure count and one after each phase of the table-page \
-         split (where it ran), so that the controls' own timings and the split's phases fall \
-         between them; in a round the CPUs in a seeded order and, on each, the rings in one \
+         chain sweep, one after each pressure count (in that invocation's shuffled order, so that \
+         a middle round is a position in time, not the same pressure in each invocation) and \
+         one after each phase of the table-page split (where it ran), so that the controls' \
+         own timings and the split's phases fall between them; in a round the CPUs in a seeded order and, on each, the rings in one \
          too, each ring walked round once untimed and then timed in {} passes (at most {} loads \
          each) on the thread's CPU clock, the median kept; after a round the thread goes back \
          to the CPU it left, so that the sweep resumes where it was. On 2 MiB pages a ring's \
@@ -657,6 +795,7 @@ fn size_reading(label: String, bytes: usize, cells: &[&ShiftSample]) -> Option<S
         factors,
         seconds,
         control: Vec::new(),
+        drift: Drift::widest(&invocations),
     })
 }
 
@@ -738,173 +877,6 @@ fn winsorise(values: &[f64]) -> Vec<f64> {
     sorted.sort_by(f64::total_cmp);
     let (low, high) = (sorted[k], sorted[n - 1 - k]);
     values.iter().map(|v| v.clamp(low, high)).collect()
-}
-
-/// A one-way layout's mean squares: between the levels (on k − 1 degrees of freedom) and
-/// within them, and n₀, the timings per level (for unequal levels the usual
-/// (N − Σ nᵢ² / N) / (k − 1)).
-struct OneWay {
-    ms_between: f64,
-    ms_within: f64,
-    n0: f64,
-    levels: usize,
-    /// MS_within's degrees of freedom.
-    within_df: usize,
-}
-
-impl OneWay {
-    /// The layout of `values` labelled by `levels`; None under two levels or with no timing
-    /// left over for the within mean square.
-    fn of(levels: &[usize], values: &[f64]) -> Option<OneWay> {
-        let mut sums: BTreeMap<usize, (f64, usize)> = BTreeMap::new();
-        for (&level, &v) in levels.iter().zip(values) {
-            let entry = sums.entry(level).or_insert((0.0, 0));
-            entry.0 += v;
-            entry.1 += 1;
-        }
-        let (k, n) = (sums.len(), values.len());
-        if k < 2 || n <= k {
-            return None;
-        }
-        let grand = mean(values.iter().copied());
-        let between: f64 = sums
-            .values()
-            .map(|&(s, m)| m as f64 * (s / m as f64 - grand).powi(2))
-            .sum();
-        let within: f64 = levels
-            .iter()
-            .zip(values)
-            .map(|(level, v)| {
-                let (s, m) = sums[level];
-                (v - s / m as f64).powi(2)
-            })
-            .sum();
-        let squares: f64 = sums.values().map(|&(_, m)| (m * m) as f64).sum();
-        Some(OneWay {
-            ms_between: between / (k - 1) as f64,
-            ms_within: within / (n - k) as f64,
-            n0: (n as f64 - squares / n as f64) / (k - 1) as f64,
-            levels: k,
-            within_df: n - k,
-        })
-    }
-
-    /// The layout of invocations crossed with the rounds, its error term their interaction:
-    /// MS_within becomes Σ nᵢᵣ (ȳᵢᵣ − ȳᵢ − ȳᵣ + ȳ)² over (cells − k − R + 1) degrees of freedom.
-    /// Round r sits at the same position in every invocation (the first before the sweep, the
-    /// last two after the page split's phases follow the same phase in each; the rounds
-    /// between follow the pressure counts in each invocation's shuffled order, so there they
-    /// are positions in time, not phases), so a round's effect common to all of them cancels
-    /// in the invocations' means, while one that differs between them moves each mean by about
-    /// σ / √R where the rounds are independent (a drift inside a process, serially
-    /// correlated, moves it by more: a referee found the -11-29-7 memory ring drifting by up
-    /// to 37 ns inside one invocation): the timings' own spread as the error term let the latter pass
-    /// for a shift between invocations (a referee found the -11-29-5 memory ring's σ, 1.8 ns,
-    /// about its rounds' 5.1 ns / √8), and the rounds nested in the invocations as the error
-    /// term (tried on the -11-29-6 report) took the former for the latter, flooring σ at 0.
-    /// Unchanged where an invocation has a single round.
-    fn rounds_crossed(self, invocations: &BTreeMap<usize, Invocation>) -> OneWay {
-        let mut cells: BTreeMap<(usize, usize), (f64, usize)> = BTreeMap::new();
-        let mut rounds: BTreeMap<usize, (f64, usize)> = BTreeMap::new();
-        let mut invocation_means: BTreeMap<usize, f64> = BTreeMap::new();
-        let mut all = Vec::new();
-        for (&i, inv) in invocations {
-            invocation_means.insert(i, mean(inv.values.iter().copied()));
-            for (cell, &v) in inv.cells.iter().zip(&inv.values) {
-                for entry in [
-                    cells.entry((i, cell.round)).or_insert((0.0, 0)),
-                    rounds.entry(cell.round).or_insert((0.0, 0)),
-                ] {
-                    entry.0 += v;
-                    entry.1 += 1;
-                }
-                all.push(v);
-            }
-        }
-        let k = invocations.len();
-        let df = (cells.len() + 1).saturating_sub(k + rounds.len());
-        let single_round = invocations
-            .keys()
-            .any(|i| cells.keys().filter(|(j, _)| j == i).count() < 2);
-        if single_round || df == 0 {
-            return self;
-        }
-        let grand = mean(all.into_iter());
-        let squares: f64 = cells
-            .iter()
-            .map(|(&(i, r), &(sum, n))| {
-                let (round_sum, round_n) = rounds[&r];
-                let residual =
-                    sum / n as f64 - invocation_means[&i] - round_sum / round_n as f64 + grand;
-                n as f64 * residual * residual
-            })
-            .sum();
-        OneWay {
-            ms_within: squares / df as f64,
-            within_df: df,
-            ..self
-        }
-    }
-
-    /// The variance component of the levels: max(0, (MS_between − MS_within) / n₀).
-    fn component(&self) -> f64 {
-        ((self.ms_between - self.ms_within) / self.n0).max(0.0)
-    }
-
-    /// The 95 % interval of the component's square root, σ: the modified large-sample interval
-    /// of Graybill and Wang for a difference of two mean squares over n₀, each on its own
-    /// degrees of freedom (the small term in both mean squares at once left out), each bound
-    /// floored at 0. Unlike the between mean square's χ² interval alone, its upper bound stays
-    /// above 0 where the error term is large.
-    fn sigma_interval(&self) -> (f64, f64) {
-        let (between_df, within_df) = (self.levels - 1, self.within_df);
-        let (b_low, b_high) = chi_square_95(between_df);
-        let (w_low, w_high) = chi_square_95(within_df);
-        let g1 = 1.0 - between_df as f64 / b_high;
-        let h1 = between_df as f64 / b_low - 1.0;
-        let g2 = 1.0 - within_df as f64 / w_high;
-        let h2 = within_df as f64 / w_low - 1.0;
-        let (ms1, ms2) = (self.ms_between, self.ms_within);
-        let difference = ms1 - ms2;
-        let low = difference - ((g1 * ms1).powi(2) + (h2 * ms2).powi(2)).sqrt();
-        let high = difference + ((h1 * ms1).powi(2) + (g2 * ms2).powi(2)).sqrt();
-        let root = |bound: f64| (bound / self.n0).max(0.0).sqrt();
-        (root(low), root(high))
-    }
-}
-
-/// The χ² distribution's 2.5 % and 97.5 % quantiles on `df` degrees of freedom: exact to four
-/// figures up to 10 (the probe has 5 invocations, the quick report 2), Wilson and Hilferty's
-/// cube-root approximation beyond (within 1 % there; it fails in the low tail below 10).
-fn chi_square_95(df: usize) -> (f64, f64) {
-    const EXACT: [(f64, f64); 10] = [
-        (0.000_982, 5.024),
-        (0.050_64, 7.378),
-        (0.215_8, 9.348),
-        (0.484_4, 11.14),
-        (0.831_2, 12.83),
-        (1.237, 14.45),
-        (1.690, 16.01),
-        (2.180, 17.53),
-        (2.700, 19.02),
-        (3.247, 20.48),
-    ];
-    if (1..=EXACT.len()).contains(&df) {
-        return EXACT[df - 1];
-    }
-    let df = df as f64;
-    let a = 2.0 / (9.0 * df);
-    let at = |z: f64| df * (1.0 - a + z * a.sqrt()).powi(3);
-    (at(-Z_975), at(Z_975))
-}
-
-/// The normal distribution's 97.5 % quantile.
-const Z_975: f64 = 1.959_963_985;
-
-/// The variance component of the levels in a one-way layout of `values` labelled by `levels`
-/// (see [`OneWay`]).
-fn component(levels: &[usize], values: &[f64]) -> Option<f64> {
-    OneWay::of(levels, values).map(|layout| layout.component())
 }
 
 /// A factor's σ and the p of its restricted permutation test: the statistic is the median over
