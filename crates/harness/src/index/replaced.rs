@@ -127,11 +127,19 @@ pub fn outcome(experiment: &ExperimentResult) -> Compared {
             }
         }
         "E12" => {
-            // The pre-set rule's answer: the layout factor that matters most, or none decided.
+            // The search first, as the verdict leads with it: the layout variants whose
+            // search ratio is decided and claimed; then the pre-set rule's answer, the layout
+            // factor that matters most, or none decided.
             let s: e12_layouts::summary::Summary = match experiment.summary_as() {
                 Ok(s) => s,
                 Err(e) => return unreadable(e),
             };
+            let claims = s.search_claims();
+            parts.push(if claims.is_empty() {
+                ("in the search no layout variant claimed".into(), false)
+            } else {
+                (format!("in the search {}", claims.join(", ")), true)
+            });
             parts.push(match &s.matters_most {
                 Some(m) => (format!("matters most: {} by {}", m.variant, m.cost), true),
                 None => ("no layout factor decided".into(), false),

@@ -3,8 +3,9 @@
 
 use super::analysis::{bounds_text, interval_text, ratio_text, Compared, Cost, Numbers};
 use super::measure::Measurement;
+use super::summary::{search_headline, Ratio, SearchFigure, SECONDARY};
 use crate::experiments::and_list;
-use crate::experiments::claims::{claims_method, percent};
+use crate::experiments::claims::{claims_method, percent, reading};
 use crate::stats::{Claim, Comparison};
 use kiki_core::units::rounded_bytes;
 
@@ -64,7 +65,10 @@ pub(super) fn method(m: &Measurement) -> String {
          tenth), its lookup and table-miss ratios are read from the 4 KiB phase (both on 4 KiB \
          pages there) and its search is not decided. The factor that matters most is fixed before the data: among the decided \
          layout variants whose search ratio is claimed (interval wholly beyond the \
-         threshold), the one furthest from 1; where none is, lookups decide the same way. {}",
+         threshold), the one furthest from 1; where none is, lookups decide the same way. The \
+         verdict leads with the search, each layout variant's ratio there and which are \
+         decided, since a layout that moves lookups need not move the search; the factor \
+         lookups name follows as the secondary figure. {}",
         and_list(&pairs),
         m.lookups,
         m.pressure_reads,
@@ -228,51 +232,87 @@ fn control_text(c: Option<Comparison>, threshold: f64) -> String {
     }
 }
 
-/// The sentence that names the factor that matters most, by the rule in the method.
+/// The verdict, by the rule in the method: first the search, each layout variant's time per
+/// node over its base's, saying which are decided (the figure a user of the search feels,
+/// whatever lookups say); then the factor that matters most — by the search where it names
+/// one, else by lookups, labelled as the secondary figure.
 pub(super) fn verdict(numbers: &Numbers) -> String {
     let threshold = percent(numbers.threshold);
-    let search_lead = if numbers.control_passed(Cost::Search) {
-        format!("No layout variant's effect on the search is claimed beyond ±{threshold} % here. ")
-    } else {
-        format!(
-            "The search is not decided here (its A/A control's interval reaches beyond \
-             ±{threshold} %). "
-        )
-    };
-    for cost in [Cost::Search, Cost::Lookup] {
-        if let Some((pair, c)) = matters_most(numbers, cost) {
-            let equivalent = equivalent_variants(numbers, cost);
-            let lead = if cost == Cost::Search {
-                ""
-            } else {
-                search_lead.as_str()
-            };
-            return format!(
-                "{lead}The layout factor that matters most on this CPU, by {}, is {} ({} \
-                 against {}): {} {}. Layout variants equivalent to their base within ±{threshold} % in \
-                 {} (the page pairs, which compare one table on two page sizes, apart): {}.",
-                cost.measure(),
-                pair.factor.name(),
-                pair.variant,
-                pair.base,
-                cost.words(),
-                ratio_text(Some(c), numbers.threshold),
-                cost.words(),
-                equivalent
-            );
-        }
+    let headline = format!("{}.", search_headline(&search_figures(numbers)));
+    if let Some((pair, c)) = matters_most(numbers, Cost::Search) {
+        return format!(
+            "{headline} The layout factor that matters most on this CPU, by {}, is {} ({} \
+             against {}): the search {}. Layout variants equivalent to their base within \
+             ±{threshold} % in the search (the page pairs, which compare one table on two page \
+             sizes, apart): {}.",
+            Cost::Search.measure(),
+            pair.factor.name(),
+            pair.variant,
+            pair.base,
+            ratio_text(Some(c), numbers.threshold),
+            equivalent_variants(numbers, Cost::Search)
+        );
+    }
+    if let Some((pair, c)) = matters_most(numbers, Cost::Lookup) {
+        return format!(
+            "{headline} {SECONDARY}: the layout factor that matters most on this CPU, by {}, is \
+             {} ({} against {}): lookups {}. Layout variants equivalent to their base within \
+             ±{threshold} % in lookups (the page pairs, which compare one table on two page \
+             sizes, apart): {}.",
+            Cost::Lookup.measure(),
+            pair.factor.name(),
+            pair.variant,
+            pair.base,
+            ratio_text(Some(c), numbers.threshold),
+            equivalent_variants(numbers, Cost::Lookup)
+        );
     }
     if !numbers.control_passed(Cost::Lookup) {
         return format!(
-            "{search_lead}Lookups are not decided here either (their A/A control's interval \
-             reaches beyond ±{threshold} %): which layout factor matters most is not decided."
+            "{headline} {SECONDARY}: not decided (their A/A control's interval reaches beyond \
+             ±{threshold} %): which layout factor matters most is not decided."
         );
     }
     format!(
-        "{search_lead}No layout variant's effect on lookups is claimed beyond ±{threshold} % \
-         either; equivalent within ±{threshold} % in lookups: {}, the others undecided.",
+        "{headline} {SECONDARY}: no layout variant's effect is claimed beyond ±{threshold} %; \
+         equivalent within ±{threshold} % in lookups: {}, the others undecided.",
         equivalent_variants(numbers, Cost::Lookup)
     )
+}
+
+/// Every layout variant's search figure as the headline names it (page pairs apart), as the
+/// summary records it, so that the findings and the index read alike.
+fn search_figures(numbers: &Numbers) -> Vec<SearchFigure> {
+    numbers
+        .pairs
+        .iter()
+        .filter(|p| !p.is_page_pair())
+        .map(|p| {
+            let ratio = p
+                .cost(Cost::Search)
+                .map(|c| summary_ratio(&c, numbers.threshold));
+            let undecided = numbers.undecided(p, Cost::Search);
+            SearchFigure::new(&p.variant, ratio.as_ref(), undecided.as_deref())
+        })
+        .collect()
+}
+
+/// A comparison as the summary's record reads it back.
+fn summary_ratio(c: &Comparison, threshold: f64) -> Ratio {
+    Ratio {
+        ratio: c.ratio,
+        low: c.low,
+        high: c.high.is_finite().then_some(c.high),
+        invocations: c.invocations,
+        rounds: c.rounds,
+        claim: match c.claim {
+            Claim::Faster => "faster",
+            Claim::Slower => "slower",
+            Claim::Level => "level",
+        }
+        .to_string(),
+        reading: Some(reading(c, threshold).to_string()),
+    }
 }
 
 /// The layout variants whose `cost` interval lies wholly within the threshold, or `none`.
@@ -288,5 +328,153 @@ fn equivalent_variants(numbers: &Numbers, cost: Cost) -> String {
         "none".to_string()
     } else {
         and_list(&names)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::analysis::{Compared, Cost, Numbers};
+    use super::super::summary::Summary;
+    use super::*;
+    use crate::experiments::e11_search::TablePages;
+    use kiki_core::backend::LayoutFactor;
+
+    fn at(ratio: f64, low: f64, high: f64) -> Comparison {
+        let claim = if low > 1.03 {
+            Claim::Slower
+        } else if high < 0.97 {
+            Claim::Faster
+        } else {
+            Claim::Level
+        };
+        Comparison {
+            ratio,
+            low,
+            high,
+            invocations: 5,
+            rounds: 50,
+            claim,
+        }
+    }
+
+    fn variant(
+        (base, variant, factor): (&str, &str, LayoutFactor),
+        lookup: Comparison,
+        search: Comparison,
+        pages_as_asked: bool,
+    ) -> Compared {
+        Compared {
+            base: base.into(),
+            variant: variant.into(),
+            factor,
+            change: "one factor".into(),
+            table_bytes: [1 << 20, 1 << 19],
+            costs: vec![
+                (Cost::Lookup, Some(lookup)),
+                (Cost::TableMiss, None),
+                (Cost::Search, Some(search)),
+            ],
+            lookup_by_mode: Vec::new(),
+            pages_as_asked: Some(pages_as_asked),
+            phase: TablePages::Huge,
+            lookup_pages: TablePages::Huge,
+        }
+    }
+
+    /// The referee's case: lookups name line-split (×1.24) while the search reads ×1.00, and
+    /// only that variant's search is decided (the other's tables did not land alike).
+    fn referee_case() -> Numbers {
+        let level = at(1.0, 0.99, 1.01);
+        Numbers {
+            threshold: 0.03,
+            pairs: vec![
+                variant(
+                    ("pext", "pext.file-rank", LayoutFactor::LineSplit),
+                    at(1.24, 1.05, 1.47),
+                    at(1.0, 0.99, 1.01),
+                    true,
+                ),
+                variant(
+                    ("magic", "magic.split-words", LayoutFactor::WordSplit),
+                    at(1.1, 1.06, 1.15),
+                    at(1.01, 0.97, 1.05),
+                    false,
+                ),
+            ],
+            controls: Cost::ALL.iter().map(|&c| (c, Some(level))).collect(),
+            pareto: Vec::new(),
+        }
+    }
+
+    const HEADLINE: &str = "In the search (the nnue search's time per node, variant over \
+        base): `pext.file-rank` ×1.00 [0.99–1.01] level, the only decided variant; not decided \
+        (on 2 MiB pages the two sides' tables did not land alike): `magic.split-words` ×1.01 \
+        [0.97–1.05].";
+
+    /// The verdict leads with the search figure; the factor lookups name follows, labelled as
+    /// the secondary figure.
+    #[test]
+    fn the_verdict_leads_with_the_search_and_lookups_follow_as_secondary() {
+        let numbers = referee_case();
+        let text = verdict(&numbers);
+        assert!(text.starts_with(HEADLINE), "{text}");
+        let secondary = text
+            .find("Secondary, by lookups (not the search):")
+            .expect("a secondary figure");
+        assert!(
+            text[secondary..].contains(
+                "is line-split (pext.file-rank against pext): lookups ×1.24 (1.05–1.47, slower)"
+            ),
+            "{text}"
+        );
+        assert!(!text[..secondary].contains("line-split"), "{text}");
+    }
+
+    /// The index's line, read back from the summary as results.json holds it, has the same
+    /// headline as the findings, then the lookups, then the named pair's other measures.
+    #[test]
+    fn the_index_line_reads_the_same_search_figure_first() {
+        let numbers = referee_case();
+        let pairs: Vec<serde_json::Value> = numbers
+            .pairs
+            .iter()
+            .map(|p| super::super::pair_json(p, &numbers, numbers.threshold))
+            .collect();
+        let summary = serde_json::json!({
+            "pairs": pairs,
+            "controls": {"passed": true},
+            "matters_most": {"variant": "pext.file-rank", "factor": "line-split", "cost": "lookup"},
+            "verdict": verdict(&numbers),
+        });
+        let summary: Summary = serde_json::from_value(summary).unwrap();
+        let line = summary.verdict_line();
+        assert_eq!(
+            line,
+            format!(
+                "{HEADLINE} Secondary, by lookups (not the search): the layout factor that \
+                 matters most in lookups is line-split (`pext.file-rank` against `pext`), \
+                 lookups ×1.24 [1.05–1.47] slower."
+            )
+        );
+    }
+
+    /// No variant decided in the search (a failed A/A control): the headline says so and
+    /// still gives every variant's ratio; a failed lookup control leaves the factor unnamed.
+    #[test]
+    fn an_undecided_search_still_heads_the_verdict_with_every_ratio() {
+        let mut numbers = referee_case();
+        for control in numbers.controls.iter_mut() {
+            control.1 = Some(at(1.0, 0.95, 1.06));
+        }
+        let text = verdict(&numbers);
+        assert!(
+            text.starts_with(
+                "In the search (the nnue search's time per node, variant over base): no layout \
+                 variant is decided (the A/A control's interval reaches beyond the threshold): \
+                 `pext.file-rank` ×1.00 [0.99–1.01], `magic.split-words` ×1.01 [0.97–1.05]. \
+                 Secondary, by lookups (not the search): not decided"
+            ),
+            "{text}"
+        );
     }
 }
