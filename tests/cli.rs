@@ -41,6 +41,36 @@ fn bad_arguments_are_one_line_errors() {
     }
 }
 
+/// A malformed `--order-seed` is refused before anything is measured: one line, exit 2.
+#[test]
+fn report_refuses_a_malformed_order_seed() {
+    let out = tempfile::tempdir().unwrap();
+    for bad in [
+        "0xZZ",
+        "0x",
+        "+1",
+        "1e3",
+        "seven",
+        "18446744073709551616",
+        "",
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_kiki"))
+            .args(["report", "--quick", "--only", "E7", "--order-seed", bad])
+            .arg("--out")
+            .arg(out.path())
+            .output()
+            .expect("the kiki binary runs");
+        assert_eq!(output.status.code(), Some(2), "{bad:?}");
+        let text = stderr(&output);
+        assert_eq!(text.lines().count(), 1, "{bad:?}: {text}");
+        assert!(text.starts_with("kiki report: "), "{bad:?}: {text}");
+        assert!(text.contains("--order-seed"), "{bad:?}: {text}");
+        assert!(!text.contains("panicked"), "{text}");
+        assert!(output.stdout.is_empty(), "{bad:?}");
+    }
+    assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
+}
+
 #[test]
 fn backends_lists_every_backend_with_table_bytes() {
     let output = kiki(&["backends"]);

@@ -431,6 +431,11 @@ struct ReportArgs {
     /// its measurement (what `kiki report` runs K times per timed experiment).
     #[arg(long, hide = true, value_name = "FILE")]
     child: Option<PathBuf>,
+    /// The seed of E7's randomised orders (decimal or 0x hexadecimal), to reproduce a run's
+    /// orders; without it a seed is drawn afresh for the run. Either way results.json records it
+    /// (E7's `order.seed`, `order.seed_source`).
+    #[arg(long, value_parser = seed, value_name = "S")]
+    order_seed: Option<u64>,
     /// Perf events read in E1 and E2 (default: cycles, instructions, l1d-read-misses,
     /// llc-misses, dtlb-read-misses; task-clock-ns needs no PMU; `none`).
     #[arg(long, value_name = "LIST")]

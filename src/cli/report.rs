@@ -2,6 +2,7 @@
 
 use super::{CliError, Output};
 use kiki_harness::conditions::Recorder;
+use kiki_harness::experiments::e7_cache_pressure::OrderSeed;
 use kiki_harness::experiments::{self, Config, CATALOGUE};
 use kiki_harness::machine::Machine;
 use kiki_harness::measure::Event;
@@ -182,6 +183,11 @@ pub fn run(args: super::ReportArgs) -> Result<(), CliError> {
         pin_cpu: args.pin.map(|cpu| cpu as usize),
         counter_events,
         threshold: args.threshold,
+        // Drawn here, once for the run, unless given: the children read it in the
+        // configuration they are handed.
+        order_seed: args
+            .order_seed
+            .map_or_else(OrderSeed::draw, OrderSeed::given),
         ..Config::default()
     };
     let machine = Machine::detect();

@@ -433,6 +433,7 @@ mod tests {
                     curve_spread: Vec::new(),
                     source: "test".into(),
                 }),
+                order_seed: crate::experiments::e7_cache_pressure::OrderSeed::draw(),
                 ..Config::smoke()
             },
             simd: None,
@@ -444,6 +445,8 @@ mod tests {
         let back: ChildJob = serde_json::from_str(&text).unwrap();
         assert_eq!(back.config.counter_events, job.config.counter_events);
         assert!(back.config.cache_levels.unwrap().memory_ns.is_nan());
+        // The run's order seed, drawn by the parent, reaches the child as it is.
+        assert_eq!(back.config.order_seed, job.config.order_seed);
 
         let out = tempfile::tempdir().unwrap();
         let scratch = tempfile::tempdir().unwrap().keep();

@@ -68,6 +68,11 @@ pub struct Config {
     /// (`kiki report --layouts`; 1: every invocation runs one binary).
     #[serde(default = "one_layout")]
     pub layouts: usize,
+    /// The seed of E7's randomised orders, drawn once by the report's process (or given by
+    /// `kiki report --order-seed`) and so the same in every child invocation; the default is
+    /// the fixed seed of the reports before per-run seeds, as given.
+    #[serde(default)]
+    pub order_seed: e7_cache_pressure::OrderSeed,
 }
 
 fn one_layout() -> usize {
@@ -90,6 +95,7 @@ impl Default for Config {
             threshold: DEFAULT_THRESHOLD,
             cache_levels: None,
             layouts: 1,
+            order_seed: e7_cache_pressure::OrderSeed::default(),
         }
     }
 }

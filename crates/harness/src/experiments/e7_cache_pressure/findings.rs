@@ -2,7 +2,7 @@
 //! each sub-study's sentences (see `analysis`) in the report's order.
 
 use super::analysis::{self, Numbers};
-use super::measure::Measurement;
+use super::measure::{Measurement, SeedSource};
 use super::{HOT_MASK, NEGATIVE_BOUND_NS, POSITIVE_TOLERANCE};
 use crate::experiments::and_list;
 use crate::experiments::claims::claims_method;
@@ -17,6 +17,14 @@ const CONTROL_PAGES: &str = " The positive controls' synthetic tables lie on 2 M
     measures (E6's 4 KiB curve disagrees across invocations too much to serve as a band).";
 
 pub(super) fn method(m: &Measurement) -> String {
+    let value = m.order_seed.value;
+    let order_seed = match m.order_seed.source {
+        SeedSource::Drawn => format!(
+            "`{value:#018x}`, drawn afresh for this run (`kiki report --order-seed {value:#x}` \
+             reproduces its orders)"
+        ),
+        SeedSource::Given => format!("`{value:#018x}`, given for this run"),
+    };
     let levels = m
         .levels
         .levels
@@ -60,7 +68,10 @@ pub(super) fn method(m: &Measurement) -> String {
          two passes, the first half of its rounds in a seeded shuffled order and the second \
          half in the reverse order, each block after its own warm-in, so that neither a drift \
          over the invocation nor a fixed neighbour favours a case or a count (every order is \
-         recorded in the summary's `orders`, and as `order`: `{{randomised, seed, per_invocation}}`). P sweeps {} \
+         recorded in the summary's `orders`, and as `order`: `{{randomised, seed, seed_hex, \
+         seed_source, per_invocation}}`). Every order derives from the run's order seed, \
+         {order_seed}: each shuffle is seeded from it, the call and the invocation, so the same \
+         seed gives the same orders and another seed others. P sweeps {} \
          reads per node (fixed counts: what a node's reads insert, P × 64 B, is set against \
          a table line's reuse distance in nodes, not against a cache size). Controls: mailbox \
          and sqww (tables within one page, which ignore the mask) and a synthetic table of \

@@ -18,7 +18,9 @@ use crate::invocations::Invocation;
 use crate::machine::Machine;
 use crate::results::ExperimentResult;
 use measure::Measurement;
+pub(crate) use measure::FIXED_ORDER_SEED;
 pub(crate) use measure::{sampling, tick_ns, time_chains, MakeChain, Warming};
+pub use measure::{OrderSeed, SeedSource};
 
 pub const TITLE: &str =
     "Cache pressure: what table misses cost once an evaluation fills the cache (seed 004)";
@@ -443,6 +445,16 @@ mod tests {
         assert!(order["seed"].is_u64(), "{order}");
         let seed = order["seed"].as_u64().unwrap();
         assert_eq!(order["seed_hex"], format!("{seed:#018x}"), "{order}");
+        // The configuration's seed (here its default, as given), and the method names it.
+        assert_eq!(seed, Config::smoke().order_seed.value, "{order}");
+        assert_eq!(order["seed_source"], "given", "{order}");
+        assert!(
+            experiment
+                .method
+                .contains(&format!("`{seed:#018x}`, given for this run")),
+            "{}",
+            experiment.method
+        );
         let per_invocation = order["per_invocation"].as_array().unwrap();
         assert_eq!(per_invocation.len(), 1, "{order}");
         assert_eq!(per_invocation[0]["pressure"], pressure[0], "{order}");

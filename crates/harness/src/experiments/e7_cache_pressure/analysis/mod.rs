@@ -376,9 +376,11 @@ fn order_summary(m: &Measurement) -> Json {
         .collect();
     json!({
         "randomised": true,
-        "seed": super::measure::timing::ORDER_SEED,
-        // The seed exceeds 2^53: readers that hold JSON numbers as doubles lose its last digits.
-        "seed_hex": format!("{:#018x}", super::measure::timing::ORDER_SEED),
+        "seed": m.order_seed.value,
+        // The seed may exceed 2^53: readers that hold JSON numbers as doubles lose its last digits.
+        "seed_hex": format!("{:#018x}", m.order_seed.value),
+        // Drawn for this run, or given (`--order-seed`) to reproduce one.
+        "seed_source": m.order_seed.source.name(),
         "per_invocation": per_invocation,
     })
 }

@@ -181,6 +181,7 @@ pub(super) fn chain_sweep(
         &m.sampling,
     ));
     let order: Vec<u32> = shuffled(
+        m.order_seed.value,
         m.pressure_reads.len(),
         m.invocation.index,
         "pressure counts",
@@ -201,7 +202,7 @@ pub(super) fn chain_sweep(
             (m.ns_per_tick, m.levels.last_level_bytes()),
             &mut window,
             (m.invocation, Warming::Before),
-            &format!("chain P={reads}"),
+            (m.order_seed.value, &format!("chain P={reads}")),
             &mut |f| steps.report(&message, f),
         );
         m.block_orders.push(block_order);

@@ -74,7 +74,7 @@ pub(super) fn dose_sweep(
             (m.ns_per_tick, m.levels.last_level_bytes()),
             window,
             (m.invocation, Warming::Before),
-            "dose",
+            (m.order_seed.value, "dose"),
             &mut |f| steps.report("dose–response", f),
         );
         m.block_orders.push(block_order);

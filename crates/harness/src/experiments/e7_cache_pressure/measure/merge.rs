@@ -9,9 +9,12 @@ use crate::invocations::{gather, merge_rows, union};
 /// bracket's rounds and the shift probe's timings one invocation after another; the pressure
 /// buffer's and the calibration's grants and steps the least of any; a collapse refused if any kernel refused it (the huge-page
 /// bytes after it the least of any); the sweep's tables' huge-page bytes the most of any;
-/// every note; the rest from the first.
+/// every note; the rest from the first (the order seed, which every invocation must share).
 pub(in super::super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
     let first = parts.first().ok_or("nothing measured")?;
+    if parts.iter().any(|p| p.order_seed != first.order_seed) {
+        return Err("the invocations were given different order seeds".into());
+    }
     let chains = merge_rows(
         &gather(parts, |p| &p.chains),
         |c| {

@@ -28,8 +28,10 @@ pub(super) use merge::merge;
 pub(crate) use pages::{PhaseControl, TablePages, PHASE_CONTROL};
 pub(crate) use reuse::Reuse;
 pub(crate) use shift::{ShiftSample, MAX_LOADS as SHIFT_MAX_LOADS, SAMPLES as SHIFT_SAMPLES};
+pub(crate) use timing::FIXED_ORDER_SEED;
 pub(super) use timing::{mask_label, WARM_IN_READS_PER_LINE, WARM_IN_SAMPLES};
 pub(crate) use timing::{tick_ns, time_chains, BlockCpu, BlockOrder, Chain, MakeChain, Warming};
+pub use timing::{OrderSeed, SeedSource};
 
 use crate::cache_levels::CacheLevels;
 use crate::experiments::{Config, Progress};
@@ -69,6 +71,10 @@ pub(crate) struct Measurement {
     /// The positive controls' synthetic tables: what each is sized after (half the measured
     /// L2, half the last level, the pressure buffer in memory) and its bytes.
     pub synthetic: Vec<(String, usize)>,
+    /// The huge-page bytes the kernel granted each synthetic table when it was built, in the
+    /// order of `synthetic` (None: unreadable; absent before the -11-29-7 report's successor).
+    #[serde(default)]
+    pub synthetic_huge: Vec<Option<usize>>,
     /// The last-level control left out, where E6's plateau for it is under one doubling wide
     /// (absent before 2026-11-28, when such a control was placed and run).
     #[serde(default)]
@@ -89,6 +95,9 @@ pub(crate) struct Measurement {
     /// second pass reverses it).
     #[serde(default)]
     pub block_orders: Vec<BlockOrder>,
+    /// The run's order seed, every shuffle's (the same in every invocation of a run).
+    #[serde(default)]
+    pub order_seed: OrderSeed,
     /// The survival probe's backend, and per pressure count the timed reloads of the node's
     /// table lines (ns each).
     #[serde(with = "crate::invocations::static_str::option")]
@@ -214,12 +223,14 @@ pub(super) fn measure(
         ns_per_tick,
         sampling: sampling(config),
         synthetic,
+        synthetic_huge: Vec::new(),
         unplaced,
         dose_masks: dose,
         aa_backend: None,
         chains: Vec::new(),
         pressure_orders: Vec::new(),
         block_orders: Vec::new(),
+        order_seed: config.order_seed,
         survival_backend: None,
         survival: Vec::new(),
         calibration: None,
@@ -250,6 +261,8 @@ pub(super) fn measure(
         .iter()
         .map(|(_, bytes)| PageBuffer::new(*bytes, Pages::Huge, |i| i as u64 * 0x9E37))
         .collect();
+    // Per invocation, so that the screen can set a control that shifted beside its pages.
+    m.synthetic_huge = synthetic.iter().map(PageBuffer::huge_page_bytes).collect();
     let mut positive: Vec<(String, usize)> = m
         .synthetic
         .iter()
@@ -270,6 +283,7 @@ pub(super) fn measure(
         online_cpus(),
         config.pin_cpu,
         invocation.index,
+        config.order_seed.value,
     );
     let total = m.pressure_reads.len() + 6;
     let mut steps = Steps {

@@ -151,7 +151,10 @@ pub(super) fn table_pages(
                 (m.ns_per_tick, m.levels.last_level_bytes()),
                 &mut window,
                 (m.invocation, Warming::Before),
-                &format!("pages: tables {tables}, pressure {pressure_pages}"),
+                (
+                    m.order_seed.value,
+                    &format!("pages: tables {tables}, pressure {pressure_pages}"),
+                ),
                 &mut |f| steps.report(&message, f),
             );
             m.block_orders.push(block_order);

@@ -48,6 +48,9 @@ pub(crate) struct ShiftProbe {
     home: Option<usize>,
     logical_cpus: usize,
     invocation: usize,
+    /// The run's order seed ([`OrderSeed`](super::timing::OrderSeed)'s value) its CPU and ring
+    /// orders derive from.
+    order_seed: u64,
     samples: usize,
     started: Option<Instant>,
     rounds: usize,
@@ -73,6 +76,7 @@ impl ShiftProbe {
         logical_cpus: usize,
         home: Option<usize>,
         invocation: usize,
+        order_seed: u64,
     ) -> ShiftProbe {
         let rings = controls
             .iter()
@@ -99,6 +103,7 @@ impl ShiftProbe {
             home,
             logical_cpus,
             invocation,
+            order_seed,
             samples: SAMPLES,
             started: None,
             rounds: 0,
@@ -139,12 +144,17 @@ impl ShiftProbe {
         let cells: Vec<(usize, usize)> = (0..self.rings.len())
             .flat_map(|size| (0..self.rings[size].2.len()).map(move |a| (size, a)))
             .collect();
-        for cpu_at in shuffled(self.cpus.len(), self.invocation, &salt) {
+        for cpu_at in shuffled(self.order_seed, self.cpus.len(), self.invocation, &salt) {
             let cpu = self.cpus[cpu_at];
             if pin_to_cpu(cpu).is_err() {
                 continue;
             }
-            for cell in shuffled(cells.len(), self.invocation, &format!("{salt} cpu {cpu}")) {
+            for cell in shuffled(
+                self.order_seed,
+                cells.len(),
+                self.invocation,
+                &format!("{salt} cpu {cpu}"),
+            ) {
                 let (size, allocation) = cells[cell];
                 let (label, bytes, buffers) = &self.rings[size];
                 let ns = time_ring(buffers[allocation].as_slice(), *bytes, self.samples);
@@ -188,7 +198,14 @@ mod tests {
             ("½ L3".to_string(), 256 << 10),
         ];
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let mut probe = ShiftProbe::new(&controls, 2, cpus, None, 3);
+        let mut probe = ShiftProbe::new(
+            &controls,
+            2,
+            cpus,
+            None,
+            3,
+            super::super::timing::FIXED_ORDER_SEED,
+        );
         probe.round();
         probe.round();
         let per_round = 2 * 2 * probe.cpus.len();

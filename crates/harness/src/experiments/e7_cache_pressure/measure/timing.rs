@@ -286,18 +286,86 @@ pub(crate) struct BlockCpu {
     pub end: Option<usize>,
 }
 
-/// The seed every E7 order derives from (the summary's `order.seed`): each shuffle's generator
-/// is seeded with FNV-1a from this value over the call's label and the invocation, so an
-/// invocation's orders are reproducible and differ between invocations.
-pub(crate) const ORDER_SEED: u64 = 0xcbf2_9ce4_8422_2325;
+/// The order seed of every report before seeds were drawn per run (the summary's `order.seed`
+/// then), and of a configuration that names none: E12's chain blocks keep it.
+pub(crate) const FIXED_ORDER_SEED: u64 = 0xcbf2_9ce4_8422_2325;
 
-/// A seeded shuffle of `0..n` for invocation `index` and the call labelled `label`: each
-/// invocation and each call its own order, the same on every run of the same configuration.
-pub(crate) fn shuffled(n: usize, index: usize, label: &str) -> Vec<usize> {
+/// The seed every E7 order derives from (the summary's `order.seed`): drawn once per run by
+/// the report's process, or given (`kiki report --order-seed`), and handed to every child
+/// invocation in the configuration; each shuffle's generator is seeded with FNV-1a from it over
+/// the call's label and the invocation, so an invocation's orders are reproducible from the
+/// seed and differ between invocations, and between runs with other seeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderSeed {
+    pub value: u64,
+    pub source: SeedSource,
+}
+
+/// Where a run's [`OrderSeed`] came from (the summary's `order.seed_source`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeedSource {
+    /// Drawn afresh by the report's process.
+    Drawn,
+    /// Given by the user, or by a configuration built without drawing one.
+    Given,
+}
+
+impl SeedSource {
+    pub fn name(self) -> &'static str {
+        match self {
+            SeedSource::Drawn => "drawn",
+            SeedSource::Given => "given",
+        }
+    }
+}
+
+impl OrderSeed {
+    /// A seed the user gave, to reproduce a run's orders.
+    pub fn given(value: u64) -> OrderSeed {
+        OrderSeed {
+            value,
+            source: SeedSource::Given,
+        }
+    }
+
+    /// A seed drawn afresh: from the operating system's random source, else (where it fails)
+    /// from the system clock and the process id.
+    pub fn draw() -> OrderSeed {
+        use rand::TryRng;
+        let value = rand::rngs::SysRng.try_next_u64().unwrap_or_else(|_| {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+            let mixed = nanos ^ (u64::from(std::process::id()) << 32);
+            // SplitMix64's finaliser, so that close clock readings give unrelated seeds.
+            let mut z = mixed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        });
+        OrderSeed {
+            value,
+            source: SeedSource::Drawn,
+        }
+    }
+}
+
+impl Default for OrderSeed {
+    /// The fixed seed of the reports before per-run seeds, as given.
+    fn default() -> OrderSeed {
+        OrderSeed::given(FIXED_ORDER_SEED)
+    }
+}
+
+/// A shuffle of `0..n` seeded from `seed` for invocation `index` and the call labelled
+/// `label`: each invocation and each call its own order, the same on every run with the same
+/// seed and configuration.
+pub(crate) fn shuffled(seed: u64, n: usize, index: usize, label: &str) -> Vec<usize> {
     use rand::{RngExt, SeedableRng};
-    // FNV-1a from ORDER_SEED over the label, then the invocation: a seed per (call,
+    // FNV-1a from the order seed over the label, then the invocation: a seed per (call,
     // invocation).
-    let mut seed: u64 = ORDER_SEED;
+    let mut seed: u64 = seed;
     for byte in label.bytes().chain((index as u64).to_le_bytes()) {
         seed = (seed ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
     }
@@ -369,7 +437,7 @@ pub(crate) fn time_chains(
     (ns_per_tick, last_level): (f64, usize),
     window_nodes: &mut Option<usize>,
     (invocation, warming): (Invocation, Warming),
-    label: &str,
+    (order_seed, label): (u64, &str),
     progress: &mut dyn FnMut(f64),
 ) -> (Vec<TimedSeries>, BlockOrder) {
     let nodes = workload.nodes();
@@ -397,7 +465,7 @@ pub(crate) fn time_chains(
     let mut ns_mean = ns.clone();
     // Invocations start at different nodes: together they cover more of the workload.
     let first_start = (invocation.index * rounds * window) % nodes;
-    let order = shuffled(n, invocation.index, label);
+    let order = shuffled(order_seed, n, invocation.index, label);
     let half = rounds.div_ceil(2);
     let passes = [
         (order.clone(), 0..half),
@@ -578,19 +646,61 @@ mod tests {
         );
     }
 
-    /// The block order is a permutation, the same for the same call and invocation, and not
-    /// the same for every invocation.
+    /// The block order is a permutation, the same for the same seed, call and invocation, and
+    /// not the same for every invocation.
     #[test]
     fn block_orders_are_seeded_shuffles() {
+        let seed = FIXED_ORDER_SEED;
         for n in [0, 1, 2, 7, 12] {
-            let mut order = shuffled(n, 3, "chain P=512");
-            assert_eq!(order, shuffled(n, 3, "chain P=512"));
+            let mut order = shuffled(seed, n, 3, "chain P=512");
+            assert_eq!(order, shuffled(seed, n, 3, "chain P=512"));
             order.sort_unstable();
             assert_eq!(order, (0..n).collect::<Vec<_>>());
         }
-        let orders: Vec<Vec<usize>> = (0..5).map(|i| shuffled(12, i, "chain P=0")).collect();
+        let orders: Vec<Vec<usize>> = (0..5).map(|i| shuffled(seed, 12, i, "chain P=0")).collect();
         assert!(orders.windows(2).any(|w| w[0] != w[1]), "{orders:?}");
-        assert_ne!(shuffled(12, 0, "chain P=0"), shuffled(12, 0, "chain P=8"));
+        assert_ne!(
+            shuffled(seed, 12, 0, "chain P=0"),
+            shuffled(seed, 12, 0, "chain P=8")
+        );
+    }
+
+    /// The run's seed decides every order: the same seed gives the same orders (a run given
+    /// the seed of another reproduces its orders), another seed other orders; a drawn seed says
+    /// so, a given one too, and the default is the fixed seed of the earlier reports.
+    #[test]
+    fn the_order_seed_decides_the_orders() {
+        let orders = |seed: u64| -> Vec<Vec<usize>> {
+            (0..5)
+                .flat_map(|i| {
+                    ["pressure counts", "chain P=0", "dose"]
+                        .map(|label| shuffled(seed, 12, i, label))
+                })
+                .collect()
+        };
+        let seed = 0x1234_5678_9abc_def0;
+        assert_eq!(orders(seed), orders(seed));
+        assert_ne!(orders(seed), orders(seed + 1));
+        assert_ne!(orders(seed), orders(FIXED_ORDER_SEED));
+        // Every single order differs somewhere between two seeds, not just one of them.
+        let (a, b) = (orders(1), orders(2));
+        assert!(
+            a.iter().zip(&b).filter(|(x, y)| x != y).count() > a.len() / 2,
+            "{a:?} {b:?}"
+        );
+        assert_eq!(OrderSeed::given(7).source, SeedSource::Given);
+        assert_eq!(OrderSeed::given(7).value, 7);
+        assert_eq!(OrderSeed::default(), OrderSeed::given(FIXED_ORDER_SEED));
+        let drawn = [OrderSeed::draw(), OrderSeed::draw()];
+        assert!(drawn.iter().all(|d| d.source == SeedSource::Drawn));
+        assert_ne!(drawn[0].value, drawn[1].value, "two draws gave one seed");
+        // As the configuration carries it to the child invocations.
+        let json = serde_json::to_string(&OrderSeed::given(u64::MAX)).unwrap();
+        assert_eq!(json, r#"{"value":18446744073709551615,"source":"given"}"#);
+        assert_eq!(
+            serde_json::from_str::<OrderSeed>(&json).unwrap(),
+            OrderSeed::given(u64::MAX)
+        );
     }
 
     /// Blocks run in two passes, the second in the reverse order of the first, each case's
@@ -629,7 +739,7 @@ mod tests {
             (1.0, 1 << 20),
             &mut window,
             (Invocation::ONLY, Warming::Before),
-            "test",
+            (FIXED_ORDER_SEED, "test"),
             &mut |_| {},
         );
         assert!(
@@ -638,7 +748,7 @@ mod tests {
                 .all(|r| r.ns.len() == 6 && r.ns_mean.len() == 6),
             "{results:?}"
         );
-        let first: Vec<usize> = shuffled(4, 0, "test");
+        let first: Vec<usize> = shuffled(FIXED_ORDER_SEED, 4, 0, "test");
         assert_eq!(
             order.cases,
             first

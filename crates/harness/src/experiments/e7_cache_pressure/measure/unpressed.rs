@@ -61,7 +61,7 @@ pub(super) fn unpressed(
             (m.ns_per_tick, m.levels.last_level_bytes()),
             &mut window,
             (m.invocation, warming),
-            part,
+            (m.order_seed.value, part),
             &mut |f| steps.report(part, f),
         );
         m.block_orders.push(block_order);
