@@ -71,8 +71,9 @@ pub(crate) struct Measurement {
     /// The positive controls' synthetic tables: what each is sized after (half the measured
     /// L2, half the last level, the pressure buffer in memory) and its bytes.
     pub synthetic: Vec<(String, usize)>,
-    /// The huge-page bytes the kernel granted each synthetic table when it was built, in the
-    /// order of `synthetic` (None: unreadable; absent before the -11-29-7 report's successor).
+    /// The huge-page bytes the kernel granted each synthetic table when it was built, at most
+    /// its own bytes, in the order of `synthetic` (None: unreadable; absent before the
+    /// -11-29-8 report, which counted its buffer's whole pages).
     #[serde(default)]
     pub synthetic_huge: Vec<Option<usize>>,
     /// The last-level control left out, where E6's plateau for it is under one doubling wide
@@ -261,8 +262,14 @@ pub(super) fn measure(
         .iter()
         .map(|(_, bytes)| PageBuffer::new(*bytes, Pages::Huge, |i| i as u64 * 0x9E37))
         .collect();
-    // Per invocation, so that the screen can set a control that shifted beside its pages.
-    m.synthetic_huge = synthetic.iter().map(PageBuffer::huge_page_bytes).collect();
+    // Per invocation, so that the screen can set a control that shifted beside its pages. A
+    // buffer spans whole 2 MiB pages, so its count is clamped to the table's own bytes (the
+    // -11-29-8 report printed a ½ L2 table's "2 MiB of 362 KiB": the page it lies on).
+    m.synthetic_huge = synthetic
+        .iter()
+        .zip(&m.synthetic)
+        .map(|(buffer, (_, bytes))| buffer.huge_page_bytes().map(|huge| huge.min(*bytes)))
+        .collect();
     let mut positive: Vec<(String, usize)> = m
         .synthetic
         .iter()
