@@ -50,12 +50,15 @@ pub(in super::super) const RULE: &str = "at each control's size, each invocation
     restricted to the cells that share the other factors' levels, gives p < 0.01 and its σ \
     over the square root of its levels (what it moves an invocation's mean by) is at least \
     half the invocations' σ; where the shift is present and no factor reproduces it, \
-    it is as large as a drift inside a process where the round's test gives p < 0.01 and one \
-    invocation's round means span at least what the invocations' winsorised means span (a \
-    drift is serially correlated, so σ over √levels understates it), and otherwise \
-    bounded, not explained (the rule since 2026-11-29, after the -11-29-3 report; the \
-    drift's reading (it was bounded, not explained) and Graybill and Wang's cross terms in \
-    σ's interval since the -11-29-7 report; \
+    it is as large as a drift inside a process where the round's test gives p < 0.01, the \
+    round means drift (their lag-1 autocorrelation inside the invocations, pooled, positive \
+    with a one-sided restricted permutation p < 0.05) and one invocation's round means span \
+    at least what the invocations' winsorised means span (a drift is serially correlated, so \
+    σ over √levels understates it), and otherwise bounded, not explained (the rule since \
+    2026-11-29, after the -11-29-3 report; the drift's reading (it was bounded, not \
+    explained) and Graybill and Wang's cross terms in σ's interval since the -11-29-7 report, \
+    the autocorrelation test in it since the -11-29-8 report, which read a drift on the span \
+    alone; \
     the marginal reading, the round's name (it was time), the invocation×round \
     interaction as the invocations' error term (it was the timings) and a factor's σ over √levels (it was σ) since the \
     -11-29-4 report; \
@@ -159,10 +162,26 @@ pub(in super::super) struct SizeReading {
     /// The positive control of this size: its own cost at P = 0 per invocation (the
     /// screen's), where the screen ran.
     pub control: Vec<(usize, f64)>,
+    /// Whether the round means drift over time: their pooled lag-1 autocorrelation inside
+    /// the invocations and its one-sided permutation p (None under three rounds).
+    pub serial: Option<Serial>,
     /// The widest drift inside one process: the invocation whose round means (of its
     /// winsorised timings) span the most (None under two rounds).
     pub drift: Option<Drift>,
 }
+
+/// The round means' serial correlation: r, pooled over the invocations, of each round's
+/// mean (about its invocation's) with the next round's, and the share of the restricted
+/// permutations (each timing shuffled over the rounds among the cells of its ring and CPU)
+/// that reach it, one-sided: a drift over time makes neighbouring rounds alike.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(in super::super) struct Serial {
+    pub r: f64,
+    pub p: f64,
+}
+
+/// A drift's serial correlation must reach this p (one-sided).
+const SERIAL_ALPHA: f64 = 0.05;
 
 /// How far one invocation's round means move over its rounds.
 #[derive(Clone, Debug, PartialEq)]
@@ -238,15 +257,31 @@ impl SizeReading {
     /// drawn afresh, understates what it moves an invocation's mean by (a referee on the
     /// -11-29-7 report: its memory ring drifted 37 ns inside invocation 1, its invocations'
     /// means spanned 23).
+    ///
+    /// The span alone is no test (a referee on the -11-29-8 report): the widest of five
+    /// invocations' spans of 8 round means of 6 timings each is, by noise alone, several
+    /// times the span of their means of 48, and shuffling the rounds kept it at least that
+    /// wide in 97–99.6 % of shuffles there. So the rounds must also drift: their serial
+    /// correlation's permutation test at p < [`SERIAL_ALPHA`], r > 0 (since the -11-29-8
+    /// report; that report read a shift "as large as a drift" on the span alone).
     pub fn drift_as_large(&self) -> bool {
-        let rounds_differ = self
-            .factors
-            .iter()
-            .any(|f| f.factor == Factor::Round && f.p.is_some_and(|p| p < ALPHA));
         self.present
             && self.reproducing().is_empty()
-            && rounds_differ
+            && self.rounds_differ()
+            && self.drifts()
             && self.drift.as_ref().is_some_and(|d| d.span() >= self.span())
+    }
+
+    /// Whether the round's test finds the rounds different inside the invocations.
+    fn rounds_differ(&self) -> bool {
+        self.factors
+            .iter()
+            .any(|f| f.factor == Factor::Round && f.p.is_some_and(|p| p < ALPHA))
+    }
+
+    /// Whether the round means are serially correlated (a drift over time).
+    fn drifts(&self) -> bool {
+        self.serial.is_some_and(|s| s.r > 0.0 && s.p < SERIAL_ALPHA)
     }
 
     /// Max − min of the winsorised means: how far apart whole invocations are at most.
@@ -329,6 +364,7 @@ impl ShiftReading {
                     "span_ns": d.span(),
                 })),
                 "drift_as_large": s.drift_as_large(),
+                "round_serial_correlation": s.serial.map(|x| json!({"r": x.r, "p": x.p})),
                 "control_ns": per_invocation(&s.control),
                 "control_correlation": correlation(&s.invocation_means, &s.control),
             })).collect::<Vec<_>>(),
@@ -516,51 +552,59 @@ impl SizeReading {
     fn unexplained_words(&self) -> String {
         let drift = self.drift.as_ref().map_or(String::new(), |d| {
             format!(
-                "invocation {}'s round means run from {} to {} ns, from {} (round {}) to {} \
-                 (round {}), {} ns apart",
+                "invocation {}'s round means go from {} ns (first round) to {} (last), {} ns \
+                 apart at most ({} in round {}, {} in round {})",
                 d.invocation + 1,
                 format_sig(d.first),
                 format_sig(d.last),
+                format_sig(d.span()),
                 format_sig(d.lowest.1),
                 d.lowest.0 + 1,
                 format_sig(d.highest.1),
-                d.highest.0 + 1,
-                format_sig(d.span())
+                d.highest.0 + 1
             )
         });
+        let round_p = self
+            .factors
+            .iter()
+            .find(|f| f.factor == Factor::Round)
+            .and_then(|f| f.p)
+            .map_or("—".to_string(), p_words);
+        let serial = self.serial.map_or("not tested".to_string(), |x| {
+            format!("lag-1 r {:.2}, p {}", x.r, p_words(x.p))
+        });
         if self.drift_as_large() {
-            let p = self
-                .factors
-                .iter()
-                .find(|f| f.factor == Factor::Round)
-                .and_then(|f| f.p)
-                .map_or(String::new(), p_words);
-            format!(
+            return format!(
                 "no factor reproduces it by what it moves an invocation's mean by (its σ over \
-                 √levels), but the rounds differ inside a process (the round's p {p}) and \
-                 drift: {drift}, at least the {} ns that whole invocations' winsorised means \
-                 span (σ {} ns); the shift is as large as a drift over time inside one process, \
-                 which the probe does not show fixed for a process's life (rounds that drift \
-                 are serially correlated, so σ over √levels understates what they move a mean \
-                 by)",
+                 √levels), but the rounds differ inside a process (the round's p {round_p}) \
+                 and drift, neighbouring rounds alike ({serial}): {drift}, at least the {} ns \
+                 that whole invocations' winsorised means span (σ {} ns); the shift is as \
+                 large as a drift over time inside one process, which the probe does not show \
+                 fixed for a process's life (rounds that drift are serially correlated, so σ \
+                 over √levels understates what they move a mean by)",
                 format_sig(self.span()),
                 format_sig(self.sigma)
-            )
-        } else {
-            let inside = if drift.is_empty() {
-                String::new()
-            } else {
-                format!(" (inside one process the widest drift: {drift}, less than that)")
-            };
-            format!(
-                "no factor inside a process reproduces it, so its mechanism is not found here \
-                 but bounded: whole invocations differ by σ {} ns at this size, their \
-                 winsorised means by at most {} ns{inside}: something fixed for a process's \
-                 life, or episodes that fell between the rounds",
-                format_sig(self.sigma),
-                format_sig(self.span())
-            )
+            );
         }
+        let inside = match (self.rounds_differ(), self.drifts()) {
+            (true, false) => format!(
+                "; the rounds differ inside a process (the round's p {round_p}) but do not \
+                 drift ({serial})"
+            ),
+            (true, true) => format!(
+                "; the rounds differ and drift ({serial}), but less than the invocations \
+                 differ: {drift}"
+            ),
+            (false, _) => format!("; the rounds do not differ inside a process (p {round_p})"),
+        };
+        format!(
+            "no factor inside a process reproduces it, so its mechanism is not found here but \
+             bounded: whole invocations differ by σ {} ns at this size, their winsorised means \
+             by at most {} ns{inside}: something fixed for a process's life, or episodes that \
+             fell between or inside the rounds",
+            format_sig(self.sigma),
+            format_sig(self.span())
+        )
     }
 
     /// The control of this size beside the ring: its invocations' values, their span, and
@@ -578,13 +622,29 @@ impl SizeReading {
         let r = correlation(&self.invocation_means, &self.control).map_or(String::new(), |r| {
             format!("; Pearson's r with the ring's means {r:.2}")
         });
+        let r_value = correlation(&self.invocation_means, &self.control);
+        // Both shifted: the ring reproduces the control's shift only where it is of a size
+        // with it and moves with it (a referee on -11-29-8: ½ L2's ring spanned 0.77 ns, the
+        // control 2.7 ns, r 0.19, and the report said nothing).
+        let in_step = self.span() >= 0.5 * span && r_value.is_some_and(|r| r >= 0.5);
         let verdict = match (shifted, self.present) {
-            (true, false) => {
-                "; the control shifted and the ring of its size did not, so the probe does not \
-                 reproduce the control's shift: its mechanism is not found here"
+            (true, false) => "; the control shifted and the ring of its size did not, so the \
+                 probe does not reproduce the control's shift: its mechanism is not found here"
+                .to_string(),
+            (true, true) if in_step => {
+                "; both shifted, the ring's means by at least half the control's span and in \
+                 step with it (r ≥ 0.5)"
+                    .to_string()
             }
-            (true, true) => "",
-            (false, _) => "; the control did not shift either",
+            (true, true) => format!(
+                "; both shifted, but the ring's means span {} ns against the control's {} ns \
+                 and move with it by r {}: the probe does not reproduce the control's shift \
+                 (a shift of half its size, in step, would), so its mechanism is not found here",
+                format_sig(self.span()),
+                format_sig(span),
+                r_value.map_or("—".to_string(), |r| format!("{r:.2}"))
+            ),
+            (false, _) => "; the control did not shift either".to_string(),
         };
         format!(
             " (beside it, a comparison added after the first report that ran the probe: the {} \
@@ -684,15 +744,12 @@ pub(in super::super) fn method(samples: &[ShiftSample]) -> String {
          now winsorised, the {:.0} % most extreme each side set to the nearest value kept (a \
          timing is already the median of its passes; the winsorising takes out a slow timing, \
          or one CPU slow for one round, fewer timings than a tenth of the invocation's), and \
-         the shift between invocations and \
-         each factor's effect inside one are standard deviations from variance components of \
-         one-way layouts, σ² = max(0, (MS_between − MS_within) / timings per level), the \
-         factor's inside each invocation and its median over them, so that noise alone gives \
-         σ near 0 whatever a factor's number of levels; a factor must reach half the \
-         invocations' σ (one that made the shift would be at least as wide inside a process as \
-         the invocations are between; half, because the invocations' σ rests on their means \
-         alone, four degrees of freedom for five, whose 95 % interval reaches down to about \
-         0.6 of the estimate), and the shift is present where the invocations' σ exceeds 4 % \
+         the rule stated with the findings reads them: standard deviations from variance \
+         components (σ² = max(0, (MS_between − MS_within) / timings per level), so that noise \
+         alone gives σ near 0 whatever a factor's number of levels), the invocations' σ on \
+         the invocation×round interaction with Graybill and Wang's interval, a factor's σ \
+         over √levels against half the invocations' σ (half, because the invocations' σ rests \
+         on their means alone, four degrees of freedom for five), the shift present over 4 % \
          of the median (about the standard deviation of five means spanning 10 %, the first \
          threshold). Before, the rule read max − min spreads of the raw timings' means: the \
          shift present where the invocations' means spanned more than 10 % of their median, a \
@@ -796,6 +853,7 @@ fn size_reading(label: String, bytes: usize, cells: &[&ShiftSample]) -> Option<S
         seconds,
         control: Vec::new(),
         drift: Drift::widest(&invocations),
+        serial: serial_test(&invocations),
     })
 }
 
@@ -877,6 +935,72 @@ fn winsorise(values: &[f64]) -> Vec<f64> {
     sorted.sort_by(f64::total_cmp);
     let (low, high) = (sorted[k], sorted[n - 1 - k]);
     values.iter().map(|v| v.clamp(low, high)).collect()
+}
+
+/// The round means' pooled lag-1 autocorrelation and its one-sided p, by the rounds'
+/// restricted permutation (each invocation's timings shuffled over the rounds among the cells
+/// of the same ring and CPU; seeded). None under three rounds in some invocation.
+fn serial_test(invocations: &BTreeMap<usize, Invocation>) -> Option<Serial> {
+    struct Prepared {
+        rounds: Vec<usize>,
+        values: Vec<f64>,
+        strata: Vec<Vec<usize>>,
+    }
+    let prepared: Vec<Prepared> = invocations
+        .values()
+        .map(|inv| {
+            let mut strata: BTreeMap<(usize, usize), Vec<usize>> = BTreeMap::new();
+            for (i, s) in inv.cells.iter().enumerate() {
+                strata.entry(Factor::Round.stratum(s)).or_default().push(i);
+            }
+            Prepared {
+                rounds: inv.cells.iter().map(|s| s.round).collect(),
+                values: inv.values.clone(),
+                strata: strata.into_values().collect(),
+            }
+        })
+        .collect();
+    let statistic = |values: &[Vec<f64>]| -> Option<f64> {
+        let (mut products, mut squares) = (0.0, 0.0);
+        for (p, v) in prepared.iter().zip(values) {
+            let mut sums: BTreeMap<usize, (f64, usize)> = BTreeMap::new();
+            for (&round, &x) in p.rounds.iter().zip(v) {
+                let entry = sums.entry(round).or_insert((0.0, 0));
+                entry.0 += x;
+                entry.1 += 1;
+            }
+            let means: Vec<f64> = sums.values().map(|&(s, n)| s / n as f64).collect();
+            if means.len() < 3 {
+                return None;
+            }
+            let centre = mean(means.iter().copied());
+            let d: Vec<f64> = means.iter().map(|m| m - centre).collect();
+            products += d.windows(2).map(|w| w[0] * w[1]).sum::<f64>();
+            squares += d.iter().map(|x| x * x).sum::<f64>();
+        }
+        (squares > 0.0).then(|| products / squares)
+    };
+    let mut shuffled: Vec<Vec<f64>> = prepared.iter().map(|p| p.values.clone()).collect();
+    let observed = statistic(&shuffled)?;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(SEED ^ 0x5e71a1);
+    let mut at_least = 0usize;
+    for _ in 0..PERMUTATIONS {
+        for (p, values) in prepared.iter().zip(&mut shuffled) {
+            for stratum in &p.strata {
+                for i in (1..stratum.len()).rev() {
+                    let j = rng.random_range(0..=i);
+                    values.swap(stratum[i], stratum[j]);
+                }
+            }
+        }
+        if statistic(&shuffled).unwrap_or(f64::NEG_INFINITY) >= observed - 1e-12 {
+            at_least += 1;
+        }
+    }
+    Some(Serial {
+        r: observed,
+        p: (1 + at_least) as f64 / (PERMUTATIONS + 1) as f64,
+    })
 }
 
 /// A factor's σ and the p of its restricted permutation test: the statistic is the median over
