@@ -145,8 +145,16 @@ impl Summary {
         if failed.is_empty() {
             return Some(verdict.outcome.words().to_string());
         }
+        // Both reasons where both hold: a control that passes next time still leaves an
+        // unplaced one (a referee on -11-29-8, whose line named ½ L2 alone).
+        let unplaced = self
+            .positive_control_unplaced
+            .as_ref()
+            .map_or(String::new(), |u| {
+                format!("; no {} control could be placed", u.level)
+            });
         Some(format!(
-            "not decided here (failed control{}: {})",
+            "not decided here (failed control{}: {}{unplaced})",
             if failed.len() == 1 { "" } else { "s" },
             failed.join(", ")
         ))
@@ -350,6 +358,16 @@ mod tests {
         assert_eq!(
             gated.seed_004_words().unwrap(),
             "not decided here (failed control: ½ L3)"
+        );
+        // -11-29-8: a failed control and an unplaced one: the line names both.
+        let both = summary(
+            r#"{"seed_004_verdict": "is not decided here: the ½ L2 control failed (…)",
+                "verdict_controls": {"passed": false, "failed": ["½ L2", "L3 control (unplaced)"]},
+                "positive_control_unplaced": {"level": "L3"}}"#,
+        );
+        assert_eq!(
+            both.seed_004_words().unwrap(),
+            "not decided here (failed control: ½ L2; no L3 control could be placed)"
         );
     }
 }

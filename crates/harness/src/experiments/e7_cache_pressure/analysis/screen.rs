@@ -72,6 +72,11 @@ pub(in super::super) struct Screened {
     /// Per positive control: its label, its table's bytes and the huge-page bytes granted to
     /// it in this invocation (empty before they were recorded).
     pub pages: Vec<(String, usize, Option<usize>)>,
+    /// Per positive control: its label, how many of its rounds at P = 0 lie outside the band,
+    /// and of how many. A control can take two states (a referee on -11-29-8: ½ L2 at about
+    /// 3.2–4.1 or 8.3–10.6 ns), so that its median lands between them, or in either, by how
+    /// many rounds an episode covered: the share shows what the level hides.
+    pub rounds_outside: Vec<(String, usize, usize)>,
 }
 
 /// Where one invocation's timed blocks ran: blocks per CPU they started on, how many the
@@ -183,6 +188,25 @@ fn control_pages(part: &Measurement) -> Vec<(String, usize, Option<usize>)> {
         .collect()
 }
 
+/// Per positive control: how many of its rounds at P = 0 lie outside its band, of how many.
+fn rounds_outside(part: &Measurement) -> Vec<(String, usize, usize)> {
+    positive(part)
+        .iter()
+        .map(|p| {
+            let band = (
+                p.expected_low * (1.0 - POSITIVE_TOLERANCE),
+                p.expected_high * (1.0 + POSITIVE_TOLERANCE),
+            );
+            let rounds = super::cost_rounds(part, 0, &synthetic_case(&p.label)).unwrap_or_default();
+            let outside = rounds
+                .iter()
+                .filter(|v| **v < band.0 || **v > band.1)
+                .count();
+            (p.label.clone(), outside, rounds.len())
+        })
+        .collect()
+}
+
 /// `½ L2 0 B of 362 KiB; memory 64 MiB of 64 MiB` (— where not recorded).
 fn pages_words(pages: &[(String, usize, Option<usize>)]) -> String {
     if pages.is_empty() {
@@ -257,6 +281,7 @@ impl Screen {
                         .collect::<Vec<_>>(),
                 ),
                 pages: control_pages(part),
+                rounds_outside: rounds_outside(part),
             })
             .collect();
         let kept: Vec<Measurement> = parts
@@ -381,6 +406,9 @@ impl Screen {
                 "clock_ghz_start": s.conditions.as_ref().and_then(|c| c.clock_ghz_start),
                 "clock_ghz_end": s.conditions.as_ref().and_then(|c| c.clock_ghz_end),
                 "block_cpus": s.cpus.as_ref().map(BlockCpus::summary),
+                "rounds_outside_band": s.rounds_outside.iter().map(|(label, outside, n)| json!({
+                    "label": label, "outside": outside, "rounds": n,
+                })).collect::<Vec<_>>(),
                 "control_pages": s.pages.iter().map(|(label, bytes, huge)| json!({
                     "label": label, "bytes": bytes, "huge_page_bytes": huge,
                 })).collect::<Vec<_>>(),
@@ -423,13 +451,21 @@ impl Screen {
             .iter()
             .map(|s| {
                 let mut row = vec![(s.index + 1).to_string()];
-                row.extend(s.controls.iter().map(|(_, e, standing)| {
+                row.extend(s.controls.iter().map(|(label, e, standing)| {
                     let words = match standing {
                         Standing::Inside => "",
                         Standing::Wide => " (level inside, interval beyond)",
                         Standing::Outside => " (level outside)",
                     };
-                    format!("{}{words}", format_interval(e))
+                    let rounds = s
+                        .rounds_outside
+                        .iter()
+                        .find(|(l, _, _)| l == label)
+                        .filter(|(_, outside, _)| *outside > 0)
+                        .map_or(String::new(), |(_, outside, n)| {
+                            format!("; {outside} of {n} rounds outside the band")
+                        });
+                    format!("{}{words}{rounds}", format_interval(e))
                 }));
                 let c = s.conditions.as_ref();
                 row.push(optional(c.and_then(|c| c.steal_percent)));
@@ -474,6 +510,12 @@ impl Screen {
         let head = "Against the other invocations (a control's level outside their 95 % \
                     prediction interval, their mean ± t · s · √(1 + 1/n); shown, not a flag, \
                     since the rule that flags reads E6 and was fixed before the data)";
+        let checks: usize = self.invocations.iter().map(|s| s.controls.len()).sum();
+        // Many checks at 95 % each: some fall outside by chance (a referee on -11-29-8).
+        let head = format!(
+            "{head}; {checks} checks at 95 % each, so about {:.1} outside by chance alone",
+            checks as f64 * 0.05
+        );
         let shifted = self.shifted_against_others();
         if shifted.is_empty() {
             return format!(" {head}: no control shifted.");
@@ -576,6 +618,7 @@ mod tests {
             conditions: None,
             cpus: None,
             pages: Vec::new(),
+            rounds_outside: Vec::new(),
         }
     }
 
@@ -779,6 +822,19 @@ mod tests {
         assert_eq!(
             pages_words(&paged.pages),
             "½ L2 0 B of 362 KiB; memory unknown of 64 MiB"
+        );
+        // A control's rounds outside the band are counted beside its level.
+        let mut two_state = screened(2, 6.16, 0.01);
+        two_state.rounds_outside = vec![("½ L2".into(), 6, 12)];
+        let row = &Screen {
+            invocations: vec![two_state],
+            verdict_without_flagged: None,
+        }
+        .table()
+        .rows[0];
+        assert!(
+            row[1].ends_with("; 6 of 12 rounds outside the band"),
+            "{row:?}"
         );
         let summary = screen.summary();
         assert_eq!(
