@@ -200,7 +200,7 @@ fn e2(s: e2_movegen::summary::Summary, comparisons: &[PairRecord]) -> Verdict {
         s.peer_ratios.iter().max_by(by_ratio),
     ) {
         extra.push_str(&format!(
-            "; {} takes {}× the best backend's time on {}, up to {}× on {}",
+            "; {} takes {}× the chosen backend's time on {}, up to {}× on {} (each task's backend chosen on held-out invocations)",
             low.peer,
             num(low.ratio),
             low.task,

@@ -138,7 +138,7 @@ fn verdicts_read_the_typed_summaries() {
     let high = summary.peer_ratios.iter().max_by(by_ratio).unwrap();
     assert_ne!(low.task, high.task);
     let range = format!(
-        "× the best backend's time on {}, up to {}× on {};",
+        "× the chosen backend's time on {}, up to {}× on {} (each task's backend chosen on held-out invocations);",
         low.task,
         crate::verdicts::num(high.ratio),
         high.task
@@ -292,14 +292,14 @@ fn layouts_set_the_cpus_side_by_side_on_the_same_pairs() {
         folder: "some-cpu".into(),
         results: new_report(machine, vec![e12]),
     };
-    // The search figure first (the only decided variant named so, the others with why not),
+    // The search figure first (the only variant judged named so, the others with why not),
     // then the factor lookups name, labelled as the secondary figure; not the stored sentence.
     let line = verdict(&entry.results.experiments[0]).unwrap().line;
     assert_eq!(
         line,
         "In the search (the nnue search's time per node, variant over base): `pext.file-rank` \
-         ×0.99 [0.97–1.01] level, the only decided variant; not decided (on 2 MiB pages the two \
-         sides' tables did not land alike): `bonanza.entry16` ×1.01 [0.99–1.02]. Secondary, by \
+         ×0.99 [0.97–1.01] level, the only variant whose search is judged (its controls passed); not judged (on \
+         2 MiB pages the two sides' tables did not land alike): `bonanza.entry16` ×1.01 [0.99–1.02]. Secondary, by \
          lookups (not the search): the layout factor that matters most in lookups is line-split \
          (`pext.file-rank` against `pext`), lookups ×1.25 [1.20–1.30] slower. (not every A/A \
          control passed: the costs they gate are not decided) Its other measures, which this \

@@ -407,8 +407,8 @@ mod tests {
     }
 
     const HEADLINE: &str = "In the search (the nnue search's time per node, variant over \
-        base): `pext.file-rank` ×1.00 [0.99–1.01] level, the only decided variant; not decided \
-        (on 2 MiB pages the two sides' tables did not land alike): `magic.split-words` ×1.01 \
+        base): `pext.file-rank` ×1.00 [0.99–1.01] level, the only variant whose search is judged (its controls passed); not \
+        judged (on 2 MiB pages the two sides' tables did not land alike): `magic.split-words` ×1.01 \
         [0.97–1.05].";
 
     /// The verdict leads with the search figure; the factor lookups name follows, labelled as
@@ -470,7 +470,7 @@ mod tests {
         assert!(
             text.starts_with(
                 "In the search (the nnue search's time per node, variant over base): no layout \
-                 variant is decided (the A/A control's interval reaches beyond the threshold): \
+                 variant's search is judged (the A/A control's interval reaches beyond the threshold): \
                  `pext.file-rank` ×1.00 [0.99–1.01], `magic.split-words` ×1.01 [0.97–1.05]. \
                  Secondary, by lookups (not the search): not decided"
             ),

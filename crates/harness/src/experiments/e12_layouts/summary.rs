@@ -247,11 +247,21 @@ pub(super) fn search_headline(figures: &[SearchFigure]) -> String {
     let mut parts: Vec<String> = Vec::new();
     match decided.len() {
         0 => {}
-        1 => parts.push(format!("{}, the only decided variant", decided[0])),
-        _ if reasons.is_empty() => {
-            parts.push(format!("every variant decided: {}", decided.join(", ")))
-        }
-        n => parts.push(format!("{n} variants decided: {}", decided.join(", "))),
+        // "Judged", not "decided": the gate passed, and the figure's own word (level,
+        // unresolved, faster, slower) says what it shows (a referee on -11-29-8 read "every
+        // variant decided: … unresolved" as a contradiction).
+        1 => parts.push(format!(
+            "{}, the only variant whose search is judged (its controls passed)",
+            decided[0]
+        )),
+        _ if reasons.is_empty() => parts.push(format!(
+            "the search's controls passed for every variant: {}",
+            decided.join(", ")
+        )),
+        n => parts.push(format!(
+            "the search's controls passed for {n} variants: {}",
+            decided.join(", ")
+        )),
     }
     for why in &reasons {
         let undecided: Vec<String> = figures
@@ -261,11 +271,11 @@ pub(super) fn search_headline(figures: &[SearchFigure]) -> String {
             .collect();
         if decided.is_empty() && reasons.len() == 1 {
             parts.push(format!(
-                "no layout variant is decided ({why}): {}",
+                "no layout variant's search is judged ({why}): {}",
                 undecided.join(", ")
             ));
         } else {
-            parts.push(format!("not decided ({why}): {}", undecided.join(", ")));
+            parts.push(format!("not judged ({why}): {}", undecided.join(", ")));
         }
     }
     format!("{lead}: {}", parts.join("; "))
@@ -324,12 +334,15 @@ mod tests {
         ]);
         assert_eq!(
             text,
-            "In the search (the nnue search's time per node, variant over base): 2 variants \
-             decided: `b.y` ×0.99 [0.98–1.00], `c.z` ×1.02 [1.01–1.03]; not decided (on 2 MiB \
-             pages the two sides' tables did not land alike): `a.x` ×1.00 [0.99–1.01]"
+            "In the search (the nnue search's time per node, variant over base): the search's \
+             controls passed for 2 variants: `b.y` ×0.99 [0.98–1.00], `c.z` ×1.02 [1.01–1.03]; not \
+             judged (on 2 MiB pages the two sides' tables did not land alike): `a.x` ×1.00 [0.99–1.01]"
         );
         let every = search_headline(&[figure("b.y", 0.99, None), figure("c.z", 1.02, None)]);
-        assert!(every.contains("): every variant decided: `b.y`"), "{every}");
+        assert!(
+            every.contains("): the search's controls passed for every variant: `b.y`"),
+            "{every}"
+        );
     }
 
     /// Where the search names the factor, the line says so after the search's figures and
@@ -352,7 +365,7 @@ mod tests {
         assert_eq!(
             summary.verdict_line(),
             "In the search (the nnue search's time per node, variant over base): \
-             `magic.split-words` ×1.10 [1.05–1.15] slower, the only decided variant. By the \
+             `magic.split-words` ×1.10 [1.05–1.15] slower, the only variant whose search is judged (its controls passed). By the \
              pre-set rule, the layout factor that matters most on this CPU, by the search, is \
              word-split (`magic.split-words` against `magic`). Its other measures, which this \
              verdict does not cover: lookups ×1.30 [1.20–1.40]."
