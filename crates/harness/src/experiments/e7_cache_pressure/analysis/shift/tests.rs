@@ -180,7 +180,25 @@ fn a_control_that_shifts_beside_a_steady_ring_is_not_reproduced() {
         "{text}"
     );
     assert!(
-        text.contains("the control shifted and the ring of its size did not"),
+        text.contains(
+            "the control shifted (its values' plain standard deviation over 4 % of their \
+             median) and the ring of its size did not shift"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("the probe does not reproduce the control's shift"),
+        "{text}"
+    );
+    // A ring whose invocations move with the control, by as much: it reproduces the spread,
+    // whatever its own σ reads (-11-29-9's memory ring, r 0.78, was said not to).
+    let levels = [5.44, 6.21, 6.25, 3.48, 3.36];
+    let moving = samples(5, |i, a, c, r| levels[i] + jitter(i, a, c, r));
+    let text = ShiftReading::of(&moving, |_| control.clone())
+        .unwrap()
+        .sentence();
+    assert!(
+        text.contains("the ring reproduces the control's spread between invocations"),
         "{text}"
     );
     assert!(text.contains("spanning 53 % of their median"), "{text}");
