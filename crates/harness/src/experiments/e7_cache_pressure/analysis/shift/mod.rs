@@ -953,34 +953,70 @@ fn winsorise(values: &[f64]) -> Vec<f64> {
     values.iter().map(|v| v.clamp(low, high)).collect()
 }
 
-/// The round means' pooled lag-1 autocorrelation and its one-sided p, by the rounds'
-/// restricted permutation (each invocation's timings shuffled over the rounds among the cells
-/// of the same ring and CPU; seeded). None under three rounds in some invocation.
-fn serial_test(invocations: &BTreeMap<usize, Invocation>) -> Option<Serial> {
-    struct Prepared {
-        rounds: Vec<usize>,
-        values: Vec<f64>,
-        strata: Vec<Vec<usize>>,
-    }
-    let prepared: Vec<Prepared> = invocations
+/// One invocation's timings as a restricted permutation test reads them: each cell's level of
+/// the factor tested, the winsorised values, and the strata (cells sharing the other two
+/// factors' levels) the shuffles stay inside.
+struct Prepared {
+    levels: Vec<usize>,
+    values: Vec<f64>,
+    strata: Vec<Vec<usize>>,
+}
+
+fn prepare(invocations: &BTreeMap<usize, Invocation>, factor: Factor) -> Vec<Prepared> {
+    invocations
         .values()
         .map(|inv| {
             let mut strata: BTreeMap<(usize, usize), Vec<usize>> = BTreeMap::new();
             for (i, s) in inv.cells.iter().enumerate() {
-                strata.entry(Factor::Round.stratum(s)).or_default().push(i);
+                strata.entry(factor.stratum(s)).or_default().push(i);
             }
             Prepared {
-                rounds: inv.cells.iter().map(|s| s.round).collect(),
+                levels: inv.cells.iter().map(|s| factor.level(s)).collect(),
                 values: inv.values.clone(),
                 strata: strata.into_values().collect(),
             }
         })
-        .collect();
+        .collect()
+}
+
+/// `statistic` of the invocations' values as measured, and its one-sided p against the same
+/// with each invocation's values shuffled inside their strata ([`PERMUTATIONS`] times,
+/// seeded); ties, up to rounding, count against the effect. None where the statistic is.
+fn permutation_test(
+    prepared: &[Prepared],
+    seed: u64,
+    statistic: impl Fn(&[Vec<f64>]) -> Option<f64>,
+) -> Option<(f64, f64)> {
+    let mut shuffled: Vec<Vec<f64>> = prepared.iter().map(|p| p.values.clone()).collect();
+    let observed = statistic(&shuffled)?;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut at_least = 0usize;
+    for _ in 0..PERMUTATIONS {
+        for (p, values) in prepared.iter().zip(&mut shuffled) {
+            for stratum in &p.strata {
+                for i in (1..stratum.len()).rev() {
+                    let j = rng.random_range(0..=i);
+                    values.swap(stratum[i], stratum[j]);
+                }
+            }
+        }
+        if statistic(&shuffled).is_some_and(|s| s >= observed - 1e-12 * observed.abs()) {
+            at_least += 1;
+        }
+    }
+    Some((observed, (1 + at_least) as f64 / (PERMUTATIONS + 1) as f64))
+}
+
+/// The round means' pooled lag-1 autocorrelation and its one-sided p, by the rounds'
+/// restricted permutation (each invocation's timings shuffled over the rounds among the cells
+/// of the same ring and CPU; seeded). None under three rounds in some invocation.
+fn serial_test(invocations: &BTreeMap<usize, Invocation>) -> Option<Serial> {
+    let prepared = prepare(invocations, Factor::Round);
     let statistic = |values: &[Vec<f64>]| -> Option<f64> {
         let (mut products, mut squares) = (0.0, 0.0);
         for (p, v) in prepared.iter().zip(values) {
             let mut sums: BTreeMap<usize, (f64, usize)> = BTreeMap::new();
-            for (&round, &x) in p.rounds.iter().zip(v) {
+            for (&round, &x) in p.levels.iter().zip(v) {
                 let entry = sums.entry(round).or_insert((0.0, 0));
                 entry.0 += x;
                 entry.1 += 1;
@@ -996,27 +1032,7 @@ fn serial_test(invocations: &BTreeMap<usize, Invocation>) -> Option<Serial> {
         }
         (squares > 0.0).then(|| products / squares)
     };
-    let mut shuffled: Vec<Vec<f64>> = prepared.iter().map(|p| p.values.clone()).collect();
-    let observed = statistic(&shuffled)?;
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(SEED ^ 0x5e71a1);
-    let mut at_least = 0usize;
-    for _ in 0..PERMUTATIONS {
-        for (p, values) in prepared.iter().zip(&mut shuffled) {
-            for stratum in &p.strata {
-                for i in (1..stratum.len()).rev() {
-                    let j = rng.random_range(0..=i);
-                    values.swap(stratum[i], stratum[j]);
-                }
-            }
-        }
-        if statistic(&shuffled).unwrap_or(f64::NEG_INFINITY) >= observed - 1e-12 {
-            at_least += 1;
-        }
-    }
-    Some(Serial {
-        r: observed,
-        p: (1 + at_least) as f64 / (PERMUTATIONS + 1) as f64,
-    })
+    permutation_test(&prepared, SEED ^ 0x5e71a1, statistic).map(|(r, p)| Serial { r, p })
 }
 
 /// A factor's σ and the p of its restricted permutation test: the statistic is the median over
@@ -1025,25 +1041,7 @@ fn serial_test(invocations: &BTreeMap<usize, Invocation>) -> Option<Serial> {
 /// factors' levels (seeded); the winsorising is the invocation's own, whatever the labels, so
 /// it commutes with the shuffles. None where an invocation leaves no within mean square.
 fn factor_test(invocations: &BTreeMap<usize, Invocation>, factor: Factor) -> Option<(f64, f64)> {
-    struct Prepared {
-        levels: Vec<usize>,
-        values: Vec<f64>,
-        strata: Vec<Vec<usize>>,
-    }
-    let prepared: Vec<Prepared> = invocations
-        .values()
-        .map(|inv| {
-            let mut strata: BTreeMap<(usize, usize), Vec<usize>> = BTreeMap::new();
-            for (i, s) in inv.cells.iter().enumerate() {
-                strata.entry(factor.stratum(s)).or_default().push(i);
-            }
-            Prepared {
-                levels: inv.cells.iter().map(|s| factor.level(s)).collect(),
-                values: inv.values.clone(),
-                strata: strata.into_values().collect(),
-            }
-        })
-        .collect();
+    let prepared = prepare(invocations, factor);
     let statistic = |values: &[Vec<f64>]| -> Option<f64> {
         let components = prepared
             .iter()
@@ -1052,28 +1050,8 @@ fn factor_test(invocations: &BTreeMap<usize, Invocation>, factor: Factor) -> Opt
             .collect::<Option<Vec<f64>>>()?;
         median(&components)
     };
-    let mut shuffled: Vec<Vec<f64>> = prepared.iter().map(|p| p.values.clone()).collect();
-    let observed = statistic(&shuffled)?;
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(SEED ^ factor as u64);
-    let mut at_least = 0usize;
-    for _ in 0..PERMUTATIONS {
-        for (p, values) in prepared.iter().zip(&mut shuffled) {
-            for stratum in &p.strata {
-                for i in (1..stratum.len()).rev() {
-                    let j = rng.random_range(0..=i);
-                    values.swap(stratum[i], stratum[j]);
-                }
-            }
-        }
-        // A tolerance for values equal up to rounding (ties count against the factor).
-        if statistic(&shuffled).unwrap_or(0.0) >= observed * (1.0 - 1e-12) {
-            at_least += 1;
-        }
-    }
-    Some((
-        observed.sqrt(),
-        (1 + at_least) as f64 / (PERMUTATIONS + 1) as f64,
-    ))
+    permutation_test(&prepared, SEED ^ factor as u64, statistic)
+        .map(|(observed, p)| (observed.sqrt(), p))
 }
 
 #[cfg(test)]
