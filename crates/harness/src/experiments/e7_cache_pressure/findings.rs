@@ -155,7 +155,15 @@ pub(super) fn method(m: &Measurement) -> String {
         text.push_str(note);
         text.push('.');
     }
-    text.push_str(&format!(
+    text.push_str(&verdict_method());
+    text.push(' ');
+    text.push_str(&claims_method(m.threshold, m.invocations));
+    text
+}
+
+/// The method's sentences on how seed 004's verdict is decided and on the walks at P = 0.
+fn verdict_method() -> String {
+    format!(
         " Seed 004's verdict is decided, as fixed before measuring, by the isolated table-miss \
          cost: magic-plain's minus dbb's at the top P, and that gap's growth from P = 0, both \
          paired per round; the seed's \"loses\" also needs magic-plain's whole chain slower than \
@@ -172,10 +180,7 @@ pub(super) fn method(m: &Measurement) -> String {
          lookup come from the same reuse analysis.",
         SearchShape::LONG.depth,
         SearchShape::LONG.branching
-    ));
-    text.push(' ');
-    text.push_str(&claims_method(m.threshold, m.invocations));
-    text
+    )
 }
 
 /// The findings: the costs at the top pressure, seed 004's verdict, the controls, then the
