@@ -1,6 +1,7 @@
 //! The measuring harness: the check against the reference, workloads, measurement, the
 //! experiments, statistics, results.json and the published report.
 
+pub mod answers;
 pub mod bench;
 pub mod cache_levels;
 pub mod conditions;
