@@ -282,6 +282,22 @@ pub fn thread_cpu_ns() -> Option<u64> {
     None
 }
 
+/// The calling thread's context switches so far, (voluntary, involuntary), from
+/// `getrusage(RUSAGE_THREAD)`; `None` where the system does not say.
+#[cfg(target_os = "linux")]
+pub fn thread_context_switches() -> Option<(u64, u64)> {
+    // SAFETY: rusage is plain data; zeroed is a valid value for getrusage to overwrite.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid, writable rusage.
+    let status = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+    (status == 0).then(|| (usage.ru_nvcsw as u64, usage.ru_nivcsw as u64))
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn thread_context_switches() -> Option<(u64, u64)> {
+    None
+}
+
 // ---- CPU pinning -------------------------------------------------------------------------
 
 /// Pins the calling thread to `cpu`. `Err` says why it could not (the caller carries on

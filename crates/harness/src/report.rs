@@ -459,9 +459,15 @@ fn what_this_cpu_says(experiments: &[ExperimentResult]) -> String {
                     aa.join("; ")
                 )
             };
+            // Rule version 5 reads 90 % intervals; the versions before, 95 %.
+            let confidence = match summary("rule_version").and_then(Value::as_u64) {
+                Some(v) if v >= 5 => "90 %",
+                _ => "95 %",
+            };
             out.push_str(&format!(
-                "- **What magic-plain costs against dbb per node** (ns, 95 %; D = the difference \
-                 under an evaluation minus the same under `material`; {reading}): {}{aa}.\n",
+                "- **What magic-plain costs against dbb per node** (ns, {confidence}; D = the \
+                 difference under an evaluation minus the same under `material`; {reading}): \
+                 {}{aa}.\n",
                 list.join("; ")
             ));
         }

@@ -2,14 +2,15 @@
 //! controls, the rule's verdicts, page and TT costs, the best backend per evaluation.
 
 use super::measure::{Cell, Measurement, TablePages};
-pub(super) use super::rule::RULE_PAIR;
-use super::rule::{self, Interval, Verdict, NEGATIVE, TWIN};
+pub(super) use super::rule_v5::RULE_PAIR;
+use super::rule_v5::{self as rule, Interval, Verdict, NEGATIVE, TWIN};
+use crate::answers::{ControlTest, Reading};
 use crate::experiments::claims::Claims;
 use crate::experiments::{
     blocks, interval, interval_linear, interval_point, ranked, series, typical,
 };
 use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
-use crate::stats::{format_interval, format_sig, t95, Claim, Estimate};
+use crate::stats::{format_interval, format_sig, Claim, Estimate};
 use kiki_engine::search::eval::EvalKind;
 use serde_json::{json, Map, Value as Json};
 
@@ -28,6 +29,10 @@ pub(super) struct Difference {
     pub eval: EvalKind,
     pub first: String,
     pub second: String,
+    /// The rule's 90 % interval over processes.
+    pub interval: Interval,
+    /// The per-round differences' noise within and between processes.
+    pub components: Components,
     pub estimate: Estimate,
     pub rounds: usize,
     /// Each invocation's mean sample (the rule's unit): where a control fails, whether it is
@@ -45,26 +50,54 @@ pub(super) struct Analysis {
 
 /// What the findings and the summary quote.
 pub(super) struct Numbers {
-    pub threshold_ns: f64,
+    /// T per evaluation: the rule's share of t(dbb) under it, in ns per node.
+    pub thresholds: Vec<(EvalKind, f64)>,
     /// D (nnue, kpp) or the plain difference (material) for each pair.
     pub differences: Vec<Difference>,
     pub aa: Vec<Difference>,
     pub negative: Vec<Difference>,
-    /// The rule's D with dbb's A/A twin (the same code) in dbb's place: where it differs from
-    /// D in sign, D's sign is the timing's, not the backend's.
-    pub rule_against_twin: Vec<Difference>,
+    /// Every control as the rule judged it (bias test, Holm, half-width gate), with its
+    /// evaluation and kind (`aa` or `negative`).
+    pub controls: Vec<(EvalKind, &'static str, ControlTest)>,
     pub controls_passed: bool,
     /// The failed controls, in words.
     pub failed_controls: Vec<String>,
     pub verdicts: Vec<(EvalKind, Verdict)>,
     /// Per evaluation: the fastest backend and how far the next one is.
     pub best: Vec<(EvalKind, String, Separation)>,
-    /// Per evaluation at the top cell: (backend, ns per node).
+    /// Per evaluation at the ranking cell (or the top cell): (backend, ns per node).
     pub ns_per_node: Vec<(EvalKind, Vec<(String, f64)>)>,
     /// Per backend and evaluation: t(4 KiB tables) − t(2 MiB tables), ns per node.
     pub page_costs: Vec<Cost>,
     /// Per evaluation, for the rule's pair: t(largest TT) − t(smallest TT), ns per node.
     pub tt_costs: Vec<Cost>,
+}
+
+impl Numbers {
+    /// T under `eval` (NaN where t(dbb) was not measured).
+    pub fn threshold(&self, eval: EvalKind) -> f64 {
+        self.thresholds
+            .iter()
+            .find(|(e, _)| *e == eval)
+            .map_or(f64::NAN, |&(_, t)| t)
+    }
+
+    /// The rule's D (or the plain difference under material) for the rule's pair.
+    pub fn rule_difference(&self, eval: EvalKind) -> Option<&Difference> {
+        self.differences
+            .iter()
+            .find(|d| d.eval == eval && (d.first.as_str(), d.second.as_str()) == RULE_PAIR)
+    }
+
+    /// How a difference reads at its evaluation's T, withheld where a control failed.
+    pub fn reading(&self, d: &Difference) -> Reading {
+        Reading::of(
+            d.interval.low,
+            d.interval.high,
+            self.threshold(d.eval),
+            self.controls_passed,
+        )
+    }
 }
 
 /// A secondary cell against a verdict's cell, one value per invocation that measured both.
@@ -131,14 +164,6 @@ fn estimate_of(i: Interval) -> Estimate {
     }
 }
 
-fn interval_of(e: &Estimate) -> Interval {
-    Interval {
-        value: e.value,
-        low: e.low,
-        high: e.high,
-    }
-}
-
 /// Per invocation, per round both entries ran: t(second) − t(first) in `cell`, minus the
 /// same in `base` when given (D); then the rule's sample, the mean of each forward and reverse
 /// pair of rounds. Invocations one after another, each with as many samples.
@@ -148,7 +173,7 @@ fn paired(
     base: Option<Cell>,
     (first, first_twin): (&str, bool),
     (second, second_twin): (&str, bool),
-) -> Option<Vec<f64>> {
+) -> Option<(Vec<f64>, Vec<Vec<f64>>)> {
     let k = m.invocations;
     // Per invocation: the per-round differences (rounds both sides ran).
     let diff = |cell: Cell| -> Option<Vec<Vec<f64>>> {
@@ -178,7 +203,43 @@ fn paired(
     let samples: Vec<Vec<f64>> = per_round.iter().map(|r| rule::pair_means(r)).collect();
     let per_invocation = samples.first()?.len();
     (per_invocation > 0 && samples.iter().all(|s| s.len() == per_invocation))
-        .then(|| samples.concat())
+        .then(|| (samples.concat(), per_round))
+}
+
+/// The variance components of per-round differences, `per_round[process][round]`: the sd of
+/// a round about its process's mean (within) and the sd of the processes' true means
+/// (between, from the one-way layout: max(0, var(means) − within² / R)), ns per node.
+fn components(per_round: &[Vec<f64>]) -> Components {
+    let usable: Vec<&Vec<f64>> = per_round.iter().filter(|r| r.len() >= 2).collect();
+    if usable.len() < 2 {
+        return Components {
+            within_ns: f64::NAN,
+            between_ns: f64::NAN,
+        };
+    }
+    let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len() as f64;
+    let (mut squares, mut degrees) = (0.0, 0usize);
+    for rounds in &usable {
+        let centre = mean(rounds);
+        squares += rounds.iter().map(|x| (x - centre).powi(2)).sum::<f64>();
+        degrees += rounds.len() - 1;
+    }
+    let within = squares / degrees as f64;
+    let means: Vec<f64> = usable.iter().map(|r| mean(r)).collect();
+    let centre = mean(&means);
+    let spread = means.iter().map(|m| (m - centre).powi(2)).sum::<f64>() / (means.len() - 1) as f64;
+    let rounds = usable.iter().map(|r| r.len()).sum::<usize>() as f64 / usable.len() as f64;
+    Components {
+        within_ns: within.sqrt(),
+        between_ns: (spread - within / rounds).max(0.0).sqrt(),
+    }
+}
+
+/// Where a difference's noise lives, ns per node.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub(super) struct Components {
+    pub within_ns: f64,
+    pub between_ns: f64,
 }
 
 fn difference(
@@ -188,16 +249,9 @@ fn difference(
     first: (&str, bool),
     second: (&str, bool),
 ) -> Option<Difference> {
-    let cell = Cell {
-        eval,
-        tt_mib: top.0,
-        pages: top.1,
-    };
-    let base = (eval != EvalKind::Material).then_some(Cell {
-        eval: EvalKind::Material,
-        ..cell
-    });
-    let samples = paired(m, cell, base, first, second)?;
+    let cell = Cell::new(eval, top.0, top.1);
+    let base = (eval != EvalKind::Material).then_some(Cell::new(EvalKind::Material, top.0, top.1));
+    let (samples, per_round) = paired(m, cell, base, first, second)?;
     let per_invocation = blocks(&samples, m.invocations);
     let name = |(b, twin): (&str, bool)| {
         if twin {
@@ -206,11 +260,14 @@ fn difference(
             b.to_string()
         }
     };
+    let interval = rule::interval_over_processes(&per_invocation);
     Some(Difference {
         eval,
         first: name(first),
         second: name(second),
-        estimate: estimate_of(rule::interval_over_invocations(&per_invocation, t95)),
+        interval,
+        components: components(&per_round),
+        estimate: estimate_of(interval),
         // Each sample is a forward and reverse pair of rounds.
         rounds: samples.len() * 2,
         invocation_means: per_invocation
@@ -227,11 +284,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         .filter(|e| m.cells.iter().any(|c| c.eval == *e))
         .collect();
     let top = (m.largest_tt(), TablePages::Huge);
-    let top_cell = |eval| Cell {
-        eval,
-        tt_mib: top.0,
-        pages: top.1,
-    };
+    let top_cell = |eval| Cell::new(eval, top.0, top.1);
     let series = m
         .rows
         .iter()
@@ -253,17 +306,25 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             )
         })
         .collect();
-    let threshold_ns = m
-        .samples(top_cell(EvalKind::Material), "dbb", false)
-        .map_or(f64::NAN, |s| m.threshold * typical(s, m.invocations));
+    let thresholds: Vec<(EvalKind, f64)> = evals
+        .iter()
+        .map(|&eval| {
+            let t = m
+                .samples(top_cell(eval), TWIN, false)
+                .map_or(f64::NAN, |s| m.threshold * typical(s, m.invocations));
+            (eval, t)
+        })
+        .collect();
+    let threshold = |eval: EvalKind| {
+        thresholds
+            .iter()
+            .find(|(e, _)| *e == eval)
+            .map_or(f64::NAN, |&(_, t)| t)
+    };
     let mut differences = Vec::new();
     let mut aa = Vec::new();
     let mut negative = Vec::new();
-    let mut rule_against_twin = Vec::new();
     for &eval in &evals {
-        if eval != EvalKind::Material && RULE_PAIR.0 == TWIN {
-            rule_against_twin.extend(difference(m, eval, top, (TWIN, true), (RULE_PAIR.1, false)));
-        }
         for (first, second) in PAIRS {
             differences.extend(difference(m, eval, top, (first, false), (second, false)));
         }
@@ -278,28 +339,36 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     }
     // Controls: the A/A under every evaluation, the negative control's D under nnue and kpp
     // (under material its plain difference is the two mailboxes' own speeds, no control).
-    let controls: Vec<&Difference> = aa
+    let named: Vec<(&'static str, &Difference)> = aa
         .iter()
-        .chain(negative.iter().filter(|d| d.eval != EvalKind::Material))
+        .map(|d| ("aa", d))
+        .chain(
+            negative
+                .iter()
+                .filter(|d| d.eval != EvalKind::Material)
+                .map(|d| ("negative", d)),
+        )
         .collect();
-    let failed_controls: Vec<String> = controls
+    let judged = rule::judge_controls(
+        &named
+            .iter()
+            .map(|(_, d)| {
+                let what = format!("{} vs {} under {}", d.first, d.second, d.eval.name());
+                (what, d.interval)
+            })
+            .collect::<Vec<_>>(),
+        &named
+            .iter()
+            .map(|(_, d)| threshold(d.eval))
+            .collect::<Vec<_>>(),
+    );
+    let controls: Vec<(EvalKind, &'static str, ControlTest)> = named
         .iter()
-        .filter(|d| !interval_of(&d.estimate).inside(threshold_ns))
-        .map(|d| {
-            let means: Vec<String> = d.invocation_means.iter().map(|x| format_sig(*x)).collect();
-            format!(
-                "{} vs {} under {} ({} ns per node: the interval reaches outside ±{} ns; invocations' means {})",
-                d.first,
-                d.second,
-                d.eval.name(),
-                format_interval(&d.estimate),
-                format_sig(threshold_ns),
-                means.join(", ")
-            )
-        })
+        .zip(judged)
+        .map(|((kind, d), test)| (d.eval, *kind, test))
         .collect();
-    let intervals: Vec<Interval> = controls.iter().map(|d| interval_of(&d.estimate)).collect();
-    let controls_passed = rule::controls_pass(&intervals, threshold_ns) && m.errors.is_empty();
+    let failed_controls: Vec<String> = controls.iter().filter_map(|(_, _, t)| t.why()).collect();
+    let controls_passed = !controls.is_empty() && failed_controls.is_empty() && m.errors.is_empty();
     let verdicts = evals
         .iter()
         .filter(|&&e| e != EvalKind::Material)
@@ -307,16 +376,26 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             let d = differences
                 .iter()
                 .find(|d| d.eval == eval && (d.first.as_str(), d.second.as_str()) == RULE_PAIR);
-            let verdict = d.map_or(Verdict::NotDecidedHere, |d| {
-                rule::decide(interval_of(&d.estimate), threshold_ns, controls_passed)
+            let verdict = d.map_or(Verdict::NotResolved, |d| {
+                rule::decide(&d.interval, threshold(eval), controls_passed)
             });
+            let verdict = if controls_passed {
+                verdict
+            } else {
+                Verdict::Withheld
+            };
             (eval, verdict)
         })
         .collect();
-    let mut claims = Claims::new(m.threshold, m.invocations);
+    let ranked_invocations = evals
+        .first()
+        .and_then(|&e| m.ranking_cell(e))
+        .map_or(m.invocations, |c| m.invocations_of(c));
+    let mut claims = Claims::new(m.threshold, ranked_invocations);
+    let ranked_cell = |eval| m.ranking_cell(eval).unwrap_or(top_cell(eval));
     let best = evals
         .iter()
-        .filter_map(|&e| best_backend(m, top_cell(e), &mut claims))
+        .filter_map(|&e| best_backend(m, ranked_cell(e), &mut claims))
         .collect();
     let ns_per_node = evals
         .iter()
@@ -325,8 +404,8 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
                 .backends
                 .iter()
                 .filter_map(|&b| {
-                    m.samples(top_cell(e), b, false)
-                        .map(|s| (b.to_string(), typical(s, m.invocations)))
+                    m.samples(ranked_cell(e), b, false)
+                        .map(|s| (b.to_string(), typical(s, m.invocations_of(ranked_cell(e)))))
                 })
                 .collect();
             (e, values)
@@ -335,11 +414,11 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     let page_costs = page_costs(m, &evals, top.0);
     let tt_costs = tt_costs(m, &evals);
     let numbers = Numbers {
-        threshold_ns,
+        thresholds,
         differences,
         aa,
         negative,
-        rule_against_twin,
+        controls,
         controls_passed,
         failed_controls,
         verdicts,
@@ -355,7 +434,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             difference_table(&numbers),
             page_table(&numbers),
         ],
-        plots: vec![plot(m, &evals, top_cell)],
+        plots: vec![plot(m, &evals, ranked_cell)],
         comparisons: claims.records,
         numbers,
     }
@@ -372,7 +451,7 @@ fn best_backend(
         .iter()
         .filter_map(|&b| {
             m.samples(cell, b, false)
-                .map(|s| (b, typical(s, m.invocations)))
+                .map(|s| (b, typical(s, m.invocations_of(cell))))
         })
         .collect();
     let order = ranked(&entries);
@@ -420,11 +499,7 @@ impl Separation {
 /// pages cannot matter): what drift between the two phases moved is taken out.
 fn page_costs(m: &Measurement, evals: &[EvalKind], tt_mib: usize) -> Vec<Cost> {
     let contrast = |backend: &str, eval: EvalKind| {
-        let cell = |pages| Cell {
-            eval,
-            tt_mib,
-            pages,
-        };
+        let cell = |pages| Cell::new(eval, tt_mib, pages);
         first_rounds_less(
             m,
             (cell(TablePages::Small), backend),
@@ -474,11 +549,7 @@ fn tt_costs(m: &Measurement, evals: &[EvalKind]) -> Vec<Cost> {
     let mut costs = Vec::new();
     for &eval in evals {
         for backend in [RULE_PAIR.0, RULE_PAIR.1] {
-            let cell = |tt_mib| Cell {
-                eval,
-                tt_mib,
-                pages: TablePages::Huge,
-            };
+            let cell = |tt_mib| Cell::new(eval, tt_mib, TablePages::Huge);
             let Some(values) =
                 first_rounds_less(m, (cell(largest), backend), (cell(smallest), backend))
             else {
@@ -507,10 +578,11 @@ fn time_table(m: &Measurement, evals: &[EvalKind]) -> Table {
             String::new()
         };
         format!(
-            "{} TT {} MiB, tables {}: ns/node{some}",
+            "{} TT {} MiB, tables {}{}: ns/node{some}",
             c.eval.name(),
             c.tt_mib,
-            c.pages.name()
+            c.pages.name(),
+            if c.ranking { " (ranking)" } else { "" }
         )
     }));
     let mut names: Vec<(&str, bool)> = m.backends.iter().map(|&b| (b, false)).collect();
@@ -540,12 +612,19 @@ fn difference_table(n: &Numbers) -> Table {
     let headers = [
         "pair",
         "evaluation",
-        "ns per node [95 %]",
+        "ns per node [90 %]",
+        "half-width, ns",
+        "T, ns",
         "rounds (the interval's unit: processes)",
         "reads as",
     ]
     .map(String::from)
     .to_vec();
+    let control = |d: &Difference| {
+        n.controls.iter().find(|(e, _, t)| {
+            *e == d.eval && t.name == format!("{} vs {} under {}", d.first, d.second, d.eval.name())
+        })
+    };
     let rows = n
         .differences
         .iter()
@@ -553,6 +632,14 @@ fn difference_table(n: &Numbers) -> Table {
         .chain(n.aa.iter().map(|d| (d, " (A/A control)")))
         .chain(n.negative.iter().map(|d| (d, " (negative control)")))
         .map(|(d, role)| {
+            let reads = match control(d) {
+                Some((_, _, test)) if test.failed => {
+                    format!("failed ({})", test.why().unwrap_or_default())
+                }
+                Some((_, _, test)) => format!("passed (Holm p = {:.2})", test.p),
+                None if role.is_empty() => n.reading(d).words().to_string(),
+                None => "no control under material".to_string(),
+            };
             vec![
                 format!("{} vs {}{role}", d.first, d.second),
                 if d.eval == EvalKind::Material {
@@ -561,33 +648,14 @@ fn difference_table(n: &Numbers) -> Table {
                     format!("{} (D)", d.eval.name())
                 },
                 format_interval(&d.estimate),
+                format_sig(d.interval.half_width()),
+                format_sig(n.threshold(d.eval)),
                 format!("{} ({} processes)", d.rounds, d.invocation_means.len()),
-                if n.controls_passed || !role.is_empty() {
-                    reads_as(&d.estimate, n.threshold_ns).to_string()
-                } else {
-                    // The interval's reading is no claim while a control fails.
-                    format!(
-                        "{} (no claim: a control failed)",
-                        reads_as(&d.estimate, n.threshold_ns)
-                    )
-                },
+                reads,
             ]
         })
         .collect();
     Table { headers, rows }
-}
-
-/// How a difference's interval reads against ±threshold.
-pub(super) fn reads_as(e: &Estimate, threshold_ns: f64) -> &'static str {
-    if e.low > threshold_ns {
-        "above"
-    } else if e.high < -threshold_ns {
-        "below"
-    } else if interval_of(e).inside(threshold_ns) {
-        "level"
-    } else {
-        "unresolved"
-    }
 }
 
 fn page_table(n: &Numbers) -> Table {
@@ -625,8 +693,10 @@ fn plot(m: &Measurement, evals: &[EvalKind], top_cell: impl Fn(EvalKind) -> Cell
                 .iter()
                 .enumerate()
                 .filter_map(|(i, &e)| {
-                    m.samples(top_cell(e), b, false)
-                        .map(|s| interval_point(i as f64, &interval(s, m.invocations)))
+                    m.samples(top_cell(e), b, false).map(|s| {
+                        let over = m.invocations_of(top_cell(e));
+                        interval_point(i as f64, &interval(s, over))
+                    })
                 })
                 .collect(),
         })
@@ -654,21 +724,43 @@ pub(super) fn triple(e: &Estimate) -> Json {
     json!({"ns": e.value, "low": e.low, "high": e.high})
 }
 
+/// One pair's record in the summary's `differences`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct DifferenceRecord {
+    pub ns: f64,
+    /// L and U: the rule's 90 % interval (the names v4's readers know, and v5's).
+    pub low: f64,
+    pub high: f64,
+    pub lower_bound_ns: f64,
+    pub upper_bound_ns: f64,
+    pub half_width_ns: f64,
+    pub invocations: usize,
+    pub rounds: usize,
+    /// The pair's reading at its evaluation's T: faster, slower, level, not resolved or
+    /// withheld.
+    pub claim: Reading,
+}
+
 /// The summary's `differences`: evaluation → pair → record.
-pub(super) fn differences_json(n: &Numbers, invocations: usize) -> Json {
+pub(super) fn differences_json(n: &Numbers) -> Json {
     let mut by_eval = Map::new();
     for d in &n.differences {
         let entry = by_eval
             .entry(d.eval.name().to_string())
             .or_insert_with(|| Json::Object(Map::new()));
-        entry[format!("{} vs {}", d.first, d.second)] = json!({
-            "ns": d.estimate.value,
-            "low": d.estimate.low,
-            "high": d.estimate.high,
-            "invocations": invocations,
-            "rounds": d.rounds,
-            "claim": reads_as(&d.estimate, n.threshold_ns),
-        });
+        let record = DifferenceRecord {
+            ns: d.interval.value,
+            low: d.interval.low,
+            high: d.interval.high,
+            lower_bound_ns: d.interval.low,
+            upper_bound_ns: d.interval.high,
+            half_width_ns: d.interval.half_width(),
+            invocations: d.invocation_means.len(),
+            rounds: d.rounds,
+            claim: n.reading(d),
+        };
+        entry[format!("{} vs {}", d.first, d.second)] =
+            serde_json::to_value(record).unwrap_or(Json::Null);
     }
     Json::Object(by_eval)
 }

@@ -1,6 +1,6 @@
 //! E11's method and findings paragraphs, and its one-line verdict.
 
-use super::analysis::{reads_as, Cost, Numbers, Separation, RULE_PAIR};
+use super::analysis::{Cost, Numbers, Separation};
 use super::measure::{Measurement, TablePages};
 use super::RULE_COMMIT;
 use crate::experiments::and_list;
@@ -16,107 +16,82 @@ pub(super) fn method(m: &Measurement) -> String {
         .filter(|(name, _)| m.cells.iter().any(|c| c.eval.name() == name))
         .map(|(name, bytes)| format!("`{name}` ({bytes} B of tables)"))
         .collect();
-    let tts: Vec<String> = {
-        let mut sizes: Vec<usize> = m.cells.iter().map(|c| c.tt_mib).collect();
-        sizes.sort_unstable();
-        sizes.dedup();
-        sizes.iter().map(|s| format!("{s} MiB")).collect()
-    };
     format!(
-        "Each backend searches {} bench positions (self-play, `kiki bench`'s) to depth {}: \
-         iterative-deepening PVS with quiescence, a transposition table of one-line buckets, \
-         TT move / MVV-LVA / killers / history ordering with canonical tie-breaks, null-move \
-         pruning and a mate-in-1 probe at interior nodes. The search decides on material; \
-         the evaluation ({}) is updated incrementally and computed at every node, its value \
-         stored in the TT and folded into a checksum, so every backend and evaluation walks \
-         the same tree (each cell's fingerprints are checked against the first backend's). \
-         Weights are random from a fixed seed: which rows a position touches does not depend \
-         on their values. TTs of {}; the evaluations' tables and the TTs are asked for 2 MiB \
-         pages, the backends' tables are measured on 4 KiB pages (largest TT only) and then \
-         collapsed to 2 MiB pages, the small ones too (they live in a table arena of whole \
-         2 MiB pages; before 2026-11-29 only the whole 2 MiB pages inside a table moved), in \
-         that order in every invocation: a collapse cannot be undone. Each invocation shuffles the backends (with an A/A twin of dbb, timed as \
-         one more entry of every block) and the (evaluation, TT) blocks, seeded and recorded; every other \
-         round reverses the backend order. Time per node is the bench's wall time over its \
-         nodes. D for a pair `A vs B` = (t(B) − t(A)) under an evaluation − the same under \
-         `material`, paired per round: the evaluation's own time cancels. The decision rule \
-         (`rule.rs`, version {}, committed in {} before this code's first full E11 run and \
-         unchanged since): at the largest TT with every table on 2 MiB pages, seed 004 holds \
-         for an evaluation when D(dbb vs magic-plain)'s whole interval lies above the \
-         threshold ({} % of t(dbb) under `material`), does not hold when it lies inside \
-         ±threshold, else is not resolved; if the A/A control (every evaluation) or the \
-         negative control `sqww vs mailbox` (D under nnue and kpp) reaches outside \
-         ±threshold, nothing is decided. The rule also fixes the sample: each forward round \
-         and the reverse round after it give one D, their mean, so that a backend's slot in \
-         the order cancels, and the order is shuffled afresh for each such pair; the interval \
-         is Yuen's trimmed mean over the invocations' means of those samples (a tenth of them \
-         trimmed at each end, so that one disturbed process among ten does not decide; \
-         Student's t below ten invocations; the invocation is the unit), not the bootstrap \
-         over invocations then rounds that the other claims use. The A/A twin is the same \
-         code copy timed twice (a control of timing noise: rustc merges identical code, so a \
-         second copy cannot be had unchanged); the negative control, two table-free copies \
-         placed apart, is the one code layout moves. A full report runs E11 in twice its \
-         invocations, each process in its own code layout where the report has as many. \
-         The threshold's estimate (3 % of the geometric mean over invocations of each \
-         one's median t(dbb) under `material`) lives in `analysis.rs`. The verdict's cells \
-         (largest TT, 2 MiB pages) take {} rounds per invocation, every backend in each; the \
-         others (the 4 KiB-page phase and the smaller TTs) {}. Under `material` the negative control's plain \
-         difference is the two backends' own speeds and is no control. Every block is split into \
-         chunks rotated over the backends, each timed chunk after an untimed warm-up search of \
-         positions outside the set, and a discarded block opens each phase. Bytes \
-         per node are counted in software: evaluation table lines (64 B) read and TT buckets \
-         probed or written, over the nodes.",
+        "Each backend searches {} bench positions (`kiki bench`'s self-play set) to depth {}: \
+         iterative-deepening PVS with quiescence, a TT of one-line buckets, null-move pruning \
+         and a mate-in-1 probe. The search decides on material; the evaluation ({}) is updated \
+         incrementally at every node and folded into a checksum, so every backend walks the \
+         same tree (fingerprints checked). Time per node is wall time over nodes. D = \
+         (t(magic-plain) − t(dbb)) under an evaluation − the same under `material`, paired per \
+         round. The rule (`rule_v5.rs`, version {}, committed in {} before its first run): \
+         the process is the unit; D's estimate is Yuen's trimmed mean over the processes' means \
+         (a tenth trimmed at each end), its interval two-sided 90 %; T is {} % of t(dbb) under \
+         the evaluation; `holds` where L > +T, `does not hold` where U < +T, else `not \
+         resolved`; `withheld` where a control fails. The controls (dbb against its own second \
+         timing, the A/A; sqww against mailbox, the negative control) each test for a \
+         difference from 0 (Holm-adjusted p < 0.05 fails) and fail where their half-width \
+         exceeds T. The verdict's cells (TT {} MiB, every table on 2 MiB pages) time dbb, its \
+         twin, magic-plain, sqww and mailbox, {} rounds per process (one forward, one reverse, \
+         in an order shuffled per process from the run's order seed {:#x}); the ranking cell \
+         times every base backend under material and nnue in {} of the {} processes; {}. \
+         Each block is split into chunks rotated over the entries, each after an untimed \
+         warm-up search; every chunk's wall time, thread CPU time and context switches are in \
+         the summary's `chunks`. {}",
         m.positions,
         m.depth,
         and_list(&evals),
-        and_list(&tts),
-        super::rule::VERSION,
+        super::rule_v5::VERSION,
         &RULE_COMMIT[..12],
         percent(m.threshold),
+        m.largest_tt(),
         m.rounds,
+        m.order_seed,
+        m.cells
+            .iter()
+            .find(|c| c.ranking)
+            .map_or(0, |&c| m.invocations_of(c)),
+        m.invocations,
         secondary_words(m),
+        if m.layouts > 1 {
+            format!(
+                "The processes cycle through {} code layouts of one build.",
+                m.layouts
+            )
+        } else {
+            "Every process ran one code layout.".to_string()
+        },
     )
 }
 
-/// Which invocations measured the secondary cells, and how many rounds each.
+/// Which invocations measured the secondary cells (4 KiB table pages, smaller TTs).
 fn secondary_words(m: &Measurement) -> String {
+    let measured = m.secondary_invocations();
+    if measured == 0 {
+        return "the 4 KiB-page phase and smaller TTs are not measured in this mode (E12 \
+                measures page effects)"
+            .to_string();
+    }
     let rounds = m
         .rows
         .iter()
-        .find(|r| !m.is_primary(r.cell))
+        .find(|r| !m.is_primary(r.cell) && !r.cell.ranking)
         .map_or(0, |r| {
             r.ns_per_node.len() / r.invocation_count(m.invocations).max(1)
         });
-    let rounds = if rounds == 1 {
-        "one round".to_string()
-    } else {
-        format!("{rounds} rounds")
-    };
-    if m.secondary_every <= 1 {
-        return format!("{rounds} per invocation");
-    }
-    let measured = m.secondary_invocations();
     format!(
-        "{rounds} in every {} invocation from the first ({measured} of the {}), to keep \
-         E11 in its time budget; their intervals are over those invocations alone",
-        ordinal(m.secondary_every),
+        "the secondary cells (4 KiB table pages, smaller TTs) {rounds} round{} in {measured} of \
+         the {} processes",
+        if rounds == 1 { "" } else { "s" },
         m.invocations
     )
 }
 
-/// "second", "third", …: the invocations the secondary cells skip between them.
-fn ordinal(n: usize) -> String {
-    match n {
-        2 => "second".to_string(),
-        3 => "third".to_string(),
-        _ => format!("{n}th"),
-    }
-}
-
-/// The one-line verdict (the summary's `verdict`).
+/// The answer in one sentence (the summary's `verdict`): per evaluation the verdict word, D
+/// with its 90 % interval, the half-width and T.
 pub(super) fn verdict_line(n: &Numbers) -> String {
     if n.verdicts.is_empty() {
-        return "not decided here: no evaluation with tables was measured".to_string();
+        return "Seed 004 in a search: not resolved, no evaluation with tables was measured"
+            .to_string();
     }
     if !n.controls_passed {
         let failed = if n.failed_controls.is_empty() {
@@ -124,34 +99,57 @@ pub(super) fn verdict_line(n: &Numbers) -> String {
         } else {
             n.failed_controls.join("; ")
         };
-        return format!("not decided here: a control failed ({failed})");
+        return format!("Seed 004 in a search: withheld, a control failed ({failed})");
     }
-    let parts: Vec<String> =
-        n.verdicts
-            .iter()
-            .map(|(eval, verdict)| {
-                let d = n.differences.iter().find(|d| {
-                    d.eval == *eval && (d.first.as_str(), d.second.as_str()) == RULE_PAIR
-                });
-                let value = d.map_or("–".to_string(), |d| format_interval(&d.estimate));
-                format!(
-                    "under {} seed 004 {} (D {value} ns/node)",
-                    eval.name(),
-                    verdict.words()
-                )
-            })
-            .collect();
+    let parts: Vec<String> = n
+        .verdicts
+        .iter()
+        .map(|(eval, verdict)| match n.rule_difference(*eval) {
+            Some(d) => format!(
+                "{} {}, D {} ns/node (±{}, T {})",
+                eval.name(),
+                verdict.words(),
+                format_interval(&d.estimate),
+                format_sig(d.interval.half_width()),
+                format_sig(n.threshold(*eval))
+            ),
+            None => format!("{} {}", eval.name(), verdict.words()),
+        })
+        .collect();
     format!(
-        "{} (threshold ±{} ns/node, dbb vs magic-plain)",
-        parts.join("; "),
-        format_sig(n.threshold_ns)
+        "Seed 004 in a search (magic-plain − dbb, 90 %): {}",
+        parts.join("; ")
     )
 }
 
 pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
-    let mut text = vec![format!("Verdict: {}.", verdict_line(n))];
+    let mut text = vec![format!("{}.", verdict_line(n))];
+    text.extend(fastest_lines(m, n));
     if !m.errors.is_empty() {
         text.push(format!("Problems: {}.", m.errors.join("; ")));
+    }
+    text.push(controls_line(n));
+    text.push(noise_line(m, n));
+    let moved: Vec<String> = n
+        .differences
+        .iter()
+        .filter(|d| d.eval != EvalKind::Material)
+        .map(|d| {
+            format!(
+                "{} vs {} under {} {} ({})",
+                d.first,
+                d.second,
+                d.eval.name(),
+                format_interval(&d.estimate),
+                n.reading(d).words()
+            )
+        })
+        .collect();
+    if !moved.is_empty() {
+        text.push(format!(
+            "D of the other pairs, ns per node: {}.",
+            moved.join("; ")
+        ));
     }
     for (eval, values) in &n.ns_per_node {
         let list: Vec<String> = values
@@ -164,117 +162,7 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
             list.join(", ")
         ));
     }
-    text.extend(fastest_lines(m, n));
-    let moved: Vec<String> = n
-        .differences
-        .iter()
-        .filter(|d| d.eval != EvalKind::Material)
-        .map(|d| {
-            format!(
-                "{} vs {} under {}: {} ({})",
-                d.first,
-                d.second,
-                d.eval.name(),
-                format_interval(&d.estimate),
-                reads_as(&d.estimate, n.threshold_ns)
-            )
-        })
-        .collect();
-    if !moved.is_empty() {
-        text.push(format!("D in ns per node: {}.", moved.join("; ")));
-    }
-    let against_twin: Vec<String> = n
-        .rule_against_twin
-        .iter()
-        .map(|d| format!("{} {}", d.eval.name(), format_interval(&d.estimate)))
-        .collect();
-    if !against_twin.is_empty() {
-        text.push(format!(
-            "The rule's D with dbb's second timing (the A/A twin, the same code) in dbb's place: \
-             {}; where it and D differ in sign, D's sign is the timing's, not the backend's.",
-            against_twin.join("; ")
-        ));
-    }
-    let aa: Vec<String> =
-        n.aa.iter()
-            .map(|d| (d, ""))
-            .chain(n.negative.iter().map(|d| {
-                let note = if d.eval == EvalKind::Material {
-                    " (the two backends' own speeds: no control)"
-                } else {
-                    ""
-                };
-                (d, note)
-            }))
-            .map(|(d, note)| {
-                format!(
-                    "{} vs {} under {} {}{note}",
-                    d.first,
-                    d.second,
-                    d.eval.name(),
-                    format_interval(&d.estimate)
-                )
-            })
-            .collect();
-    text.push(format!(
-        "Controls ({}): {}.",
-        if n.controls_passed {
-            "passed"
-        } else {
-            "FAILED"
-        },
-        aa.join("; ")
-    ));
-    text.push(resolution(m, n));
-    let pages: Vec<String> = n
-        .page_costs
-        .iter()
-        .map(|c| {
-            let reads = reads_as(&c.estimate, n.threshold_ns);
-            format!(
-                "{} under {} {} ({reads})",
-                c.backend,
-                c.eval.name(),
-                format_interval(&c.estimate)
-            )
-        })
-        .collect();
-    text.push(format!(
-        "What 4 KiB table pages cost against 2 MiB pages, ns per node, net of the table-free \
-         backends' change between the two phases (the 4 KiB phase always runs first; one round \
-         in each of {}, so these intervals are wide and indicative only): {}.",
-        over_invocations(m, &n.page_costs),
-        if pages.is_empty() {
-            "not measured".to_string()
-        } else {
-            pages.join("; ")
-        }
-    ));
-    if !n.tt_costs.is_empty() {
-        let sizes: Vec<usize> = m.cells.iter().map(|c| c.tt_mib).collect();
-        let (small, large) = (
-            sizes.iter().min().copied().unwrap_or(0),
-            sizes.iter().max().copied().unwrap_or(0),
-        );
-        let costs: Vec<String> = n
-            .tt_costs
-            .iter()
-            .map(|c| {
-                format!(
-                    "{} under {} {}",
-                    c.backend,
-                    c.eval.name(),
-                    format_interval(&c.estimate)
-                )
-            })
-            .collect();
-        text.push(format!(
-            "What a {large} MiB TT costs against {small} MiB, ns per node (the first round of \
-             both in each of {}, tables on 2 MiB pages): {}.",
-            over_invocations(m, &n.tt_costs),
-            costs.join("; ")
-        ));
-    }
+    text.extend(cost_lines(m, n));
     let traffic: Vec<String> = m
         .traffic
         .iter()
@@ -295,6 +183,98 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     ));
     text.push(pages_granted(m));
     text.join(" ")
+}
+
+/// The controls as the rule judged them.
+fn controls_line(n: &Numbers) -> String {
+    let list: Vec<String> = n
+        .controls
+        .iter()
+        .map(|(_, _, t)| {
+            format!(
+                "{} {} ±{} (Holm p {:.2}{})",
+                t.name,
+                format_sig(t.value),
+                format_sig(t.half_width),
+                t.p,
+                if t.failed { ", failed" } else { "" }
+            )
+        })
+        .collect();
+    format!(
+        "Controls ({}; each must show no bias at Holm-adjusted p < 0.05 and a 90 % half-width \
+         within its T): {}.",
+        if n.controls_passed {
+            "passed"
+        } else {
+            "FAILED"
+        },
+        list.join("; ")
+    )
+}
+
+/// Where the rule's D's noise lives: the sd of a round about its process's mean and of the
+/// processes' means, per evaluation, and the half-width the run reached.
+fn noise_line(m: &Measurement, n: &Numbers) -> String {
+    let list: Vec<String> = n
+        .verdicts
+        .iter()
+        .filter_map(|(eval, _)| n.rule_difference(*eval))
+        .map(|d| {
+            format!(
+                "{}: within {} ns, between {} ns; half-width ±{} over {} processes",
+                d.eval.name(),
+                format_sig(d.components.within_ns),
+                format_sig(d.components.between_ns),
+                format_sig(d.interval.half_width()),
+                d.invocation_means.len()
+            )
+        })
+        .collect();
+    let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len().max(1) as f64;
+    format!(
+        "Where D's noise lives (sd of a round about its process's mean, and between processes' \
+         means): {}. A process spent {} s before its first timed round and {} s a round.",
+        list.join("; "),
+        format_sig(mean(&m.startup_seconds)),
+        format_sig(mean(&m.round_seconds))
+    )
+}
+
+/// The secondary cells' costs where measured: 4 KiB table pages and the smaller TT.
+fn cost_lines(m: &Measurement, n: &Numbers) -> Vec<String> {
+    let mut lines = Vec::new();
+    let list = |costs: &[Cost]| -> Vec<String> {
+        costs
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} under {} {}",
+                    c.backend,
+                    c.eval.name(),
+                    format_interval(&c.estimate)
+                )
+            })
+            .collect()
+    };
+    if !n.page_costs.is_empty() {
+        lines.push(format!(
+            "What 4 KiB table pages cost against 2 MiB pages, ns per node, net of the table-free \
+             backends' change between the phases (the 4 KiB phase runs first; one round in each \
+             of {}: indicative only): {}.",
+            over_invocations(m, &n.page_costs),
+            list(&n.page_costs).join("; ")
+        ));
+    }
+    if !n.tt_costs.is_empty() {
+        lines.push(format!(
+            "What the largest TT costs against the smallest, ns per node (the first round of \
+             both in each of {}): {}.",
+            over_invocations(m, &n.tt_costs),
+            list(&n.tt_costs).join("; ")
+        ));
+    }
+    lines
 }
 
 /// The invocations `costs`' intervals are over, in words: "5 of the 10 invocations" (every
@@ -337,11 +317,13 @@ fn fastest_lines(m: &Measurement, n: &Numbers) -> Vec<String> {
         lines.push(match separation {
             Separation::Decided(margin) => format!("Fastest under {eval}: {best} ({margin})."),
             Separation::Level(ratio) => format!(
-                "Fastest under {eval}: level ({ratio}, inside ±{} %).",
+                "Fastest under {eval}: {best} by its typical time, level with the next ({ratio}, \
+                 inside ±{} %: either serves).",
                 percent(m.threshold)
             ),
             Separation::NotSeparated(ratio) => format!(
-                "Fastest under {eval}: not separated ({ratio} reaches across ±{} %).",
+                "Fastest under {eval}: {best} by its typical time, not separated from the next \
+                 ({ratio} reaches across ±{} %).",
                 percent(m.threshold)
             ),
         });
@@ -349,122 +331,12 @@ fn fastest_lines(m: &Measurement, n: &Numbers) -> Vec<String> {
     lines
 }
 
-/// How far the controls' intervals reach from zero, ns per node (NaN: no bounds): the A/A
-/// alone, and the A/A with the negative control (what `resolution_ns` in the summary holds).
-fn reach(controls: &mut dyn Iterator<Item = &super::analysis::Difference>) -> f64 {
-    controls
-        .map(|d| d.estimate.low.abs().max(d.estimate.high.abs()))
-        .fold(f64::NAN, f64::max)
-}
-
-/// The farthest any control's interval reaches from zero, ns per node (NaN: no bounds).
+/// The widest control half-width, ns per node (NaN: no bounds): what the run resolves.
 pub(super) fn resolution_ns(n: &Numbers) -> f64 {
-    reach(
-        &mut n
-            .aa
-            .iter()
-            .chain(n.negative.iter().filter(|d| d.eval != EvalKind::Material)),
-    )
-}
-
-/// What this run can resolve: how far each control's interval reaches from zero (the rule
-/// passes the controls only inside ±threshold), and what the intervals hold of code layout.
-/// The A/A twin times its backend's own code copy again, so its spread is noise that layout
-/// does not explain; the negative control's two backends are two code copies.
-fn resolution(m: &Measurement, n: &Numbers) -> String {
-    let aa = reach(&mut n.aa.iter());
-    let negative = reach(&mut n.negative.iter().filter(|d| d.eval != EvalKind::Material));
-    let layouts = if m.layouts > 1 {
-        format!(
-            "the {} invocations ran {} code layouts of one build (function order only: the \
-             `.text` sections shuffled at link time; data placement and alignment not varied), \
-             so these intervals include the variation between those layouts",
-            m.invocations, m.layouts
-        )
-    } else {
-        "every invocation ran one code layout, so a layout's bias (which can move a backend \
-         by several ns per node) is in no interval and can pass for an effect"
-            .to_string()
-    };
-    if aa.is_nan() || negative.is_nan() {
-        return format!(
-            "Resolution: none stated (the controls have no interval with fewer than two \
-             invocations); {layouts}."
-        );
-    }
-    format!(
-        "Resolution: against a threshold of ±{} ns per node, the A/A control's intervals \
-         reach {} ns from zero (one code copy timed twice: noise that layout does not \
-         explain) and the negative control's {} ns (two code copies); {layouts}.{}",
-        format_sig(n.threshold_ns),
-        format_sig(aa),
-        format_sig(negative),
-        same_code_differences(n)
-    ) + &half_widths(n)
-}
-
-/// The intervals' half-widths: what the run resolves, apart from where each is centred.
-fn half_widths(n: &Numbers) -> String {
-    let list = |ds: &mut dyn Iterator<Item = &super::analysis::Difference>| -> String {
-        ds.map(|d| {
-            format!(
-                "{} ±{}",
-                d.eval.name(),
-                format_sig((d.estimate.high - d.estimate.low) / 2.0)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-    };
-    let rule_d = list(&mut n.differences.iter().filter(|d| {
-        d.eval != EvalKind::Material && (d.first.as_str(), d.second.as_str()) == RULE_PAIR
-    }));
-    let aa = list(&mut n.aa.iter());
-    let negative = list(&mut n.negative.iter().filter(|d| d.eval != EvalKind::Material));
-    if rule_d.is_empty() || aa.is_empty() {
-        return String::new();
-    }
-    format!(
-        " Half-widths (what the run resolves): the rule's D {rule_d}; the A/A {aa}; the \
-         negative control {negative}; \"holds\" needs D's estimate above the threshold by at \
-         least its half-width, and a passing control an estimate within the threshold less \
-         its half-width."
-    )
-}
-
-/// The A/A intervals that exclude zero, said plainly: one code copy timed twice differed, by
-/// more or less than the rule's D under the same evaluation.
-fn same_code_differences(n: &Numbers) -> String {
-    n.aa.iter()
-        .filter(|d| d.estimate.low > 0.0 || d.estimate.high < 0.0)
-        .map(|d| {
-            let rule_d = n
-                .differences
-                .iter()
-                .find(|x| x.eval == d.eval && (x.first.as_str(), x.second.as_str()) == RULE_PAIR);
-            let against = match rule_d {
-                Some(x) if d.estimate.value.abs() > x.estimate.value.abs() => format!(
-                    ", more than the rule's D under {} ({})",
-                    d.eval.name(),
-                    format_sig(x.estimate.value)
-                ),
-                Some(x) => format!(
-                    " (the rule's D under {}: {})",
-                    d.eval.name(),
-                    format_sig(x.estimate.value)
-                ),
-                None => String::new(),
-            };
-            format!(
-                " Under {} the A/A excludes zero: one code copy timed twice differed by {} \
-                 ns per node{against}; a same-code difference this size is timing noise this \
-                 run cannot tell from an effect (no mechanism found in the code: both timings \
-                 take the same path).",
-                d.eval.name(),
-                format_interval(&d.estimate)
-            )
-        })
-        .collect()
+    n.controls
+        .iter()
+        .map(|(_, _, t)| t.half_width)
+        .fold(f64::NAN, f64::max)
 }
 
 /// What the kernel granted (its page scan, else `/proc/self/smaps`) in the first invocation:
@@ -535,6 +407,11 @@ mod tests {
             depth: 1,
             rounds: 2,
             secondary_every: 1,
+            ranking_every: 1,
+            order_seed: 0,
+            startup_seconds: Vec::new(),
+            round_seconds: Vec::new(),
+            chunks: Vec::new(),
             threshold: 0.03,
             cells: Vec::new(),
             eval_bytes: Vec::new(),

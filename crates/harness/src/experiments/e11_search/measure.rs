@@ -1,7 +1,7 @@
 //! E11's measuring: the bench search on every backend, per evaluation, TT size and page kind
 //! of the backends' tables, in randomised, alternating blocks; each cell's fingerprint checked.
 
-use super::rule::TWIN;
+use super::rule_v5::{NEGATIVE, ROUNDS_PER_PROCESS, RULE_PAIR, TWIN};
 use crate::bench::{place_tables, run_named, BenchRun, PositionPrint, TablePlacement};
 use crate::experiments::{Config, Progress};
 use crate::invocations::{union, Invocation};
@@ -58,6 +58,43 @@ pub(crate) struct Cell {
     pub eval: EvalKind,
     pub tt_mib: usize,
     pub pages: TablePages,
+    /// The ranking cell: every base backend in blocks of their own (rule v5 times only the
+    /// rule's entries in the verdict's cells), for `best` and the ranking.
+    #[serde(default)]
+    pub ranking: bool,
+}
+
+impl Cell {
+    /// A cell of the verdict's kind (not the ranking's).
+    pub fn new(eval: EvalKind, tt_mib: usize, pages: TablePages) -> Cell {
+        Cell {
+            eval,
+            tt_mib,
+            pages,
+            ranking: false,
+        }
+    }
+}
+
+/// One timed chunk of a block: a backend's search of a share of the positions after its
+/// warm-up, with the thread's CPU time and context switches over it (where the noise lives).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Chunk {
+    pub invocation: usize,
+    #[serde(with = "eval_name")]
+    pub eval: EvalKind,
+    pub ranking: bool,
+    #[serde(with = "crate::invocations::static_str")]
+    pub backend: crate::invocations::StaticStr,
+    pub twin: bool,
+    pub round: usize,
+    /// The step of the block's rotation (the chunk's slot in time inside the round).
+    pub step: usize,
+    pub nodes: u64,
+    pub wall_ns: u64,
+    pub thread_cpu_ns: u64,
+    pub voluntary_switches: u64,
+    pub involuntary_switches: u64,
 }
 
 /// One backend's samples in one cell: ns per node, one per round (invocations one after
@@ -149,6 +186,22 @@ pub(crate) struct Measurement {
     /// Code layouts the report's invocations cycled through (see [`crate::layouts`]).
     #[serde(default)]
     pub layouts: usize,
+    /// The ranking cell ran in every `ranking_every`-th invocation, from the first.
+    #[serde(default)]
+    pub ranking_every: usize,
+    /// The run's order seed every shuffle derives from.
+    #[serde(default)]
+    pub order_seed: u64,
+    /// Per invocation: seconds from the start of measuring to the first timed round (the
+    /// evaluations' tables, the TTs, the backends' tables placed, the discarded block), and
+    /// the mean seconds of a round on 2 MiB pages: the costs rule v5's sampling is sized by.
+    #[serde(default)]
+    pub startup_seconds: Vec<f64>,
+    #[serde(default)]
+    pub round_seconds: Vec<f64>,
+    /// Every timed chunk, invocations one after another.
+    #[serde(default)]
+    pub chunks: Vec<Chunk>,
 }
 
 fn every_invocation() -> usize {
@@ -183,7 +236,7 @@ impl Measurement {
     pub fn secondary_invocations(&self) -> usize {
         self.cells
             .iter()
-            .filter(|&&c| !self.is_primary(c))
+            .filter(|&&c| !self.is_primary(c) && !c.ranking)
             .map(|&c| self.invocations_of(c))
             .max()
             .unwrap_or(0)
@@ -192,7 +245,15 @@ impl Measurement {
     /// Whether `cell` is one of the verdict's (the largest TT, tables on 2 MiB pages), which
     /// every invocation measures.
     pub fn is_primary(&self, cell: Cell) -> bool {
-        cell.pages == TablePages::Huge && cell.tt_mib == self.largest_tt()
+        !cell.ranking && cell.pages == TablePages::Huge && cell.tt_mib == self.largest_tt()
+    }
+
+    /// The ranking cell under `eval`, where this run has one.
+    pub fn ranking_cell(&self, eval: EvalKind) -> Option<Cell> {
+        self.cells
+            .iter()
+            .copied()
+            .find(|c| c.ranking && c.eval == eval)
     }
 
     pub fn largest_tt(&self) -> usize {
@@ -215,9 +276,18 @@ pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
             None => rows.push(row.clone()),
         }
     }
-    rows.sort_by_key(|r| (r.cell.pages, r.cell.eval, r.cell.tt_mib, r.twin, r.backend));
+    rows.sort_by_key(|r| {
+        (
+            r.cell.ranking,
+            r.cell.pages,
+            r.cell.eval,
+            r.cell.tt_mib,
+            r.twin,
+            r.backend,
+        )
+    });
     let mut cells = union(parts.iter().map(|p| p.cells.clone()));
-    cells.sort_by_key(|c| (c.pages, c.eval, c.tt_mib));
+    cells.sort_by_key(|c| (c.ranking, c.pages, c.eval, c.tt_mib));
     let merged = Measurement {
         rows,
         cells,
@@ -229,6 +299,12 @@ pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
         ),
         errors: union(parts.iter().map(|p| p.errors.clone())),
         orders: parts.iter().flat_map(|p| p.orders.clone()).collect(),
+        startup_seconds: parts
+            .iter()
+            .flat_map(|p| p.startup_seconds.clone())
+            .collect(),
+        round_seconds: parts.iter().flat_map(|p| p.round_seconds.clone()).collect(),
+        chunks: parts.iter().flat_map(|p| p.chunks.clone()).collect(),
         invocations: parts.len(),
         ..first.clone()
     };
@@ -265,25 +341,27 @@ fn first_of_each<T: Clone, K: PartialEq>(
     items
 }
 
-/// A full run measures the secondary cells (the 4 KiB-page phase, the smaller TTs) in every
-/// third invocation only, from the first (4 of 10; every second before 2026-11-29): in an
-/// invocation that has them they are half of its time, the full report's time budget has no
-/// room for more, and the verdict's cells keep every invocation.
-const SECONDARY_EVERY: usize = 3;
-
 /// The sizes of one invocation.
 struct Sizes {
     positions: usize,
     depth: u32,
-    /// Rounds of the verdict's cells (forward and reverse pairs).
+    /// Rounds of the verdict's cells (forward and reverse pairs; rule v5's
+    /// [`ROUNDS_PER_PROCESS`] in a full run).
     rounds: usize,
-    /// Rounds of the other cells in an invocation that measures them, and which invocations
-    /// do (every `secondary_every`-th).
-    secondary_rounds: usize,
+    /// Which invocations measure the secondary cells (the 4 KiB-page phase, the smaller TTs):
+    /// every `secondary_every`-th from the first; 0: none (a full run under rule v5, whose
+    /// budget goes to processes).
     secondary_every: usize,
+    /// Which invocations measure the ranking cell: every `ranking_every`-th from the first.
+    ranking_every: usize,
     evals: Vec<EvalKind>,
     tt_mib: Vec<usize>,
 }
+
+/// A full run's ranking cell (every base backend under material and nnue) runs in every
+/// second process: the verdict's cells take about 12 s of a process, the ranking cell about
+/// as much again, and the ranking needs less resolution than the rule (see `rule_v5.rs`).
+const RANKING_EVERY: usize = 2;
 
 fn sizes(config: &Config) -> Sizes {
     let all = bench::positions().len();
@@ -291,177 +369,282 @@ fn sizes(config: &Config) -> Sizes {
     let (positions, depth, rounds, evals, tt_mib) = config.pick(
         (6, 1, 4, EvalKind::ALL.to_vec(), vec![2]),
         (all, 2, 2, quick_evals, vec![64]),
-        // One forward and reverse pair of rounds per process: a full run has twice the
-        // report's processes (rule version 4), and layout, not rounds, is what varies most.
-        (all, 3, 2, EvalKind::ALL.to_vec(), vec![16, 1024]),
+        (
+            all,
+            3,
+            ROUNDS_PER_PROCESS,
+            EvalKind::ALL.to_vec(),
+            vec![1024],
+        ),
     );
-    // The secondary cells' figures are secondary: in a full run the budget goes to the
-    // verdict's cells.
-    let (secondary_rounds, secondary_every) =
-        config.pick((rounds, 1), (rounds, 1), (1, SECONDARY_EVERY));
+    let (secondary_every, ranking_every) = config.pick((1, 1), (1, 1), (0, RANKING_EVERY));
     Sizes {
         positions,
         depth,
         rounds,
-        secondary_rounds,
         secondary_every,
+        ranking_every,
         evals,
         tt_mib,
     }
 }
 
+/// One timed block: a cell, its entries in this invocation's shuffled order and its rounds.
+struct Timed {
+    cell: Cell,
+    entries: Vec<(&'static str, bool)>,
+    rounds: usize,
+}
+
+/// What every block of one invocation shares.
+struct Shared<'a> {
+    warm: &'a [String],
+    depth: u32,
+    evals: &'a [EvalKind],
+    tables: &'a [EvalTables],
+}
+
 /// One invocation: build the evaluations and TTs once, then per page kind of the backends'
-/// tables (4 KiB first: a collapse cannot be undone), round by round, every (evaluation, TT)
-/// block in this invocation's shuffled order, backends in its shuffled order, reversed every
-/// other round (so drift favours none). The secondary cells only in the invocations
-/// [`SECONDARY_EVERY`] picks in a full run.
+/// tables (4 KiB first: a collapse cannot be undone), round by round, every block in this
+/// invocation's shuffled order, entries in their shuffled order, shuffled afresh for each
+/// forward and reverse pair of rounds and reversed in the second (so drift favours none).
+/// The verdict's cells time rule v5's entries; the ranking cell every base backend.
 pub(super) fn measure(
     config: &Config,
     invocation: Invocation,
     progress: Progress<'_>,
 ) -> Measurement {
-    let Sizes {
-        positions: count,
-        depth,
-        rounds,
-        secondary_rounds,
-        secondary_every,
-        evals,
-        tt_mib: tt_sizes,
-    } = sizes(config);
-    let sfens: Vec<String> = bench::positions()[..count]
+    let sizes = sizes(config);
+    let sfens: Vec<String> = bench::positions()[..sizes.positions]
         .iter()
         .map(|s| s.to_string())
         .collect();
     let (backends, skipped) = config.backend_names();
-    let secondary = invocation.index.is_multiple_of(secondary_every);
     let mut m = Measurement {
         backends: backends.clone(),
         skipped,
         positions: sfens.len(),
-        depth,
-        rounds,
-        secondary_every,
+        depth: sizes.depth,
+        rounds: sizes.rounds,
+        secondary_every: sizes.secondary_every,
+        ranking_every: sizes.ranking_every,
+        order_seed: config.order_seed.value,
         ..Measurement::empty(config)
     };
-    let tables: Vec<EvalTables> = evals
+    let tables: Vec<EvalTables> = sizes
+        .evals
         .iter()
         .map(|&k| EvalTables::new(k, Pages::Huge))
         .collect();
-    let mut tts: Vec<TranspositionTable> = tt_sizes
+    let mut tts: Vec<TranspositionTable> = sizes
+        .tt_mib
         .iter()
         .map(|&mib| TranspositionTable::new(mib << 20, Pages::Huge))
         .collect();
-    m.buffers = placed_buffers(&evals, &tables, &tts);
+    m.buffers = placed_buffers(&sizes.evals, &tables, &tts);
     // Searched untimed before each timed run, to refill the caches with the next backend's
     // tables: positions outside the timed set, so that no timed search finds its own TT lines
     // warm.
     let warm = warm_up_positions(config);
-    let mut rng =
-        Xoshiro256PlusPlus::seed_from_u64(config.seed ^ 0xE11 ^ (invocation.index as u64) << 32);
-    let mut entries = shuffled_entries(&backends, &mut rng);
-    let largest = tt_sizes.iter().copied().max().unwrap_or(0);
-    let phases = [TablePages::Small, TablePages::Huge];
-    let mut blocks = shuffled_blocks(
-        &phases,
-        evals.len(),
-        (&tt_sizes, largest),
-        secondary,
-        &mut rng,
+    // Seeded from the run's order seed (drawn per run by the report's parent, or given with
+    // `--order-seed`), so no order × slot interaction repeats from run to run.
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(
+        config.order_seed.value ^ 0xE11 ^ (invocation.index as u64) << 32,
     );
-    m.orders
-        .push(order_text(invocation, &entries, &blocks, &evals, &tt_sizes));
-    // The verdict's cells (largest TT, 2 MiB pages) take every round, the others their own
-    // rounds. Every round times every backend.
-    let rounds_of = |pages: TablePages, tt: usize| {
-        if pages == TablePages::Huge && tt == largest {
-            rounds
-        } else {
-            secondary_rounds
-        }
-    };
+    let phases = plan(&sizes, &backends, invocation, &mut rng);
+    m.orders.push(order_text(invocation, &phases));
     let total: usize = phases
         .iter()
-        .zip(&blocks)
-        .flat_map(|(&p, groups)| groups.iter().map(move |&(_, t)| (p, t)))
-        .map(|(p, t)| rounds_of(p, tt_sizes[t]))
-        .sum::<usize>()
-        * entries.len();
-    let block = |sfens, e: usize| Block {
-        sfens,
+        .flat_map(|(_, blocks)| blocks)
+        .map(|b| b.rounds * b.entries.len())
+        .sum();
+    let shared = Shared {
         warm: &warm,
-        depth,
-        tables: &tables[e],
+        depth: sizes.depth,
+        evals: &sizes.evals,
+        tables: &tables,
     };
+    let started = std::time::Instant::now();
     let mut done = 0;
-    for (phase, groups) in phases.iter().zip(blocks.iter_mut()) {
-        // An invocation without the secondary cells has no 4 KiB phase at all: neither its
-        // tables' placement nor its discarded block.
-        if groups.is_empty() {
-            continue;
-        }
-        m.place_tables(&backends, *phase);
+    for (phase, mut blocks) in phases {
+        m.place_tables(&backends, phase);
         // A discarded block first: the first timed block of a phase ran slow in trials (the
         // process's, the tables' and the pages' first use), so none is timed cold.
-        if let Some(&(e, t)) = groups.first() {
-            let sfens = &sfens[..sfens.len().min(entries.len())];
-            let _ = block(sfens, e).time(&entries, &mut tts[t], &mut Vec::new());
+        if let Some(first) = blocks.first() {
+            let eval = eval_index(&shared, first.cell.eval);
+            let sfens = &sfens[..sfens.len().min(first.entries.len())];
+            let tt = tt_index(&sizes.tt_mib, first.cell.tt_mib);
+            let _ = block(&shared, sfens, eval).time(&first.entries, &mut tts[tt], &mut Vec::new());
         }
+        if m.startup_seconds.is_empty() {
+            m.startup_seconds.push(started.elapsed().as_secs_f64());
+        }
+        let rounds = blocks.iter().map(|b| b.rounds).max().unwrap_or(0);
+        let round_started = std::time::Instant::now();
         for round in 0..rounds {
-            // A fresh order for each forward and reverse pair of rounds (rule version 3), so
-            // that no backend keeps its neighbours through an invocation.
-            let timed = groups
-                .iter()
-                .any(|&(_, t)| round < rounds_of(*phase, tt_sizes[t]));
-            if !timed {
-                continue;
-            }
-            if round.is_multiple_of(2) && round > 0 {
-                entries.shuffle(&mut rng);
-                m.orders.push(format!(
-                    "invocation {}, tables {}, rounds {}–{}: {}",
-                    invocation.index + 1,
-                    phase.name(),
-                    round + 1,
-                    round + 2,
-                    entry_names(&entries).join(", ")
-                ));
-            }
-            // Every other round reversed: the rule pairs each forward round with the next.
-            let order: Vec<(&'static str, bool)> = if round.is_multiple_of(2) {
-                entries.clone()
-            } else {
-                entries.iter().rev().copied().collect()
-            };
-            for &(e, t) in groups.iter() {
-                let cell = Cell {
-                    eval: evals[e],
-                    tt_mib: tt_sizes[t],
-                    pages: *phase,
+            for b in blocks.iter_mut().filter(|b| round < b.rounds) {
+                // A fresh order for each forward and reverse pair of rounds (rule version 3),
+                // so that no backend keeps its neighbours through an invocation.
+                if round.is_multiple_of(2) && round > 0 {
+                    b.entries.shuffle(&mut rng);
+                    m.orders.push(format!(
+                        "invocation {}, {}, rounds {}–{}: {}",
+                        invocation.index + 1,
+                        cell_words(b.cell),
+                        round + 1,
+                        round + 2,
+                        entry_names(&b.entries).join(", ")
+                    ));
+                }
+                let order: Vec<(&'static str, bool)> = if round.is_multiple_of(2) {
+                    b.entries.clone()
+                } else {
+                    b.entries.iter().rev().copied().collect()
                 };
-                if round >= rounds_of(*phase, cell.tt_mib) {
-                    continue;
-                }
                 if round == 0 {
-                    m.cells.push(cell);
+                    m.cells.push(b.cell);
                 }
-                let message = format!(
-                    "{} TT {} MiB, tables on {}",
-                    cell.eval.name(),
-                    cell.tt_mib,
-                    phase.name()
-                );
-                progress(&message, done as f64 / total.max(1) as f64);
+                progress(&cell_words(b.cell), done as f64 / total.max(1) as f64);
                 done += order.len();
-                let runs = block(&sfens, e).time(&order, &mut tts[t], &mut m.errors);
-                record(&mut m, (cell, invocation), &order, runs);
+                let eval = eval_index(&shared, b.cell.eval);
+                let tt = tt_index(&sizes.tt_mib, b.cell.tt_mib);
+                let mut timings = Vec::new();
+                let runs = block(&shared, &sfens, eval).time_chunks(
+                    &order,
+                    &mut tts[tt],
+                    &mut m.errors,
+                    &mut timings,
+                );
+                m.chunks.extend(timings.into_iter().map(|t| Chunk {
+                    invocation: invocation.index,
+                    eval: b.cell.eval,
+                    ranking: b.cell.ranking,
+                    backend: order[t.slot].0,
+                    twin: order[t.slot].1,
+                    round,
+                    step: t.step,
+                    nodes: t.nodes,
+                    wall_ns: t.wall_ns,
+                    thread_cpu_ns: t.thread_cpu_ns,
+                    voluntary_switches: t.voluntary_switches,
+                    involuntary_switches: t.involuntary_switches,
+                }));
+                record(&mut m, (b.cell, invocation), &order, runs);
             }
+        }
+        if phase == TablePages::Huge && rounds > 0 {
+            m.round_seconds
+                .push(round_started.elapsed().as_secs_f64() / rounds as f64);
         }
     }
-    m.rows
-        .sort_by_key(|r| (r.cell.pages, r.cell.eval, r.cell.tt_mib, r.twin, r.backend));
-    m.cells.sort_by_key(|c| (c.pages, c.eval, c.tt_mib));
+    m.rows.sort_by_key(|r| {
+        (
+            r.cell.ranking,
+            r.cell.pages,
+            r.cell.eval,
+            r.cell.tt_mib,
+            r.twin,
+            r.backend,
+        )
+    });
+    m.cells
+        .sort_by_key(|c| (c.ranking, c.pages, c.eval, c.tt_mib));
     m
+}
+
+fn block<'a>(shared: &Shared<'a>, sfens: &'a [String], eval: usize) -> Block<'a> {
+    Block {
+        sfens,
+        warm: shared.warm,
+        depth: shared.depth,
+        tables: &shared.tables[eval],
+    }
+}
+
+fn eval_index(shared: &Shared<'_>, eval: EvalKind) -> usize {
+    shared.evals.iter().position(|&e| e == eval).unwrap_or(0)
+}
+
+fn tt_index(sizes: &[usize], mib: usize) -> usize {
+    sizes.iter().position(|&s| s == mib).unwrap_or(0)
+}
+
+fn cell_words(cell: Cell) -> String {
+    format!(
+        "{} TT {} MiB, tables on {}{}",
+        cell.eval.name(),
+        cell.tt_mib,
+        cell.pages.name(),
+        if cell.ranking { " (ranking)" } else { "" }
+    )
+}
+
+/// The rule's entries among `backends`: dbb, its A/A twin, magic-plain, sqww and mailbox.
+fn rule_entries(backends: &[&'static str]) -> Vec<(&'static str, bool)> {
+    let mut entries: Vec<(&'static str, bool)> = [RULE_PAIR.0, RULE_PAIR.1, NEGATIVE.0, NEGATIVE.1]
+        .into_iter()
+        .filter(|b| backends.contains(b))
+        .map(|b| (b, false))
+        .collect();
+    if backends.contains(&TWIN) {
+        entries.push((TWIN, true));
+    }
+    entries
+}
+
+/// Per page kind (4 KiB first), this invocation's blocks in a shuffled order: the verdict's
+/// cells (every evaluation at the largest TT on 2 MiB pages, rule v5's entries), the
+/// secondary cells where this invocation has them (the largest TT on 4 KiB pages, the smaller
+/// TTs on 2 MiB pages; one round), and the ranking cell where it has it (material and nnue at
+/// the largest TT, every base backend). Each block's entries shuffled.
+fn plan(
+    sizes: &Sizes,
+    backends: &[&'static str],
+    invocation: Invocation,
+    rng: &mut Xoshiro256PlusPlus,
+) -> Vec<(TablePages, Vec<Timed>)> {
+    let largest = sizes.tt_mib.iter().copied().max().unwrap_or(0);
+    let picked = |every: usize| every > 0 && invocation.index.is_multiple_of(every);
+    let (secondary, ranking) = (picked(sizes.secondary_every), picked(sizes.ranking_every));
+    let rule = rule_entries(backends);
+    let shuffled = |mut entries: Vec<(&'static str, bool)>, rng: &mut Xoshiro256PlusPlus| {
+        entries.shuffle(rng);
+        entries
+    };
+    let mut phases = Vec::new();
+    for pages in [TablePages::Small, TablePages::Huge] {
+        let mut blocks = Vec::new();
+        for &eval in &sizes.evals {
+            for &tt_mib in &sizes.tt_mib {
+                let primary = pages == TablePages::Huge && tt_mib == largest;
+                let secondary_cell = secondary && (pages == TablePages::Huge || tt_mib == largest);
+                if primary || secondary_cell {
+                    blocks.push(Timed {
+                        cell: Cell::new(eval, tt_mib, pages),
+                        entries: shuffled(rule.clone(), rng),
+                        rounds: if primary { sizes.rounds } else { 1 },
+                    });
+                }
+            }
+            let ranked_eval = matches!(eval, EvalKind::Material | EvalKind::Nnue);
+            if ranking && pages == TablePages::Huge && ranked_eval {
+                let all = backends.iter().map(|&b| (b, false)).collect();
+                blocks.push(Timed {
+                    cell: Cell {
+                        ranking: true,
+                        ..Cell::new(eval, largest, pages)
+                    },
+                    entries: shuffled(all, rng),
+                    rounds: sizes.rounds,
+                });
+            }
+        }
+        if !blocks.is_empty() {
+            blocks.shuffle(rng);
+            phases.push((pages, blocks));
+        }
+    }
+    phases
 }
 
 impl Measurement {
@@ -501,6 +684,11 @@ impl Measurement {
             errors: Vec::new(),
             invocations: 1,
             layouts: config.layouts,
+            ranking_every: 1,
+            order_seed: config.order_seed.value,
+            startup_seconds: Vec::new(),
+            round_seconds: Vec::new(),
+            chunks: Vec::new(),
         }
     }
 }
@@ -536,46 +724,6 @@ fn placed_buffers(
     placed
 }
 
-/// The timed entries: every backend and the A/A twin, shuffled.
-fn shuffled_entries(
-    backends: &[&'static str],
-    rng: &mut Xoshiro256PlusPlus,
-) -> Vec<(&'static str, bool)> {
-    let mut entries: Vec<(&'static str, bool)> = backends.iter().map(|&b| (b, false)).collect();
-    if backends.contains(&TWIN) {
-        entries.push((TWIN, true));
-    }
-    entries.shuffle(rng);
-    entries
-}
-
-/// Per page kind, the (evaluation, TT) blocks in a shuffled order: every pair on 2 MiB
-/// pages, the largest TT's alone on 4 KiB pages; without the `secondary` cells, the largest
-/// TT's on 2 MiB pages alone.
-fn shuffled_blocks(
-    phases: &[TablePages],
-    evals: usize,
-    (tt_sizes, largest): (&[usize], usize),
-    secondary: bool,
-    rng: &mut Xoshiro256PlusPlus,
-) -> Vec<Vec<(usize, usize)>> {
-    phases
-        .iter()
-        .map(|&pages| {
-            let primary = |t: usize| pages == TablePages::Huge && tt_sizes[t] == largest;
-            let mut groups: Vec<(usize, usize)> = (0..evals)
-                .flat_map(|e| (0..tt_sizes.len()).map(move |t| (e, t)))
-                .filter(|&(_, t)| {
-                    primary(t)
-                        || (secondary && (pages == TablePages::Huge || tt_sizes[t] == largest))
-                })
-                .collect();
-            groups.shuffle(rng);
-            groups
-        })
-        .collect()
-}
-
 /// One (cell, round) block: every entry searches every position once, in chunks rotated so
 /// that each step runs every entry on a different chunk. Each entry's time is spread over the
 /// whole block, so drift during it favours none, and no search directly follows another
@@ -587,6 +735,17 @@ pub(crate) struct Block<'a> {
     pub(crate) tables: &'a EvalTables,
 }
 
+/// One timed chunk as [`Block::time_chunks`] saw it: its entry's slot in the order, its step.
+pub(crate) struct ChunkTiming {
+    pub slot: usize,
+    pub step: usize,
+    pub nodes: u64,
+    pub wall_ns: u64,
+    pub thread_cpu_ns: u64,
+    pub voluntary_switches: u64,
+    pub involuntary_switches: u64,
+}
+
 impl Block<'_> {
     /// Per entry (in `order`): its runs merged (seconds, nodes, traffic, every position's
     /// fingerprint in position order); `None` for an entry that could not run.
@@ -596,6 +755,19 @@ impl Block<'_> {
         tt: &mut TranspositionTable,
         errors: &mut Vec<String>,
     ) -> Vec<Option<BenchRun>> {
+        self.time_chunks(order, tt, errors, &mut Vec::new())
+    }
+
+    /// [`Block::time`], with each timed chunk's wall time, thread CPU time and context
+    /// switches pushed to `timings`.
+    pub(crate) fn time_chunks(
+        &self,
+        order: &[(&'static str, bool)],
+        tt: &mut TranspositionTable,
+        errors: &mut Vec<String>,
+        timings: &mut Vec<ChunkTiming>,
+    ) -> Vec<Option<BenchRun>> {
+        use crate::measure::{thread_context_switches, thread_cpu_ns};
         let chunks = order.len().max(1);
         let n = self.sfens.len();
         let chunk = |c: usize| (c * n / chunks)..((c + 1) * n / chunks);
@@ -605,16 +777,18 @@ impl Block<'_> {
         for step in 0..chunks {
             for (slot, &(backend, _)) in order.iter().enumerate() {
                 let range = chunk((step + slot) % chunks);
-                let timed =
-                    run_named(backend, self.warm, warm_depth, self.tables, tt).and_then(|_| {
-                        run_named(
-                            backend,
-                            &self.sfens[range.clone()],
-                            self.depth,
-                            self.tables,
-                            tt,
-                        )
-                    });
+                let warmed = run_named(backend, self.warm, warm_depth, self.tables, tt);
+                let (cpu_before, switches_before) = (thread_cpu_ns(), thread_context_switches());
+                let timed = warmed.and_then(|_| {
+                    run_named(
+                        backend,
+                        &self.sfens[range.clone()],
+                        self.depth,
+                        self.tables,
+                        tt,
+                    )
+                });
+                let (cpu_after, switches_after) = (thread_cpu_ns(), thread_context_switches());
                 let run = match timed {
                     Ok(run) => run,
                     Err(error) => {
@@ -622,6 +796,19 @@ impl Block<'_> {
                         continue;
                     }
                 };
+                let (voluntary, involuntary) = match (switches_before, switches_after) {
+                    (Some((v0, i0)), Some((v1, i1))) => (v1 - v0, i1 - i0),
+                    _ => (0, 0),
+                };
+                timings.push(ChunkTiming {
+                    slot,
+                    step,
+                    nodes: run.nodes,
+                    wall_ns: (run.seconds * 1e9) as u64,
+                    thread_cpu_ns: cpu_after.zip(cpu_before).map_or(0, |(a, b)| a - b),
+                    voluntary_switches: voluntary,
+                    involuntary_switches: involuntary,
+                });
                 for (at, print) in range.zip(&run.positions) {
                     prints[slot][at] = Some(print.clone());
                 }
@@ -726,33 +913,21 @@ fn entry_names(entries: &[(&str, bool)]) -> Vec<String> {
 }
 
 /// The invocation's order in words (recorded: the method says the order was randomised).
-fn order_text(
-    invocation: Invocation,
-    entries: &[(&str, bool)],
-    blocks: &[Vec<(usize, usize)>],
-    evals: &[EvalKind],
-    tt_sizes: &[usize],
-) -> String {
-    let names = entry_names(entries);
-    let groups: Vec<String> = blocks
+fn order_text(invocation: Invocation, phases: &[(TablePages, Vec<Timed>)]) -> String {
+    let blocks: Vec<String> = phases
         .iter()
-        .zip(["4k", "2m"])
-        .map(|(groups, pages)| {
-            let list: Vec<String> = groups
-                .iter()
-                .map(|&(e, t)| format!("{}@{}MiB", evals[e].name(), tt_sizes[t]))
-                .collect();
-            if list.is_empty() {
-                format!("tables {pages}: none in this invocation")
-            } else {
-                format!("tables {pages}: {}", list.join(", "))
-            }
+        .flat_map(|(_, blocks)| blocks)
+        .map(|b| {
+            format!(
+                "{} [{}]",
+                cell_words(b.cell),
+                entry_names(&b.entries).join(", ")
+            )
         })
         .collect();
     format!(
-        "invocation {}: backends {}; blocks {}",
+        "invocation {}: blocks {}",
         invocation.index + 1,
-        names.join(", "),
-        groups.join("; ")
+        blocks.join("; ")
     )
 }

@@ -10,12 +10,14 @@ mod analysis;
 mod findings;
 mod measure;
 pub mod rule;
+pub mod rule_v5;
 pub mod summary;
 
 use super::{failed_result, About, Config, Context, Experiment, ExperimentId, Progress};
 use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
 use analysis::{differences_json, triple, Numbers};
+
 use kiki_engine::search::eval::EvalKind;
 use measure::Measurement;
 pub(crate) use measure::{warm_up_positions, Block, TablePages};
@@ -23,12 +25,16 @@ use serde_json::{json, Map, Value as Json};
 
 pub const TITLE: &str = "Seed 004 in a search: ns per node per backend and evaluation";
 
-/// The commit that holds the decision rule (`rule.rs`) as every E11 run uses it: committed
-/// before the first E11 run.
-pub const RULE_COMMIT: &str = "54afcd0d0331ba1b96b4d57b46aa2719f4a62005";
+/// The commit that holds rule version 4 (`rule.rs`), as the reports of version 4 name it.
+pub const RULE_V4_COMMIT: &str = "54afcd0d0331ba1b96b4d57b46aa2719f4a62005";
 
-/// E11's processes per report invocation in a full run (see [`Search`]'s `invocations`).
-pub const PROCESSES_PER_INVOCATION: usize = 2;
+/// The commit that holds the decision rule E11 runs (`rule_v5.rs`): committed before its
+/// first run.
+pub const RULE_COMMIT: &str = "e0d47349f51b8a4c91fed078032ba0e9077a90cb";
+
+/// E11's processes per report invocation in a full run (see [`Search`]'s `invocations`): rule
+/// v5's sampling (processes are the unit; two rounds each).
+pub const PROCESSES_PER_INVOCATION: usize = 4;
 
 /// E11 in the list of experiments.
 pub(crate) struct Search;
@@ -41,9 +47,8 @@ impl Experiment for Search {
         about: "a fixed-depth engine search per backend under material, NNUE and KPP evaluations",
         runs_by_default: true,
     };
-    /// Twice the report's K in a full run: the spread between invocations is mostly code
-    /// layout (rule version 4), which only more processes, each in its own layout, average;
-    /// each process takes fewer rounds, so E11's time stays about the same.
+    /// Four times the report's K in a full run: rule v5 sizes its sample in processes of two
+    /// rounds each (the arithmetic is in `rule_v5.rs`).
     fn invocations(&self, report: usize, config: &Config) -> usize {
         if report > 1 && !config.quick && !config.smoke {
             report * PROCESSES_PER_INVOCATION
@@ -83,12 +88,25 @@ fn result(m: &Measurement) -> ExperimentResult {
     }
 }
 
-/// The keys other tools read (see the README's results.json section).
+/// The keys other tools read (documented in docs/report.md).
 fn summary_of(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
-    let by_eval = |list: &[analysis::Difference]| -> Json {
+    let by_eval = |list: &[analysis::Difference], kind: &str| -> Json {
         Json::Object(
             list.iter()
-                .map(|d| (d.eval.name().to_string(), triple(&d.estimate)))
+                .map(|d| {
+                    let mut record = triple(&d.estimate);
+                    if let Some((_, _, test)) = n
+                        .controls
+                        .iter()
+                        .find(|(e, k, _)| *e == d.eval && *k == kind)
+                    {
+                        record["p"] = json!(test.p);
+                        record["p_raw"] = json!(test.p_raw);
+                        record["half_width_ns"] = json!(test.half_width);
+                        record["failed"] = json!(test.failed);
+                    }
+                    (d.eval.name().to_string(), record)
+                })
                 .collect::<Map<String, Json>>(),
         )
     };
@@ -96,6 +114,11 @@ fn summary_of(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
         .verdicts
         .iter()
         .map(|(e, v)| (e.name().to_string(), json!(v.words())))
+        .collect();
+    let thresholds: Map<String, Json> = n
+        .thresholds
+        .iter()
+        .map(|(e, t)| (e.name().to_string(), json!(t)))
         .collect();
     let eval_bytes: Map<String, Json> = m
         .eval_bytes
@@ -119,28 +142,43 @@ fn summary_of(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
         .iter()
         .map(|(e, b, separation)| (e.name().to_string(), json!(separation.summary(b))))
         .collect();
+    let components: Map<String, Json> = n
+        .verdicts
+        .iter()
+        .filter_map(|(e, _)| n.rule_difference(*e))
+        .map(|d| (d.eval.name().to_string(), json!(d.components)))
+        .collect();
     vec![
         ("verdict".into(), json!(findings::verdict_line(n))),
         ("verdict_by_eval".into(), Json::Object(verdicts)),
-        ("threshold_ns".into(), json!(n.threshold_ns)),
+        ("threshold_ns".into(), Json::Object(thresholds)),
+        ("threshold_pct".into(), json!(m.threshold * 100.0)),
         ("rule_commit".into(), json!(RULE_COMMIT)),
-        ("rule_version".into(), json!(rule::VERSION)),
+        ("rule_version".into(), json!(rule_v5::VERSION)),
         ("eval_bytes".into(), Json::Object(eval_bytes)),
         ("bytes_per_node".into(), Json::Object(bytes_per_node)),
         (
             "controls".into(),
-            json!({"aa": by_eval(&n.aa), "negative": by_eval(&n.negative), "passed": n.controls_passed}),
+            json!({"aa": by_eval(&n.aa, "aa"), "negative": by_eval(&n.negative, "negative"), "passed": n.controls_passed}),
         ),
-        ("differences".into(), differences_json(n, m.invocations)),
+        ("differences".into(), differences_json(n)),
         ("best".into(), Json::Object(best)),
         ("resolution_ns".into(), json!(findings::resolution_ns(n))),
+        ("variance_components".into(), Json::Object(components)),
+        ("startup_seconds".into(), json!(m.startup_seconds)),
+        ("round_seconds".into(), json!(m.round_seconds)),
         ("layouts".into(), json!(m.layouts)),
         ("tt_mib".into(), json!(m.largest_tt())),
         (
             "secondary_invocations".into(),
             json!(m.secondary_invocations()),
         ),
+        (
+            "order_seed".into(),
+            json!({"seed": m.order_seed, "seed_hex": format!("{:#018x}", m.order_seed)}),
+        ),
         ("orders".into(), json!(m.orders)),
+        ("chunks".into(), json!(m.chunks)),
         ("material_eval".into(), json!(EvalKind::Material.name())),
     ]
 }
@@ -151,10 +189,9 @@ mod tests {
     use crate::experiments::tests::assert_well_formed;
     use crate::experiments::Config;
 
-    /// The rule is pre-registered: `rule.rs` is as RULE_COMMIT holds it. Checked wherever the
+    /// `path` (from the workspace root) is as `commit` holds it. Checked wherever the
     /// repository's history is at hand (a clone, CI); a source tree without `.git` says so.
-    #[test]
-    fn the_rule_is_as_its_commit_holds_it() {
+    fn assert_as_committed(path: &str, commit: &str) {
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
         if !std::path::Path::new(root).join(".git").exists() {
             eprintln!("no .git beside the sources: the rule's commit is not checked here");
@@ -164,27 +201,35 @@ mod tests {
             eprintln!("a shallow clone: the rule's commit may be missing, not checked here");
             return;
         }
-        let path = "crates/harness/src/experiments/e11_search/rule.rs";
         let committed = std::process::Command::new("git")
-            .args(["-C", root, "show", &format!("{RULE_COMMIT}:{path}")])
+            .args(["-C", root, "show", &format!("{commit}:{path}")])
             .output()
             .expect("git runs");
         assert!(
             committed.status.success(),
-            "{RULE_COMMIT} is not in this clone's history"
+            "{commit} is not in this clone's history"
         );
-        let now = std::fs::read(std::path::Path::new(root).join(path)).expect("rule.rs reads");
+        let now = std::fs::read(std::path::Path::new(root).join(path)).expect("the rule reads");
         assert!(
             committed.stdout == now,
-            "rule.rs differs from {RULE_COMMIT}: a changed rule is a new version with its own commit"
+            "{path} differs from {commit}: a changed rule is a new version with its own commit"
         );
     }
 
+    /// The rules are pre-registered: v4's `rule.rs` as its commit holds it (the reports of v4
+    /// name it), v5's `rule_v5.rs` as RULE_COMMIT holds it.
     #[test]
-    fn a_full_report_runs_twice_its_invocations_of_e11_and_others_as_asked() {
+    fn the_rule_is_as_its_commit_holds_it() {
+        let folder = "crates/harness/src/experiments/e11_search";
+        assert_as_committed(&format!("{folder}/rule.rs"), RULE_V4_COMMIT);
+        assert_as_committed(&format!("{folder}/rule_v5.rs"), RULE_COMMIT);
+    }
+
+    #[test]
+    fn a_full_report_runs_four_times_its_invocations_of_e11_and_others_as_asked() {
         use crate::experiments::DynExperiment;
         let full = Config::full();
-        assert_eq!(DynExperiment::invocations(&Search, 5, &full), 10);
+        assert_eq!(DynExperiment::invocations(&Search, 5, &full), 20);
         assert_eq!(DynExperiment::invocations(&Search, 1, &full), 1);
         assert_eq!(DynExperiment::invocations(&Search, 2, &Config::quick()), 2);
         let e5 = crate::experiments::e5_effects::Effects;
@@ -203,6 +248,11 @@ mod tests {
             depth: 1,
             rounds: 2,
             secondary_every: 2,
+            ranking_every: 1,
+            order_seed: 0,
+            startup_seconds: Vec::new(),
+            round_seconds: Vec::new(),
+            chunks: Vec::new(),
             threshold: 0.03,
             cells,
             eval_bytes: Vec::new(),
@@ -226,15 +276,8 @@ mod tests {
         use crate::experiments::{interval, interval_linear};
         use crate::stats::format_interval;
         use measure::{Cell, Row};
-        let top = Cell {
-            eval: EvalKind::Material,
-            tt_mib: 1024,
-            pages: TablePages::Huge,
-        };
-        let small = Cell {
-            pages: TablePages::Small,
-            ..top
-        };
+        let top = Cell::new(EvalKind::Material, 1024, TablePages::Huge);
+        let small = Cell::new(EvalKind::Material, 1024, TablePages::Small);
         // ns per node on 2 MiB pages: 10 + the invocation's index. On 4 KiB pages the
         // table-free backends take 1 more (the drift between the phases), dbb 2 + the index.
         let measured = |index: usize, with_top: bool| {
@@ -298,7 +341,7 @@ mod tests {
             format_interval(&interval(dbb_small, 2))
         );
         assert!(
-            experiment.method.contains("(2 of the 4)"),
+            experiment.method.contains("in 2 of the 4 processes"),
             "{}",
             experiment.method
         );
@@ -354,21 +397,21 @@ mod tests {
         // bounds, and nothing is decided.
         let d = &summary("differences")["nnue"]["dbb vs magic-plain"];
         assert!(d["ns"].is_number() && d["low"].is_null(), "{d}");
-        assert_eq!(
-            summary("verdict_by_eval")["nnue"],
-            json!("not decided here")
-        );
-        let verdict = summary("verdict_by_eval")["nnue"]
-            .as_str()
-            .unwrap()
-            .to_string();
+        // One process: no control has an interval, so the controls fail by width.
+        assert_eq!(summary("verdict_by_eval")["nnue"], json!("withheld"));
+        assert_eq!(summary("rule_version"), json!(5));
+        assert_eq!(summary("controls")["passed"], json!(false));
+        assert!(summary("threshold_ns")["nnue"].is_number());
+        assert!(summary("chunks").as_array().is_some_and(|c| !c.is_empty()));
+        let d = &summary("differences")["nnue"]["dbb vs magic-plain"];
         assert!(
-            ["holds", "does not hold", "not resolved", "not decided here"]
-                .contains(&verdict.as_str()),
-            "{verdict}"
+            d["half_width_ns"].is_null() || d["half_width_ns"].is_number(),
+            "{d}"
         );
         assert!(
-            experiment.findings.contains("Verdict:"),
+            experiment
+                .findings
+                .starts_with("Seed 004 in a search: withheld"),
             "{}",
             experiment.findings
         );
