@@ -27,9 +27,9 @@ done
 layouts=target/layouts
 mkdir -p "$layouts"
 rm -f "$layouts"/kiki-layout-*
-# E11 runs twice the report's invocations (PROCESSES_PER_INVOCATION), each in a layout of its
-# own; the other experiments use the first K.
-count=$((2 * invocations))
+# E11 runs four times the report's invocations (PROCESSES_PER_INVOCATION, rule v5's sampling),
+# each in a layout of its own; the other experiments use the first K.
+count=$((4 * invocations))
 echo "== building kiki (x86-64-v3, the default), keeping its objects and its link command" >&2
 # A fresh binary would not print its link command: remove it so that rustc links again (only the
 # final crate and ThinLTO rerun).

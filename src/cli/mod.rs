@@ -415,7 +415,7 @@ struct ReportArgs {
     threshold: f64,
     /// Process invocations per timing experiment (E1-E7, E10-E12), each a fresh process with its own
     /// environment size and round order taking its share of the rounds (default: 5, or 2 with
-    /// --quick; 1 measures in this process alone). A full report runs E11 in twice as many.
+    /// --quick; 1 measures in this process alone). A full report runs E11 in four times as many.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=20), value_name = "K")]
     invocations: Option<u64>,
     /// Comma-separated binaries of this same build linked in other code layouts
@@ -431,9 +431,9 @@ struct ReportArgs {
     /// its measurement (what `kiki report` runs K times per timed experiment).
     #[arg(long, hide = true, value_name = "FILE")]
     child: Option<PathBuf>,
-    /// The seed of E7's randomised orders (decimal or 0x hexadecimal), to reproduce a run's
+    /// The seed of E7's and E11's randomised orders (decimal or 0x hexadecimal), to reproduce a run's
     /// orders; without it a seed is drawn afresh for the run. Either way results.json records it
-    /// (E7's `order.seed`, `order.seed_source`).
+    /// (E7's `order.seed`, `order.seed_source`; E11's `order_seed`).
     #[arg(long, value_parser = seed, value_name = "S")]
     order_seed: Option<u64>,
     /// Perf events read in E1 and E2 (default: cycles, instructions, l1d-read-misses,

@@ -68,7 +68,7 @@ pub struct Config {
     /// (`kiki report --layouts`; 1: every invocation runs one binary).
     #[serde(default = "one_layout")]
     pub layouts: usize,
-    /// The seed of E7's randomised orders, drawn once by the report's process (or given by
+    /// The seed of E7's and E11's randomised orders, drawn once by the report's process (or given by
     /// `kiki report --order-seed`) and so the same in every child invocation; the default is
     /// the fixed seed of the reports before per-run seeds, as given.
     #[serde(default)]
