@@ -94,7 +94,8 @@ pub(super) fn method(m: &Measurement) -> String {
          served partly by L2; a plateau under one \
          doubling wide places no such control (E6 resolves sizes to half a doubling, and a \
          table there, with the walk's data beside it, spills to memory in some invocations \
-         and not others), and the verdict is then not decided. Dose–response: \
+         and not others), which the findings state, and the verdict is read from the controls \
+         that can be placed. Dose–response: \
          at the top P, masks of {} (half the measured L2, half and twice the last level, \
          rounded down to powers of two) and the full table, all in one sweep. {} \
          Table pages: every backend's attack tables live in kiki's table arena (chunks of \
@@ -149,7 +150,6 @@ pub(super) fn method(m: &Measurement) -> String {
         rounded_bytes(m.pressure_bytes as f64),
     );
     text.extend([CONTROL_PAGES, analysis::pages::PHASE_RULE]);
-    text.push_str(&analysis::shift::method(&m.shift));
     for note in m.notes.iter().chain(&m.skipped) {
         text.push(' ');
         text.push_str(note);

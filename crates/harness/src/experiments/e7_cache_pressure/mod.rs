@@ -3,8 +3,9 @@
 //! each backend's hot twin.
 //!
 //! The files keep the parts apart: `measure` runs the chains, probes and brackets into a
-//! `Measurement`, `survival` estimates where the probed table lines are, `analysis` turns it into series, plots, tables, the summary and the numbers
-//! the findings quote, and `findings` writes the method and findings paragraphs from them.
+//! `Measurement`, `survival` estimates where the probed table lines are, `analysis` turns it
+//! into series, plots, tables, the summary and the numbers the findings quote, and `findings`
+//! writes the method and findings paragraphs from them.
 
 mod analysis;
 mod findings;
@@ -72,32 +73,7 @@ impl Experiment for CachePressure {
     }
     fn analyse(&self, measurements: &[Measurement], _: &Context<'_>) -> ExperimentResult {
         match measure::merge(measurements) {
-            Ok(m) => {
-                let mut result = result(&m);
-                // Each invocation on its own, where there are several to set apart.
-                let screen =
-                    (measurements.len() >= 2).then(|| analysis::screen::Screen::of(measurements));
-                if let Some(screen) = &screen {
-                    result.findings.push_str("\n\n");
-                    result.findings.push_str(&screen.sentence());
-                    result.tables.push(screen.table());
-                    result
-                        .summary
-                        .push(("invocation_screen".into(), screen.summary()));
-                }
-                let control = |label: &str| {
-                    screen
-                        .as_ref()
-                        .map_or(Vec::new(), |screen| screen.control_values(label))
-                };
-                if let Some(shift) = analysis::shift::ShiftReading::of(&m.shift, control) {
-                    result.findings.push_str("\n\n");
-                    result.findings.push_str(&shift.sentence());
-                    result.tables.push(shift.table());
-                    result.summary.push(("shift_probe".into(), shift.summary()));
-                }
-                result
-            }
+            Ok(m) => result(&m),
             Err(why) => failed_result(ExperimentId::E7, TITLE, &why),
         }
     }
@@ -157,27 +133,6 @@ mod tests {
             !result.findings.contains("could not be analysed"),
             "{}",
             result.findings
-        );
-        // Each invocation screened on its own, with what the machine was doing.
-        assert_eq!(merged.conditions.len(), 2);
-        assert!(
-            result.findings.contains("Invocation screen:"),
-            "{}",
-            result.findings
-        );
-        let screen = &result
-            .summary
-            .iter()
-            .find(|(k, _)| k == "invocation_screen")
-            .expect("invocation_screen")
-            .1;
-        let screened = screen["invocations"].as_array().unwrap();
-        assert_eq!(screened.len(), 2);
-        assert_eq!(screened[1]["invocation"], 1);
-        let flagged = screen["flagged"].as_array().unwrap().len();
-        assert_eq!(
-            flagged,
-            screened.iter().filter(|s| s["flagged"] == true).count()
         );
     }
 

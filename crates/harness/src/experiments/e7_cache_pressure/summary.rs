@@ -125,34 +125,43 @@ impl Summary {
     }
 
     /// Seed 004's outcome in a few words, gated on the controls: where one failed, "not
-    /// decided here" and which (reports made before the gate printed a verdict regardless).
+    /// decided here" and which (reports made before the gate printed a verdict regardless). An
+    /// unplaced last-level control is stated beside the verdict (since 2026-12-01; the reports
+    /// before withheld the verdict for it, and keep their words).
     pub fn seed_004_words(&self) -> Option<String> {
         let verdict = self.seed_004.as_ref()?;
-        let failed = self.failed_controls();
         if verdict.outcome == SeedOutcome::NotMeasured {
             return Some(verdict.outcome.words().to_string());
         }
-        if let Some(u) = self
-            .positive_control_unplaced
-            .as_ref()
-            .filter(|_| failed.is_empty())
-        {
-            return Some(format!(
-                "not decided here (no {} control could be placed)",
-                u.level
-            ));
-        }
+        let failed = self.failed_controls();
+        let unplaced = self.positive_control_unplaced.as_ref();
+        // Whether the report's own gate withheld the verdict for the unplaced control.
+        let vetoed = unplaced.is_some_and(|u| {
+            let name = super::analysis::verdict::unplaced_name(&u.level);
+            verdict.outcome == SeedOutcome::NotDecided
+                && self
+                    .verdict_controls
+                    .as_ref()
+                    .is_none_or(|c| c.failed.is_empty() || c.failed.contains(&name))
+        });
         if failed.is_empty() {
-            return Some(verdict.outcome.words().to_string());
-        }
-        // Both reasons where both hold: a control that passes next time still leaves an
-        // unplaced one (a referee on -11-29-8, whose line named ½ L2 alone).
-        let unplaced = self
-            .positive_control_unplaced
-            .as_ref()
-            .map_or(String::new(), |u| {
-                format!("; no {} control could be placed", u.level)
+            return Some(match unplaced {
+                Some(u) if vetoed => {
+                    format!("not decided here (no {} control could be placed)", u.level)
+                }
+                Some(u) => format!(
+                    "{} (no {} level characterised here)",
+                    verdict.outcome.words(),
+                    u.level
+                ),
+                None => verdict.outcome.words().to_string(),
             });
+        }
+        // Both reasons where the report's gate held both (a referee on -11-29-8, whose line
+        // named ½ L2 alone).
+        let unplaced = unplaced.filter(|_| vetoed).map_or(String::new(), |u| {
+            format!("; no {} control could be placed", u.level)
+        });
         Some(format!(
             "not decided here (failed control{}: {}{unplaced})",
             if failed.len() == 1 { "" } else { "s" },
@@ -368,6 +377,25 @@ mod tests {
         assert_eq!(
             both.seed_004_words().unwrap(),
             "not decided here (failed control: ½ L2; no L3 control could be placed)"
+        );
+        // Since 2026-12-01 an unplaced control is stated beside a verdict it does not veto.
+        let stated = summary(
+            r#"{"seed_004_verdict": "holds here, …",
+                "verdict_controls": {"passed": true, "failed": [], "unplaced": ["L3"]},
+                "positive_control_unplaced": {"level": "L3"}}"#,
+        );
+        assert_eq!(
+            stated.seed_004_words().unwrap(),
+            "holds (no L3 level characterised here)"
+        );
+        let failed_beside = summary(
+            r#"{"seed_004_verdict": "is not decided here: the ½ L2 control failed (…)",
+                "verdict_controls": {"passed": false, "failed": ["½ L2"], "unplaced": ["L3"]},
+                "positive_control_unplaced": {"level": "L3"}}"#,
+        );
+        assert_eq!(
+            failed_beside.seed_004_words().unwrap(),
+            "not decided here (failed control: ½ L2)"
         );
     }
 }

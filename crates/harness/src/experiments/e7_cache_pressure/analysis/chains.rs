@@ -580,8 +580,7 @@ pub(super) fn positive(m: &Measurement) -> Vec<Positive> {
                 .flatten()
                 .and_then(|rounds| {
                     widest_invocation(&rounds, m.invocations, at_zero.high - at_zero.low)
-                })
-                .map(|(position, without)| (original_invocation(m, position), without));
+                });
             Some(Positive {
                 widest,
                 label: label.clone(),
@@ -606,8 +605,7 @@ pub(super) fn positive(m: &Measurement) -> Vec<Positive> {
 /// The invocation whose rounds, left out, narrow the interval of `rounds` (k invocations'
 /// blocks in order) most, and the interval of the rest; `None` under three invocations.
 /// Only where 3 invocations remain without one (with 2 left, Student's t on 1 degree of
-/// freedom widens every interval) and leaving it out narrows the interval below `full_width`
-/// (a referee on -11-29-9: the screen's 3 kept invocations named one whose removal widened it).
+/// freedom widens every interval) and leaving it out narrows the interval below `full_width`.
 fn widest_invocation(rounds: &[f64], k: usize, full_width: f64) -> Option<(usize, Estimate)> {
     let blocks = crate::experiments::blocks(rounds, k);
     if blocks.len() < 4 {
@@ -626,19 +624,6 @@ fn widest_invocation(rounds: &[f64], k: usize, full_width: f64) -> Option<(usize
         .filter(|(_, e)| e.low.is_finite() && e.high.is_finite())
         .min_by(|a, b| (a.1.high - a.1.low).total_cmp(&(b.1.high - b.1.low)))
         .filter(|(_, e)| e.high - e.low < full_width)
-}
-
-/// The report's number (from 0) of the invocation at `position` among `m`'s: a measurement
-/// merged from some invocations only (the screen's, without the flagged ones) holds them in
-/// order, and its block orders keep their numbers.
-fn original_invocation(m: &Measurement, position: usize) -> usize {
-    let mut seen: Vec<usize> = Vec::new();
-    for order in &m.block_orders {
-        if !seen.contains(&order.invocation) {
-            seen.push(order.invocation);
-        }
-    }
-    seen.get(position).copied().unwrap_or(position)
 }
 
 /// Whether a positive control's cost at P = 0 is resolved (its interval excludes 0) and whether
@@ -691,12 +676,11 @@ fn positive_json(p: &Positive) -> Json {
 
 fn unplaced_sentence(u: &Unplaced) -> String {
     format!(
-        "No {level} control was placed: E6's effective {level} plateau in every invocation, \
-         from the latest end of the step after {below} to the earliest start of the step after \
-         {level}, is {}, so no table lies both clear of {below} and inside {level} with the \
-         walk's own data beside it (a control needs a plateau of one doubling or more). \
-         Without it nothing checks the method between {below} and memory, so seed 004's \
-         verdict is not decided here.",
+        "This machine's {level} share moves between processes, so no {level} level can be \
+         characterised here: E6's effective {level} plateau in every invocation (from the latest \
+         end of the step after {below} to the earliest start of the step after {level}) is {}, \
+         and a control needs one doubling or more. The verdict is read from the controls that \
+         can be placed.",
         u.plateau_words(),
         level = u.level,
         below = u.below,
@@ -795,8 +779,7 @@ mod tests {
         assert_eq!(left_out, 1);
         assert!(without.high - without.low < 0.5, "{without:?}");
         assert_eq!(widest_invocation(&rounds[..8], 2, f64::INFINITY), None);
-        // Three invocations leave two without one: nothing is named (the -11-29-9 screen's
-        // kept three named one whose removal widened the interval).
+        // Three invocations leave two without one: nothing is named.
         assert_eq!(widest_invocation(&rounds[..12], 3, f64::INFINITY), None);
         // A removal that does not narrow the full interval names nothing.
         assert_eq!(widest_invocation(&rounds, 5, 0.1), None);

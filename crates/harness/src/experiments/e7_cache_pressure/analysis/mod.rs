@@ -3,8 +3,7 @@
 //! dose–response), `reuse` (the walk's stack distances), `survival` (the survival fractions and
 //! their calibration), `pages` (the table-page split), `bracket` (the free-running design) and
 //! `verdict` (seed 004's question, from the chains, the dose and the pages). [`analyse`]
-//! composes them in the report's order; `screen` looks at each invocation on its own, and
-//! `shift` at what inside one process reproduces how far they differ.
+//! composes them in the report's order.
 
 pub(super) mod bracket;
 pub(super) mod chains;
@@ -12,8 +11,6 @@ pub(super) mod dose;
 pub(super) mod estimator;
 pub(super) mod pages;
 pub(super) mod reuse;
-pub(super) mod screen;
-pub(super) mod shift;
 pub(super) mod survival;
 pub(super) mod unpressed;
 pub(super) mod verdict;
@@ -284,7 +281,6 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     series.extend(survival::raw_series(m));
     series.extend(reuse::raw_series(m));
     series.extend(bracket::raw_series(m));
-    series.extend(shift::raw_series(&m.shift));
 
     let mut plots = vec![chains.plot(m)];
     plots.extend(dose.plot(m, top_reads));

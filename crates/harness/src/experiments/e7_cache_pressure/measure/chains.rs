@@ -2,7 +2,6 @@
 //! synthetic tables (the controls) and the A/A control.
 
 use super::dose::dose_sweep;
-use super::shift::ShiftProbe;
 use super::timing::{
     find_window, mask_label, push_chains, shuffled, synthetic_body, time_chains, ChainCase,
     MakeChain, Walk, Warming,
@@ -159,7 +158,6 @@ pub(super) fn chain_sweep(
     m: &mut Measurement,
     workload: &SearchWorkload,
     (pressure, synthetic): (&[u64], &[&[u64]]),
-    shift: &mut ShiftProbe,
     steps: &mut Steps<'_>,
 ) -> Option<usize> {
     let highest = m.pressure_reads.last().copied().unwrap_or(0);
@@ -191,7 +189,6 @@ pub(super) fn chain_sweep(
     .collect();
     m.pressure_orders.push(order.clone());
     let first_row = m.chains.len();
-    shift.round();
     for reads in order {
         let mut cases = chain_cases(m, workload, pressure, synthetic, reads);
         let message = format!("{reads} pressure reads per node");
@@ -208,7 +205,6 @@ pub(super) fn chain_sweep(
         m.block_orders.push(block_order);
         push_chains(m, &cases, results, "chain", reads, ("as built", "huge"));
         drop(cases);
-        shift.round();
         steps.done += 1;
     }
     // The rows in the counts' own order, whatever order measured them: merging invocations
