@@ -513,6 +513,10 @@ fn an_ungated_e7_verdict_with_a_failed_control_gets_a_caveat() {
     };
     assert!(control(1.6, 18.4).fails_today());
     assert!(!control(6.0, 18.4).fails_today());
+    // A control the ring beside it judged (since 2026-12-01) was judged by today's rule.
+    let mut ringed = control(1.6, 18.4);
+    ringed.judged_against = Some("in-process ring".into());
+    assert!(!ringed.fails_today());
 }
 
 /// The predecessor of a current report is the newest older full report of its CPU that names

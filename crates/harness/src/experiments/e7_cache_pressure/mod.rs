@@ -310,7 +310,26 @@ mod tests {
         assert!(summary("table_miss_cost")["magic-plain"]["ns"].is_number());
         assert!(summary("negative_controls")["mailbox"]["pass"].is_boolean());
         assert!(summary("positive_control")["expected_ns"].as_f64().unwrap() > 0.0);
-        assert!(!summary("positive_controls").as_array().unwrap().is_empty());
+        // Each control inside the caches against the ring of its size timed beside it, the
+        // memory-sized one against E6.
+        let positives = summary("positive_controls");
+        assert!(!positives.as_array().unwrap().is_empty());
+        for p in positives.as_array().unwrap() {
+            let ringed = p["label"] != "memory";
+            let against = if ringed { "in-process ring" } else { "E6" };
+            assert_eq!(p["judged_against"], against, "{p}");
+            assert_eq!(p["ring_difference"]["ns"].is_number(), ringed, "{p}");
+            // Its rounds among the series, at P = 0 alone.
+            let ring = format!("ring ({})", p["label"].as_str().unwrap());
+            let pressures: Vec<&str> = experiment
+                .series
+                .iter()
+                .filter(|s| s.label("case") == Some(ring.as_str()))
+                .filter_map(|s| s.label("pressure_reads"))
+                .collect();
+            assert_eq!(!pressures.is_empty(), ringed, "{ring}");
+            assert!(pressures.iter().all(|&p| p == "0"), "{pressures:?}");
+        }
         assert_eq!(summary("aa_control")["backend"], "magic-plain");
         assert!(!summary("survival").as_array().unwrap().is_empty());
         let calibration = summary("survival_calibration");

@@ -204,14 +204,22 @@ pub struct PositiveControl {
     pub expected_low: Option<f64>,
     #[serde(default, rename = "expected_high_ns")]
     pub expected_high: Option<f64>,
+    /// `in-process ring` where a ring of its size timed beside it judged it (since
+    /// 2026-12-01), `E6` where E6's band did (absent before).
+    #[serde(default)]
+    pub judged_against: Option<String>,
     pub pass: bool,
 }
 
 impl PositiveControl {
     /// Whether today's rule fails a control its report passed (reports made before
     /// 2026-11-27 passed a control on its point estimate): an interval that reaches 0, or one
-    /// not inside E6's range widened by the tolerance, where the report recorded them.
+    /// not inside E6's range widened by the tolerance, where the report recorded them. A
+    /// control its ring judged was judged by today's rule.
     pub fn fails_today(&self) -> bool {
+        if self.judged_against.as_deref() == Some("in-process ring") {
+            return false;
+        }
         let Some(low) = self.low.filter(|_| self.pass) else {
             return false;
         };

@@ -1,5 +1,5 @@
 //! E7's analysis, one module per sub-study, each owning its numbers, tables, plots, summary
-//! values and sentences: `chains` (the table-miss costs and the controls), `dose` (the
+//! values and sentences: `chains` (the table-miss costs and the controls; `positive` the positive ones), `dose` (the
 //! dose–response), `reuse` (the walk's stack distances), `survival` (the survival fractions and
 //! their calibration), `pages` (the table-page split), `bracket` (the free-running design) and
 //! `verdict` (seed 004's question, from the chains, the dose and the pages). [`analyse`]
@@ -10,6 +10,7 @@ pub(super) mod chains;
 pub(super) mod dose;
 pub(super) mod estimator;
 pub(super) mod pages;
+pub(super) mod positive;
 pub(super) mod reuse;
 pub(super) mod survival;
 pub(super) mod unpressed;

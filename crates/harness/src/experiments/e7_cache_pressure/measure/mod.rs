@@ -9,6 +9,7 @@ mod dose;
 mod merge;
 mod pages;
 mod reuse;
+mod ring;
 mod survival;
 pub(super) mod timing;
 mod unpressed;
@@ -26,6 +27,7 @@ pub(super) use dose::{dose_case, dose_masks};
 pub(super) use merge::merge;
 pub(crate) use pages::{PhaseControl, TablePages, PHASE_CONTROL};
 pub(crate) use reuse::Reuse;
+pub(super) use ring::{has_ring, ring_case};
 pub(crate) use timing::FIXED_ORDER_SEED;
 pub(super) use timing::{mask_label, WARM_IN_READS_PER_LINE, WARM_IN_SAMPLES};
 pub(crate) use timing::{tick_ns, time_chains, BlockOrder, Chain, MakeChain, Warming};
@@ -242,6 +244,7 @@ pub(super) fn measure(
         .iter()
         .map(|(_, bytes)| PageBuffer::new(*bytes, Pages::Huge, |i| i as u64 * 0x9E37))
         .collect();
+    let rings = ring::Rings::new(&m.synthetic);
     let total = m.pressure_reads.len() + 6;
     let mut steps = Steps {
         progress,
@@ -253,10 +256,11 @@ pub(super) fn measure(
     let window = chain_sweep(
         &mut m,
         &workload,
-        (pressure.as_slice(), &tables),
+        (pressure.as_slice(), &tables, &rings),
         &mut steps,
     );
     drop(tables);
+    drop(rings);
     unpressed::unpressed(
         &mut m,
         (&workload, &long),
