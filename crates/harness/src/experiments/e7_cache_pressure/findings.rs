@@ -187,10 +187,12 @@ fn verdict_method() -> String {
     )
 }
 
-/// The findings: the costs at the top pressure, seed 004's verdict, the controls, then the
-/// dose–response, the reuse, the survival, the table pages and the bracket.
+/// The findings: the answer in one sentence, then the costs at the top pressure, seed 004's
+/// verdict, the controls, the dose–response, the reuse, the survival, the table pages and the
+/// bracket.
 pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     let top = n.top_reads;
+    let answer = analysis::answer::sentence(&n.verdict, top);
     let mut out: Vec<String> = n.chains.cost_sentence(top).into_iter().collect();
     out.extend(n.verdict.sentences(top));
     out.extend(n.estimators.sentence(&n.verdict, top));
@@ -202,5 +204,5 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     out.extend(n.survival.evicts_sentence(m, top));
     out.extend(n.pages.sentences());
     out.extend(n.bracket.sentence(m));
-    out.join(" ")
+    format!("{answer}\n\n{}", out.join(" "))
 }

@@ -372,6 +372,16 @@ mod tests {
             "{split}"
         );
         assert!(summary("seed_004_verdict").is_string());
+        // The answer heads the findings, one sentence of at most 40 words.
+        let answer = summary("answer");
+        let sentence = answer["sentence"].as_str().unwrap();
+        assert!(
+            experiment.findings.starts_with(&format!("{sentence}\n\n")),
+            "{}",
+            experiment.findings
+        );
+        assert!(sentence.split_whitespace().count() <= 40, "{sentence}");
+        assert!(answer["half_width_ns"].is_number(), "{answer}");
         // The verdict from the slices' plain means beside the trimmed ones it uses, and P = 0
         // on the warmed windows and the long search.
         let estimator = summary("estimator");

@@ -5,6 +5,7 @@
 //! `verdict` (seed 004's question, from the chains, the dose and the pages). [`analyse`]
 //! composes them in the report's order.
 
+pub(super) mod answer;
 pub(super) mod bracket;
 pub(super) mod chains;
 pub(super) mod dose;
@@ -324,6 +325,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     ));
     summary.push(("order".into(), order_summary(m)));
     summary.extend(verdict.summary());
+    summary.push(("answer".into(), answer::summary(&verdict, top_reads)));
     summary.push(("estimator".into(), estimators.summary(&verdict)));
     summary.push(("unpressed".into(), unpressed.summary()));
 
