@@ -692,7 +692,8 @@ fn e7_survival_reuse_and_pages(results: &Report) {
     let answer = summary("E7", "answer");
     let e7 = results.experiments.iter().find(|e| e.id == "E7").unwrap();
     assert!(
-        e7.findings.starts_with(answer["sentence"].as_str().unwrap()),
+        e7.findings
+            .starts_with(answer["sentence"].as_str().unwrap()),
         "{answer}"
     );
 }

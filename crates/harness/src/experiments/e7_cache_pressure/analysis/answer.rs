@@ -1,8 +1,8 @@
 //! E7's answer in one sentence, at the head of its findings: seed 004's verdict word,
 //! magic-plain − dbb's table-miss cost with its interval, and the resolution (its half-width).
 
-use super::verdict::Verdict;
 use super::estimate_json;
+use super::verdict::Verdict;
 use crate::experiments::e7_cache_pressure::summary::{SeedOutcome, SeedVerdict};
 use crate::stats::{format_interval, format_sig};
 use serde_json::{json, Value as Json};
@@ -108,7 +108,10 @@ mod tests {
         );
         let longest = [
             sentence(&verdict("is not decided here: …", 3, Some("L3")), 512),
-            sentence(&verdict("is not shown at this resolution: …", 0, Some("L3")), 512),
+            sentence(
+                &verdict("is not shown at this resolution: …", 0, Some("L3")),
+                512,
+            ),
         ];
         for answer in &longest {
             assert!(answer.split_whitespace().count() <= 40, "{answer}");
@@ -122,6 +125,9 @@ mod tests {
         );
         let json = summary(&verdict("holds here: …", 0, None), 512);
         assert_eq!(json["verdict"], "holds");
-        assert!((json["half_width_ns"].as_f64().unwrap() - 2.2).abs() < 1e-9, "{json}");
+        assert!(
+            (json["half_width_ns"].as_f64().unwrap() - 2.2).abs() < 1e-9,
+            "{json}"
+        );
     }
 }

@@ -1,9 +1,10 @@
 //! E7's analysis, one module per sub-study, each owning its numbers, tables, plots, summary
-//! values and sentences: `chains` (the table-miss costs and the controls; `positive` the positive ones), `dose` (the
-//! dose–response), `reuse` (the walk's stack distances), `survival` (the survival fractions and
-//! their calibration), `pages` (the table-page split), `bracket` (the free-running design) and
-//! `verdict` (seed 004's question, from the chains, the dose and the pages). [`analyse`]
-//! composes them in the report's order.
+//! values and sentences: `chains` (the table-miss costs and the controls, `positive` the
+//! positive ones), `dose` (the dose–response), `reuse` (the walk's stack distances), `survival`
+//! (the survival fractions and their calibration), `pages` (the table-page split), `bracket`
+//! (the free-running design), `verdict` (seed 004's question, from the chains, the dose and the
+//! pages) and `answer` (the verdict in one sentence). [`analyse`] composes them in the
+//! report's order.
 
 pub(super) mod answer;
 pub(super) mod bracket;

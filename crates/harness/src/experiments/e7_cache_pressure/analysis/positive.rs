@@ -47,7 +47,10 @@ pub enum Reference {
     E6,
     /// A plain ring of its size timed in this process along the same walk: the ring's cost
     /// (full ring − one-page ring) and the control's cost minus the ring's, paired per round.
-    Ring { ring: Estimate, difference: Estimate },
+    Ring {
+        ring: Estimate,
+        difference: Estimate,
+    },
 }
 
 /// A positive control: a synthetic table of known size read at random in the same chain.
@@ -271,9 +274,9 @@ pub(super) fn positive(m: &Measurement) -> Vec<Positive> {
                     cost_rounds(m, 0, &case).map(|rounds| (rounds, at_zero)),
                 ),
             };
-            let widest = judged.filter(|_| !pass).and_then(|(rounds, e)| {
-                widest_invocation(&rounds, m.invocations, e.high - e.low)
-            });
+            let widest = judged
+                .filter(|_| !pass)
+                .and_then(|(rounds, e)| widest_invocation(&rounds, m.invocations, e.high - e.low));
             Some(Positive {
                 widest,
                 label: label.clone(),
@@ -430,7 +433,10 @@ mod tests {
             ring,
             difference: estimate(1.2, 0.4, 2.0),
         };
-        assert_eq!(beside.failure_words(), "; its level is inside that band, its interval too wide");
+        assert_eq!(
+            beside.failure_words(),
+            "; its level is inside that band, its interval too wide"
+        );
         assert!(
             beside.failed_words().starts_with(
                 "7.000 [6.400–7.600] ns against the ring of its size in this process 6.800 \

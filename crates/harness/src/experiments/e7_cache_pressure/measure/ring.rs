@@ -6,8 +6,8 @@
 //! (the Zen 4's ½ L2 control read 3.4–7.0 ns over five invocations against E6's 3.3). A ring
 //! timed here, node by node between the same time stamps, sees what the chain sees.
 
-use super::chains::ONE_PAGE;
 use super::timing::{first_turn, mask_label, pressure_sum, ticks, ChainCase, Walk};
+use super::ONE_PAGE;
 use crate::cache_levels::{ring, LINE};
 use crate::experiments::e7_cache_pressure::HOT_MASK;
 use kiki_core::pages::{PageBuffer, Pages};
