@@ -476,3 +476,33 @@ fn unplaced_sentence(u: &Unplaced) -> String {
         below = u.below,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A last level with no plateau of one doubling is stated, with E6's plateau as the
+    /// reason, and does not withhold the verdict (the -27-7 Intel: 2 MiB–2.83 MiB).
+    #[test]
+    fn an_unplaced_level_is_stated_not_a_veto() {
+        let text = unplaced_sentence(&Unplaced {
+            level: "L3".into(),
+            below: "L2".into(),
+            plateau_start_bytes: 2 << 20,
+            plateau_end_bytes: 2_965_760,
+        });
+        assert!(
+            text.starts_with(
+                "This machine's L3 share moves between processes, so no L3 level can be \
+                 characterised here: "
+            ),
+            "{text}"
+        );
+        assert!(text.contains("under one doubling wide"), "{text}");
+        assert!(
+            text.ends_with("The verdict is read from the controls that can be placed."),
+            "{text}"
+        );
+        assert!(!text.contains("not decided"), "{text}");
+    }
+}
