@@ -1,6 +1,7 @@
 //! E7's measuring: the isolated table-miss cost (dependent chains after pressure, against each
-//! backend's hot twin), its controls (with the rings beside the positive ones), the dose–response, the survival probe, the table-page
-//! split and the free-running bracket, all into a [`Measurement`].
+//! backend's hot twin), its controls (with the rings beside the positive ones), the
+//! dose–response, the survival probe, the table-page split and the free-running bracket, all
+//! into a [`Measurement`].
 
 mod bracket;
 mod calibration;
