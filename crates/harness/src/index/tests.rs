@@ -726,7 +726,7 @@ fn the_dearest_table_misses_need_passing_controls() {
             "plateau_end_bytes": 2965760}"#;
     let stated = line(summary(
         unplaced,
-        r#"{"passed": true, "failed": [], "unplaced": ["L3"]}"#,
+        r#"{"passed": true, "failed": [], "unplaced": ["L3"], "unplaced_withholds": false}"#,
     ));
     assert!(
         stated.starts_with("seed 004 holds (no L3 level characterised here); ")

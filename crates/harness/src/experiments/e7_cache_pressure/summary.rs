@@ -60,6 +60,10 @@ pub struct Unplaced {
 pub struct VerdictControls {
     pub passed: bool,
     pub failed: Vec<String>,
+    /// Whether an unplaced last-level control withholds the verdict: `false` since
+    /// 2026-12-01; absent, as in the reports before, it did.
+    #[serde(default)]
+    pub unplaced_withholds: Option<bool>,
 }
 
 impl Summary {
@@ -136,14 +140,12 @@ impl Summary {
         let failed = self.failed_controls();
         let unplaced = self.positive_control_unplaced.as_ref();
         // Whether the report's own gate withheld the verdict for the unplaced control.
-        let vetoed = unplaced.is_some_and(|u| {
-            let name = super::analysis::verdict::unplaced_name(&u.level);
-            verdict.outcome == SeedOutcome::NotDecided
-                && self
-                    .verdict_controls
-                    .as_ref()
-                    .is_none_or(|c| c.failed.is_empty() || c.failed.contains(&name))
-        });
+        let vetoed = unplaced.is_some()
+            && self
+                .verdict_controls
+                .as_ref()
+                .and_then(|c| c.unplaced_withholds)
+                .unwrap_or(true);
         if failed.is_empty() {
             return Some(match unplaced {
                 Some(u) if vetoed => {
@@ -386,10 +388,22 @@ mod tests {
             both.seed_004_words().unwrap(),
             "not decided here (failed control: ½ L2; no L3 control could be placed)"
         );
+        // The -11-28-2 Zen 1: two failed controls and an unplaced one, not listed as failed
+        // then, which withheld the verdict too.
+        let zen1 = summary(
+            r#"{"seed_004_verdict": "is not decided here: the ½ L2 control failed (…)",
+                "verdict_controls": {"passed": false, "failed": ["½ L2", "memory"], "unplaced": ["L3"]},
+                "positive_control_unplaced": {"level": "L3"}}"#,
+        );
+        assert_eq!(
+            zen1.seed_004_words().unwrap(),
+            "not decided here (failed controls: ½ L2, memory; no L3 control could be placed)"
+        );
         // Since 2026-12-01 an unplaced control is stated beside a verdict it does not veto.
         let stated = summary(
             r#"{"seed_004_verdict": "holds here, …",
-                "verdict_controls": {"passed": true, "failed": [], "unplaced": ["L3"]},
+                "verdict_controls": {"passed": true, "failed": [], "unplaced": ["L3"],
+                                     "unplaced_withholds": false},
                 "positive_control_unplaced": {"level": "L3"}}"#,
         );
         assert_eq!(
@@ -398,7 +412,8 @@ mod tests {
         );
         let failed_beside = summary(
             r#"{"seed_004_verdict": "is not decided here: the ½ L2 control failed (…)",
-                "verdict_controls": {"passed": false, "failed": ["½ L2"], "unplaced": ["L3"]},
+                "verdict_controls": {"passed": false, "failed": ["½ L2"], "unplaced": ["L3"],
+                                     "unplaced_withholds": false},
                 "positive_control_unplaced": {"level": "L3"}}"#,
         );
         assert_eq!(

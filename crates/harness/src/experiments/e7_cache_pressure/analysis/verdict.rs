@@ -183,8 +183,10 @@ impl Verdict {
                         .iter()
                         .map(|(name, _)| name.clone())
                         .collect::<Vec<_>>(),
-                    // Stated, not failed (since 2026-12-01; before, also listed in `failed`).
                     "unplaced": self.unplaced.iter().collect::<Vec<_>>(),
+                    // Stated, not a veto (since 2026-12-01; the reports before withheld the
+                    // verdict for it, and say nothing here).
+                    "unplaced_withholds": false,
                 }),
             ),
             ("seed_004_verdict".into(), json!(self.text)),
@@ -705,7 +707,7 @@ mod tests {
         let summary: Map<String, Json> = verdict.summary().into_iter().collect();
         assert_eq!(
             summary["verdict_controls"],
-            json!({"passed": false, "failed": ["½ L3"], "unplaced": []})
+            json!({"passed": false, "failed": ["½ L3"], "unplaced": [], "unplaced_withholds": false})
         );
         // A control that could not be placed is stated, not failed.
         let unplaced = Verdict {
@@ -717,7 +719,7 @@ mod tests {
         let unplaced_summary: Map<String, Json> = unplaced.summary().into_iter().collect();
         assert_eq!(
             unplaced_summary["verdict_controls"],
-            json!({"passed": true, "failed": [], "unplaced": ["L3"]})
+            json!({"passed": true, "failed": [], "unplaced": ["L3"], "unplaced_withholds": false})
         );
         assert!(summary["seed_004_verdict"]
             .as_str()
