@@ -688,6 +688,14 @@ fn e7_survival_reuse_and_pages(results: &Report) {
         "{pages}"
     );
     assert!(summary("E7", "seed_004_verdict").is_string());
+    // The answer in one sentence heads E7's findings.
+    let answer = summary("E7", "answer");
+    let e7 = results.experiments.iter().find(|e| e.id == "E7").unwrap();
+    assert!(
+        e7.findings
+            .starts_with(answer["sentence"].as_str().unwrap()),
+        "{answer}"
+    );
 }
 
 /// `kiki render` on a copy of a report folder rewrites report.md byte for byte and every plot,

@@ -513,6 +513,10 @@ fn an_ungated_e7_verdict_with_a_failed_control_gets_a_caveat() {
     };
     assert!(control(1.6, 18.4).fails_today());
     assert!(!control(6.0, 18.4).fails_today());
+    // A control the ring beside it judged (since 2026-12-01) was judged by today's rule.
+    let mut ringed = control(1.6, 18.4);
+    ringed.judged_against = Some("in-process ring".into());
+    assert!(!ringed.fails_today());
 }
 
 /// The predecessor of a current report is the newest older full report of its CPU that names
@@ -672,7 +676,7 @@ fn the_replaced_report_reads_back_from_git() {
 
 /// E7's index line names the dearest backend's table misses, with its interval, only where
 /// the controls passed and that interval lies above the runner-up's; an unplaced last-level
-/// control leaves the verdict undecided.
+/// control is stated beside the verdict.
 #[test]
 fn the_dearest_table_misses_need_passing_controls() {
     let summary = |unplaced: &str, controls: &str| {
@@ -717,13 +721,30 @@ fn the_dearest_table_misses_need_passing_controls() {
         !failed.contains("dearest") && failed.contains("not decided here"),
         "{failed}"
     );
-    let unplaced = line(summary(
-        r#"{"level": "L3", "below": "L2", "plateau_start_bytes": 2097152,
-            "plateau_end_bytes": 2965760}"#,
-        r#"{"passed": true, "failed": []}"#,
+    // Since 2026-12-01 an unplaced last-level control is stated, not a veto.
+    let unplaced = r#"{"level": "L3", "below": "L2", "plateau_start_bytes": 2097152,
+            "plateau_end_bytes": 2965760}"#;
+    let stated = line(summary(
+        unplaced,
+        r#"{"passed": true, "failed": [], "unplaced": ["L3"], "unplaced_withholds": false}"#,
     ));
     assert!(
-        unplaced.contains("seed 004 not decided here (no L3 control could be placed)"),
-        "{unplaced}"
+        stated.starts_with("seed 004 holds (no L3 level characterised here); ")
+            && stated.contains("dearest table misses: magic-plain"),
+        "{stated}"
+    );
+    // A report that withheld its verdict for it keeps its words.
+    let vetoed = with_summary(
+        "E7",
+        &format!(
+            r#"{{"seed_004_verdict": "is not decided here: no L3 control could be placed (…)",
+                "positive_control_unplaced": {unplaced},
+                "verdict_controls": {{"passed": false, "failed": ["L3 control (unplaced)"]}}}}"#
+        ),
+    );
+    let vetoed = line(vetoed);
+    assert!(
+        vetoed.contains("seed 004 not decided here (no L3 control could be placed)"),
+        "{vetoed}"
     );
 }

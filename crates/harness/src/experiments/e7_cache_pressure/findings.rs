@@ -11,10 +11,9 @@ use crate::workloads::SearchShape;
 use kiki_core::units::rounded_bytes;
 
 /// Why the positive controls' tables lie on 2 MiB pages while the sweep's are on 4 KiB.
-const CONTROL_PAGES: &str = " The positive controls' synthetic tables lie on 2 MiB pages, as \
-    E6's levels are read from its huge-page curve: they check the chain's timing against E6's \
-    latency, not the address translation a table on 4 KiB pages adds, which the page split \
-    measures (E6's 4 KiB curve disagrees across invocations too much to serve as a band).";
+const CONTROL_PAGES: &str = " The positive controls' synthetic tables and rings lie on 2 MiB \
+    pages, as E6's levels are read from its huge-page curve: they check the chain's timing, not \
+    the address translation a table on 4 KiB pages adds, which the page split measures.";
 
 pub(super) fn method(m: &Measurement) -> String {
     let value = m.order_seed.value;
@@ -81,11 +80,16 @@ pub(super) fn method(m: &Measurement) -> String {
          twin (the same turn-taking: it tests that taking turns biases neither side, not the \
          misses, since the second chain finds the first one's lines), and must resolve no \
          difference (its interval includes 0); \
-         synthetic tables of {} read at random in the same chain must each cost E6's latency \
-         at their size minus the latency at 4 KiB at P = 0: the whole 95 % interval of each \
-         within the range E6's invocations span there widened by ±{:.0} % (a probed curve has \
-         no range: its own value), and excluding 0 — an equivalence test, since a point \
-         estimate alone proves nothing. The last level's control is half its effective size \
+         the positive controls, synthetic tables of {} read at random in the same chain, are \
+         judged at P = 0, each inside the caches against a plain dependent ring of its size \
+         timed in the same process along the same walk (per node, one load per lookup between \
+         the same time stamps, a one-page ring as its hot twin): the whole 95 % interval of the \
+         control's cost minus the ring's, paired per round, within ±{tolerance:.0} % of the \
+         ring's cost (E6's bare ring runs in another process with nothing beside it, and a \
+         cache share moves between processes); the memory-sized one against E6's latency \
+         there minus at 4 KiB, its whole interval within the range E6's invocations span \
+         widened by ±{tolerance:.0} %; each interval excluding 0 — equivalence tests, since a \
+         point estimate alone proves nothing. The last level's control is half its effective size \
          where that lies on its plateau at or above the plateau's geometric middle, else the \
          middle; the plateau is the one every E6 invocation shows, from the latest of the \
          lower level's sizes and the ends of the step after it to the earliest of the last \
@@ -94,7 +98,8 @@ pub(super) fn method(m: &Measurement) -> String {
          served partly by L2; a plateau under one \
          doubling wide places no such control (E6 resolves sizes to half a doubling, and a \
          table there, with the walk's data beside it, spills to memory in some invocations \
-         and not others), and the verdict is then not decided. Dose–response: \
+         and not others), which the findings state, and the verdict is read from the controls \
+         that can be placed. Dose–response: \
          at the top P, masks of {} (half the measured L2, half and twice the last level, \
          rounded down to powers of two) and the full table, all in one sweep. {} \
          Table pages: every backend's attack tables live in kiki's table arena (chunks of \
@@ -136,7 +141,6 @@ pub(super) fn method(m: &Measurement) -> String {
                 .map(|(label, bytes)| format!("{} ({label})", rounded_bytes(*bytes as f64)))
                 .collect::<Vec<_>>()
         ),
-        POSITIVE_TOLERANCE * 100.0,
         and_list(
             &m.dose_masks
                 .iter()
@@ -147,9 +151,9 @@ pub(super) fn method(m: &Measurement) -> String {
         m.bracket_lookups,
         super::BRACKET_READS,
         rounded_bytes(m.pressure_bytes as f64),
+        tolerance = POSITIVE_TOLERANCE * 100.0,
     );
     text.extend([CONTROL_PAGES, analysis::pages::PHASE_RULE]);
-    text.push_str(&analysis::shift::method(&m.shift));
     for note in m.notes.iter().chain(&m.skipped) {
         text.push(' ');
         text.push_str(note);
@@ -183,10 +187,12 @@ fn verdict_method() -> String {
     )
 }
 
-/// The findings: the costs at the top pressure, seed 004's verdict, the controls, then the
-/// dose–response, the reuse, the survival, the table pages and the bracket.
+/// The findings: the answer in one sentence, then the costs at the top pressure, seed 004's
+/// verdict, the controls, the dose–response, the reuse, the survival, the table pages and the
+/// bracket.
 pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     let top = n.top_reads;
+    let answer = analysis::answer::sentence(&n.verdict, top);
     let mut out: Vec<String> = n.chains.cost_sentence(top).into_iter().collect();
     out.extend(n.verdict.sentences(top));
     out.extend(n.estimators.sentence(&n.verdict, top));
@@ -198,5 +204,5 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     out.extend(n.survival.evicts_sentence(m, top));
     out.extend(n.pages.sentences());
     out.extend(n.bracket.sentence(m));
-    out.join(" ")
+    format!("{answer}\n\n{}", out.join(" "))
 }

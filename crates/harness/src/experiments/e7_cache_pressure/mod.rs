@@ -3,8 +3,9 @@
 //! each backend's hot twin.
 //!
 //! The files keep the parts apart: `measure` runs the chains, probes and brackets into a
-//! `Measurement`, `survival` estimates where the probed table lines are, `analysis` turns it into series, plots, tables, the summary and the numbers
-//! the findings quote, and `findings` writes the method and findings paragraphs from them.
+//! `Measurement`, `survival` estimates where the probed table lines are, `analysis` turns it
+//! into series, plots, tables, the summary and the numbers the findings quote, and `findings`
+//! writes the method and findings paragraphs from them.
 
 mod analysis;
 mod findings;
@@ -72,32 +73,7 @@ impl Experiment for CachePressure {
     }
     fn analyse(&self, measurements: &[Measurement], _: &Context<'_>) -> ExperimentResult {
         match measure::merge(measurements) {
-            Ok(m) => {
-                let mut result = result(&m);
-                // Each invocation on its own, where there are several to set apart.
-                let screen =
-                    (measurements.len() >= 2).then(|| analysis::screen::Screen::of(measurements));
-                if let Some(screen) = &screen {
-                    result.findings.push_str("\n\n");
-                    result.findings.push_str(&screen.sentence());
-                    result.tables.push(screen.table());
-                    result
-                        .summary
-                        .push(("invocation_screen".into(), screen.summary()));
-                }
-                let control = |label: &str| {
-                    screen
-                        .as_ref()
-                        .map_or(Vec::new(), |screen| screen.control_values(label))
-                };
-                if let Some(shift) = analysis::shift::ShiftReading::of(&m.shift, control) {
-                    result.findings.push_str("\n\n");
-                    result.findings.push_str(&shift.sentence());
-                    result.tables.push(shift.table());
-                    result.summary.push(("shift_probe".into(), shift.summary()));
-                }
-                result
-            }
+            Ok(m) => result(&m),
             Err(why) => failed_result(ExperimentId::E7, TITLE, &why),
         }
     }
@@ -157,27 +133,6 @@ mod tests {
             !result.findings.contains("could not be analysed"),
             "{}",
             result.findings
-        );
-        // Each invocation screened on its own, with what the machine was doing.
-        assert_eq!(merged.conditions.len(), 2);
-        assert!(
-            result.findings.contains("Invocation screen:"),
-            "{}",
-            result.findings
-        );
-        let screen = &result
-            .summary
-            .iter()
-            .find(|(k, _)| k == "invocation_screen")
-            .expect("invocation_screen")
-            .1;
-        let screened = screen["invocations"].as_array().unwrap();
-        assert_eq!(screened.len(), 2);
-        assert_eq!(screened[1]["invocation"], 1);
-        let flagged = screen["flagged"].as_array().unwrap().len();
-        assert_eq!(
-            flagged,
-            screened.iter().filter(|s| s["flagged"] == true).count()
         );
     }
 
@@ -355,7 +310,26 @@ mod tests {
         assert!(summary("table_miss_cost")["magic-plain"]["ns"].is_number());
         assert!(summary("negative_controls")["mailbox"]["pass"].is_boolean());
         assert!(summary("positive_control")["expected_ns"].as_f64().unwrap() > 0.0);
-        assert!(!summary("positive_controls").as_array().unwrap().is_empty());
+        // Each control inside the caches against the ring of its size timed beside it, the
+        // memory-sized one against E6.
+        let positives = summary("positive_controls");
+        assert!(!positives.as_array().unwrap().is_empty());
+        for p in positives.as_array().unwrap() {
+            let ringed = p["label"] != "memory";
+            let against = if ringed { "in-process ring" } else { "E6" };
+            assert_eq!(p["judged_against"], against, "{p}");
+            assert_eq!(p["ring_difference"]["ns"].is_number(), ringed, "{p}");
+            // Its rounds among the series, at P = 0 alone.
+            let ring = format!("ring ({})", p["label"].as_str().unwrap());
+            let pressures: Vec<&str> = experiment
+                .series
+                .iter()
+                .filter(|s| s.label("case") == Some(ring.as_str()))
+                .filter_map(|s| s.label("pressure_reads"))
+                .collect();
+            assert_eq!(!pressures.is_empty(), ringed, "{ring}");
+            assert!(pressures.iter().all(|&p| p == "0"), "{pressures:?}");
+        }
         assert_eq!(summary("aa_control")["backend"], "magic-plain");
         assert!(!summary("survival").as_array().unwrap().is_empty());
         let calibration = summary("survival_calibration");
@@ -398,6 +372,16 @@ mod tests {
             "{split}"
         );
         assert!(summary("seed_004_verdict").is_string());
+        // The answer heads the findings, one sentence of at most 40 words.
+        let answer = summary("answer");
+        let sentence = answer["sentence"].as_str().unwrap();
+        assert!(
+            experiment.findings.starts_with(&format!("{sentence}\n\n")),
+            "{}",
+            experiment.findings
+        );
+        assert!(sentence.split_whitespace().count() <= 40, "{sentence}");
+        assert!(answer["half_width_ns"].is_number(), "{answer}");
         // The verdict from the slices' plain means beside the trimmed ones it uses, and P = 0
         // on the warmed windows and the long search.
         let estimator = summary("estimator");

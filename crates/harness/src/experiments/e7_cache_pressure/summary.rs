@@ -60,6 +60,10 @@ pub struct Unplaced {
 pub struct VerdictControls {
     pub passed: bool,
     pub failed: Vec<String>,
+    /// Whether an unplaced last-level control withholds the verdict: `false` since
+    /// 2026-12-01; absent, as in the reports before, it did.
+    #[serde(default)]
+    pub unplaced_withholds: Option<bool>,
 }
 
 impl Summary {
@@ -125,34 +129,41 @@ impl Summary {
     }
 
     /// Seed 004's outcome in a few words, gated on the controls: where one failed, "not
-    /// decided here" and which (reports made before the gate printed a verdict regardless).
+    /// decided here" and which (reports made before the gate printed a verdict regardless). An
+    /// unplaced last-level control is stated beside the verdict (since 2026-12-01; the reports
+    /// before withheld the verdict for it, and keep their words).
     pub fn seed_004_words(&self) -> Option<String> {
         let verdict = self.seed_004.as_ref()?;
-        let failed = self.failed_controls();
         if verdict.outcome == SeedOutcome::NotMeasured {
             return Some(verdict.outcome.words().to_string());
         }
-        if let Some(u) = self
-            .positive_control_unplaced
-            .as_ref()
-            .filter(|_| failed.is_empty())
-        {
-            return Some(format!(
-                "not decided here (no {} control could be placed)",
-                u.level
-            ));
-        }
+        let failed = self.failed_controls();
+        let unplaced = self.positive_control_unplaced.as_ref();
+        // Whether the report's own gate withheld the verdict for the unplaced control.
+        let vetoed = unplaced.is_some()
+            && self
+                .verdict_controls
+                .as_ref()
+                .and_then(|c| c.unplaced_withholds)
+                .unwrap_or(true);
         if failed.is_empty() {
-            return Some(verdict.outcome.words().to_string());
-        }
-        // Both reasons where both hold: a control that passes next time still leaves an
-        // unplaced one (a referee on -11-29-8, whose line named ½ L2 alone).
-        let unplaced = self
-            .positive_control_unplaced
-            .as_ref()
-            .map_or(String::new(), |u| {
-                format!("; no {} control could be placed", u.level)
+            return Some(match unplaced {
+                Some(u) if vetoed => {
+                    format!("not decided here (no {} control could be placed)", u.level)
+                }
+                Some(u) => format!(
+                    "{} (no {} level characterised here)",
+                    verdict.outcome.words(),
+                    u.level
+                ),
+                None => verdict.outcome.words().to_string(),
             });
+        }
+        // Both reasons where the report's gate held both (a referee on -11-29-8, whose line
+        // named ½ L2 alone).
+        let unplaced = unplaced.filter(|_| vetoed).map_or(String::new(), |u| {
+            format!("; no {} control could be placed", u.level)
+        });
         Some(format!(
             "not decided here (failed control{}: {}{unplaced})",
             if failed.len() == 1 { "" } else { "s" },
@@ -195,14 +206,22 @@ pub struct PositiveControl {
     pub expected_low: Option<f64>,
     #[serde(default, rename = "expected_high_ns")]
     pub expected_high: Option<f64>,
+    /// `in-process ring` where a ring of its size timed beside it judged it (since
+    /// 2026-12-01), `E6` where E6's band did (absent before).
+    #[serde(default)]
+    pub judged_against: Option<String>,
     pub pass: bool,
 }
 
 impl PositiveControl {
     /// Whether today's rule fails a control its report passed (reports made before
     /// 2026-11-27 passed a control on its point estimate): an interval that reaches 0, or one
-    /// not inside E6's range widened by the tolerance, where the report recorded them.
+    /// not inside E6's range widened by the tolerance, where the report recorded them. A
+    /// control its ring judged was judged by today's rule.
     pub fn fails_today(&self) -> bool {
+        if self.judged_against.as_deref() == Some("in-process ring") {
+            return false;
+        }
         let Some(low) = self.low.filter(|_| self.pass) else {
             return false;
         };
@@ -368,6 +387,38 @@ mod tests {
         assert_eq!(
             both.seed_004_words().unwrap(),
             "not decided here (failed control: ½ L2; no L3 control could be placed)"
+        );
+        // The -11-28-2 Zen 1: two failed controls and an unplaced one, not listed as failed
+        // then, which withheld the verdict too.
+        let zen1 = summary(
+            r#"{"seed_004_verdict": "is not decided here: the ½ L2 control failed (…)",
+                "verdict_controls": {"passed": false, "failed": ["½ L2", "memory"], "unplaced": ["L3"]},
+                "positive_control_unplaced": {"level": "L3"}}"#,
+        );
+        assert_eq!(
+            zen1.seed_004_words().unwrap(),
+            "not decided here (failed controls: ½ L2, memory; no L3 control could be placed)"
+        );
+        // Since 2026-12-01 an unplaced control is stated beside a verdict it does not veto.
+        let stated = summary(
+            r#"{"seed_004_verdict": "holds here, …",
+                "verdict_controls": {"passed": true, "failed": [], "unplaced": ["L3"],
+                                     "unplaced_withholds": false},
+                "positive_control_unplaced": {"level": "L3"}}"#,
+        );
+        assert_eq!(
+            stated.seed_004_words().unwrap(),
+            "holds (no L3 level characterised here)"
+        );
+        let failed_beside = summary(
+            r#"{"seed_004_verdict": "is not decided here: the ½ L2 control failed (…)",
+                "verdict_controls": {"passed": false, "failed": ["½ L2"], "unplaced": ["L3"],
+                                     "unplaced_withholds": false},
+                "positive_control_unplaced": {"level": "L3"}}"#,
+        );
+        assert_eq!(
+            failed_beside.seed_004_words().unwrap(),
+            "not decided here (failed control: ½ L2)"
         );
     }
 }

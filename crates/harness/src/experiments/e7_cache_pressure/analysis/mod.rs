@@ -1,19 +1,19 @@
 //! E7's analysis, one module per sub-study, each owning its numbers, tables, plots, summary
-//! values and sentences: `chains` (the table-miss costs and the controls), `dose` (the
-//! dose–response), `reuse` (the walk's stack distances), `survival` (the survival fractions and
-//! their calibration), `pages` (the table-page split), `bracket` (the free-running design) and
-//! `verdict` (seed 004's question, from the chains, the dose and the pages). [`analyse`]
-//! composes them in the report's order; `screen` looks at each invocation on its own, and
-//! `shift` at what inside one process reproduces how far they differ.
+//! values and sentences: `chains` (the table-miss costs and the controls, `positive` the
+//! positive ones), `dose` (the dose–response), `reuse` (the walk's stack distances), `survival`
+//! (the survival fractions and their calibration), `pages` (the table-page split), `bracket`
+//! (the free-running design), `verdict` (seed 004's question, from the chains, the dose and the
+//! pages) and `answer` (the verdict in one sentence). [`analyse`] composes them in the
+//! report's order.
 
+pub(super) mod answer;
 pub(super) mod bracket;
 pub(super) mod chains;
 pub(super) mod dose;
 pub(super) mod estimator;
 pub(super) mod pages;
+pub(super) mod positive;
 pub(super) mod reuse;
-pub(super) mod screen;
-pub(super) mod shift;
 pub(super) mod survival;
 pub(super) mod unpressed;
 pub(super) mod verdict;
@@ -284,7 +284,6 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     series.extend(survival::raw_series(m));
     series.extend(reuse::raw_series(m));
     series.extend(bracket::raw_series(m));
-    series.extend(shift::raw_series(&m.shift));
 
     let mut plots = vec![chains.plot(m)];
     plots.extend(dose.plot(m, top_reads));
@@ -327,6 +326,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     ));
     summary.push(("order".into(), order_summary(m)));
     summary.extend(verdict.summary());
+    summary.push(("answer".into(), answer::summary(&verdict, top_reads)));
     summary.push(("estimator".into(), estimators.summary(&verdict)));
     summary.push(("unpressed".into(), unpressed.summary()));
 

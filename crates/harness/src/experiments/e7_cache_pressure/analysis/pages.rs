@@ -596,7 +596,6 @@ mod tests {
                 min_sample: Duration::ZERO,
             },
             synthetic: Vec::new(),
-            synthetic_huge: Vec::new(),
             unplaced: None,
             dose_masks: Vec::new(),
             aa_backend: None,
@@ -626,8 +625,6 @@ mod tests {
             bracket_lookups: 0,
             notes: Vec::new(),
             threshold: 0.03,
-            conditions: Vec::new(),
-            shift: Vec::new(),
             invocation: Invocation::ONLY,
             invocations: 2,
         }

@@ -68,7 +68,8 @@ pub struct Verdict {
     /// The controls that failed, each (its name, what it measured against what it should
     /// have): where any did, the verdict is not decided.
     pub failed_controls: Vec<(String, String)>,
-    /// The level whose control could not be placed (then the verdict is not decided either).
+    /// The level whose control could not be placed: stated, not a veto (the verdict is read
+    /// from the controls that could be placed).
     pub unplaced: Option<String>,
     pub text: String,
 }
@@ -92,21 +93,10 @@ impl Verdict {
             .filter_map(|&c| pair(m, c, top, claims))
             .collect();
         let magic_plain = pairs.iter().find(|p| p.contender == Contender::MagicPlain);
-        let text = match (magic_plain, &m.unplaced) {
-            (None, _) => "not measured: needs magic-plain and dbb".to_string(),
-            (Some(_), _) if !failed_controls.is_empty() => not_decided_text(&failed_controls),
-            // A control that could not be placed checks nothing, so it cannot pass: dropping
-            // one must never turn "not decided" into a verdict.
-            (Some(_), Some(u)) => {
-                format!(
-                    "is not decided here: no {} control could be placed (E6's effective {} \
-                     plateau in every invocation: {})",
-                    u.level,
-                    u.level,
-                    u.plateau_words()
-                )
-            }
-            (Some(p), None) => {
+        let text = match magic_plain {
+            None => "not measured: needs magic-plain and dbb".to_string(),
+            Some(_) if !failed_controls.is_empty() => not_decided_text(&failed_controls),
+            Some(p) => {
                 let text = verdict_text(p, top);
                 let measured = p.difference.is_some()
                     && p.at_top.is_some()
@@ -187,16 +177,16 @@ impl Verdict {
             (
                 "verdict_controls".into(),
                 json!({
-                    "passed": self.failed_controls.is_empty() && self.unplaced.is_none(),
-                    // A control that could not be placed fails too: a reader of `failed` alone
-                    // must not find it empty beside `passed: false`.
+                    "passed": self.failed_controls.is_empty(),
                     "failed": self
                         .failed_controls
                         .iter()
                         .map(|(name, _)| name.clone())
-                        .chain(self.unplaced.iter().map(|level| unplaced_name(level)))
                         .collect::<Vec<_>>(),
                     "unplaced": self.unplaced.iter().collect::<Vec<_>>(),
+                    // Stated, not a veto (since 2026-12-01; the reports before withheld the
+                    // verdict for it, and say nothing here).
+                    "unplaced_withholds": false,
                 }),
             ),
             ("seed_004_verdict".into(), json!(self.text)),
@@ -213,7 +203,7 @@ impl Verdict {
         {
             // The same instrument as seed 004's pair: where its controls failed, these are
             // values, not claims.
-            let gate = if self.failed_controls.is_empty() && self.unplaced.is_none() {
+            let gate = if self.failed_controls.is_empty() {
                 ""
             } else {
                 " (values, not claims: the controls seed 004's verdict stands on did not pass)"
@@ -498,7 +488,8 @@ fn translation(pages: &Pages) -> Option<String> {
     ))
 }
 
-/// The name `verdict_controls.failed` gives a control that could not be placed at `level`.
+/// The name `verdict_controls.failed` gave a control that could not be placed at `level`, in
+/// the reports that withheld the verdict for it (-11-29-6 until 2026-12-01).
 pub(crate) fn unplaced_name(level: &str) -> String {
     format!("{level} control (unplaced)")
 }
@@ -694,37 +685,6 @@ mod tests {
         assert!(text(missing).starts_with("not measured"));
     }
 
-    /// A positive control passes only where its interval excludes 0 and lies inside the band
-    /// E6 gives (±25 %): the -27-5 Intel's ½ L2 control, 10.3 [-0.2–20.7] ns against
-    /// 5.67–8.90, passed on its point estimate before.
-    #[test]
-    fn a_positive_control_must_be_resolved_and_in_its_band() {
-        use super::super::chains::positive_passes;
-        assert_eq!(
-            positive_passes(&estimate(10.26, -0.20, 20.72), 5.67, 8.90),
-            (false, false)
-        );
-        assert_eq!(
-            positive_passes(&estimate(7.0, 5.5, 8.5), 5.67, 8.90),
-            (true, true)
-        );
-        assert_eq!(
-            positive_passes(&estimate(7.0, 3.0, 11.0), 5.67, 8.90),
-            (true, false),
-            "the point in the band, the interval reaching beyond it"
-        );
-        assert_eq!(
-            positive_passes(&estimate(20.0, 18.0, 22.0), 5.67, 8.90),
-            (true, false),
-            "beyond the band's tolerance"
-        );
-        assert_eq!(
-            positive_passes(&estimate(138.9, 122.7, 155.2), 141.8, 163.1),
-            (true, true),
-            "the memory control"
-        );
-    }
-
     /// A failed control turns the verdict into "not decided here", naming the control and
     /// what it measured against what it should have (the summary's `verdict_controls`).
     #[test]
@@ -747,9 +707,9 @@ mod tests {
         let summary: Map<String, Json> = verdict.summary().into_iter().collect();
         assert_eq!(
             summary["verdict_controls"],
-            json!({"passed": false, "failed": ["½ L3"], "unplaced": []})
+            json!({"passed": false, "failed": ["½ L3"], "unplaced": [], "unplaced_withholds": false})
         );
-        // A control that could not be placed passes nothing either.
+        // A control that could not be placed is stated, not failed.
         let unplaced = Verdict {
             pairs: Vec::new(),
             failed_controls: Vec::new(),
@@ -759,7 +719,7 @@ mod tests {
         let unplaced_summary: Map<String, Json> = unplaced.summary().into_iter().collect();
         assert_eq!(
             unplaced_summary["verdict_controls"],
-            json!({"passed": false, "failed": ["L3 control (unplaced)"], "unplaced": ["L3"]})
+            json!({"passed": true, "failed": [], "unplaced": ["L3"], "unplaced_withholds": false})
         );
         assert!(summary["seed_004_verdict"]
             .as_str()

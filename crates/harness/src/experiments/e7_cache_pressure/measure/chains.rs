@@ -2,7 +2,7 @@
 //! synthetic tables (the controls) and the A/A control.
 
 use super::dose::dose_sweep;
-use super::shift::ShiftProbe;
+use super::ring::Rings;
 use super::timing::{
     find_window, mask_label, push_chains, shuffled, synthetic_body, time_chains, ChainCase,
     MakeChain, Walk, Warming,
@@ -158,8 +158,7 @@ pub(in super::super) const AA_SECOND: &str = "full, again";
 pub(super) fn chain_sweep(
     m: &mut Measurement,
     workload: &SearchWorkload,
-    (pressure, synthetic): (&[u64], &[&[u64]]),
-    shift: &mut ShiftProbe,
+    (pressure, synthetic, rings): (&[u64], &[&[u64]], &Rings),
     steps: &mut Steps<'_>,
 ) -> Option<usize> {
     let highest = m.pressure_reads.last().copied().unwrap_or(0);
@@ -177,7 +176,7 @@ pub(super) fn chain_sweep(
     // themselves are swept in a seeded order of their own per invocation.
     let mut window = Some(find_window(
         workload,
-        &mut chain_cases(m, workload, pressure, synthetic, highest),
+        &mut chain_cases(m, workload, (pressure, synthetic, rings), highest),
         &m.sampling,
     ));
     let order: Vec<u32> = shuffled(
@@ -191,9 +190,8 @@ pub(super) fn chain_sweep(
     .collect();
     m.pressure_orders.push(order.clone());
     let first_row = m.chains.len();
-    shift.round();
     for reads in order {
-        let mut cases = chain_cases(m, workload, pressure, synthetic, reads);
+        let mut cases = chain_cases(m, workload, (pressure, synthetic, rings), reads);
         let message = format!("{reads} pressure reads per node");
         let (results, block_order) = time_chains(
             workload,
@@ -208,7 +206,6 @@ pub(super) fn chain_sweep(
         m.block_orders.push(block_order);
         push_chains(m, &cases, results, "chain", reads, ("as built", "huge"));
         drop(cases);
-        shift.round();
         steps.done += 1;
     }
     // The rows in the counts' own order, whatever order measured them: merging invocations
@@ -224,12 +221,12 @@ pub(super) fn chain_sweep(
 }
 
 /// The chain sweep's cases at `reads` pressure reads per node: every backend against its hot
-/// twin, the A/A control, the synthetic tables.
+/// twin, the A/A control, the synthetic tables, and at P = 0 (where the positive controls are
+/// judged) the rings beside them.
 fn chain_cases<'a>(
     m: &Measurement,
     workload: &'a SearchWorkload,
-    pressure: &'a [u64],
-    synthetic: &[&'a [u64]],
+    (pressure, synthetic, rings): (&'a [u64], &[&'a [u64]], &'a Rings),
     reads: u32,
 ) -> Vec<ChainCase<'a>> {
     let mut cases: Vec<ChainCase<'a>> = Vec::new();
@@ -277,6 +274,16 @@ fn chain_cases<'a>(
                 masks,
             )),
         });
+    }
+    if reads == 0 {
+        let walk = Walk {
+            workload,
+            pressure,
+            reads,
+            stream: 0,
+        };
+        let first_stream = cases.len() as u64;
+        cases.extend(rings.cases(walk, first_stream));
     }
     cases
 }

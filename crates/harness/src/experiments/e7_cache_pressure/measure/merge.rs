@@ -6,7 +6,7 @@ use crate::experiments::typical;
 use crate::invocations::{gather, merge_rows, union};
 
 /// K invocations' measurements as one: every chain's, reload's, calibration load's and
-/// bracket's rounds and the shift probe's timings one invocation after another; the pressure
+/// bracket's rounds one invocation after another; the pressure
 /// buffer's and the calibration's grants and steps the least of any; a collapse refused if any kernel refused it (the huge-page
 /// bytes after it the least of any); the sweep's tables' huge-page bytes the most of any;
 /// every note; the rest from the first (the order seed, which every invocation must share).
@@ -107,13 +107,11 @@ pub(in super::super) fn merge(parts: &[Measurement]) -> Result<Measurement, Stri
         bracket,
         pressure_huge: least(parts.iter().map(|p| p.pressure_huge).collect()),
         notes: union(parts.iter().map(|p| p.notes.clone())),
-        conditions: parts.iter().flat_map(|p| p.conditions.clone()).collect(),
         pressure_orders: parts
             .iter()
             .flat_map(|p| p.pressure_orders.clone())
             .collect(),
         block_orders: parts.iter().flat_map(|p| p.block_orders.clone()).collect(),
-        shift: parts.iter().flat_map(|p| p.shift.clone()).collect(),
         invocations: parts.len(),
         ..first.clone()
     })

@@ -1,6 +1,7 @@
 //! E7's measuring: the isolated table-miss cost (dependent chains after pressure, against each
-//! backend's hot twin), its controls, the dose–response, the survival probe, the table-page
-//! split and the free-running bracket, all into a [`Measurement`].
+//! backend's hot twin), its controls (with the rings beside the positive ones), the
+//! dose–response, the survival probe, the table-page split and the free-running bracket, all
+//! into a [`Measurement`].
 
 mod bracket;
 mod calibration;
@@ -9,7 +10,7 @@ mod dose;
 mod merge;
 mod pages;
 mod reuse;
-mod shift;
+mod ring;
 mod survival;
 pub(super) mod timing;
 mod unpressed;
@@ -27,10 +28,10 @@ pub(super) use dose::{dose_case, dose_masks};
 pub(super) use merge::merge;
 pub(crate) use pages::{PhaseControl, TablePages, PHASE_CONTROL};
 pub(crate) use reuse::Reuse;
-pub(crate) use shift::{ShiftSample, MAX_LOADS as SHIFT_MAX_LOADS, SAMPLES as SHIFT_SAMPLES};
+pub(super) use ring::{has_ring, ring_case};
 pub(crate) use timing::FIXED_ORDER_SEED;
 pub(super) use timing::{mask_label, WARM_IN_READS_PER_LINE, WARM_IN_SAMPLES};
-pub(crate) use timing::{tick_ns, time_chains, BlockCpu, BlockOrder, Chain, MakeChain, Warming};
+pub(crate) use timing::{tick_ns, time_chains, BlockOrder, Chain, MakeChain, Warming};
 pub use timing::{OrderSeed, SeedSource};
 
 use crate::cache_levels::CacheLevels;
@@ -71,11 +72,6 @@ pub(crate) struct Measurement {
     /// The positive controls' synthetic tables: what each is sized after (half the measured
     /// L2, half the last level, the pressure buffer in memory) and its bytes.
     pub synthetic: Vec<(String, usize)>,
-    /// The huge-page bytes the kernel granted each synthetic table when it was built, at most
-    /// its own bytes, in the order of `synthetic` (None: unreadable; absent before the
-    /// -11-29-8 report, which counted its buffer's whole pages).
-    #[serde(default)]
-    pub synthetic_huge: Vec<Option<usize>>,
     /// The last-level control left out, where E6's plateau for it is under one doubling wide
     /// (absent before 2026-11-28, when such a control was placed and run).
     #[serde(default)]
@@ -133,15 +129,6 @@ pub(crate) struct Measurement {
     /// Sentences for the method paragraph (failed `madvise`, skipped parts).
     pub notes: Vec<String>,
     pub threshold: f64,
-    /// What the machine was doing while each invocation measured (steal, busy share, clock):
-    /// one per invocation (absent before 2026-11-27).
-    #[serde(default)]
-    pub conditions: Vec<crate::conditions::RunConditions>,
-    /// The shift probe's timings (science-hardening item 2): rings at each positive control's
-    /// size, several alive at once, on each CPU, in rounds spread over the chain sweep; every
-    /// invocation's (absent before 2026-11-29).
-    #[serde(default)]
-    pub shift: Vec<ShiftSample>,
     /// Which invocation measured (the first, once merged).
     pub invocation: Invocation,
     /// The process invocations pooled here (1 as measured; K once merged).
@@ -191,7 +178,6 @@ pub(super) fn measure(
     invocation: Invocation,
     progress: Progress<'_>,
 ) -> Measurement {
-    let recorder = crate::conditions::Recorder::start();
     let (backends, skipped) = config.backend_names();
     progress("generating the search-order workload", 0.0);
     let nodes = config.pick(600, 20_000, 100_000);
@@ -224,7 +210,6 @@ pub(super) fn measure(
         ns_per_tick,
         sampling: sampling(config),
         synthetic,
-        synthetic_huge: Vec::new(),
         unplaced,
         dose_masks: dose,
         aa_backend: None,
@@ -245,8 +230,6 @@ pub(super) fn measure(
         bracket_lookups: 0,
         notes: Vec::new(),
         threshold: config.threshold,
-        conditions: Vec::new(),
-        shift: Vec::new(),
         invocation,
         invocations: 1,
     };
@@ -262,36 +245,7 @@ pub(super) fn measure(
         .iter()
         .map(|(_, bytes)| PageBuffer::new(*bytes, Pages::Huge, |i| i as u64 * 0x9E37))
         .collect();
-    // Per invocation, so that the screen can set a control that shifted beside its pages. A
-    // buffer spans whole 2 MiB pages, so its count is clamped to the table's own bytes (the
-    // -11-29-8 report printed a ½ L2 table's "2 MiB of 362 KiB": the page it lies on).
-    m.synthetic_huge = synthetic
-        .iter()
-        .zip(&m.synthetic)
-        .map(|(buffer, (_, bytes))| buffer.huge_page_bytes().map(|huge| huge.min(*bytes)))
-        .collect();
-    let mut positive: Vec<(String, usize)> = m
-        .synthetic
-        .iter()
-        .filter(|(label, _)| label != ONE_PAGE)
-        .cloned()
-        .collect();
-    // Where the last-level control is not placed, the probe still rings half the last level:
-    // whether whole invocations shift there is what the missing control would have shown.
-    if let Some(unplaced) = &m.unplaced {
-        positive.push((
-            format!("½ {}, unplaced", unplaced.level),
-            m.levels.last_level_bytes() / 2,
-        ));
-    }
-    let mut shift = shift::ShiftProbe::new(
-        &positive,
-        config.pick(2, 2, shift::ALLOCATIONS),
-        online_cpus(),
-        config.pin_cpu,
-        invocation.index,
-        config.order_seed.value,
-    );
+    let rings = ring::Rings::new(&m.synthetic);
     let total = m.pressure_reads.len() + 6;
     let mut steps = Steps {
         progress,
@@ -303,11 +257,11 @@ pub(super) fn measure(
     let window = chain_sweep(
         &mut m,
         &workload,
-        (pressure.as_slice(), &tables),
-        &mut shift,
+        (pressure.as_slice(), &tables, &rings),
         &mut steps,
     );
     drop(tables);
+    drop(rings);
     unpressed::unpressed(
         &mut m,
         (&workload, &long),
@@ -323,21 +277,9 @@ pub(super) fn measure(
         .collect();
     bracket(&mut m, &workload, &mut steps);
     drop(synthetic);
-    table_pages(&mut m, &workload, (&pressure, &mut shift), &mut steps);
-    m.notes.append(&mut shift.notes);
-    m.shift = std::mem::take(&mut shift.measured);
-    drop(shift);
-    m.conditions = vec![recorder.finish()];
+    table_pages(&mut m, &workload, &pressure, &mut steps);
     (steps.progress)("done", 1.0);
     m
-}
-
-/// The CPUs online (the thread may already be pinned to one, which the affinity-based count
-/// would report).
-fn online_cpus() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
-    usize::try_from(online).unwrap_or(1).max(1)
 }
 
 /// A backend's attack-table bytes (what the mask applies to); 0 where it has none.

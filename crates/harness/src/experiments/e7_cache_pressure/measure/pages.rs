@@ -1,7 +1,6 @@
 //! The table pages: the sweep's tables advised onto 4 KiB pages, and the table-page split (the
 //! backends' tables on 4 KiB pages, then collapsed to huge pages).
 
-use super::shift::ShiftProbe;
 use super::timing::{
     mask_label, push_chains, synthetic_body, time_chains, ChainCase, MakeChain, Walk, Warming,
 };
@@ -79,7 +78,7 @@ pub(super) fn on_small_pages(backends: &[&'static str]) -> Vec<TablePages> {
 pub(super) fn table_pages(
     m: &mut Measurement,
     workload: &SearchWorkload,
-    (pressure_huge, shift): (&PageBuffer, &mut ShiftProbe),
+    pressure_huge: &PageBuffer,
     steps: &mut Steps<'_>,
 ) {
     let with_tables: Vec<&'static str> = m
@@ -160,8 +159,6 @@ pub(super) fn table_pages(
             m.block_orders.push(block_order);
             push_chains(m, &cases, results, "pages", reads, (tables, pressure_pages));
         }
-        // The probe's rounds cover the split too: one after each phase.
-        shift.round();
     }
     m.phase_control = control.map(|table| PhaseControl {
         bytes: table.as_slice().len() * 8,

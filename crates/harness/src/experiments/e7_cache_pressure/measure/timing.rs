@@ -129,7 +129,7 @@ fn chain_body<'a, B: Backend>(
 /// the identical-code negative controls ±1 ns at 256 pressure reads, its sign flipping with the
 /// parity rule).
 #[inline(always)]
-fn first_turn(node: usize) -> usize {
+pub(super) fn first_turn(node: usize) -> usize {
     (eval_index(node as u64, 1 << 16) >> 7) & 0xFF
 }
 

@@ -1,0 +1,496 @@
+//! The positive controls: synthetic tables of known size read at random in the same chain,
+//! each judged at P = 0 against a ring of its size timed in the same process along the same
+//! walk (the memory-sized one against E6's memory latency); their table rows, summary values
+//! and sentences.
+
+use super::{cost, cost_rounds, estimate_json, yes_no};
+use crate::experiments::e7_cache_pressure::measure::{
+    has_ring, ring_case, synthetic_case, Measurement, ONE_PAGE,
+};
+use crate::experiments::e7_cache_pressure::{HOT_MASK, POSITIVE_TOLERANCE};
+use crate::experiments::interval_linear;
+use crate::stats::{format_interval, format_sig, Estimate};
+use kiki_core::units::rounded_bytes;
+use serde_json::{json, Value as Json};
+
+/// What a synthetic positive control's size stands for, where the findings single it out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Synthetic {
+    /// The last level's control: half the measured last level, or the geometric middle of its
+    /// plateau (from the end of E6's step after L2) where half would lie below that middle.
+    LastLevel,
+    /// The pressure buffer's size: a table in memory (the first design's positive control).
+    Memory,
+    /// Another size (half the L2 where the last level is not the L2).
+    Other,
+}
+
+impl Synthetic {
+    fn of(label: &str, m: &Measurement) -> Synthetic {
+        let last_level = m.levels.levels.last().map(|l| l.level.as_str());
+        let names_last =
+            |level: &str| label == format!("½ {level}") || label == format!("mid L2–{level}");
+        if last_level.is_some_and(names_last) {
+            Synthetic::LastLevel
+        } else if label == "memory" {
+            Synthetic::Memory
+        } else {
+            Synthetic::Other
+        }
+    }
+}
+
+/// What a positive control is judged against.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Reference {
+    /// E6's latency at its size minus at 4 KiB, within the range E6's invocations span there.
+    E6,
+    /// A plain ring of its size timed in this process along the same walk: the ring's cost
+    /// (full ring − one-page ring) and the control's cost minus the ring's, paired per round.
+    Ring {
+        ring: Estimate,
+        difference: Estimate,
+    },
+}
+
+/// A positive control: a synthetic table of known size read at random in the same chain.
+pub struct Positive {
+    pub label: String,
+    pub kind: Synthetic,
+    pub bytes: usize,
+    /// Its cost at P = 0.
+    pub at_zero: Estimate,
+    /// E6's pooled curve at its size minus at 4 KiB, and the least and greatest of the same
+    /// over E6's invocations (reported beside the ring where the ring judges it).
+    pub expected: f64,
+    pub expected_low: f64,
+    pub expected_high: f64,
+    pub reference: Reference,
+    /// Whether its interval at P = 0 excludes 0; an unresolved control fails.
+    pub resolved: bool,
+    pub pass: bool,
+    /// Where it fails with its level inside the band: the invocation (from 0) whose rounds,
+    /// left out, narrow the judged interval most, and that interval without them (what drove
+    /// the width; the verdict stays undecided: this names the cause, it does not rescue it).
+    pub widest: Option<(usize, Estimate)>,
+    /// Its cost at every pressure (how the pressure itself changes what a miss costs).
+    pub by_pressure: Vec<(u32, Estimate)>,
+}
+
+impl Positive {
+    /// Why it failed, for the verdict's "not decided" line: the level outside the band, or
+    /// the level inside and the interval too wide (and whose rounds made it so).
+    pub(super) fn failure_words(&self) -> String {
+        match (self.resolved, self.level_inside()) {
+            (false, false) => {
+                return "; its interval includes 0, its level outside that band".into()
+            }
+            (false, true) => return "; its interval includes 0".into(),
+            (true, false) => return "; its level is outside that band".into(),
+            (true, true) => {}
+        }
+        let cause = self.widest.map_or(String::new(), |(invocation, without)| {
+            format!(
+                " (the invocation that widens it most is number {}: without its rounds {} ns)",
+                invocation + 1,
+                format_interval(&without)
+            )
+        });
+        format!("; its level is inside that band, its interval too wide{cause}")
+    }
+
+    /// Whether its level (not its interval) lies in the band widened by the tolerance.
+    fn level_inside(&self) -> bool {
+        match self.reference {
+            Reference::Ring { ring, difference } => {
+                difference.value.abs() <= POSITIVE_TOLERANCE * ring.value
+            }
+            Reference::E6 => {
+                self.at_zero.value >= self.expected_low * (1.0 - POSITIVE_TOLERANCE)
+                    && self.at_zero.value <= self.expected_high * (1.0 + POSITIVE_TOLERANCE)
+            }
+        }
+    }
+
+    /// Its cost at `reads`, where measured.
+    pub(super) fn at(&self, reads: u32) -> Option<&Estimate> {
+        self.by_pressure
+            .iter()
+            .find(|(r, _)| *r == reads)
+            .map(|(_, e)| e)
+    }
+
+    /// E6's figure at its size: `3.27 [3.00–3.50]`.
+    fn e6_words(&self) -> String {
+        format!(
+            "{} [{}–{}]",
+            format_sig(self.expected),
+            format_sig(self.expected_low),
+            format_sig(self.expected_high)
+        )
+    }
+
+    /// What it should have measured, for the controls table and the failed line.
+    fn expected_words(&self) -> String {
+        let tolerance = POSITIVE_TOLERANCE * 100.0;
+        match self.reference {
+            Reference::Ring { ring, difference } => format!(
+                "the ring of its size in this process {} ns ± {tolerance:.0} % (difference {} \
+                 ns; E6 {})",
+                format_interval(&ring),
+                format_interval(&difference),
+                self.e6_words()
+            ),
+            Reference::E6 => format!(
+                "{} ± {tolerance:.0} % (E6: latency at its size − at 4 KiB, pooled \
+                 [invocations' least–greatest])",
+                self.e6_words()
+            ),
+        }
+    }
+
+    /// The verdict's "not decided" line for it: what it measured against what it should have.
+    pub(super) fn failed_words(&self) -> String {
+        format!(
+            "{} ns against {}{}",
+            format_interval(&self.at_zero),
+            self.expected_words(),
+            self.failure_words()
+        )
+    }
+
+    /// Its row in the controls table.
+    pub(super) fn row(&self) -> Vec<String> {
+        vec![
+            format!(
+                "positive: synthetic {} table ({}) at P = 0",
+                rounded_bytes(self.bytes as f64),
+                self.label
+            ),
+            format_interval(&self.at_zero),
+            self.expected_words(),
+            yes_no(self.pass),
+        ]
+    }
+
+    /// Its entry in the summary's `positive_controls`.
+    pub(super) fn json(&self) -> Json {
+        let (against, ring, difference) = match &self.reference {
+            Reference::Ring { ring, difference } => (
+                "in-process ring",
+                estimate_json(ring),
+                estimate_json(difference),
+            ),
+            Reference::E6 => ("E6", Json::Null, Json::Null),
+        };
+        json!({"label": self.label, "bytes": self.bytes, "ns": self.at_zero.value,
+               "low": self.at_zero.low, "high": self.at_zero.high, "expected_ns": self.expected,
+               "expected_low_ns": self.expected_low, "expected_high_ns": self.expected_high,
+               "judged_against": against, "ring": ring, "ring_difference": difference,
+               "resolved": self.resolved, "pass": self.pass,
+               "by_pressure": self.by_pressure.iter().map(|(r, e)| {
+                   let mut v = estimate_json(e);
+                   v["pressure_reads"] = json!(r);
+                   v
+               }).collect::<Vec<_>>()})
+    }
+
+    /// The findings' sentence on it.
+    pub(super) fn sentence(&self) -> String {
+        let size = format!("{} ({})", rounded_bytes(self.bytes as f64), self.label);
+        let against = match self.reference {
+            Reference::Ring { ring, difference } => format!(
+                "a plain ring of its size timed in this process along the same walk {} ns, \
+                 the difference {} ns (E6's curve, from another process with nothing beside \
+                 it, says {} ns)",
+                format_interval(&ring),
+                format_interval(&difference),
+                self.e6_words()
+            ),
+            Reference::E6 => format!(
+                "E6's curve says {} ns ({}–{} over its invocations)",
+                format_sig(self.expected),
+                format_sig(self.expected_low),
+                format_sig(self.expected_high)
+            ),
+        };
+        let measured = format!("{} ns per read at P = 0", format_interval(&self.at_zero));
+        if self.pass {
+            format!("The positive control at {size} passes: {measured}; {against}.")
+        } else {
+            format!(
+                "**THE POSITIVE CONTROL AT {size} FAILS: {measured}; {against}; ±{:.0} % \
+                 allowed{}.**",
+                POSITIVE_TOLERANCE * 100.0,
+                self.failure_words()
+            )
+        }
+    }
+}
+
+/// Per round: `a[r] − b[r]` (the two measured over the same windows).
+fn paired(a: &[f64], b: &[f64]) -> Option<Vec<f64>> {
+    (a.len() == b.len() && !a.is_empty()).then(|| a.iter().zip(b).map(|(x, y)| x - y).collect())
+}
+
+/// The ring beside the control labelled `label`: its cost, the control's minus it per round,
+/// and those rounds; `None` where no ring was timed (the memory control, and measurements made
+/// before 2026-12-01).
+fn ring_reference(m: &Measurement, label: &str) -> Option<(Estimate, Estimate, Vec<f64>)> {
+    if !has_ring(label) {
+        return None;
+    }
+    let ring = ring_case(label);
+    let rounds = paired(
+        &cost_rounds(m, 0, &synthetic_case(label))?,
+        &cost_rounds(m, 0, &ring)?,
+    )?;
+    let difference = interval_linear(&rounds, m.invocations);
+    (!difference.value.is_nan()).then_some((cost(m, 0, &ring)?, difference, rounds))
+}
+
+/// The positive controls: every synthetic table but the one-page one, each against the ring
+/// beside it where one was timed, else E6's latency.
+pub(super) fn positive(m: &Measurement) -> Vec<Positive> {
+    m.synthetic
+        .iter()
+        .filter(|(label, _)| label != ONE_PAGE)
+        .filter_map(|(label, bytes)| {
+            let case = synthetic_case(label);
+            let l1 = m.levels.latency_at(HOT_MASK + 1);
+            let expected = m.levels.latency_at(*bytes) - l1;
+            let (low, high) = m.levels.latency_range_at(*bytes);
+            let (expected_low, expected_high) = (low - l1, high - l1);
+            let at_zero = cost(m, 0, &case)?;
+            let (reference, (resolved, pass), judged) = match ring_reference(m, label) {
+                Some((ring, difference, rounds)) => (
+                    Reference::Ring { ring, difference },
+                    ring_passes(&at_zero, &ring, &difference),
+                    Some((rounds, difference)),
+                ),
+                None => (
+                    Reference::E6,
+                    positive_passes(&at_zero, expected_low, expected_high),
+                    cost_rounds(m, 0, &case).map(|rounds| (rounds, at_zero)),
+                ),
+            };
+            let widest = judged
+                .filter(|_| !pass)
+                .and_then(|(rounds, e)| widest_invocation(&rounds, m.invocations, e.high - e.low));
+            Some(Positive {
+                widest,
+                label: label.clone(),
+                kind: Synthetic::of(label, m),
+                bytes: *bytes,
+                at_zero,
+                expected,
+                expected_low,
+                expected_high,
+                reference,
+                resolved,
+                pass,
+                by_pressure: m
+                    .pressure_reads
+                    .iter()
+                    .filter_map(|&r| cost(m, r, &case).map(|e| (r, e)))
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+/// The invocation whose rounds, left out, narrow the interval of `rounds` (k invocations'
+/// blocks in order) most, and the interval of the rest; `None` under three invocations.
+/// Only where 3 invocations remain without one (with 2 left, Student's t on 1 degree of
+/// freedom widens every interval) and leaving it out narrows the interval below `full_width`.
+fn widest_invocation(rounds: &[f64], k: usize, full_width: f64) -> Option<(usize, Estimate)> {
+    let blocks = crate::experiments::blocks(rounds, k);
+    if blocks.len() < 4 {
+        return None;
+    }
+    (0..blocks.len())
+        .map(|left_out| {
+            let rest: Vec<f64> = blocks
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != left_out)
+                .flat_map(|(_, b)| b.iter().copied())
+                .collect();
+            (left_out, interval_linear(&rest, blocks.len() - 1))
+        })
+        .filter(|(_, e)| e.low.is_finite() && e.high.is_finite())
+        .min_by(|a, b| (a.1.high - a.1.low).total_cmp(&(b.1.high - b.1.low)))
+        .filter(|(_, e)| e.high - e.low < full_width)
+}
+
+/// Whether a positive control's cost at P = 0 is resolved (its interval excludes 0) and whether
+/// it passes: resolved, and its whole 95 % interval inside the range E6's invocations span at
+/// its size widened by the tolerance (an equivalence test: a point estimate in the band whose
+/// interval reaches far beyond it shows nothing).
+pub(super) fn positive_passes(
+    at_zero: &Estimate,
+    expected_low: f64,
+    expected_high: f64,
+) -> (bool, bool) {
+    let resolved = at_zero.low > 0.0;
+    let pass = resolved
+        && at_zero.low >= expected_low * (1.0 - POSITIVE_TOLERANCE)
+        && at_zero.high <= expected_high * (1.0 + POSITIVE_TOLERANCE);
+    (resolved, pass)
+}
+
+/// The same against the ring beside it: resolved, and the whole 95 % interval of the control's
+/// cost minus the ring's, paired per round, within ± the tolerance of the ring's cost (an
+/// equivalence test on the paired difference: what the process's cache share does to both
+/// leaves it, and only the chain's own error is judged).
+pub(super) fn ring_passes(
+    at_zero: &Estimate,
+    ring: &Estimate,
+    difference: &Estimate,
+) -> (bool, bool) {
+    let resolved = at_zero.low > 0.0;
+    let margin = POSITIVE_TOLERANCE * ring.value;
+    let pass = resolved && margin > 0.0 && difference.low >= -margin && difference.high <= margin;
+    (resolved, pass)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn estimate(value: f64, low: f64, high: f64) -> Estimate {
+        Estimate { value, low, high }
+    }
+
+    fn control(at_zero: Estimate, widest: Option<(usize, Estimate)>) -> Positive {
+        let (resolved, pass) = positive_passes(&at_zero, 3.0, 3.5);
+        Positive {
+            label: "½ L2".into(),
+            kind: Synthetic::Other,
+            bytes: 362 << 10,
+            at_zero,
+            expected: 3.27,
+            expected_low: 3.0,
+            expected_high: 3.5,
+            reference: Reference::E6,
+            resolved,
+            pass,
+            widest,
+            by_pressure: Vec::new(),
+        }
+    }
+
+    /// The -11-29-4 Zen 4's ½ L2 control (3.618 [2.777–4.461] against 3.0–3.5 ± 25 %): its
+    /// level is inside the band, its interval too wide, and the line that keeps the verdict
+    /// undecided says so and names the invocation that widens it; a level outside says that.
+    #[test]
+    fn a_failed_control_says_whether_its_level_or_its_width_failed() {
+        let wide = control(
+            estimate(3.618, 2.777, 4.461),
+            Some((1, estimate(3.6, 3.4, 3.8))),
+        );
+        assert!(!wide.pass);
+        assert_eq!(
+            wide.failure_words(),
+            "; its level is inside that band, its interval too wide (the invocation that \
+             widens it most is number 2: without its rounds 3.600 [3.400–3.800] ns)"
+        );
+        let off = control(estimate(5.0, 4.8, 5.2), None);
+        assert_eq!(off.failure_words(), "; its level is outside that band");
+        let unresolved = control(estimate(3.2, -0.1, 6.0), None);
+        assert_eq!(unresolved.failure_words(), "; its interval includes 0");
+        let both = control(estimate(1.0, -0.1, 2.1), None);
+        assert_eq!(
+            both.failure_words(),
+            "; its interval includes 0, its level outside that band"
+        );
+    }
+
+    /// Against the ring beside it the control is judged on the paired difference: the Zen 4's
+    /// ½ L2 invocation that read 7.0 ns against E6's 3.3 passes where the ring in its process
+    /// read 6.8, and fails where the difference's interval reaches beyond ±25 % of the ring's.
+    #[test]
+    fn a_control_beside_its_ring_is_judged_on_the_paired_difference() {
+        let at_zero = estimate(7.0, 6.4, 7.6);
+        assert_eq!(positive_passes(&at_zero, 3.0, 3.5), (true, false));
+        let ring = estimate(6.8, 6.2, 7.4);
+        assert_eq!(
+            ring_passes(&at_zero, &ring, &estimate(0.2, -0.3, 0.7)),
+            (true, true)
+        );
+        assert_eq!(
+            ring_passes(&at_zero, &ring, &estimate(1.2, 0.4, 2.0)),
+            (true, false),
+            "beyond 25 % of 6.8 ns"
+        );
+        assert_eq!(
+            ring_passes(&estimate(0.5, -0.1, 1.1), &ring, &estimate(0.0, -0.1, 0.1)),
+            (false, false),
+            "an unresolved control fails whatever the ring"
+        );
+        let mut beside = control(at_zero, None);
+        beside.reference = Reference::Ring {
+            ring,
+            difference: estimate(1.2, 0.4, 2.0),
+        };
+        assert_eq!(
+            beside.failure_words(),
+            "; its level is inside that band, its interval too wide"
+        );
+        assert!(
+            beside.failed_words().starts_with(
+                "7.000 [6.400–7.600] ns against the ring of its size in this process 6.800 \
+                 [6.200–7.400] ns ± 25 % (difference 1.200 [0.400–2.000] ns; E6 3.270"
+            ),
+            "{}",
+            beside.failed_words()
+        );
+        assert_eq!(beside.json()["judged_against"], "in-process ring");
+    }
+
+    /// A positive control passes only where its interval excludes 0 and lies inside the band
+    /// E6 gives (±25 %): the -27-5 Intel's ½ L2 control, 10.3 [-0.2–20.7] ns against
+    /// 5.67–8.90, passed on its point estimate before.
+    #[test]
+    fn a_positive_control_must_be_resolved_and_in_its_band() {
+        assert_eq!(
+            positive_passes(&estimate(10.26, -0.20, 20.72), 5.67, 8.90),
+            (false, false)
+        );
+        assert_eq!(
+            positive_passes(&estimate(7.0, 5.5, 8.5), 5.67, 8.90),
+            (true, true)
+        );
+        assert_eq!(
+            positive_passes(&estimate(7.0, 3.0, 11.0), 5.67, 8.90),
+            (true, false),
+            "the point in the band, the interval reaching beyond it"
+        );
+        assert_eq!(
+            positive_passes(&estimate(138.9, 122.7, 155.2), 141.8, 163.1),
+            (true, true),
+            "the memory control"
+        );
+    }
+
+    /// Five invocations of four rounds, the second's rounds spread wide: leaving it out
+    /// narrows the interval most; under four invocations nothing is named.
+    #[test]
+    fn the_invocation_that_widens_an_interval_most_is_found() {
+        let mut rounds = Vec::new();
+        for invocation in 0..5 {
+            for round in 0..4 {
+                let spread = if invocation == 1 { 2.0 } else { 0.05 };
+                rounds.push(3.5 + spread * (round as f64 - 1.5));
+            }
+        }
+        let (left_out, without) = widest_invocation(&rounds, 5, f64::INFINITY).unwrap();
+        assert_eq!(left_out, 1);
+        assert!(without.high - without.low < 0.5, "{without:?}");
+        assert_eq!(widest_invocation(&rounds[..8], 2, f64::INFINITY), None);
+        // Three invocations leave two without one: nothing is named.
+        assert_eq!(widest_invocation(&rounds[..12], 3, f64::INFINITY), None);
+        // A removal that does not narrow the full interval names nothing.
+        assert_eq!(widest_invocation(&rounds, 5, 0.1), None);
+    }
+}
