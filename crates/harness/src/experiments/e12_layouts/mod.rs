@@ -7,6 +7,8 @@
 //! and the pre-set rule's answer (the factor that matters most on this CPU).
 
 mod analysis;
+mod readings;
+mod tables;
 mod findings;
 mod measure;
 pub mod summary;
