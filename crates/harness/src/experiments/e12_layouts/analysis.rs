@@ -3,7 +3,6 @@
 
 use super::measure::{Entry, LookupInput, Measurement, Pair};
 use super::readings::{ratio90, Figure, Ratio90};
-pub(super) use super::tables::entry_name;
 use super::tables::{all_series, entries_table, family_plots, pairs_table};
 use crate::answers::{test_controls, ControlEstimate, ControlTest, Reading};
 use crate::experiments::blocks;
@@ -127,7 +126,8 @@ impl Numbers {
 
     /// Every control of the run passed (and every cost had its A/A control).
     pub fn all_passed(&self) -> bool {
-        Cost::ALL.iter().all(|&c| self.control_passed(c)) && self.tests.iter().all(|r| !r.test.failed)
+        Cost::ALL.iter().all(|&c| self.control_passed(c))
+            && self.tests.iter().all(|r| !r.test.failed)
     }
 
     /// The page phases' control for a cost: every base whose tables did not move onto 2 MiB
@@ -137,9 +137,9 @@ impl Numbers {
     pub fn phase_control(&self, cost: Cost) -> Option<bool> {
         let unmoved: Vec<&Compared> = self.unmoved().collect();
         (!unmoved.is_empty()).then(|| {
-            unmoved.iter().all(|p| {
-                self.phase_test(p, cost).is_some_and(|t| !t.failed)
-            })
+            unmoved
+                .iter()
+                .all(|p| self.phase_test(p, cost).is_some_and(|t| !t.failed))
         })
     }
 
@@ -263,7 +263,11 @@ fn test_all(pairs: &[Compared], aa: &[(Cost, Option<Ratio90>)], threshold: f64) 
     let mut rows: Vec<(Cost, Option<String>, ControlEstimate)> = Vec::new();
     for (cost, ratio) in aa {
         if let Some(r) = ratio {
-            rows.push((*cost, None, r.control(format!("the A/A control in {}", cost.words()))));
+            rows.push((
+                *cost,
+                None,
+                r.control(format!("the A/A control in {}", cost.words())),
+            ));
         }
     }
     let unmoved = pairs
@@ -342,11 +346,7 @@ fn compare_across(
         y.map(|c| differences(&c.full, &c.hot)),
     );
     let miss = ratio(x.as_deref(), y.as_deref(), Figure::RatioOfMeans);
-    let search = ratio(
-        m.search(a.0, a.1),
-        m.search(b.0, b.1),
-        Figure::MeanLogRatio,
-    );
+    let search = ratio(m.search(a.0, a.1), m.search(b.0, b.1), Figure::MeanLogRatio);
     vec![
         (Cost::Lookup, lookup),
         (Cost::TableMiss, miss),
@@ -495,7 +495,12 @@ fn pareto_set(m: &Measurement, base: &'static str, cost: Cost) -> Vec<String> {
 pub(super) fn ratio_text(r: Option<Ratio90>, reading: Option<Reading>) -> String {
     match (r, reading) {
         (Some(r), Some(reading)) => {
-            format!("×{:.2} ({}, {})", r.ratio(), bounds_text(&r, 2), reading.words())
+            format!(
+                "×{:.2} ({}, {})",
+                r.ratio(),
+                bounds_text(&r, 2),
+                reading.words()
+            )
         }
         (Some(r), None) => interval_text(&r),
         (None, _) => "—".to_string(),
@@ -521,6 +526,7 @@ pub(super) fn half_width_text(r: &Ratio90) -> String {
 mod tests {
     use super::super::measure::LookupRow;
     use super::*;
+    use crate::bench::TablePlacement;
     use crate::measure::SampleConfig;
     use std::time::Duration;
 
@@ -602,6 +608,7 @@ mod tests {
             skipped: Vec::new(),
             lookups: 1,
             sampling,
+            mode_rounds: 2,
             chain_sampling: sampling,
             pressure_reads: 1,
             pressure_bytes: 1,
@@ -651,7 +658,7 @@ mod tests {
             .find(|p| p.variant == "dbb@2m")
             .unwrap();
         let ratio = dbb.cost(Cost::Lookup).expect("dbb's page pair");
-        assert!((ratio.ratio - 0.8).abs() < 1e-9, "{ratio:?}");
+        assert!((ratio.ratio() - 0.8).abs() < 1e-9, "{ratio:?}");
         assert_eq!(numbers.phase_control(Cost::Lookup), Some(true));
         let bonanza = numbers
             .pairs

@@ -180,7 +180,10 @@ mod tests {
         assert_eq!(at(0.0, 0.02).reading(0.03, true), Reading::Level);
         assert_eq!(at(0.0, 0.04).reading(0.03, true), Reading::NotResolved);
         assert_eq!(at(1.06f64.ln(), 0.02).reading(0.03, true), Reading::Slower);
-        assert_eq!(at(-(1.06f64.ln()), 0.02).reading(0.03, true), Reading::Faster);
+        assert_eq!(
+            at(-(1.06f64.ln()), 0.02).reading(0.03, true),
+            Reading::Faster
+        );
         // ±ln 1.03 is symmetric on the log scale: 1 / 1.03 is level's lower edge.
         let edge = at(0.0, 1.03f64.ln() - 1e-9);
         assert_eq!(edge.reading(0.03, true), Reading::Level);

@@ -28,9 +28,11 @@ pub(super) fn pairs_table(numbers: &Numbers) -> Table {
         );
         // The other lookup inputs are withheld with the headline's lookups.
         let judged = numbers.withheld(pair, Cost::Lookup).is_none();
-        row.extend(pair.lookup_by_mode.iter().map(|(_, r)| {
-            ratio_text(*r, r.map(|r| r.reading(numbers.threshold, judged)))
-        }));
+        row.extend(
+            pair.lookup_by_mode
+                .iter()
+                .map(|(_, r)| ratio_text(*r, r.map(|r| r.reading(numbers.threshold, judged)))),
+        );
         rows.push(row);
     }
     let mut headers = vec![

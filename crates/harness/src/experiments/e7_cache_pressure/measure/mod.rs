@@ -29,8 +29,10 @@ pub(crate) use pages::{PhaseControl, TablePages, PHASE_CONTROL};
 pub(crate) use reuse::Reuse;
 pub(crate) use shift::{ShiftSample, MAX_LOADS as SHIFT_MAX_LOADS, SAMPLES as SHIFT_SAMPLES};
 pub(crate) use timing::FIXED_ORDER_SEED;
+pub(crate) use timing::{
+    find_window, tick_ns, time_chains, BlockCpu, BlockOrder, Chain, ChainCase, MakeChain, Warming,
+};
 pub(super) use timing::{mask_label, WARM_IN_READS_PER_LINE, WARM_IN_SAMPLES};
-pub(crate) use timing::{tick_ns, time_chains, BlockCpu, BlockOrder, Chain, MakeChain, Warming};
 pub use timing::{OrderSeed, SeedSource};
 
 use crate::cache_levels::CacheLevels;
