@@ -136,7 +136,10 @@ pub fn outcome(experiment: &ExperimentResult) -> Compared {
             };
             let claims = s.search_claims();
             parts.push(if claims.is_empty() {
-                ("in the search no layout variant reads faster or slower".into(), false)
+                (
+                    "in the search no layout variant reads faster or slower".into(),
+                    false,
+                )
             } else {
                 (format!("in the search {}", claims.join(", ")), true)
             });

@@ -328,7 +328,10 @@ fn layouts_set_the_cpus_side_by_side_on_the_same_pairs() {
         text.contains("| dbb@2m vs dbb (pages) | — / ×0.90 [0.50–∞] withheld |"),
         "{text}"
     );
-    assert!(text.contains("(a control failed: the readings it gates are withheld)"), "{text}");
+    assert!(
+        text.contains("(a control failed: the readings it gates are withheld)"),
+        "{text}"
+    );
     let bare = Entry {
         folder: "bare".into(),
         results: new_report(Machine::detect(), vec![with_summary("E1", "{}")]),

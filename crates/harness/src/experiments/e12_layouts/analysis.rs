@@ -3,11 +3,10 @@
 
 use super::measure::{Entry, LookupInput, Measurement, Pair};
 use super::readings::{ratio90, Figure, Ratio90};
-use super::tables::{all_series, entries_table, family_plots, pairs_table};
 use crate::answers::{test_controls, ControlEstimate, ControlTest, Reading};
 use crate::experiments::blocks;
 use crate::experiments::e11_search::TablePages;
-use crate::results::{PairRecord, Plot, Series, Table};
+use crate::results::PairRecord;
 use kiki_core::backend::LayoutFactor;
 
 /// The three costs E12 compares.
@@ -206,16 +205,13 @@ impl Numbers {
     }
 }
 
+/// The pairs' records for results.json and the figures the findings quote.
 pub(super) struct Analysis {
-    pub series: Vec<Series>,
-    pub tables: Vec<Table>,
-    pub plots: Vec<Plot>,
     pub comparisons: Vec<PairRecord>,
     pub numbers: Numbers,
 }
 
 pub(super) fn analyse(m: &Measurement) -> Analysis {
-    let k = m.invocations;
     let mut pairs: Vec<Compared> = m.pairs.iter().map(|p| variant_pair(m, p)).collect();
     pairs.extend(m.bases().into_iter().map(|b| page_pair(m, b)));
     let controls = match m.twin {
@@ -248,9 +244,6 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         pareto,
     };
     Analysis {
-        series: all_series(m),
-        tables: vec![pairs_table(&numbers), entries_table(m, k)],
-        plots: family_plots(m, k),
         comparisons,
         numbers,
     }

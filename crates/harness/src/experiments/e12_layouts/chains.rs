@@ -1,12 +1,36 @@
 //! E12's table-miss chains: every entry's dependent chains at E7's top pressure, each in a
 //! block of its own, the A/A twin in its base's block one window ahead.
 
-use super::measure::{ChainRow, Entry, Measurement};
 use crate::experiments::e11_search::TablePages;
 use crate::experiments::e7_cache_pressure::{self as e7, ChainCase, MakeChain, HOT_MASK};
 use crate::invocations::Invocation;
+use crate::measure::SampleConfig;
 use crate::registry;
 use crate::workloads::SearchWorkload;
+use serde::{Deserialize, Serialize};
+
+/// A timed entry: a backend, and whether it is the A/A control's second timing (as
+/// `measure::Entry`, which this module does not import: measure imports it).
+type Entry = (&'static str, bool);
+
+/// One backend's dependent chains at the top pressure: ns per lookup with its full table and
+/// with its hot twin (the table masked to one page), per round.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct ChainRow {
+    pub pages: TablePages,
+    #[serde(with = "crate::invocations::static_str")]
+    pub backend: crate::invocations::StaticStr,
+    pub twin: bool,
+    pub full: Vec<f64>,
+    pub hot: Vec<f64>,
+}
+
+/// How the chains are timed: E7's pressure reads per node, its sampling and its tick.
+pub(super) struct ChainSettings {
+    pub reads: u32,
+    pub sampling: SampleConfig,
+    pub ns_per_tick: f64,
+}
 
 /// What the table-miss chains walk: E7's search-order workload and pressure buffer.
 pub(super) struct Chains<'a> {
@@ -24,19 +48,21 @@ impl Chains<'_> {
     /// reversed), except the A/A twin, which walks in its base's block ([`beside`]): timed in a
     /// block of its own, seconds from its base's, a twin read 40 ns throughout while its base
     /// read 60 ns in one process's first six rounds and 39 ns in the next six (2026-11-29-9).
+    /// Returns the rows and the entries that could not run.
     pub fn time(
         &self,
-        m: &mut Measurement,
         (pages, entries): (TablePages, &[Entry]),
+        settings: &ChainSettings,
         invocation: Invocation,
-    ) {
+    ) -> (Vec<ChainRow>, Vec<String>) {
         let mut cases = Vec::new();
         let mut timed = Vec::new();
+        let mut errors = Vec::new();
         for &(name, twin) in entries {
             let make = MakeChain {
                 workload: self.workload,
                 pressure: self.pressure,
-                reads: m.pressure_reads,
+                reads: settings.reads,
                 masks: vec![usize::MAX, HOT_MASK],
                 stream: cases.len() as u64,
                 labels: None,
@@ -46,7 +72,7 @@ impl Chains<'_> {
                     cases.push(case);
                     timed.push((name, twin));
                 }
-                Err(error) => m.errors.push(error.to_string()),
+                Err(error) => errors.push(error.to_string()),
             }
         }
         // The window as E7 sizes it, over the cases alone (the twin's walk beside its base's
@@ -54,7 +80,7 @@ impl Chains<'_> {
         let window = self
             .window
             .get()
-            .unwrap_or_else(|| e7::find_window(self.workload, &mut cases, &m.chain_sampling));
+            .unwrap_or_else(|| e7::find_window(self.workload, &mut cases, &settings.sampling));
         let (mut cases, blocks) = pair_twin(cases, &timed, |base, twin| {
             beside(base, twin, window, self.workload)
         });
@@ -64,8 +90,8 @@ impl Chains<'_> {
         let (results, _) = e7::time_chains(
             self.workload,
             &mut cases,
-            &m.chain_sampling,
-            (m.ns_per_tick, self.last_level),
+            &settings.sampling,
+            (settings.ns_per_tick, self.last_level),
             &mut window,
             (invocation, e7::Warming::Before),
             (
@@ -77,52 +103,48 @@ impl Chains<'_> {
         self.window.set(window);
         // Two results per entry, full then hot, in the blocks' order of entries.
         let entries = blocks.iter().flatten();
-        for (pair, &(backend, twin)) in results.chunks(2).zip(entries) {
-            m.chains.push(ChainRow {
+        let rows = results
+            .chunks(2)
+            .zip(entries)
+            .map(|(pair, &(backend, twin))| ChainRow {
                 pages,
                 backend,
                 twin,
                 full: pair[0].ns.clone(),
                 hot: pair[1].ns.clone(),
-            });
-        }
+            })
+            .collect();
+        (rows, errors)
     }
 }
 
-/// The cases with the twin's joined to its base's by `join`, and per case the entries its
-/// results belong to, in order (the base's two masks, then the twin's).
+/// The cases with the twin's joined to its base's by `join` (where both could run), and per
+/// case the entries its results belong to, in order (the base's two masks, then the twin's).
 fn pair_twin<'a>(
     cases: Vec<ChainCase<'a>>,
     timed: &[Entry],
-    mut join: impl FnMut(ChainCase<'a>, ChainCase<'a>) -> ChainCase<'a>,
+    join: impl FnOnce(ChainCase<'a>, ChainCase<'a>) -> ChainCase<'a>,
 ) -> (Vec<ChainCase<'a>>, Vec<Vec<Entry>>) {
-    let twin_at = timed.iter().position(|e| e.1);
-    let base_at = twin_at.and_then(|t| timed.iter().position(|e| *e == (timed[t].0, false)));
-    let mut twin_case = None;
-    let mut kept: Vec<(ChainCase<'a>, Entry)> = Vec::new();
-    for (i, case) in cases.into_iter().enumerate() {
-        if Some(i) == twin_at && base_at.is_some() {
-            twin_case = Some(case);
-        } else {
-            kept.push((case, timed[i]));
+    let mut slots: Vec<Option<ChainCase<'a>>> = cases.into_iter().map(Some).collect();
+    let twin = timed.iter().position(|e| e.1);
+    let base = twin.and_then(|t| timed.iter().position(|e| *e == (timed[t].0, false)));
+    if let (Some(t), Some(b)) = (twin, base) {
+        if let (Some(twin_case), Some(base_case)) = (slots[t].take(), slots[b].take()) {
+            slots[b] = Some(join(base_case, twin_case));
         }
     }
-    let mut out = Vec::new();
-    let mut blocks = Vec::new();
-    let mut twin_case = twin_case;
-    for (case, entry) in kept {
-        match twin_case.take_if(|_| entry == (timed[twin_at.unwrap_or(0)].0, false)) {
-            Some(twin) => {
-                out.push(join(case, twin));
-                blocks.push(vec![entry, (entry.0, true)]);
+    slots
+        .into_iter()
+        .zip(timed)
+        .enumerate()
+        .filter_map(|(i, (case, &entry))| {
+            let mut entries = vec![entry];
+            if Some(i) == base {
+                entries.push((entry.0, true));
             }
-            None => {
-                out.push(case);
-                blocks.push(vec![entry]);
-            }
-        }
-    }
-    (out, blocks)
+            Some((case?, entries))
+        })
+        .unzip()
 }
 
 /// The base's case and its twin's as one: per slice of the base's window, the base's chains on

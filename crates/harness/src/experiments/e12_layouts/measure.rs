@@ -3,7 +3,8 @@
 //! node as E11 times it), first with the bases' tables on 4 KiB pages, then with every table
 //! collapsed onto 2 MiB pages.
 
-use super::chains::Chains;
+pub(crate) use super::chains::ChainRow;
+use super::chains::{ChainSettings, Chains};
 use crate::bench::{place_tables, BenchRun, TablePlacement};
 use crate::experiments::e11_search::{warm_up_positions, Block, TablePages};
 use crate::experiments::e1_attacks::{cycled, MakeCase, Mode};
@@ -106,18 +107,6 @@ pub(crate) struct LookupRow {
     /// The A/A control's second timing of [`Measurement::twin`].
     pub twin: bool,
     pub ns: Vec<f64>,
-}
-
-/// One backend's dependent chains at the top pressure: ns per lookup with its full table and
-/// with its hot twin (the table masked to one page), per round.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub(crate) struct ChainRow {
-    pub pages: TablePages,
-    #[serde(with = "crate::invocations::static_str")]
-    pub backend: crate::invocations::StaticStr,
-    pub twin: bool,
-    pub full: Vec<f64>,
-    pub hot: Vec<f64>,
 }
 
 /// One backend's search samples: ns per node, one per round.
@@ -248,6 +237,15 @@ impl Measurement {
     /// process their shares of bytes on 2 MiB pages differ by at most [`SAME_PAGES`].
     pub fn pages_agree(&self, a: &str, b: &str) -> Option<bool> {
         Some(shares_agree(&self.huge_shares(a)?, &self.huge_shares(b)?))
+    }
+
+    /// How the table-miss chains are timed.
+    fn chain_settings(&self) -> ChainSettings {
+        ChainSettings {
+            reads: self.pressure_reads,
+            sampling: self.chain_sampling,
+            ns_per_tick: self.ns_per_tick,
+        }
     }
 
     /// The bases of the pairs, once each, in registry order.
@@ -474,7 +472,9 @@ pub(super) fn measure(
         time_lookups(&mut m, (*pages, names), &lookup_inputs, invocation);
         done += 1;
         step(&format!("table-miss chains, {label}"), 0.0, done);
-        chains.time(&mut m, (*pages, names), invocation);
+        let (rows, errors) = chains.time((*pages, names), &m.chain_settings(), invocation);
+        m.chains.extend(rows);
+        m.errors.extend(errors);
         done += 1;
         step(&format!("searches, {label}"), 0.0, done);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(

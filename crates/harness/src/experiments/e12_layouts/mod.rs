@@ -67,9 +67,12 @@ fn result(m: &Measurement) -> ExperimentResult {
         method: findings::method(m),
         findings: findings::paragraph(m, &analysis.numbers),
         comparisons: analysis.comparisons,
-        series: analysis.series,
-        tables: analysis.tables,
-        plots: analysis.plots,
+        series: tables::all_series(m),
+        tables: vec![
+            tables::pairs_table(&analysis.numbers),
+            tables::entries_table(m, m.invocations),
+        ],
+        plots: tables::family_plots(m, m.invocations),
         summary: summary(m, &analysis.numbers),
     }
 }
@@ -241,5 +244,32 @@ mod tests {
             experiment.findings
         );
         assert!(experiment.findings.contains("A/A control"));
+        // The answer heads the findings, at most 40 words, and every reading is a word of
+        // `answers::Reading`, a withheld one with its reason.
+        assert!(experiment.findings.starts_with(&summary.verdict));
+        assert!(summary.verdict.split_whitespace().count() <= summary::ANSWER_WORDS);
+        let words = ["faster", "slower", "level", "not resolved", "withheld"];
+        for pair in &summary.pairs {
+            for (key, ratio) in [("lookup", &pair.lookup), ("nps", &pair.nps)] {
+                let reading = ratio.as_ref().and_then(|r| r.reading.as_deref());
+                assert!(reading.is_some_and(|r| words.contains(&r)), "{pair:?}");
+                assert_eq!(
+                    reading == Some("withheld"),
+                    pair.undecided.contains_key(key)
+                );
+            }
+        }
+        // One process: the A/A per cost is tested (Holm over the controls), the twin's chains
+        // walked in its base's block as rows of their own.
+        let tests = experiment.summary_value("controls").unwrap()["tests"]
+            .as_array()
+            .unwrap();
+        assert!(
+            tests.iter().filter(|t| t["control"] == "aa").count() >= 2,
+            "{tests:?}"
+        );
+        assert!(tests
+            .iter()
+            .all(|t| t["p"].as_f64().unwrap() >= t["p_raw"].as_f64().unwrap()));
     }
 }
