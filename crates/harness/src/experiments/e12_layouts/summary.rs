@@ -219,10 +219,10 @@ impl SearchFigure {
             Some("unresolved") => "not resolved",
             Some("withdrawn") => "withheld",
             Some(reading) => reading,
-            None => match ratio.map(|r| r.claim.as_str()) {
-                Some(claim @ ("faster" | "slower")) => claim,
-                _ => "not resolved",
-            },
+            None => ratio
+                .map(|r| r.claim.as_str())
+                .filter(|claim| matches!(*claim, "faster" | "slower"))
+                .unwrap_or("not resolved"),
         };
         SearchFigure {
             variant: variant.to_string(),
