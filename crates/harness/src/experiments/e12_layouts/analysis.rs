@@ -39,6 +39,15 @@ impl Cost {
         }
     }
 
+    /// The cost as an adjective (`the search A/A control`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Cost::Lookup => "lookups",
+            Cost::TableMiss => "table-miss",
+            Cost::Search => "search",
+        }
+    }
+
     /// What the cost measures exactly, as a verdict names it.
     pub fn measure(self) -> &'static str {
         match self {
@@ -159,7 +168,7 @@ impl Numbers {
     /// pair this run cannot compare fairly.
     pub fn withheld(&self, pair: &Compared, cost: Cost) -> Option<String> {
         match self.aa(cost) {
-            None => return Some(format!("no A/A control in {} was timed", cost.words())),
+            None => return Some(format!("{} has no estimate", aa_name(cost))),
             Some(test) if test.failed => return test.why(),
             Some(_) => {}
         }
@@ -190,9 +199,9 @@ impl Numbers {
         }
         unmoved.iter().find_map(|p| match self.phase_test(p, cost) {
             None => Some(format!(
-                "the phase order's control (`{}`) has no estimate in {}",
-                p.variant,
-                cost.words()
+                "the {} phase-order control (`{}`) has no estimate",
+                cost.label(),
+                p.variant
             )),
             Some(test) => test.why(),
         })
@@ -249,6 +258,11 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     }
 }
 
+/// The A/A control of `cost` as its test names it (`the search A/A control`).
+pub(super) fn aa_name(cost: Cost) -> String {
+    format!("the {} A/A control", cost.label())
+}
+
 /// The run's controls, each tested for a difference of its log-ratio from 0 with Holm's
 /// correction over all of them, at ±ln(1 + T): the A/A twin per cost, and per cost the page
 /// pair of every base whose tables did not move (the phase order's control).
@@ -256,11 +270,7 @@ fn test_all(pairs: &[Compared], aa: &[(Cost, Option<Ratio90>)], threshold: f64) 
     let mut rows: Vec<(Cost, Option<String>, ControlEstimate)> = Vec::new();
     for (cost, ratio) in aa {
         if let Some(r) = ratio {
-            rows.push((
-                *cost,
-                None,
-                r.control(format!("the A/A control in {}", cost.words())),
-            ));
+            rows.push((*cost, None, r.control(aa_name(*cost))));
         }
     }
     let unmoved = pairs
@@ -270,9 +280,9 @@ fn test_all(pairs: &[Compared], aa: &[(Cost, Option<Ratio90>)], threshold: f64) 
         for (cost, ratio) in &pair.costs {
             if let Some(r) = ratio {
                 let name = format!(
-                    "the phase order's control (`{}`) in {}",
-                    pair.variant,
-                    cost.words()
+                    "the {} phase-order control (`{}`)",
+                    cost.label(),
+                    pair.variant
                 );
                 rows.push((*cost, Some(pair.variant.clone()), r.control(name)));
             }

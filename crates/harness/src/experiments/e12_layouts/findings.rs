@@ -7,7 +7,7 @@ use super::readings::Ratio90;
 use super::summary::{search_headline, SearchFigure, SECONDARY};
 use crate::answers::Reading;
 use crate::experiments::and_list;
-use crate::experiments::claims::{claims_method, percent};
+use crate::experiments::claims::percent;
 use kiki_core::units::rounded_bytes;
 
 pub(super) fn method(m: &Measurement) -> String {
@@ -95,18 +95,21 @@ pub(super) fn method(m: &Measurement) -> String {
 /// then the processes (with one process, its rounds).
 fn claims(threshold: f64, processes: usize, search: usize) -> String {
     let t = percent(threshold);
+    let edge = format!("ln {}", 1.0 + threshold);
     let reading = format!(
         "A pair reads from its two-sided 90 % interval [L, U] of ln(variant / base) against \
-         ±ln(1 + {t} %): faster where U < −ln 1.0{t} (the ratio's upper bound below 0.971 at \
-         3 %), slower where L > ln 1.0{t}, level where both lie strictly inside, not resolved \
-         where the interval reaches across a bound, withheld where a control it is gated on \
-         failed; the interval's own width vetoes nothing."
+         ±ln(1 + {t} %): faster where U < −{edge} (the ratio's upper bound below {:.3}), slower \
+         where L > {edge}, level where both lie strictly inside, not resolved where the \
+         interval reaches across a bound, withheld where a control it is gated on failed; the \
+         interval's own width vetoes nothing.",
+        1.0 / (1.0 + threshold)
     );
     if processes < 2 {
         return format!(
-            "{} With one process the interval is Student's t over its rounds' log-ratios, and \
-             knows nothing of what changes between processes. {reading}",
-            claims_method(threshold, processes)
+            "With one process, a ratio is the exponential of the mean of its rounds' paired \
+             log-ratios (table misses: per round, the log of the ratio of the two sides' \
+             differences), its 90 % interval Student's t over the rounds, which knows nothing of \
+             what changes between processes. {reading}"
         );
     }
     format!(
@@ -249,7 +252,7 @@ fn controls_sentence(m: &Measurement, numbers: &Numbers) -> String {
         .map(|c| c.0.words())
         .collect();
     let mut text = format!(
-        "The controls (`{twin}`'s A/A twin and the phase order's control, {} in all, Holm's \
+        "The controls (`{twin}`'s A/A twin and the phase-order control, {} in all, Holm's \
          correction over them; a control fails at adjusted p < 0.05 or a 90 % half-width beyond \
          ±{} %): {}.",
         numbers.tests.len(),
@@ -354,7 +357,7 @@ fn level_variants(numbers: &Numbers, cost: Cost) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::analysis::{Compared, ControlRow, Cost, Numbers};
+    use super::super::analysis::{aa_name, Compared, ControlRow, Cost, Numbers};
     use super::super::summary::{Summary, ANSWER_WORDS};
     use super::*;
     use crate::answers::{t90, test_controls};
@@ -411,10 +414,7 @@ mod tests {
             Cost::ALL.iter().map(|&c| (c, Some(aa))).collect();
         let estimates: Vec<_> = controls
             .iter()
-            .map(|(c, r)| {
-                r.expect("an A/A")
-                    .control(format!("the A/A control in {}", c.words()))
-            })
+            .map(|(c, r)| r.expect("an A/A").control(aa_name(*c)))
             .collect();
         let tests = test_controls(&estimates, &[1.03f64.ln(); 3])
             .into_iter()
@@ -464,10 +464,7 @@ mod tests {
         let estimates: Vec<_> = numbers
             .controls
             .iter()
-            .map(|(c, r)| {
-                r.unwrap()
-                    .control(format!("the A/A control in {}", c.words()))
-            })
+            .map(|(c, r)| r.unwrap().control(aa_name(*c)))
             .collect();
         for (row, test) in numbers
             .tests
@@ -482,7 +479,7 @@ mod tests {
         assert_eq!(numbers.reading(pair, Cost::Lookup), Some(Reading::Slower));
         let why = numbers.withheld(pair, Cost::Search).expect("withheld");
         assert!(
-            why.starts_with("the A/A control in the search shows bias"),
+            why.starts_with("the search A/A control shows bias"),
             "{why}"
         );
         let answer = verdict(&numbers);
