@@ -16,21 +16,14 @@ fn columns<'a>(entries: &[&'a Entry]) -> Vec<(&'a Entry, E12)> {
         .collect()
 }
 
-/// `×1.27 [1.23–1.32] slower`: the claim word only where the interval lies wholly beyond the
-/// report's threshold and the cost is decided (`undecided` holds why it is not); an interval
-/// that reaches inside the threshold gets no word, since the order is not stated.
-fn cell(ratio: Option<&Ratio>, undecided: bool) -> String {
+/// `×1.27 [1.23–1.32] slower`: the interval with the pair's reading (`faster`, `slower`,
+/// `level`, `not resolved`; `withheld` where `withheld`, a failed control or an unfair pair);
+/// reports before the readings get the claim word only where it orders.
+fn cell(ratio: Option<&Ratio>, withheld: bool) -> String {
     match ratio {
         None => "—".into(),
-        Some(r) => {
-            let claim = match r.claim.as_str() {
-                _ if undecided => " (not decided)",
-                "faster" => " faster",
-                "slower" => " slower",
-                _ => "",
-            };
-            format!("{}{claim}", r.interval_text())
-        }
+        Some(r) if withheld => format!("{} withheld", r.interval_text()),
+        Some(r) => r.figure_text(true),
     }
 }
 
@@ -42,13 +35,14 @@ pub fn layouts(entries: &[&Entry]) -> String {
     }
     let mut text = String::from(
         "\n## Table layouts, per CPU\n\nE12: each layout variant's time over its base's \
-         (below 1: the variant is faster) with its 95 % interval, `faster` or `slower` where \
-         the interval lies wholly beyond the report's threshold, no word where it does not (the \
-         order is not stated), `(not decided)` where the cost's control failed, `(4 KiB)` where \
-         the pair's lookups were read on 4 KiB pages because its tables and its base's did not \
-         land alike on 2 MiB pages; `BASE@2m` is the base's tables on 2 MiB pages against 4 KiB. \
-         Per pair: lookups (throughput, random-play) / the nnue search's ns per node; one \
-         column per CPU.\n\n",
+         (below 1: the variant is faster) with its interval (90 % since 2026-12-01, 95 % \
+         before) and its reading at the report's threshold: `faster` or `slower` where the \
+         interval lies wholly beyond it, `level` where wholly within, `not resolved` where it \
+         reaches across, `withheld` where a control it is gated on failed or the pair cannot \
+         be compared fairly; `(4 KiB)` where the pair's lookups were read on 4 KiB pages \
+         because its tables and its base's did not land alike on 2 MiB pages; `BASE@2m` is \
+         the base's tables on 2 MiB pages against 4 KiB. Per pair: lookups (throughput, \
+         random-play) / the nnue search's ns per node; one column per CPU.\n\n",
     );
     let mut pairs: Vec<String> = Vec::new();
     for (_, summary) in &columns {

@@ -128,15 +128,18 @@ pub fn outcome(experiment: &ExperimentResult) -> Compared {
         }
         "E12" => {
             // The search first, as the verdict leads with it: the layout variants whose
-            // search ratio is decided and claimed; then the pre-set rule's answer, the layout
-            // factor that matters most, or none decided.
+            // search reads faster or slower; then the pre-set rule's answer, the layout
+            // factor that matters most, or none named.
             let s: e12_layouts::summary::Summary = match experiment.summary_as() {
                 Ok(s) => s,
                 Err(e) => return unreadable(e),
             };
             let claims = s.search_claims();
             parts.push(if claims.is_empty() {
-                ("in the search no layout variant claimed".into(), false)
+                (
+                    "in the search no layout variant reads faster or slower".into(),
+                    false,
+                )
             } else {
                 (format!("in the search {}", claims.join(", ")), true)
             });

@@ -1,18 +1,13 @@
 //! E12's analysis: per (base, variant) pair and per page pair, the three costs as variant over
-//! base with intervals and claims, the A/A control, the tables and the per-family plots.
+//! base with 90 % intervals and readings, and the controls' bias tests.
 
 use super::measure::{Entry, LookupInput, Measurement, Pair};
-use crate::bench::TablePlacement;
-use crate::experiments::claims::CLAIM_SEED;
+use super::readings::{ratio90, Figure, Ratio90};
+use crate::answers::{test_controls, ControlEstimate, ControlTest, Reading};
+use crate::experiments::blocks;
 use crate::experiments::e11_search::TablePages;
-use crate::experiments::{blocks, interval, interval_linear, interval_point, series};
-use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
-use crate::stats::{
-    compare_differences_invocations, compare_invocations, format_interval, Claim, Comparison,
-    Estimate,
-};
+use crate::results::PairRecord;
 use kiki_core::backend::LayoutFactor;
-use kiki_core::units::rounded_bytes;
 
 /// The three costs E12 compares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +39,15 @@ impl Cost {
         }
     }
 
+    /// The cost as an adjective (`the search A/A control`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Cost::Lookup => "lookups",
+            Cost::TableMiss => "table-miss",
+            Cost::Search => "search",
+        }
+    }
+
     /// What the cost measures exactly, as a verdict names it.
     pub fn measure(self) -> &'static str {
         match self {
@@ -64,9 +68,9 @@ pub(super) struct Compared {
     pub change: String,
     pub table_bytes: [usize; 2],
     /// Per cost: variant over base.
-    pub costs: Vec<(Cost, Option<Comparison>)>,
+    pub costs: Vec<(Cost, Option<Ratio90>)>,
     /// The other lookup inputs and modes.
-    pub lookup_by_mode: Vec<(LookupInput, Option<Comparison>)>,
+    pub lookup_by_mode: Vec<(LookupInput, Option<Ratio90>)>,
     /// For a variant pair: whether both sides' tables sit on the same page kind in the 2 MiB
     /// phase (the control family stays on 4 KiB pages; a kernel may refuse a collapse). For a
     /// page pair: whether the base's tables moved onto 2 MiB pages at all. `None`: not known.
@@ -85,7 +89,7 @@ impl Compared {
 }
 
 impl Compared {
-    pub fn cost(&self, cost: Cost) -> Option<Comparison> {
+    pub fn cost(&self, cost: Cost) -> Option<Ratio90> {
         self.costs.iter().find(|c| c.0 == cost).and_then(|c| c.1)
     }
 }
@@ -95,82 +99,128 @@ pub(super) struct Numbers {
     pub threshold: f64,
     pub pairs: Vec<Compared>,
     /// The A/A control per cost (the twin over its base, same code and tables).
-    pub controls: Vec<(Cost, Option<Comparison>)>,
+    pub controls: Vec<(Cost, Option<Ratio90>)>,
+    /// Every control of the run as tested (Holm's correction over all of them).
+    pub tests: Vec<ControlRow>,
     /// Per family (base), the members no other member of the family beats on both table bytes
-    /// and search time (claims at the threshold), and the same for lookups.
+    /// and search time (readings at the threshold), and the same for lookups.
     pub pareto: Vec<(String, Cost, Vec<String>)>,
 }
 
+/// One of the run's controls: the cost it gates, which control it is, and its bias test.
+#[derive(Clone, Debug)]
+pub(super) struct ControlRow {
+    pub cost: Cost,
+    /// `None` for the A/A twin; the page pair (`bonanza@2m`) of a base whose tables did not
+    /// move, for the phase order's control.
+    pub phase_pair: Option<String>,
+    pub test: ControlTest,
+}
+
 impl Numbers {
-    /// A cost's A/A control passes when its whole interval lies within ±threshold: the run
-    /// resolves a same-code difference to less than the threshold.
-    pub fn control_passed(&self, cost: Cost) -> bool {
-        self.controls
+    /// The A/A control of `cost` as tested, if it was timed.
+    pub fn aa(&self, cost: Cost) -> Option<&ControlTest> {
+        self.tests
             .iter()
-            .find(|c| c.0 == cost)
-            .is_some_and(|c| c.1.is_some_and(|x| x.within(self.threshold)))
+            .find(|r| r.cost == cost && r.phase_pair.is_none())
+            .map(|r| &r.test)
+    }
+
+    /// A cost's A/A control passes when it shows no bias (Holm-adjusted p ≥ 0.05) and its
+    /// 90 % half-width is within the threshold.
+    pub fn control_passed(&self, cost: Cost) -> bool {
+        self.aa(cost).is_some_and(|t| !t.failed)
+    }
+
+    /// Every control of the run passed (and every cost had its A/A control).
+    pub fn all_passed(&self) -> bool {
+        Cost::ALL.iter().all(|&c| self.control_passed(c))
+            && self.tests.iter().all(|r| !r.test.failed)
     }
 
     /// The page phases' control for a cost: every base whose tables did not move onto 2 MiB
-    /// pages (the control family, `measure::PHASE_CONTROL_FAMILY`, kept on 4 KiB pages) must
-    /// come out within ±threshold between the two phases, since only the phase changed for it.
-    /// `None` where no base stayed put.
+    /// pages (the control family, `measure::PHASE_CONTROL_FAMILY`, kept on 4 KiB pages) is
+    /// tested for a difference between the two phases, since only the phase changed for it.
+    /// `None` where no base stayed put; `Some(false)` where one failed or has no estimate.
     pub fn phase_control(&self, cost: Cost) -> Option<bool> {
-        let unmoved: Vec<&Compared> = self
-            .pairs
-            .iter()
-            .filter(|p| p.is_page_pair() && p.pages_as_asked == Some(false))
-            .collect();
+        let unmoved: Vec<&Compared> = self.unmoved().collect();
         (!unmoved.is_empty()).then(|| {
             unmoved
                 .iter()
-                .all(|p| p.cost(cost).is_some_and(|c| c.within(self.threshold)))
+                .all(|p| self.phase_test(p, cost).is_some_and(|t| !t.failed))
         })
     }
 
-    /// Why a pair's cost is not decided here, if it is not.
-    pub fn undecided(&self, pair: &Compared, cost: Cost) -> Option<String> {
-        if !self.control_passed(cost) {
-            return Some(
-                "not decided: the A/A control's interval reaches beyond the threshold".into(),
-            );
+    fn unmoved(&self) -> impl Iterator<Item = &Compared> {
+        self.pairs
+            .iter()
+            .filter(|p| p.is_page_pair() && p.pages_as_asked == Some(false))
+    }
+
+    fn phase_test(&self, pair: &Compared, cost: Cost) -> Option<&ControlTest> {
+        self.tests
+            .iter()
+            .find(|r| r.cost == cost && r.phase_pair.as_deref() == Some(pair.variant.as_str()))
+            .map(|r| &r.test)
+    }
+
+    /// Why a pair's reading of `cost` is withheld, if it is: a failed control (named), or a
+    /// pair this run cannot compare fairly.
+    pub fn withheld(&self, pair: &Compared, cost: Cost) -> Option<String> {
+        match self.aa(cost) {
+            None => return Some(format!("{} has no estimate", aa_name(cost))),
+            Some(test) if test.failed => return test.why(),
+            Some(_) => {}
         }
         if pair.is_page_pair() {
-            return match (pair.pages_as_asked, self.phase_control(cost)) {
-                (Some(false), _) => {
-                    Some("a null contrast: its tables stayed on 4 KiB pages".into())
-                }
-                (None, _) => Some("not decided: where its tables landed is not known".into()),
-                (_, None) => Some(
-                    "not decided: no base stayed on 4 KiB pages to control the phase order".into(),
-                ),
-                (_, Some(false)) => Some(
-                    "not decided: a base whose tables did not move is not shown level \
-                     between the phases (the phase order's control)"
+            return match pair.pages_as_asked {
+                Some(false) => Some(
+                    "a null contrast: its tables stayed on 4 KiB pages (the phase order's \
+                     control)"
                         .into(),
                 ),
-                _ => None,
+                None => Some("where its tables landed is not known".into()),
+                Some(true) => self.phase_order_failure(cost),
             };
         }
         match (pair.pages_as_asked, cost) {
             (Some(false), Cost::Search) => {
-                Some("not decided: on 2 MiB pages the two sides' tables did not land alike".into())
+                Some("on 2 MiB pages the two sides' tables did not land alike".into())
             }
             _ => None,
         }
     }
+
+    /// Why the phase order's control withholds the page pairs' `cost`, if it does.
+    fn phase_order_failure(&self, cost: Cost) -> Option<String> {
+        let unmoved: Vec<&Compared> = self.unmoved().collect();
+        if unmoved.is_empty() {
+            return Some("no base stayed on 4 KiB pages to control the phase order".into());
+        }
+        unmoved.iter().find_map(|p| match self.phase_test(p, cost) {
+            None => Some(format!(
+                "the {} phase-order control (`{}`) has no estimate",
+                cost.label(),
+                p.variant
+            )),
+            Some(test) => test.why(),
+        })
+    }
+
+    /// A pair's reading of `cost` (`None` where it has no estimate).
+    pub fn reading(&self, pair: &Compared, cost: Cost) -> Option<Reading> {
+        let judged = self.withheld(pair, cost).is_none();
+        pair.cost(cost).map(|c| c.reading(self.threshold, judged))
+    }
 }
 
+/// The pairs' records for results.json and the figures the findings quote.
 pub(super) struct Analysis {
-    pub series: Vec<Series>,
-    pub tables: Vec<Table>,
-    pub plots: Vec<Plot>,
     pub comparisons: Vec<PairRecord>,
     pub numbers: Numbers,
 }
 
 pub(super) fn analyse(m: &Measurement) -> Analysis {
-    let k = m.invocations;
     let mut pairs: Vec<Compared> = m.pairs.iter().map(|p| variant_pair(m, p)).collect();
     pairs.extend(m.bases().into_iter().map(|b| page_pair(m, b)));
     let controls = match m.twin {
@@ -179,11 +229,11 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     };
     let mut comparisons = Vec::new();
     for pair in &pairs {
-        for (cost, comparison) in &pair.costs {
-            push_record(&mut comparisons, cost.name(), pair, comparison);
+        for (cost, ratio) in &pair.costs {
+            push_record(&mut comparisons, (cost.name(), m.threshold), pair, ratio);
         }
-        for (input, comparison) in &pair.lookup_by_mode {
-            push_record(&mut comparisons, input.name(), pair, comparison);
+        for (input, ratio) in &pair.lookup_by_mode {
+            push_record(&mut comparisons, (input.name(), m.threshold), pair, ratio);
         }
     }
     let pareto = m
@@ -194,34 +244,74 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
                 .map(|cost| (base.to_string(), cost, pareto_set(m, base, cost)))
         })
         .collect();
+    let tests = test_all(&pairs, &controls, m.threshold);
     let numbers = Numbers {
         threshold: m.threshold,
         pairs,
         controls,
+        tests,
         pareto,
     };
     Analysis {
-        series: all_series(m),
-        tables: vec![pairs_table(&numbers), entries_table(m, k)],
-        plots: family_plots(m, k),
         comparisons,
         numbers,
     }
 }
 
+/// The A/A control of `cost` as its test names it (`the search A/A control`).
+pub(super) fn aa_name(cost: Cost) -> String {
+    format!("the {} A/A control", cost.label())
+}
+
+/// The run's controls, each tested for a difference of its log-ratio from 0 with Holm's
+/// correction over all of them, at ±ln(1 + T): the A/A twin per cost, and per cost the page
+/// pair of every base whose tables did not move (the phase order's control).
+fn test_all(pairs: &[Compared], aa: &[(Cost, Option<Ratio90>)], threshold: f64) -> Vec<ControlRow> {
+    let mut rows: Vec<(Cost, Option<String>, ControlEstimate)> = Vec::new();
+    for (cost, ratio) in aa {
+        if let Some(r) = ratio {
+            rows.push((*cost, None, r.control(aa_name(*cost))));
+        }
+    }
+    let unmoved = pairs
+        .iter()
+        .filter(|p| p.is_page_pair() && p.pages_as_asked == Some(false));
+    for pair in unmoved {
+        for (cost, ratio) in &pair.costs {
+            if let Some(r) = ratio {
+                let name = format!(
+                    "the {} phase-order control (`{}`)",
+                    cost.label(),
+                    pair.variant
+                );
+                rows.push((*cost, Some(pair.variant.clone()), r.control(name)));
+            }
+        }
+    }
+    let estimates: Vec<ControlEstimate> = rows.iter().map(|r| r.2.clone()).collect();
+    let thresholds = vec![(1.0 + threshold).ln(); estimates.len()];
+    rows.into_iter()
+        .zip(test_controls(&estimates, &thresholds))
+        .map(|((cost, phase_pair, _), test)| ControlRow {
+            cost,
+            phase_pair,
+            test,
+        })
+        .collect()
+}
+
 fn push_record(
     records: &mut Vec<PairRecord>,
-    cell: &str,
+    (cell, threshold): (&str, f64),
     pair: &Compared,
-    comparison: &Option<Comparison>,
+    ratio: &Option<Ratio90>,
 ) {
-    // results.json holds finite numbers only: an unbounded interval stays in the summary.
-    if let Some(c) = comparison.filter(|c| c.low.is_finite() && c.high.is_finite()) {
+    if let Some(r) = ratio {
         records.push(PairRecord {
             cell: format!("{cell}, {}", pair.factor.name()),
             a: pair.variant.clone(),
             b: pair.base.clone(),
-            comparison: c,
+            comparison: r.comparison(threshold),
         });
     }
 }
@@ -232,7 +322,7 @@ fn compare_entries(
     pages: TablePages,
     a: Entry,
     b: Entry,
-) -> Vec<(Cost, Option<Comparison>)> {
+) -> Vec<(Cost, Option<Ratio90>)> {
     compare_across(m, (pages, a), (pages, b))
 }
 
@@ -242,28 +332,24 @@ fn compare_across(
     m: &Measurement,
     a: (TablePages, Entry),
     b: (TablePages, Entry),
-) -> Vec<(Cost, Option<Comparison>)> {
+) -> Vec<(Cost, Option<Ratio90>)> {
     let k = m.invocations;
-    let ratio = |x: Option<&[f64]>, y: Option<&[f64]>| {
-        compare_invocations(
-            &per_process(x?, k)?,
-            &per_process(y?, k)?,
-            m.threshold,
-            CLAIM_SEED,
-        )
+    let ratio = |x: Option<&[f64]>, y: Option<&[f64]>, figure| {
+        ratio90(&per_process(x?, k)?, &per_process(y?, k)?, figure)
     };
     let input = LookupInput::ThroughputRandomPlay;
-    let lookup = ratio(m.lookup(input, a.0, a.1), m.lookup(input, b.0, b.1));
-    let miss = (|| {
-        let (x, y) = (m.chain(a.0, a.1)?, m.chain(b.0, b.1)?);
-        compare_differences_invocations(
-            &per_process(&differences(&x.full, &x.hot), k)?,
-            &per_process(&differences(&y.full, &y.hot), k)?,
-            m.threshold,
-            CLAIM_SEED,
-        )
-    })();
-    let search = ratio(m.search(a.0, a.1), m.search(b.0, b.1));
+    let lookup = ratio(
+        m.lookup(input, a.0, a.1),
+        m.lookup(input, b.0, b.1),
+        Figure::TrimmedLogRatio,
+    );
+    let (x, y) = (m.chain(a.0, a.1), m.chain(b.0, b.1));
+    let (x, y) = (
+        x.map(|c| differences(&c.full, &c.hot)),
+        y.map(|c| differences(&c.full, &c.hot)),
+    );
+    let miss = ratio(x.as_deref(), y.as_deref(), Figure::RatioOfMeans);
+    let search = ratio(m.search(a.0, a.1), m.search(b.0, b.1), Figure::MeanLogRatio);
     vec![
         (Cost::Lookup, lookup),
         (Cost::TableMiss, miss),
@@ -287,22 +373,21 @@ fn lookup_by_mode(
     m: &Measurement,
     a: (TablePages, Entry),
     b: (TablePages, Entry),
-) -> Vec<(LookupInput, Option<Comparison>)> {
+) -> Vec<(LookupInput, Option<Ratio90>)> {
     let k = m.invocations;
     LookupInput::ALL[1..]
         .iter()
         .map(|&input| {
             let x = m.lookup(input, a.0, a.1);
             let y = m.lookup(input, b.0, b.1);
-            let c = x.zip(y).and_then(|(x, y)| {
-                compare_invocations(
+            let r = x.zip(y).and_then(|(x, y)| {
+                ratio90(
                     &per_process(x, k)?,
                     &per_process(y, k)?,
-                    m.threshold,
-                    CLAIM_SEED,
+                    Figure::TrimmedLogRatio,
                 )
             });
-            (input, c)
+            (input, r)
         })
         .collect()
 }
@@ -370,7 +455,7 @@ fn page_pair(m: &Measurement, base: &'static str) -> Compared {
 }
 
 /// A family's members (base and its variants) with their table bytes.
-fn family(m: &Measurement, base: &'static str) -> Vec<(&'static str, usize)> {
+pub(super) fn family(m: &Measurement, base: &'static str) -> Vec<(&'static str, usize)> {
     let mut members = Vec::new();
     for pair in m.pairs.iter().filter(|p| p.base == base) {
         if members.is_empty() {
@@ -382,8 +467,7 @@ fn family(m: &Measurement, base: &'static str) -> Vec<(&'static str, usize)> {
 }
 
 /// The family's members that no other member beats: fewer or equal table bytes and a cost
-/// claimed faster (interval wholly beyond the threshold), or fewer bytes and an equivalent
-/// cost (interval wholly within it).
+/// read faster, or fewer bytes and a cost read level (within ±threshold).
 fn pareto_set(m: &Measurement, base: &'static str, cost: Cost) -> Vec<String> {
     let members = family(m, base);
     let pages = TablePages::Huge;
@@ -394,14 +478,15 @@ fn pareto_set(m: &Measurement, base: &'static str, cost: Cost) -> Vec<String> {
                 if other == name || other_bytes > bytes {
                     return false;
                 }
-                let c = compare_entries(m, pages, (other, false), (name, false))
+                let reading = compare_entries(m, pages, (other, false), (name, false))
                     .into_iter()
                     .find(|c| c.0 == cost)
-                    .and_then(|c| c.1);
-                match c {
-                    Some(c) if c.claim == Claim::Faster => true,
-                    Some(c) => other_bytes < bytes && c.within(m.threshold),
-                    None => false,
+                    .and_then(|c| c.1)
+                    .map(|r| r.reading(m.threshold, true));
+                match reading {
+                    Some(Reading::Faster) => true,
+                    Some(Reading::Level) => other_bytes < bytes,
+                    _ => false,
                 }
             })
         })
@@ -409,255 +494,42 @@ fn pareto_set(m: &Measurement, base: &'static str, cost: Cost) -> Vec<String> {
         .collect()
 }
 
-/// `×1.23 (1.20–1.26, slower)`; `level` where the whole interval lies within the threshold,
-/// `unresolved` where it reaches past it without lying wholly beyond.
-pub(super) fn ratio_text(c: Option<Comparison>, threshold: f64) -> String {
-    match c {
-        None => "—".to_string(),
-        Some(c) => {
-            let claim = match c.claim {
-                Claim::Level if c.within(threshold) => "level",
-                Claim::Level => "unresolved",
-                Claim::Faster => "faster",
-                Claim::Slower => "slower",
-            };
-            ratio_words(&c, claim)
-        }
-    }
-}
-
-/// `×1.23 (1.20–1.26, WORDS)`.
-fn ratio_words(c: &Comparison, words: &str) -> String {
-    format!("×{:.2} ({}, {words})", c.ratio, bounds_text(c, 2))
-}
-
-/// `×1.23 (1.20–1.26)`: a ratio whose cost is not decided here, with no claim word.
-pub(super) fn interval_text(c: &Comparison) -> String {
-    format!("×{:.2} ({})", c.ratio, bounds_text(c, 2))
-}
-
-/// `1.20–1.26` to `decimals` places (an unbounded end as ∞).
-pub(super) fn bounds_text(c: &Comparison, decimals: usize) -> String {
-    let high = if c.high.is_finite() {
-        format!("{:.*}", decimals, c.high)
-    } else {
-        "∞".to_string()
-    };
-    format!("{:.*}–{high}", decimals, c.low)
-}
-
-/// [`ratio_text`], or where the cost is not decided here, the ratio and interval marked so
-/// instead of a claim.
-fn cell_text(c: Option<Comparison>, decided: bool, threshold: f64) -> String {
-    match c {
-        Some(c) if !decided => ratio_words(&c, "not decided"),
-        c => ratio_text(c, threshold),
-    }
-}
-
-fn pairs_table(numbers: &Numbers) -> Table {
-    let mut rows = Vec::new();
-    for pair in &numbers.pairs {
-        let mut row = vec![
-            format!("{} vs {}", pair.variant, pair.base),
-            pair.factor.name().to_string(),
+/// `×1.23 (1.20–1.26, slower)`: the ratio, its 90 % interval and the reading's words.
+pub(super) fn ratio_text(r: Option<Ratio90>, reading: Option<Reading>) -> String {
+    match (r, reading) {
+        (Some(r), Some(reading)) => {
             format!(
-                "{} → {}",
-                rounded_bytes(pair.table_bytes[0] as f64),
-                rounded_bytes(pair.table_bytes[1] as f64)
-            ),
-        ];
-        let decided = |cost| numbers.undecided(pair, cost).is_none();
-        row.extend(
-            Cost::ALL
-                .iter()
-                .map(|&c| cell_text(pair.cost(c), decided(c), numbers.threshold)),
-        );
-        row.extend(
-            pair.lookup_by_mode
-                .iter()
-                .map(|(_, c)| cell_text(*c, decided(Cost::Lookup), numbers.threshold)),
-        );
-        rows.push(row);
-    }
-    let mut headers = vec![
-        "pair".to_string(),
-        "factor".to_string(),
-        "table bytes".to_string(),
-        "lookup (throughput, random-play)".to_string(),
-        "table miss (top pressure)".to_string(),
-        "search (nnue, ns/node)".to_string(),
-    ];
-    headers.extend(
-        LookupInput::ALL[1..]
-            .iter()
-            .map(|i| format!("lookup ({})", i.name())),
-    );
-    Table { headers, rows }
-}
-
-/// Every timed entry's own figures: ns per lookup, the table-miss cost, ns per node.
-fn entries_table(m: &Measurement, k: usize) -> Table {
-    let mut rows = Vec::new();
-    let mut entries: Vec<(TablePages, Entry)> = m
-        .search
-        .iter()
-        .map(|r| (r.pages, (r.backend, r.twin)))
-        .collect();
-    for r in &m.lookup {
-        if !entries.contains(&(r.pages, (r.backend, r.twin))) {
-            entries.push((r.pages, (r.backend, r.twin)));
+                "×{:.2} ({}, {})",
+                r.ratio(),
+                bounds_text(&r, 2),
+                reading.words()
+            )
         }
-    }
-    for (pages, entry) in entries {
-        let text = |e: Option<Estimate>| e.map_or("—".to_string(), |e| format_interval(&e));
-        let lookup = m
-            .lookup(LookupInput::ThroughputRandomPlay, pages, entry)
-            .map(|s| interval(s, k));
-        let miss = m
-            .chain(pages, entry)
-            .map(|c| interval_linear(&differences(&c.full, &c.hot), k));
-        let search = m.search(pages, entry).map(|s| interval(s, k));
-        let placed: Vec<&TablePlacement> = m
-            .placements
-            .iter()
-            .filter(|(n, p, _)| n == entry.0 && *p == pages)
-            .map(|(_, _, placed)| placed)
-            .collect();
-        let huge: Option<Vec<usize>> = placed.iter().map(|p| p.huge_after).collect();
-        let placed = match (placed.first(), huge) {
-            (None, _) => "—".to_string(),
-            (Some(_), None) => "not known".to_string(),
-            (Some(first), Some(huge)) => {
-                let (low, high) = (huge.iter().min(), huge.iter().max());
-                let range = match (low, high) {
-                    (Some(l), Some(h)) if l != h => {
-                        format!("{}–{}", rounded_bytes(*l as f64), rounded_bytes(*h as f64))
-                    }
-                    (Some(l), _) => rounded_bytes(*l as f64),
-                    _ => "—".to_string(),
-                };
-                format!("{range} of {}", rounded_bytes(first.table_bytes as f64))
-            }
-        };
-        rows.push(vec![
-            entry_name(entry),
-            pages.name().to_string(),
-            placed,
-            text(lookup),
-            text(miss),
-            text(search),
-        ]);
-    }
-    Table {
-        headers: vec![
-            "backend".to_string(),
-            "table pages".to_string(),
-            "on 2 MiB pages".to_string(),
-            "ns/lookup".to_string(),
-            "table miss, ns/lookup".to_string(),
-            "ns/node".to_string(),
-        ],
-        rows,
+        (Some(r), None) => interval_text(&r),
+        (None, _) => "—".to_string(),
     }
 }
 
-pub(super) fn entry_name((name, twin): Entry) -> String {
-    if twin {
-        format!("{name} (A/A twin)")
-    } else {
-        name.to_string()
-    }
+/// `×1.23 (1.20–1.26)`.
+pub(super) fn interval_text(r: &Ratio90) -> String {
+    format!("×{:.2} ({})", r.ratio(), bounds_text(r, 2))
 }
 
-fn all_series(m: &Measurement) -> Vec<Series> {
-    let mut out = Vec::new();
-    for r in &m.lookup {
-        let name = entry_name((r.backend, r.twin));
-        out.push(series(
-            &[
-                ("backend", &name),
-                ("table_pages", r.pages.name()),
-                ("input", r.input.name()),
-            ],
-            "ns/lookup",
-            r.ns.clone(),
-        ));
-    }
-    for r in &m.chains {
-        let name = entry_name((r.backend, r.twin));
-        for (mask, samples) in [("full", &r.full), ("hot twin", &r.hot)] {
-            out.push(series(
-                &[
-                    ("backend", &name),
-                    ("table_pages", r.pages.name()),
-                    ("chain", mask),
-                ],
-                "ns/lookup",
-                samples.clone(),
-            ));
-        }
-    }
-    for r in &m.search {
-        let name = entry_name((r.backend, r.twin));
-        out.push(series(
-            &[("backend", &name), ("table_pages", r.pages.name())],
-            "ns/node",
-            r.ns_per_node.clone(),
-        ));
-    }
-    out
+/// `1.20–1.26` to `decimals` places.
+pub(super) fn bounds_text(r: &Ratio90, decimals: usize) -> String {
+    format!("{:.*}–{:.*}", decimals, r.low(), decimals, r.high())
 }
 
-/// Per family: ns per lookup and ns per node against table bytes, one labelled point per
-/// member (tables on 2 MiB pages).
-fn family_plots(m: &Measurement, k: usize) -> Vec<Plot> {
-    let mut plots = Vec::new();
-    for base in m.bases() {
-        for (cost, unit) in [
-            (Cost::Lookup, "ns per lookup"),
-            (Cost::Search, "ns per node"),
-        ] {
-            let lines: Vec<PlotLine> = family(m, base)
-                .into_iter()
-                .filter_map(|(name, bytes)| {
-                    let entry = (name, false);
-                    let samples = match cost {
-                        Cost::Search => m.search(TablePages::Huge, entry)?,
-                        _ => {
-                            m.lookup(LookupInput::ThroughputRandomPlay, TablePages::Huge, entry)?
-                        }
-                    };
-                    Some(PlotLine {
-                        name: name.to_string(),
-                        points: vec![interval_point(bytes as f64, &interval(samples, k))],
-                    })
-                })
-                .collect();
-            if lines.is_empty() {
-                continue;
-            }
-            plots.push(Plot {
-                file_stem: format!("e12_{}_{base}", cost.name()),
-                title: format!("E12 {base}: {unit} against table bytes (2 MiB pages)"),
-                x_label: "table bytes".to_string(),
-                y_label: unit.to_string(),
-                log_x: true,
-                log_y: false,
-                kind: PlotKind::Line,
-                categories: Vec::new(),
-                markers: Vec::new(),
-                lines,
-            });
-        }
-    }
-    plots
+/// A 90 % half-width on the log scale as a percentage (`±2.1 %`).
+pub(super) fn half_width_text(r: &Ratio90) -> String {
+    format!("±{:.1} %", r.half_width() * 100.0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::measure::LookupRow;
     use super::*;
+    use crate::bench::TablePlacement;
     use crate::measure::SampleConfig;
     use std::time::Duration;
 
@@ -739,6 +611,7 @@ mod tests {
             skipped: Vec::new(),
             lookups: 1,
             sampling,
+            mode_rounds: 2,
             chain_sampling: sampling,
             pressure_reads: 1,
             pressure_bytes: 1,
@@ -788,7 +661,7 @@ mod tests {
             .find(|p| p.variant == "dbb@2m")
             .unwrap();
         let ratio = dbb.cost(Cost::Lookup).expect("dbb's page pair");
-        assert!((ratio.ratio - 0.8).abs() < 1e-9, "{ratio:?}");
+        assert!((ratio.ratio() - 0.8).abs() < 1e-9, "{ratio:?}");
         assert_eq!(numbers.phase_control(Cost::Lookup), Some(true));
         let bonanza = numbers
             .pairs

@@ -1,12 +1,13 @@
-//! E12's method and findings paragraphs, and the pre-set rule that names the layout factor
-//! that matters most on this CPU.
+//! E12's answer, method and findings paragraphs, and the pre-set rule that names the layout
+//! factor that matters most on this CPU.
 
-use super::analysis::{bounds_text, interval_text, ratio_text, Compared, Cost, Numbers};
+use super::analysis::{bounds_text, half_width_text, ratio_text, Compared, Cost, Numbers};
 use super::measure::Measurement;
-use super::summary::{search_headline, Ratio, SearchFigure, SECONDARY};
+use super::readings::Ratio90;
+use super::summary::{search_headline, SearchFigure, SECONDARY};
+use crate::answers::Reading;
 use crate::experiments::and_list;
-use crate::experiments::claims::{claims_method, percent, reading};
-use crate::stats::{Claim, Comparison};
+use crate::experiments::claims::percent;
 use kiki_core::units::rounded_bytes;
 
 pub(super) fn method(m: &Measurement) -> String {
@@ -41,36 +42,43 @@ pub(super) fn method(m: &Measurement) -> String {
          lookups as E1 times them ({} inputs cycled, every slider kind mixed, each family — a \
          base, its variants and the A/A twin — interleaved round by round, so that a base and \
          its variant are timed milliseconds apart; the headline is throughput on random-play \
-         positions, and latency on them and throughput on uniform 25 % occupancies are \
-         `lookup_by_mode`); the isolated table-miss cost as E7 times it (dependent chains \
-         after {} pressure reads per node through a {} buffer, the full table's chain less its \
-         hot twin's, the same code with the table masked to one page; compared as a ratio of \
-         the two sides' per-process means, since one round's difference can be zero); and time per node of E11's \
-         bench search ({} positions, depth {}, the nnue evaluation, a {} MiB TT, both on 2 MiB \
+         positions, {} rounds in all per page phase, and latency on them and throughput on \
+         uniform 25 % occupancies, {} rounds each, are `lookup_by_mode`); the isolated \
+         table-miss cost as E7 times it (dependent chains after {} pressure reads per node \
+         through a {} buffer, the full table's chain less its hot twin's, the same code with \
+         the table masked to one page; each backend in a block of its own, the A/A twin in its \
+         base's block, slice by slice beside it one window ahead, so that the two are timed \
+         microseconds apart and each window's lines are evicted by the time the other walks \
+         it; compared as a ratio of the two sides' per-process means, since one round's \
+         difference can be zero); and time per node of E11's bench search ({} positions, depth {}, the nnue evaluation, a {} MiB TT, both on 2 MiB \
          pages; {} rounds per process with the tables on 4 KiB pages and {} on 2 MiB, in a \
          shuffled order reversed every other round, after one discarded block; every \
          backend's fingerprints checked against the first's). A ratio is variant over base \
          (below 1: the variant is faster). Page pairs (`BASE@2m`) compare a base on 2 MiB \
          pages with itself on 4 KiB pages, round by round across the two phases of one \
          process: the 4 KiB phase always runs first, so drift within a process is not \
-         randomised for them; a page pair is decided only where its base's tables moved and \
+         randomised for them; a page pair is read only where its base's tables moved and \
          every base whose tables did not move (the phase order's control: {control}, kept on \
-         4 KiB pages in both phases by design, its own page pair a null contrast) comes out \
-         within the threshold between the phases; the chains walk the same window of nodes in both \
+         4 KiB pages in both phases by design, its own page pair a null contrast) passes its \
+         test between the phases; the chains walk the same window of nodes in both \
          phases, and a page pair's search pairs each invocation's first rounds. The A/A \
          control times {twin} (the base with the largest tables) twice in every cell, as if \
-         it were its own variant: a cost whose A/A interval reaches beyond ±{} % is not \
-         decided here; where a variant's and its base's tables did not land alike on 2 MiB \
+         it were its own variant. Every control (the A/A per cost, the phase order's per \
+         cost) is tested for a ratio other than 1: a two-sided t-test of its log-ratio, Holm's \
+         correction over the run's controls; it fails where its adjusted p < 0.05 or its 90 % \
+         half-width exceeds ln(1 + {} %), and a failed control withholds the readings it \
+         gates and is named beside them; where a variant's and its base's tables did not land alike on 2 MiB \
          pages (in some process their shares of table bytes there differ by more than a \
          tenth), its lookup and table-miss ratios are read from the 4 KiB phase (both on 4 KiB \
-         pages there) and its search is not decided. The factor that matters most is fixed before the data: among the decided \
-         layout variants whose search ratio is claimed (interval wholly beyond the \
-         threshold), the one furthest from 1; where none is, lookups decide the same way. The \
-         verdict leads with the search, each layout variant's ratio there and which are \
-         decided, since a layout that moves lookups need not move the search; the factor \
-         lookups name follows as the secondary figure. {}",
+         pages there) and its search is withheld. The factor that matters most is fixed before the data: among \
+         the layout variants whose search reads faster or slower, the one furthest from 1; \
+         where none does, lookups decide the same way. The answer leads with the search, each \
+         layout variant's reading there, since a layout that moves lookups need not move the \
+         search; the factor lookups name follows as the secondary figure. {}",
         and_list(&pairs),
         m.lookups,
+        m.sampling.samples,
+        m.mode_rounds,
         m.pressure_reads,
         rounded_bytes(m.pressure_bytes as f64),
         m.search_positions,
@@ -83,48 +91,65 @@ pub(super) fn method(m: &Measurement) -> String {
     )
 }
 
-/// How a ratio and its interval come from the rounds: one figure per process, then the
-/// processes (with one process, the rounds as in every timed experiment).
+/// How a ratio, its interval and its reading come from the rounds: one figure per process,
+/// then the processes (with one process, its rounds).
 fn claims(threshold: f64, processes: usize, search: usize) -> String {
+    let t = percent(threshold);
+    let edge = format!("ln {}", 1.0 + threshold);
+    let reading = format!(
+        "A pair reads from its two-sided 90 % interval [L, U] of ln(variant / base) against \
+         ±ln(1 + {t} %): faster where U < −{edge} (the ratio's upper bound below {:.3}), slower \
+         where L > {edge}, level where both lie strictly inside, not resolved where the \
+         interval reaches across a bound, withheld where a control it is gated on failed; the \
+         interval's own width vetoes nothing.",
+        1.0 / (1.0 + threshold)
+    );
     if processes < 2 {
-        return claims_method(threshold, processes);
+        return format!(
+            "With one process, a ratio is the exponential of the mean of its rounds' paired \
+             log-ratios (table misses: per round, the log of the ratio of the two sides' \
+             differences), its 90 % interval Student's t over the rounds, which knows nothing of \
+             what changes between processes. {reading}"
+        );
     }
     format!(
         "Each process reduces a pair's rounds to one figure: the mean of its paired per-round \
          log-ratios with the lowest and highest fifth cut (from five rounds on, so that one \
          disturbed round of a few milliseconds does not move it; the search's {search} rounds \
-         per process are fewer and are simply averaged, forward and reverse alike, which \
-         cancels a steady drift), and for table misses each side's trimmed mean difference. \
-         So a figure is the cost in rounds free of the heaviest disturbances: a layout that \
-         suffers more from other tenants' memory traffic than its base shows that only in \
-         the rounds cut. A ratio is the geometric mean of the {processes} processes' figures \
-         (table misses: the ratio of the sides' means), with a 95 % interval from a seeded \
-         bootstrap over the processes, widened to Student's t over them: where the tables and \
-         the code land changes from process to process and moves a ratio more than the \
-         rounds' noise, so the process is the unit (a series that does not split evenly into \
-         the processes is not compared). The A/A twin is its base timed twice, the same code \
-         and the same tables, so its interval holds the timing's noise alone, not where code \
-         or tables landed; each variant's own interval holds those. An order is stated only when the whole interval \
-         lies beyond ±{t} %; otherwise the two are level where the whole interval lies within \
-         ±{t} %, and unresolved where it reaches past it.",
-        t = percent(threshold)
+         per process on 2 MiB pages are averaged uncut, forward and reverse alike, which \
+         cancels a backend's slot in the order), and for table misses the log of the ratio of \
+         each side's trimmed mean difference. A ratio is the exponential of Yuen's trimmed \
+         mean of the {processes} processes' figures (a tenth trimmed at each end: none of five), \
+         its 90 % interval Student's t over them: where the tables and the code land changes \
+         from process to process and moves a ratio more than the rounds' noise, so the process \
+         is the unit (a series that does not split evenly into the processes is not compared). \
+         The A/A twin is its base timed twice, the same code and the same tables, so its \
+         interval holds the timing's noise alone, not where code or tables landed; each \
+         variant's own interval holds those. {reading}"
     )
 }
 
-/// The layout variant whose `cost` ratio is claimed and decided and furthest from 1 (the
+/// The layout variant whose `cost` reads faster or slower and lies furthest from 1 (the
 /// pre-set rule), if any; page pairs are not layout variants of one build and do not compete.
-pub(super) fn matters_most(numbers: &Numbers, cost: Cost) -> Option<(&Compared, Comparison)> {
+pub(super) fn matters_most(numbers: &Numbers, cost: Cost) -> Option<(&Compared, Ratio90)> {
     numbers
         .pairs
         .iter()
-        .filter(|p| !p.is_page_pair() && numbers.undecided(p, cost).is_none())
+        .filter(|p| !p.is_page_pair())
+        .filter(|p| {
+            matches!(
+                numbers.reading(p, cost),
+                Some(Reading::Faster | Reading::Slower)
+            )
+        })
         .filter_map(|p| p.cost(cost).map(|c| (p, c)))
-        .filter(|(_, c)| c.claim != Claim::Level)
-        .max_by(|a, b| a.1.ratio.ln().abs().total_cmp(&b.1.ratio.ln().abs()))
+        .max_by(|a, b| a.1.log.abs().total_cmp(&b.1.log.abs()))
 }
 
+/// The findings: the answer first, then the errors, the controls, every pair and the
+/// pre-set rule's secondary figure.
 pub(super) fn paragraph(m: &Measurement, numbers: &Numbers) -> String {
-    let mut out = Vec::new();
+    let mut out = vec![verdict(numbers)];
     if !m.errors.is_empty() {
         out.push(format!(
             "Errors: {} (the figures of those backends are not to be trusted).",
@@ -139,12 +164,13 @@ pub(super) fn paragraph(m: &Measurement, numbers: &Numbers) -> String {
         let costs: Vec<String> = Cost::ALL
             .iter()
             .map(|&cost| {
-                // An undecided cost gets its ratio and interval but no claim word.
-                match (pair.cost(cost), numbers.undecided(pair, cost)) {
-                    (Some(c), Some(why)) => {
-                        format!("{} {}, {why}", cost.words(), interval_text(&c))
+                let text = ratio_text(pair.cost(cost), numbers.reading(pair, cost));
+                match (pair.cost(cost), numbers.withheld(pair, cost)) {
+                    (Some(_), Some(why)) => format!("{} {text}: {why}", cost.words()),
+                    (Some(c), None) => {
+                        format!("{} {text}, {}", cost.words(), half_width_text(&c))
                     }
-                    (c, _) => format!("{} {}", cost.words(), ratio_text(c, numbers.threshold)),
+                    (None, _) => format!("{} {text}", cost.words()),
                 }
             })
             .collect();
@@ -161,7 +187,7 @@ pub(super) fn paragraph(m: &Measurement, numbers: &Numbers) -> String {
             and_list(&costs)
         ));
     }
-    out.push(verdict(numbers));
+    out.push(secondary(numbers));
     let pareto: Vec<String> = numbers
         .pareto
         .iter()
@@ -171,7 +197,7 @@ pub(super) fn paragraph(m: &Measurement, numbers: &Numbers) -> String {
     if !pareto.is_empty() {
         out.push(format!(
             "Per family, the layouts no other member beats on both table bytes and search \
-             time (fewer bytes and a time equivalent within the threshold, or a time claimed \
+             time (fewer bytes and a time read level within the threshold, or a time read \
              faster): {}.",
             pareto.join("; ")
         ));
@@ -179,108 +205,125 @@ pub(super) fn paragraph(m: &Measurement, numbers: &Numbers) -> String {
     out.join(" ")
 }
 
+/// Every control with its figure, half-width and adjusted p, and what a failed one withholds.
 fn controls_sentence(m: &Measurement, numbers: &Numbers) -> String {
     let Some(twin) = m.twin else {
-        return "No A/A control ran (no pair was measured).".to_string();
+        return "No A/A control ran (no pair was measured), so every reading is withheld."
+            .to_string();
+    };
+    let ratio_of = |cost: Cost, phase_pair: &Option<String>| -> Option<Ratio90> {
+        match phase_pair {
+            None => numbers.controls.iter().find(|c| c.0 == cost)?.1,
+            Some(variant) => numbers
+                .pairs
+                .iter()
+                .find(|p| &p.variant == variant)?
+                .cost(cost),
+        }
     };
     let parts: Vec<String> = numbers
+        .tests
+        .iter()
+        .map(|row| {
+            let figure = ratio_of(row.cost, &row.phase_pair).map_or("—".to_string(), |r| {
+                format!(
+                    "×{:.3} ({}, {})",
+                    r.ratio(),
+                    bounds_text(&r, 3),
+                    half_width_text(&r)
+                )
+            });
+            let verdict = if row.test.failed { "failed" } else { "passed" };
+            format!(
+                "{} {figure}, adjusted p = {:.3}: {verdict}",
+                row.test.name, row.test.p
+            )
+        })
+        .collect();
+    let failed: Vec<String> = numbers
+        .tests
+        .iter()
+        .filter_map(|row| row.test.why())
+        .collect();
+    let missing: Vec<&str> = numbers
         .controls
         .iter()
-        .map(|(cost, c)| format!("{} {}", cost.words(), control_text(*c, numbers.threshold)))
+        .filter(|c| c.1.is_none())
+        .map(|c| c.0.words())
         .collect();
-    let failed: Vec<&str> = Cost::ALL
-        .iter()
-        .filter(|&&c| !numbers.control_passed(c))
-        .map(|c| c.words())
-        .collect();
-    let threshold = percent(numbers.threshold);
-    if failed.is_empty() {
-        format!(
-            "The A/A control (`{twin}` against itself) lies within ±{threshold} % in every cost: {}.",
-            and_list(&parts)
-        )
-    } else {
-        format!(
-            "The A/A control (`{twin}` against itself): {}; its interval reaches beyond \
-             ±{threshold} % for {}, so no claim about {} is decided here (the run does not \
-             resolve a same-code difference that small).",
-            and_list(&parts),
-            failed.join(" and "),
-            failed.join(" and ")
-        )
+    let mut text = format!(
+        "The controls (`{twin}`'s A/A twin and the phase-order control, {} in all, Holm's \
+         correction over them; a control fails at adjusted p < 0.05 or a 90 % half-width beyond \
+         ±{} %): {}.",
+        numbers.tests.len(),
+        percent(numbers.threshold),
+        and_list(&parts)
+    );
+    if !missing.is_empty() {
+        text.push_str(&format!(
+            " No A/A estimate in {}: those readings are withheld.",
+            missing.join(" and ")
+        ));
     }
+    if !failed.is_empty() {
+        text.push_str(&format!(
+            " Withheld for that: {} (each gated reading names its control).",
+            failed.join("; ")
+        ));
+    }
+    text
 }
 
-/// An A/A control's ratio to three places, since two would round an interval end just beyond
-/// the threshold (0.968 against ±3 %) onto it, and whether it lies within the threshold.
-fn control_text(c: Option<Comparison>, threshold: f64) -> String {
-    match c {
-        None => "—".to_string(),
-        Some(c) => {
-            let place = if c.within(threshold) {
-                "within"
-            } else {
-                "reaching beyond"
-            };
-            format!(
-                "×{:.3} ({}, {place} ±{} %)",
-                c.ratio,
-                bounds_text(&c, 3),
-                percent(threshold)
-            )
-        }
-    }
-}
-
-/// The verdict, by the rule in the method: first the search, each layout variant's time per
-/// node over its base's, saying which are decided (the figure a user of the search feels,
-/// whatever lookups say); then the factor that matters most — by the search where it names
-/// one, else by lookups, labelled as the secondary figure.
-pub(super) fn verdict(numbers: &Numbers) -> String {
+/// The pre-set rule's answer beyond the search: the factor that matters most by the search
+/// where it names one, else by lookups, labelled as the secondary figure.
+fn secondary(numbers: &Numbers) -> String {
     let threshold = percent(numbers.threshold);
-    let headline = format!("{}.", search_headline(&search_figures(numbers)));
     if let Some((pair, c)) = matters_most(numbers, Cost::Search) {
         return format!(
-            "{headline} The layout factor that matters most on this CPU, by {}, is {} ({} \
-             against {}): the search {}. Layout variants equivalent to their base within \
-             ±{threshold} % in the search (the page pairs, which compare one table on two page \
-             sizes, apart): {}.",
+            "The layout factor that matters most on this CPU, by {}, is {} ({} against {}): the \
+             search {}. Layout variants level with their base within ±{threshold} % in the \
+             search (the page pairs, which compare one table on two page sizes, apart): {}.",
             Cost::Search.measure(),
             pair.factor.name(),
             pair.variant,
             pair.base,
-            ratio_text(Some(c), numbers.threshold),
-            equivalent_variants(numbers, Cost::Search)
+            ratio_text(Some(c), numbers.reading(pair, Cost::Search)),
+            level_variants(numbers, Cost::Search)
         );
     }
     if let Some((pair, c)) = matters_most(numbers, Cost::Lookup) {
         return format!(
-            "{headline} {SECONDARY}: the layout factor that matters most on this CPU, by {}, is \
-             {} ({} against {}): lookups {}. Layout variants equivalent to their base within \
-             ±{threshold} % in lookups (the page pairs, which compare one table on two page \
-             sizes, apart): {}.",
+            "{SECONDARY}: the layout factor that matters most on this CPU, by {}, is {} ({} \
+             against {}): lookups {}. Layout variants level with their base within \
+             ±{threshold} % in lookups (the page pairs apart): {}.",
             Cost::Lookup.measure(),
             pair.factor.name(),
             pair.variant,
             pair.base,
-            ratio_text(Some(c), numbers.threshold),
-            equivalent_variants(numbers, Cost::Lookup)
+            ratio_text(Some(c), numbers.reading(pair, Cost::Lookup)),
+            level_variants(numbers, Cost::Lookup)
         );
     }
     if !numbers.control_passed(Cost::Lookup) {
         return format!(
-            "{headline} {SECONDARY}: not decided (their A/A control's interval reaches beyond \
-             ±{threshold} %): which layout factor matters most is not decided."
+            "{SECONDARY}: withheld (their A/A control failed): which layout factor matters \
+             most is not named."
         );
     }
     format!(
-        "{headline} {SECONDARY}: no layout variant's effect is claimed beyond ±{threshold} %; \
-         equivalent within ±{threshold} % in lookups: {}, the others undecided.",
-        equivalent_variants(numbers, Cost::Lookup)
+        "{SECONDARY}: no layout variant reads faster or slower beyond ±{threshold} %; level \
+         within ±{threshold} % in lookups: {}, the others not resolved or withheld.",
+        level_variants(numbers, Cost::Lookup)
     )
 }
 
-/// Every layout variant's search figure as the headline names it (page pairs apart), as the
+/// E12's answer: the search's reading per layout variant, in one sentence
+/// ([`search_headline`], as the index reads it back from the summary).
+pub(super) fn verdict(numbers: &Numbers) -> String {
+    search_headline(&search_figures(numbers))
+}
+
+/// Every layout variant's search figure as the answer names it (page pairs apart), as the
 /// summary records it, so that the findings and the index read alike.
 fn search_figures(numbers: &Numbers) -> Vec<SearchFigure> {
     numbers
@@ -288,40 +331,21 @@ fn search_figures(numbers: &Numbers) -> Vec<SearchFigure> {
         .iter()
         .filter(|p| !p.is_page_pair())
         .map(|p| {
-            let ratio = p
-                .cost(Cost::Search)
-                .map(|c| summary_ratio(&c, numbers.threshold));
-            let undecided = numbers.undecided(p, Cost::Search);
-            SearchFigure::new(&p.variant, ratio.as_ref(), undecided.as_deref())
+            let ratio = p.cost(Cost::Search).map(|c| {
+                super::summary_ratio(&c, numbers.reading(p, Cost::Search), numbers.threshold)
+            });
+            let withheld = numbers.withheld(p, Cost::Search);
+            SearchFigure::new(&p.variant, ratio.as_ref(), withheld.as_deref())
         })
         .collect()
 }
 
-/// A comparison as the summary's record reads it back.
-fn summary_ratio(c: &Comparison, threshold: f64) -> Ratio {
-    Ratio {
-        ratio: c.ratio,
-        low: c.low,
-        high: c.high.is_finite().then_some(c.high),
-        invocations: c.invocations,
-        rounds: c.rounds,
-        claim: match c.claim {
-            Claim::Faster => "faster",
-            Claim::Slower => "slower",
-            Claim::Level => "level",
-        }
-        .to_string(),
-        reading: Some(reading(c, threshold).to_string()),
-    }
-}
-
-/// The layout variants whose `cost` interval lies wholly within the threshold, or `none`.
-fn equivalent_variants(numbers: &Numbers, cost: Cost) -> String {
+/// The layout variants whose `cost` reads level, or `none`.
+fn level_variants(numbers: &Numbers, cost: Cost) -> String {
     let names: Vec<String> = numbers
         .pairs
         .iter()
-        .filter(|p| !p.is_page_pair() && numbers.undecided(p, cost).is_none())
-        .filter(|p| p.cost(cost).is_some_and(|c| c.within(numbers.threshold)))
+        .filter(|p| !p.is_page_pair() && numbers.reading(p, cost) == Some(Reading::Level))
         .map(|p| format!("`{}`", p.variant))
         .collect();
     if names.is_empty() {
@@ -333,40 +357,29 @@ fn equivalent_variants(numbers: &Numbers, cost: Cost) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::analysis::{Compared, Cost, Numbers};
-    use super::super::summary::Summary;
+    use super::super::analysis::{aa_name, Compared, ControlRow, Cost, Numbers};
+    use super::super::summary::{Summary, ANSWER_WORDS};
     use super::*;
+    use crate::answers::{t90, test_controls};
     use crate::experiments::e11_search::TablePages;
     use kiki_core::backend::LayoutFactor;
 
-    fn at(ratio: f64, low: f64, high: f64) -> Comparison {
-        let claim = if low > 1.03 {
-            Claim::Slower
-        } else if high < 0.97 {
-            Claim::Faster
-        } else {
-            Claim::Level
-        };
-        Comparison {
-            ratio,
-            low,
-            high,
+    /// A ratio with its 90 % half-width `hw` (log scale) over five processes.
+    fn at(ratio: f64, hw: f64) -> Ratio90 {
+        Ratio90 {
+            log: ratio.ln(),
+            standard_error: hw / t90(4),
+            degrees: 4,
             invocations: 5,
-            rounds: 50,
-            claim,
+            rounds: 20,
         }
     }
 
-    fn variant(
-        (base, variant, factor): (&str, &str, LayoutFactor),
-        lookup: Comparison,
-        search: Comparison,
-        pages_as_asked: bool,
-    ) -> Compared {
+    fn variant((base, variant): (&str, &str), lookup: Ratio90, search: Ratio90) -> Compared {
         Compared {
             base: base.into(),
             variant: variant.into(),
-            factor,
+            factor: LayoutFactor::EntrySize,
             change: "one factor".into(),
             table_bytes: [1 << 20, 1 << 19],
             costs: vec![
@@ -375,66 +388,129 @@ mod tests {
                 (Cost::Search, Some(search)),
             ],
             lookup_by_mode: Vec::new(),
-            pages_as_asked: Some(pages_as_asked),
+            pages_as_asked: Some(true),
             phase: TablePages::Huge,
             lookup_pages: TablePages::Huge,
         }
     }
 
-    /// The referee's case: lookups name line-split (×1.24) while the search reads ×1.00, and
-    /// only that variant's search is decided (the other's tables did not land alike).
-    fn referee_case() -> Numbers {
-        let level = at(1.0, 0.99, 1.01);
+    /// The seven layout variants of 2026-11-29-9 at their search ratios, with half-widths of
+    /// about 2 %, and A/A controls given by `aa` per cost.
+    fn seven(aa: Ratio90) -> Numbers {
+        let searches = [
+            ("bonanza", "bonanza.entry16", 0.985),
+            ("bonanza", "bonanza.occ-major", 1.006),
+            ("dbb", "dbb.computed", 1.005),
+            ("magic", "magic.split-words", 1.011),
+            ("magic-plain", "magic-plain.entry16", 0.996),
+            ("magic-plain", "magic-plain.computed", 1.040),
+            ("pext", "pext.file-rank", 1.013),
+        ];
+        let pairs: Vec<Compared> = searches
+            .iter()
+            .map(|&(b, v, r)| variant((b, v), at(1.3, 0.05), at(r, 0.02)))
+            .collect();
+        let controls: Vec<(Cost, Option<Ratio90>)> =
+            Cost::ALL.iter().map(|&c| (c, Some(aa))).collect();
+        let estimates: Vec<_> = controls
+            .iter()
+            .map(|(c, r)| r.expect("an A/A").control(aa_name(*c)))
+            .collect();
+        let tests = test_controls(&estimates, &[1.03f64.ln(); 3])
+            .into_iter()
+            .zip(Cost::ALL)
+            .map(|(test, cost)| ControlRow {
+                cost,
+                phase_pair: None,
+                test,
+            })
+            .collect();
         Numbers {
             threshold: 0.03,
-            pairs: vec![
-                variant(
-                    ("pext", "pext.file-rank", LayoutFactor::LineSplit),
-                    at(1.24, 1.05, 1.47),
-                    at(1.0, 0.99, 1.01),
-                    true,
-                ),
-                variant(
-                    ("magic", "magic.split-words", LayoutFactor::WordSplit),
-                    at(1.1, 1.06, 1.15),
-                    at(1.01, 0.97, 1.05),
-                    false,
-                ),
-            ],
-            controls: Cost::ALL.iter().map(|&c| (c, Some(level))).collect(),
+            pairs,
+            controls,
+            tests,
             pareto: Vec::new(),
         }
     }
 
-    const HEADLINE: &str = "In the search (the nnue search's time per node, variant over \
-        base): `pext.file-rank` ×1.00 [0.99–1.01] level, the only variant whose search is judged (its controls passed); not \
-        judged (on 2 MiB pages the two sides' tables did not land alike): `magic.split-words` ×1.01 \
-        [0.97–1.05].";
-
-    /// The verdict leads with the search figure; the factor lookups name follows, labelled as
-    /// the secondary figure.
+    /// The answer: one sentence of at most 40 words, the variants grouped by their reading,
+    /// each with its ratio and interval, then the half-widths.
     #[test]
-    fn the_verdict_leads_with_the_search_and_lookups_follow_as_secondary() {
-        let numbers = referee_case();
-        let text = verdict(&numbers);
-        assert!(text.starts_with(HEADLINE), "{text}");
-        let secondary = text
-            .find("Secondary, by lookups (not the search):")
-            .expect("a secondary figure");
+    fn the_answer_is_one_sentence_of_at_most_forty_words() {
+        let numbers = seven(at(1.0, 0.01));
+        let answer = verdict(&numbers);
         assert!(
-            text[secondary..].contains(
-                "is line-split (pext.file-rank against pext): lookups ×1.24 (1.05–1.47, slower)"
-            ),
-            "{text}"
+            answer.split_whitespace().count() <= ANSWER_WORDS,
+            "{answer}"
         );
-        assert!(!text[..secondary].contains("line-split"), "{text}");
+        assert_eq!(
+            answer,
+            "Search ns/node, variant/base (90 %): level `bonanza.occ-major` ×1.01 [0.99–1.03], \
+             `dbb.computed` ×1.00 [0.99–1.03], `magic-plain.entry16` ×1.00 [0.98–1.02]; not \
+             resolved `bonanza.entry16` ×0.98 [0.97–1.00], `magic.split-words` ×1.01 \
+             [0.99–1.03], `magic-plain.computed` ×1.04 [1.02–1.06], `pext.file-rank` ×1.01 \
+             [0.99–1.03]; half-width ±2.0 %."
+        );
     }
 
-    /// The index's line, read back from the summary as results.json holds it, has the same
-    /// headline as the findings, then the lookups, then the named pair's other measures.
+    /// A biased search A/A (narrow, off 1) withholds every search reading and the answer says
+    /// so, naming the control; the lookups, whose A/A passed, still read.
     #[test]
-    fn the_index_line_reads_the_same_search_figure_first() {
-        let numbers = referee_case();
+    fn a_biased_control_withholds_its_costs_readings_and_is_named() {
+        let mut numbers = seven(at(1.0, 0.01));
+        let biased = at(1.02, 0.005);
+        numbers.controls[2].1 = Some(biased);
+        let estimates: Vec<_> = numbers
+            .controls
+            .iter()
+            .map(|(c, r)| r.unwrap().control(aa_name(*c)))
+            .collect();
+        for (row, test) in numbers
+            .tests
+            .iter_mut()
+            .zip(test_controls(&estimates, &[1.03f64.ln(); 3]))
+        {
+            row.test = test;
+        }
+        assert!(!numbers.control_passed(Cost::Search));
+        let pair = &numbers.pairs[0];
+        assert_eq!(numbers.reading(pair, Cost::Search), Some(Reading::Withheld));
+        assert_eq!(numbers.reading(pair, Cost::Lookup), Some(Reading::Slower));
+        let why = numbers.withheld(pair, Cost::Search).expect("withheld");
+        assert!(
+            why.starts_with("the search A/A control shows bias"),
+            "{why}"
+        );
+        let answer = verdict(&numbers);
+        assert!(
+            answer.starts_with("Search ns/node, variant/base (90 %): withheld `bonanza.entry16`"),
+            "{answer}"
+        );
+        assert!(
+            answer.ends_with("`pext.file-rank` ×1.01 [0.99–1.03]."),
+            "{answer}"
+        );
+    }
+
+    /// A wide A/A that is centred fails by its half-width alone: a width beyond the threshold
+    /// still withholds (it could not exclude a bias as large as the effect judged).
+    #[test]
+    fn a_control_wider_than_the_threshold_fails_by_width() {
+        let numbers = seven(at(1.0, 0.04));
+        let test = numbers.aa(Cost::Search).expect("tested");
+        assert!(test.failed && test.p >= 0.05, "{test:?}");
+        assert!(numbers
+            .withheld(&numbers.pairs[0], Cost::Search)
+            .unwrap()
+            .contains("half-width"));
+    }
+
+    /// The index's line, read back from the summary as results.json holds it, opens with the
+    /// findings' answer.
+    #[test]
+    fn the_index_line_opens_with_the_same_answer() {
+        let numbers = seven(at(1.0, 0.01));
         let pairs: Vec<serde_json::Value> = numbers
             .pairs
             .iter()
@@ -443,38 +519,20 @@ mod tests {
         let summary = serde_json::json!({
             "pairs": pairs,
             "controls": {"passed": true},
-            "matters_most": {"variant": "pext.file-rank", "factor": "line-split", "cost": "lookup"},
+            "matters_most": {"variant": "magic-plain.computed", "factor": "entry-size", "cost": "lookup"},
             "verdict": verdict(&numbers),
         });
         let summary: Summary = serde_json::from_value(summary).unwrap();
         let line = summary.verdict_line();
-        assert_eq!(
-            line,
-            format!(
-                "{HEADLINE} Secondary, by lookups (not the search): the layout factor that \
-                 matters most in lookups is line-split (`pext.file-rank` against `pext`), \
-                 lookups ×1.24 [1.05–1.47] slower."
-            )
-        );
-    }
-
-    /// No variant decided in the search (a failed A/A control): the headline says so and
-    /// still gives every variant's ratio; a failed lookup control leaves the factor unnamed.
-    #[test]
-    fn an_undecided_search_still_heads_the_verdict_with_every_ratio() {
-        let mut numbers = referee_case();
-        for control in numbers.controls.iter_mut() {
-            control.1 = Some(at(1.0, 0.95, 1.06));
-        }
-        let text = verdict(&numbers);
+        assert!(line.starts_with(&verdict(&numbers)), "{line}");
         assert!(
-            text.starts_with(
-                "In the search (the nnue search's time per node, variant over base): no layout \
-                 variant's search is judged (the A/A control's interval reaches beyond the threshold): \
-                 `pext.file-rank` ×1.00 [0.99–1.01], `magic.split-words` ×1.01 [0.97–1.05]. \
-                 Secondary, by lookups (not the search): not decided"
-            ),
-            "{text}"
+            line.contains("Secondary, by lookups (not the search)"),
+            "{line}"
+        );
+        assert!(
+            summary.search_claims().is_empty(),
+            "{:?}",
+            summary.search_claims()
         );
     }
 }

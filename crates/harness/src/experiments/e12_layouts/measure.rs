@@ -3,10 +3,12 @@
 //! node as E11 times it), first with the bases' tables on 4 KiB pages, then with every table
 //! collapsed onto 2 MiB pages.
 
+pub(crate) use super::chains::ChainRow;
+use super::chains::{ChainSettings, Chains};
 use crate::bench::{place_tables, BenchRun, TablePlacement};
 use crate::experiments::e11_search::{warm_up_positions, Block, TablePages};
 use crate::experiments::e1_attacks::{cycled, MakeCase, Mode};
-use crate::experiments::e7_cache_pressure::{self as e7, MakeChain, HOT_MASK};
+use crate::experiments::e7_cache_pressure as e7;
 use crate::experiments::{Config, Progress};
 use crate::invocations::{gather, merge_rows, union, Invocation};
 use crate::measure::{interleaved, Case, SampleConfig};
@@ -107,18 +109,6 @@ pub(crate) struct LookupRow {
     pub ns: Vec<f64>,
 }
 
-/// One backend's dependent chains at the top pressure: ns per lookup with its full table and
-/// with its hot twin (the table masked to one page), per round.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub(crate) struct ChainRow {
-    pub pages: TablePages,
-    #[serde(with = "crate::invocations::static_str")]
-    pub backend: crate::invocations::StaticStr,
-    pub twin: bool,
-    pub full: Vec<f64>,
-    pub hot: Vec<f64>,
-}
-
 /// One backend's search samples: ns per node, one per round.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct SearchRow {
@@ -140,7 +130,11 @@ pub(crate) struct Measurement {
     /// Pairs or page phases left out, with the reason.
     pub skipped: Vec<String>,
     pub lookups: usize,
+    /// The headline lookup input's sampling (`samples`: rounds over all processes).
     pub sampling: SampleConfig,
+    /// Rounds over all processes of the other lookup inputs (`lookup_by_mode`).
+    #[serde(default)]
+    pub mode_rounds: usize,
     pub chain_sampling: SampleConfig,
     /// Pressure reads per node before each node's chains (E7's top count), and the buffer.
     pub pressure_reads: u32,
@@ -245,6 +239,15 @@ impl Measurement {
         Some(shares_agree(&self.huge_shares(a)?, &self.huge_shares(b)?))
     }
 
+    /// How the table-miss chains are timed.
+    fn chain_settings(&self) -> ChainSettings {
+        ChainSettings {
+            reads: self.pressure_reads,
+            sampling: self.chain_sampling,
+            ns_per_tick: self.ns_per_tick,
+        }
+    }
+
     /// The bases of the pairs, once each, in registry order.
     pub fn bases(&self) -> Vec<&'static str> {
         let mut bases: Vec<&'static str> = Vec::new();
@@ -343,11 +346,46 @@ fn search_sizes(config: &Config) -> (usize, u32, [usize; 2], usize) {
     config.pick(
         (4, 1, [2, 2], 2),
         (all, 2, [2, 2], 64),
-        // One forward and reverse pair of search rounds in each phase: the full report's
-        // time budget (docs/report.md) has no room for more.
-        (all, 3, [2, 2], 1024),
+        (all, 3, [2, SEARCH_ROUNDS_2M], 1024),
     )
 }
+
+// Sampling, sized from the variance components of the report of 2026-11-29-9 (Zen 4, two
+// cores, K = 5 processes; E12 took 303 s of it) so that E12 stays under 400 s there:
+//
+// The search on 2 MiB pages. Per round, the log-ratio variant / base has a within-process sd
+// of 4.7 % (pooled over the 7 variant pairs and the A/A twin, 2 rounds each); the sd of the
+// processes' means of their forward and reverse pair is 2.8 % (pooled), and the between-process
+// component estimated from the two is ≈ 0 (pooled σ_b² = −0.0003 ± 0.0003), taken as σ_b = 1 %.
+// With p forward/reverse pairs per process: var(process figure) = σ_b² + σ_pair² / p with
+// σ_pair² = 0.028² − σ_b² = 0.00069, and the half-width t90(4) · √(var / 5):
+//   p = 1 (2 rounds, as before): ±2.6 % (observed ±1.3–3.5 %): level within ±3 % not decidable;
+//   p = 2 (4 rounds): ±2.0 % — a ratio within about ±1 % of 1 reads level;
+//   p = 3 (6 rounds): ±1.7 %, p = 4: ±1.6 % (the floor from σ_b: ±1.0 %).
+// A round costs 578,416 nodes (60 positions, depth 3) × 1.24 µs (the 2 MiB phase's mean ns per
+// node) + its chunks' warm-up searches ≈ 0.75 s per entry, 13 entries (5 bases, 7 variants, the
+// twin): a pair of rounds 19.5 s per process, 98 s over five. One more pair fits the budget,
+// two do not (≈ 490 s), so 4 rounds.
+//
+// Lookups: a round costs 13 entries × one 2–4 ms sample (2.9 ms mean) per input and phase. The
+// headline A/A's 90 % half-width was ±2.1 % at 48 rounds per process (the per-process figure's
+// variance 0.000074 + 0.0189 / n); 72 give ±1.75 %, 96 would give ±1.6 %. The other two inputs'
+// A/A read ±1.2 % at 48 and keep about ±1.7 % at 24. Headline 240 → 360 rounds in all (+9 s over
+// five processes), the others 240 → 120 each (−18 s): −9 s.
+//
+// Table misses: the twin walks in its base's block (`chains::beside`), which spares its own
+// block's two warm-ins per phase (≈ 0.2 s each): −4 s.
+//
+// E12 then: 303 s + 98 s − 9 s − 4 s ≈ 390 s.
+
+/// Search rounds per process with the tables on 2 MiB pages (two forward and reverse pairs).
+const SEARCH_ROUNDS_2M: usize = 4;
+
+/// Rounds over all processes of the headline lookup input (E1's throughput on random-play).
+const HEADLINE_ROUNDS: usize = 360;
+
+/// Rounds over all processes of each other lookup input.
+const MODE_ROUNDS: usize = 120;
 
 /// Measures every pair: with the bases' tables on 4 KiB pages, then (after collapsing every
 /// table, which cannot be undone in a process) bases and variants on 2 MiB pages.
@@ -377,6 +415,7 @@ pub(super) fn measure(
         skipped,
         lookups: config.pick(256, 4096, 16384),
         sampling: lookup_sampling(config),
+        mode_rounds: config.pick(3, 14, MODE_ROUNDS),
         chain_sampling: e7::sampling(config),
         pressure_reads: config.pick(16, 256, 512),
         pressure_bytes,
@@ -433,7 +472,9 @@ pub(super) fn measure(
         time_lookups(&mut m, (*pages, names), &lookup_inputs, invocation);
         done += 1;
         step(&format!("table-miss chains, {label}"), 0.0, done);
-        chains.time(&mut m, (*pages, names), invocation);
+        let (rows, errors) = chains.time((*pages, names), &m.chain_settings(), invocation);
+        m.chains.extend(rows);
+        m.errors.extend(errors);
         done += 1;
         step(&format!("searches, {label}"), 0.0, done);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(
@@ -477,7 +518,7 @@ fn lookup_sampling(config: &Config) -> SampleConfig {
     SampleConfig {
         // Many short rounds: a round's noise (other tenants' memory traffic) is large against
         // a lookup's few nanoseconds, and rounds cost milliseconds.
-        samples: config.pick(3, 14, 240),
+        samples: config.pick(3, 14, HEADLINE_ROUNDS),
         min_sample: config.pick(
             std::time::Duration::from_micros(100),
             std::time::Duration::from_millis(1),
@@ -578,7 +619,14 @@ fn time_lookups(
                     Err(error) => m.errors.push(error.to_string()),
                 }
             }
-            let results = interleaved(&mut cases, &m.sampling, invocation, None, &mut |_| {});
+            let sampling = match input {
+                LookupInput::ThroughputRandomPlay => m.sampling,
+                _ => SampleConfig {
+                    samples: m.mode_rounds,
+                    ..m.sampling
+                },
+            };
+            let results = interleaved(&mut cases, &sampling, invocation, None, &mut |_| {});
             for (result, (backend, twin)) in results.into_iter().zip(timed) {
                 m.lookup.push(LookupRow {
                     input: *input,
@@ -588,75 +636,6 @@ fn time_lookups(
                     ns: result.ns_per_op,
                 });
             }
-        }
-    }
-}
-
-/// What the table-miss chains walk: E7's search-order workload and pressure buffer.
-struct Chains<'a> {
-    workload: &'a workloads::SearchWorkload,
-    pressure: &'a [u64],
-    last_level: usize,
-    /// The window of nodes, sized in the first phase and kept for the second, so that round r
-    /// walks the same nodes on 4 KiB and on 2 MiB pages.
-    window: std::cell::Cell<Option<usize>>,
-}
-
-impl Chains<'_> {
-    /// Every entry's dependent chains at the top pressure, full table and hot twin, as E7 times
-    /// them (each entry in a block of its own, in a seeded shuffled order per invocation, then
-    /// reversed).
-    fn time(
-        &self,
-        m: &mut Measurement,
-        (pages, entries): (TablePages, &[Entry]),
-        invocation: Invocation,
-    ) {
-        let mut cases = Vec::new();
-        let mut timed = Vec::new();
-        for &(name, twin) in entries {
-            let make = MakeChain {
-                workload: self.workload,
-                pressure: self.pressure,
-                reads: m.pressure_reads,
-                masks: vec![usize::MAX, HOT_MASK],
-                stream: cases.len() as u64,
-                labels: None,
-            };
-            match registry::visit(name, make) {
-                Ok(case) => {
-                    cases.push(case);
-                    timed.push((name, twin));
-                }
-                Err(error) => m.errors.push(error.to_string()),
-            }
-        }
-        let mut window = self.window.get();
-        // The block order is E7's: shuffled per invocation and call, then reversed, from the
-        // fixed seed E12 has always used (E12 records no order seed).
-        let (results, _) = e7::time_chains(
-            self.workload,
-            &mut cases,
-            &m.chain_sampling,
-            (m.ns_per_tick, self.last_level),
-            &mut window,
-            (invocation, e7::Warming::Before),
-            (
-                e7::FIXED_ORDER_SEED,
-                &format!("table misses on {pages:?} pages"),
-            ),
-            &mut |_| {},
-        );
-        self.window.set(window);
-        // Two results per case, full then hot, in the cases' order.
-        for (pair, (backend, twin)) in results.chunks(2).zip(timed) {
-            m.chains.push(ChainRow {
-                pages,
-                backend,
-                twin,
-                full: pair[0].ns.clone(),
-                hot: pair[1].ns.clone(),
-            });
         }
     }
 }

@@ -7,16 +7,20 @@
 //! and the pre-set rule's answer (the factor that matters most on this CPU).
 
 mod analysis;
+mod chains;
 mod findings;
 mod measure;
+mod readings;
 pub mod summary;
+mod tables;
 
 use super::{failed_result, About, Context, Experiment, ExperimentId, Progress};
+use crate::answers::Reading;
 use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
-use crate::stats::Comparison;
 use analysis::{Compared, Cost, Numbers};
 use measure::Measurement;
+use readings::Ratio90;
 use serde_json::{json, Map, Value as Json};
 
 pub const TITLE: &str = "Table layouts: each layout variant against its base";
@@ -63,76 +67,125 @@ fn result(m: &Measurement) -> ExperimentResult {
         method: findings::method(m),
         findings: findings::paragraph(m, &analysis.numbers),
         comparisons: analysis.comparisons,
-        series: analysis.series,
-        tables: analysis.tables,
-        plots: analysis.plots,
+        series: tables::all_series(m),
+        tables: vec![
+            tables::pairs_table(&analysis.numbers),
+            tables::entries_table(m, m.invocations),
+        ],
+        plots: tables::family_plots(m, m.invocations),
         summary: summary(m, &analysis.numbers),
     }
 }
 
-/// `{ratio, low, high, invocations, rounds, claim, reading}` (an unbounded bound is null), or
-/// null; `reading` tells level, unresolved and withdrawn apart at `threshold`.
-fn record(c: Option<Comparison>, threshold: f64) -> Json {
-    match c {
+/// `{ratio, low, high, invocations, rounds, claim, reading, half_width}` (the 90 % interval;
+/// `half_width` on the log scale), or null; `claim` is where the interval lies against the
+/// threshold, `reading` what the run reads from it (`withheld` where a control failed).
+fn record(r: Option<Ratio90>, reading: Option<Reading>, threshold: f64) -> Json {
+    match r {
         None => Json::Null,
-        Some(c) => json!({
-            "ratio": c.ratio,
-            "low": c.low,
-            "high": if c.high.is_finite() { json!(c.high) } else { Json::Null },
-            "invocations": c.invocations,
-            "rounds": c.rounds,
-            "claim": serde_json::to_value(c.claim).unwrap_or(Json::Null),
-            "reading": crate::experiments::claims::reading(&c, threshold),
+        Some(r) => json!({
+            "ratio": r.ratio(),
+            "low": r.low(),
+            "high": r.high(),
+            "invocations": r.invocations,
+            "rounds": r.rounds,
+            "claim": serde_json::to_value(r.claim(threshold)).unwrap_or(Json::Null),
+            "reading": reading.map(Reading::words),
+            "half_width": r.half_width(),
         }),
     }
 }
 
+/// A ratio as the summary's record reads it back (the findings and the index read alike).
+fn summary_ratio(r: &Ratio90, reading: Option<Reading>, threshold: f64) -> summary::Ratio {
+    serde_json::from_value(record(Some(*r), reading, threshold))
+        .expect("a ratio record reads back as the summary's ratio")
+}
+
 fn pair_json(pair: &Compared, numbers: &Numbers, threshold: f64) -> Json {
+    let lookup_judged = numbers.withheld(pair, Cost::Lookup).is_none();
     let by_mode: Map<String, Json> = pair
         .lookup_by_mode
         .iter()
-        .map(|(input, c)| (input.name().to_string(), record(*c, threshold)))
+        .map(|(input, r)| {
+            let reading = r.map(|r| r.reading(threshold, lookup_judged));
+            (input.name().to_string(), record(*r, reading, threshold))
+        })
         .collect();
+    let cost = |c: Cost| record(pair.cost(c), numbers.reading(pair, c), threshold);
     json!({
         "base": pair.base,
         "variant": pair.variant,
         "factor": pair.factor.name(),
         "table_bytes": pair.table_bytes,
-        "lookup": record(pair.cost(Cost::Lookup), threshold),
+        "lookup": cost(Cost::Lookup),
         "lookup_by_mode": by_mode,
-        "table_miss": record(pair.cost(Cost::TableMiss), threshold),
-        "nps": record(pair.cost(Cost::Search), threshold),
+        "table_miss": cost(Cost::TableMiss),
+        "nps": cost(Cost::Search),
         "pages_as_asked": pair.pages_as_asked,
         "phase": pair.phase.name(),
         "lookup_pages": pair.lookup_pages.name(),
         "undecided": Cost::ALL
             .iter()
-            .filter_map(|&c| numbers.undecided(pair, c).map(|why| (c.name().to_string(), json!(why))))
+            .filter_map(|&c| numbers.withheld(pair, c).map(|why| (c.name().to_string(), json!(why))))
             .collect::<Map<String, Json>>(),
+    })
+}
+
+/// The run's controls: per cost the A/A record (its own reading), whether the phase order's
+/// control passed, and every bias test.
+fn controls_json(m: &Measurement, numbers: &Numbers) -> Json {
+    let threshold = m.threshold;
+    let aa: Map<String, Json> = numbers
+        .controls
+        .iter()
+        .map(|(cost, r)| {
+            let reading = r.map(|r| r.reading(threshold, true));
+            (cost.name().to_string(), record(*r, reading, threshold))
+        })
+        .collect();
+    let phase: Map<String, Json> = Cost::ALL
+        .iter()
+        .map(|&c| (c.name().to_string(), json!(numbers.phase_control(c))))
+        .collect();
+    let tests: Vec<Json> = numbers
+        .tests
+        .iter()
+        .map(|row| {
+            json!({
+                "name": row.test.name,
+                "cost": row.cost.name(),
+                "control": row.phase_pair.as_ref().map_or("aa", |_| "phase order"),
+                "pair": row.phase_pair,
+                "log_ratio": row.test.value,
+                "half_width": row.test.half_width,
+                "p_raw": row.test.p_raw,
+                "p": row.test.p,
+                "failed": row.test.failed,
+                "why": row.test.why(),
+            })
+        })
+        .collect();
+    json!({
+        "passed": numbers.all_passed(),
+        "twin": m.twin,
+        "aa": aa,
+        "page_phases": phase,
+        "tests": tests,
     })
 }
 
 fn summary(m: &Measurement, numbers: &Numbers) -> Vec<(String, Json)> {
     let threshold = m.threshold;
-    let controls: Map<String, Json> = numbers
-        .controls
-        .iter()
-        .map(|(cost, c)| (cost.name().to_string(), record(*c, threshold)))
-        .collect();
-    let passed = Cost::ALL.iter().all(|&c| numbers.control_passed(c));
-    let phase: Map<String, Json> = Cost::ALL
-        .iter()
-        .map(|&c| (c.name().to_string(), json!(numbers.phase_control(c))))
-        .collect();
     let most = [Cost::Search, Cost::Lookup]
         .into_iter()
         .find_map(|cost| findings::matters_most(numbers, cost).map(|found| (cost, found)))
-        .map_or(Json::Null, |(cost, (pair, c))| {
+        .map_or(Json::Null, |(cost, (pair, r))| {
             json!({
                 "variant": pair.variant,
                 "factor": pair.factor.name(),
                 "cost": cost.name(),
-                "record": record(Some(c), m.threshold),
+                "record": record(Some(r), numbers.reading(pair, cost), threshold),
             })
         });
     vec![
@@ -146,10 +199,7 @@ fn summary(m: &Measurement, numbers: &Numbers) -> Vec<(String, Json)> {
                     .collect(),
             ),
         ),
-        (
-            "controls".to_string(),
-            json!({ "passed": passed, "twin": m.twin, "aa": controls, "page_phases": phase }),
-        ),
+        ("controls".to_string(), controls_json(m, numbers)),
         ("matters_most".to_string(), most),
         ("verdict".to_string(), json!(findings::verdict(numbers))),
     ]
@@ -194,5 +244,32 @@ mod tests {
             experiment.findings
         );
         assert!(experiment.findings.contains("A/A control"));
+        // The answer heads the findings, at most 40 words, and every reading is a word of
+        // `answers::Reading`, a withheld one with its reason.
+        assert!(experiment.findings.starts_with(&summary.verdict));
+        assert!(summary.verdict.split_whitespace().count() <= summary::ANSWER_WORDS);
+        let words = ["faster", "slower", "level", "not resolved", "withheld"];
+        for pair in &summary.pairs {
+            for (key, ratio) in [("lookup", &pair.lookup), ("nps", &pair.nps)] {
+                let reading = ratio.as_ref().and_then(|r| r.reading.as_deref());
+                assert!(reading.is_some_and(|r| words.contains(&r)), "{pair:?}");
+                assert_eq!(
+                    reading == Some("withheld"),
+                    pair.undecided.contains_key(key)
+                );
+            }
+        }
+        // One process: the A/A per cost is tested (Holm over the controls), the twin's chains
+        // walked in its base's block as rows of their own.
+        let tests = experiment.summary_value("controls").unwrap()["tests"]
+            .as_array()
+            .unwrap();
+        assert!(
+            tests.iter().filter(|t| t["control"] == "aa").count() >= 2,
+            "{tests:?}"
+        );
+        assert!(tests
+            .iter()
+            .all(|t| t["p"].as_f64().unwrap() >= t["p_raw"].as_f64().unwrap()));
     }
 }

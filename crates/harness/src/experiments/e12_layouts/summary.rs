@@ -3,7 +3,8 @@
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
-/// `{ratio, low, high, invocations, rounds, claim}`; `high` is null when unbounded.
+/// `{ratio, low, high, invocations, rounds, claim, reading, half_width}`; `high` is null when
+/// unbounded (in reports before the 90 % intervals).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct Ratio {
     pub ratio: f64,
@@ -12,10 +13,15 @@ pub struct Ratio {
     pub invocations: usize,
     pub rounds: usize,
     pub claim: String,
-    /// `faster`, `slower`, `level`, `unresolved` or `withdrawn`; absent in reports before the
-    /// key, whose `level` claim covers level and unresolved alike.
+    /// `faster`, `slower`, `level`, `not resolved` or `withheld` (`answers::Reading`); in
+    /// reports before 2026-12-01 `unresolved` or `withdrawn`, and absent before the key, whose
+    /// `level` claim covers level and unresolved alike.
     #[serde(default)]
     pub reading: Option<String>,
+    /// The 90 % interval's half-width on the log scale (0.021: about ±2.1 %); absent in
+    /// reports before 2026-12-01, whose intervals were 95 %.
+    #[serde(default)]
+    pub half_width: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -30,7 +36,8 @@ pub struct Pair {
     /// The other lookup modes and inputs (`latency random-play`, `throughput uniform-25`).
     #[serde(default)]
     pub lookup_by_mode: BTreeMap<String, Option<Ratio>>,
-    /// Per cost (`lookup`, `table_miss`, `nps`), why it is not decided here; absent: decided.
+    /// Per cost (`lookup`, `table_miss`, `nps`), why its reading is withheld (a failed control,
+    /// named, or a pair the run cannot compare fairly); absent: read.
     #[serde(default)]
     pub undecided: BTreeMap<String, String>,
     /// The page phase the lookups and table misses were read in (`4k` or `2m`); absent in
@@ -67,16 +74,14 @@ pub struct Summary {
 
 impl Summary {
     /// The verdict as the index prints it, from the summary's figures (not its stored
-    /// sentence, so that every report reads alike): first the search, each layout variant's
-    /// time per node over its base's (the figure a user of the search feels), saying which
-    /// variants are decided there; then, labelled as the secondary figure, what lookups
-    /// name as the layout factor that matters most, where the search names none; where some
-    /// A/A control failed, that the costs it gates are not decided; and the named pair's other
-    /// measures, which the verdict does not cover (a layout can be slower in throughput and
-    /// faster in latency).
+    /// sentence, so that every report reads alike): first the search's answer (each layout
+    /// variant's reading, ratio and interval, and the half-widths); then, labelled as the
+    /// secondary figure, what lookups name as the layout factor that matters most, where the
+    /// search names none; where some control failed, that the readings it gates are withheld;
+    /// and the named pair's other measures, which the verdict does not cover (a layout can be
+    /// slower in throughput and faster in latency).
     pub fn verdict_line(&self) -> String {
         let mut line = search_headline(&self.search_figures());
-        line.push('.');
         let named = self.matters_most.as_ref().and_then(|m| {
             let pair = self.pairs.iter().find(|p| p.variant == m.variant)?;
             Some((m, pair))
@@ -99,25 +104,25 @@ impl Summary {
                 ));
             }
             _ => {
-                let undecided = self
+                let withheld = self
                     .pairs
                     .iter()
                     .filter(|p| p.factor != "pages")
                     .find_map(|p| p.undecided.get("lookup"));
-                match undecided {
+                match withheld {
                     Some(why) => line.push_str(&format!(
-                        " {SECONDARY}: not decided ({}), so no layout factor is named.",
+                        " {SECONDARY}: withheld ({}), so no layout factor is named.",
                         why_text(why)
                     )),
                     None => line.push_str(&format!(
-                        " {SECONDARY}: no layout variant is claimed beyond the threshold, so \
-                         no layout factor is named."
+                        " {SECONDARY}: no layout variant reads faster or slower beyond the \
+                         threshold, so no layout factor is named."
                     )),
                 }
             }
         }
         if !self.controls.passed {
-            line.push_str(" (not every A/A control passed: the costs they gate are not decided)");
+            line.push_str(" (a control failed: the readings it gates are withheld)");
         }
         line.push_str(&self.scope());
         line
@@ -139,20 +144,17 @@ impl Summary {
             .collect()
     }
 
-    /// The layout variants whose search ratio is decided and claimed faster or slower
-    /// (`pext.file-rank slower`), for telling two reports' outcomes apart.
+    /// The layout variants whose search reads faster or slower (`pext.file-rank slower`), for
+    /// telling two reports' outcomes apart.
     pub fn search_claims(&self) -> Vec<String> {
-        self.pairs
-            .iter()
-            .filter(|p| p.factor != "pages" && !p.undecided.contains_key("nps"))
-            .filter_map(|p| {
-                let claim = p.nps.as_ref()?.claim.as_str();
-                matches!(claim, "faster" | "slower").then(|| format!("{} {claim}", p.variant))
-            })
+        self.search_figures()
+            .into_iter()
+            .filter(|f| matches!(f.word.as_str(), "faster" | "slower"))
+            .map(|f| format!("{} {}", f.variant, f.word))
             .collect()
     }
 
-    /// ` The same pair's other measures, …: latency random-play ×0.94 [0.91–0.98], …`, or
+    /// ` Its other measures, …: lookups (latency random-play) ×0.94 [0.91–0.98], …`, or
     /// nothing where no pair is named; the search is not among them, since the line leads
     /// with it.
     fn scope(&self) -> String {
@@ -176,12 +178,12 @@ impl Summary {
         ];
         for (key, words, ratio) in costs {
             if let Some(r) = ratio.as_ref().filter(|_| key != named.cost) {
-                let undecided = if pair.undecided.contains_key(key) {
-                    ", not decided"
+                let withheld = if pair.undecided.contains_key(key) {
+                    ", withheld"
                 } else {
                     ""
                 };
-                measures.push(format!("{words} {}{undecided}", r.interval_text()));
+                measures.push(format!("{words} {}{withheld}", r.interval_text()));
             }
         }
         if measures.is_empty() {
@@ -197,88 +199,120 @@ impl Summary {
 /// How the lookups' part of a verdict is labelled: the secondary figure, after the search.
 pub(super) const SECONDARY: &str = "Secondary, by lookups (not the search)";
 
-/// One layout variant's search figure as the headline names it: the variant, its ratio as
-/// text, and why it is not decided, where it is not.
+/// One layout variant's search figure as the answer names it: the variant, its reading's
+/// words, its ratio and interval, and its half-width (none where withheld).
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct SearchFigure {
     pub variant: String,
+    pub word: String,
     pub figure: String,
-    pub undecided: Option<String>,
+    pub half_width: Option<f64>,
 }
 
 impl SearchFigure {
-    /// `ratio` with its claim or reading where the search is decided (`×1.00 [0.99–1.01]
-    /// level`), the bare interval where it is not (`undecided` says why).
-    pub fn new(variant: &str, ratio: Option<&Ratio>, undecided: Option<&str>) -> SearchFigure {
+    /// `withheld` where `withheld` gives a reason; else the ratio's reading (older reports'
+    /// `unresolved` read as `not resolved`, `withdrawn` as `withheld`; without a reading, the
+    /// claim where it orders, else `not resolved`, since a `level` claim then covered both).
+    pub fn new(variant: &str, ratio: Option<&Ratio>, withheld: Option<&str>) -> SearchFigure {
+        let word = match ratio.and_then(|r| r.reading.as_deref()) {
+            _ if withheld.is_some() => "withheld",
+            Some("unresolved") => "not resolved",
+            Some("withdrawn") => "withheld",
+            Some(reading) => reading,
+            None => ratio
+                .map(|r| r.claim.as_str())
+                .filter(|claim| matches!(*claim, "faster" | "slower"))
+                .unwrap_or("not resolved"),
+        };
         SearchFigure {
             variant: variant.to_string(),
-            figure: ratio.map_or("—".to_string(), |r| r.figure_text(undecided.is_none())),
-            undecided: undecided.map(why_text),
+            word: word.to_string(),
+            figure: ratio.map_or("—".to_string(), Ratio::interval_text),
+            half_width: ratio
+                .filter(|_| word != "withheld")
+                .and_then(Ratio::log_half_width),
         }
     }
 }
 
-/// `not decided: WHY` → `WHY`.
+/// `not decided: WHY` (reports before 2026-12-01) → `WHY`.
 fn why_text(why: &str) -> String {
     why.strip_prefix("not decided: ").unwrap_or(why).to_string()
 }
 
-/// The headline of E12's verdict: each layout variant's search ratio (time per node, variant
-/// over base), the decided ones first — `` `V` ×1.00 [0.99–1.01] level, the only decided
-/// variant`` where one is — then the others, grouped by why they are not decided. No full
-/// stop: the caller ends the sentence.
+/// The most words E12's answer may take.
+pub(super) const ANSWER_WORDS: usize = 40;
+
+/// E12's answer in one sentence of at most [`ANSWER_WORDS`] words: per reading word, the
+/// layout variants with their search ratio and 90 % interval (variant over base), then the
+/// half-widths — `` Search ns/node, variant/base (90 %): level `a` ×1.00 [0.98–1.02]; not
+/// resolved `b` ×1.04 [0.99–1.09]; half-widths ±1.9–2.4 %.`` Where that runs long, the
+/// intervals go (the findings give them), then the ratios.
 pub(super) fn search_headline(figures: &[SearchFigure]) -> String {
-    let lead = "In the search (the nnue search's time per node, variant over base)";
+    let lead = "Search ns/node, variant/base (90 %):";
     if figures.is_empty() {
-        return format!("{lead}: no layout variant was timed");
+        return format!("{lead} no layout variant was timed.");
     }
-    let named = |f: &SearchFigure| format!("`{}` {}", f.variant, f.figure);
-    let decided: Vec<String> = figures
+    let spans: Vec<f64> = figures.iter().filter_map(|f| f.half_width).collect();
+    let percent = |x: Option<f64>| x.map(|x| format!("{:.1}", x * 100.0));
+    let low = percent(spans.iter().copied().reduce(f64::min));
+    let high = percent(spans.iter().copied().reduce(f64::max));
+    let tail = match (low, high) {
+        (Some(low), Some(high)) if low != high => format!("; half-widths ±{low}–{high} %."),
+        (Some(low), _) => format!("; half-width ±{low} %."),
+        _ => ".".to_string(),
+    };
+    let detail = [Detail::Interval, Detail::Ratio, Detail::Name];
+    let mut sentence = String::new();
+    for detail in detail {
+        sentence = format!("{lead} {}{tail}", grouped(figures, detail));
+        if sentence.split_whitespace().count() <= ANSWER_WORDS {
+            break;
+        }
+    }
+    sentence
+}
+
+/// How much of a figure the answer names.
+#[derive(Clone, Copy, PartialEq)]
+enum Detail {
+    Interval,
+    Ratio,
+    Name,
+}
+
+/// `level `a` ×1.00 [0.98–1.02], `c` …; not resolved `b` …`: the figures grouped by their
+/// reading.
+fn grouped(figures: &[SearchFigure], detail: Detail) -> String {
+    // The words in a fixed order, so that two reports read alike; any other word after.
+    let mut words: Vec<&str> = vec!["faster", "slower", "level", "not resolved", "withheld"];
+    for f in figures {
+        if !words.contains(&f.word.as_str()) {
+            words.push(&f.word);
+        }
+    }
+    words.retain(|word| figures.iter().any(|f| f.word == *word));
+    let named = |f: &SearchFigure| match detail {
+        Detail::Interval => format!("`{}` {}", f.variant, f.figure),
+        Detail::Ratio => format!(
+            "`{}` {}",
+            f.variant,
+            f.figure.split(' ').next().unwrap_or("—")
+        ),
+        Detail::Name => format!("`{}`", f.variant),
+    };
+    words
         .iter()
-        .filter(|f| f.undecided.is_none())
-        .map(named)
-        .collect();
-    let mut reasons: Vec<&str> = Vec::new();
-    for why in figures.iter().filter_map(|f| f.undecided.as_deref()) {
-        if !reasons.contains(&why) {
-            reasons.push(why);
-        }
-    }
-    let mut parts: Vec<String> = Vec::new();
-    match decided.len() {
-        0 => {}
-        // "Judged", not "decided": the gate passed, and the figure's own word (level,
-        // unresolved, faster, slower) says what it shows (a referee on -11-29-8 read "every
-        // variant decided: … unresolved" as a contradiction).
-        1 => parts.push(format!(
-            "{}, the only variant whose search is judged (its controls passed)",
-            decided[0]
-        )),
-        _ if reasons.is_empty() => parts.push(format!(
-            "the search's controls passed for every variant: {}",
-            decided.join(", ")
-        )),
-        n => parts.push(format!(
-            "the search's controls passed for {n} variants: {}",
-            decided.join(", ")
-        )),
-    }
-    for why in &reasons {
-        let undecided: Vec<String> = figures
-            .iter()
-            .filter(|f| f.undecided.as_deref() == Some(*why))
-            .map(named)
-            .collect();
-        if decided.is_empty() && reasons.len() == 1 {
-            parts.push(format!(
-                "no layout variant's search is judged ({why}): {}",
-                undecided.join(", ")
-            ));
-        } else {
-            parts.push(format!("not judged ({why}): {}", undecided.join(", ")));
-        }
-    }
-    format!("{lead}: {}", parts.join("; "))
+        .map(|word| {
+            let members: Vec<String> = figures
+                .iter()
+                .filter(|f| f.word == *word)
+                .map(named)
+                .collect();
+            format!("{word} {}", members.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 impl Ratio {
@@ -288,14 +322,22 @@ impl Ratio {
         format!("×{:.2} [{:.2}–{high}]", self.ratio, self.low)
     }
 
-    /// `×1.27 [1.23–1.32] slower`: where `decided`, the interval with its claim (`faster`,
-    /// `slower`) or else its reading (`level`, `unresolved`, `withdrawn`; none in reports
-    /// before the key, whose `level` claim does not tell them apart); else the interval alone.
-    pub fn figure_text(&self, decided: bool) -> String {
+    /// The half-width on the log scale: as recorded, else half the log of high over low.
+    pub fn log_half_width(&self) -> Option<f64> {
+        self.half_width.or_else(|| {
+            let high = self.high?;
+            (self.low > 0.0 && high > 0.0).then(|| (high / self.low).ln() / 2.0)
+        })
+    }
+
+    /// `×1.27 [1.23–1.32] slower`: where `judged`, the interval with its reading (`faster`,
+    /// `slower`, `level`, `not resolved`; in reports before the key, the claim where it
+    /// orders); else the interval alone.
+    pub fn figure_text(&self, judged: bool) -> String {
         let word = match (self.claim.as_str(), &self.reading) {
-            _ if !decided => None,
-            (claim @ ("faster" | "slower"), _) => Some(claim),
+            _ if !judged => None,
             (_, Some(reading)) => Some(reading.as_str()),
+            (claim @ ("faster" | "slower"), None) => Some(claim),
             _ => None,
         };
         match word {
@@ -309,44 +351,54 @@ impl Ratio {
 mod tests {
     use super::*;
 
-    fn figure(variant: &str, ratio: f64, undecided: Option<&str>) -> SearchFigure {
-        let r = Ratio {
+    fn ratio(ratio: f64, reading: Option<&str>) -> Ratio {
+        Ratio {
             ratio,
             low: ratio - 0.01,
             high: Some(ratio + 0.01),
             invocations: 5,
             rounds: 10,
             claim: "level".into(),
-            reading: None,
-        };
-        SearchFigure::new(variant, Some(&r), undecided)
+            reading: reading.map(str::to_string),
+            half_width: None,
+        }
     }
 
-    /// Several decided variants are listed as decided, with no reading word where the record
-    /// has none (reports before `reading`, whose `level` claim may be unresolved).
+    /// The answer groups the variants by reading in a fixed order, older reports' words read
+    /// in today's (`unresolved` as `not resolved`), a withheld variant has no half-width, and
+    /// the half-widths are derived from the bounds where the record has none.
     #[test]
-    fn the_headline_lists_the_decided_variants_first() {
-        let why = "not decided: on 2 MiB pages the two sides' tables did not land alike";
-        let text = search_headline(&[
-            figure("a.x", 1.0, Some(why)),
-            figure("b.y", 0.99, None),
-            figure("c.z", 1.02, None),
-        ]);
+    fn the_answer_groups_by_reading_in_a_fixed_order() {
+        let why = "on 2 MiB pages the two sides' tables did not land alike";
+        let figures = [
+            SearchFigure::new("a.x", Some(&ratio(1.0, Some("level"))), Some(why)),
+            SearchFigure::new("b.y", Some(&ratio(1.05, Some("unresolved"))), None),
+            SearchFigure::new("c.z", Some(&ratio(0.99, Some("level"))), None),
+        ];
         assert_eq!(
-            text,
-            "In the search (the nnue search's time per node, variant over base): the search's \
-             controls passed for 2 variants: `b.y` ×0.99 [0.98–1.00], `c.z` ×1.02 [1.01–1.03]; not \
-             judged (on 2 MiB pages the two sides' tables did not land alike): `a.x` ×1.00 [0.99–1.01]"
+            search_headline(&figures),
+            "Search ns/node, variant/base (90 %): level `c.z` ×0.99 [0.98–1.00]; not resolved \
+             `b.y` ×1.05 [1.04–1.06]; withheld `a.x` ×1.00 [0.99–1.01]; half-width ±1.0 %."
         );
-        let every = search_headline(&[figure("b.y", 0.99, None), figure("c.z", 1.02, None)]);
+        assert_eq!(figures[0].half_width, None);
+    }
+
+    /// Past 40 words the intervals go, then the ratios.
+    #[test]
+    fn a_long_answer_drops_its_intervals_first() {
+        let many: Vec<SearchFigure> = (0..12)
+            .map(|i| SearchFigure::new(&format!("v{i}"), Some(&ratio(1.0, Some("level"))), None))
+            .collect();
+        let text = search_headline(&many);
+        assert!(text.split_whitespace().count() <= ANSWER_WORDS, "{text}");
         assert!(
-            every.contains("): the search's controls passed for every variant: `b.y`"),
-            "{every}"
+            text.contains("`v0` ×1.00, `v1` ×1.00") && !text.contains('['),
+            "{text}"
         );
     }
 
-    /// Where the search names the factor, the line says so after the search's figures and
-    /// names no factor by lookups; the pair's lookups are among its other measures.
+    /// Where the search names the factor, the line says so after the answer; the pair's
+    /// lookups are among its other measures; a reading of faster or slower is a claim.
     #[test]
     fn a_factor_the_search_names_follows_its_figures() {
         let summary: Summary = serde_json::from_str(
@@ -356,7 +408,8 @@ mod tests {
                            "rounds": 10, "claim": "slower"},
                 "table_miss": null,
                 "nps": {"ratio": 1.1, "low": 1.05, "high": 1.15, "invocations": 5,
-                        "rounds": 10, "claim": "slower", "reading": "slower"}}],
+                        "rounds": 10, "claim": "slower", "reading": "slower",
+                        "half_width": 0.045}}],
                "controls": {"passed": true},
                "matters_most": {"variant": "magic.split-words", "cost": "nps"},
                "verdict": "stored"}"#,
@@ -364,11 +417,11 @@ mod tests {
         .unwrap();
         assert_eq!(
             summary.verdict_line(),
-            "In the search (the nnue search's time per node, variant over base): \
-             `magic.split-words` ×1.10 [1.05–1.15] slower, the only variant whose search is judged (its controls passed). By the \
-             pre-set rule, the layout factor that matters most on this CPU, by the search, is \
-             word-split (`magic.split-words` against `magic`). Its other measures, which this \
-             verdict does not cover: lookups ×1.30 [1.20–1.40]."
+            "Search ns/node, variant/base (90 %): slower `magic.split-words` ×1.10 \
+             [1.05–1.15]; half-width ±4.5 %. By the pre-set rule, the layout factor that \
+             matters most on this CPU, by the search, is word-split (`magic.split-words` \
+             against `magic`). Its other measures, which this verdict does not cover: lookups \
+             ×1.30 [1.20–1.40]."
         );
         assert_eq!(summary.search_claims(), ["magic.split-words slower"]);
     }

@@ -20,7 +20,9 @@ use crate::machine::Machine;
 use crate::results::ExperimentResult;
 use measure::Measurement;
 pub(crate) use measure::FIXED_ORDER_SEED;
-pub(crate) use measure::{sampling, tick_ns, time_chains, MakeChain, Warming};
+pub(crate) use measure::{
+    find_window, sampling, tick_ns, time_chains, ChainCase, MakeChain, Warming,
+};
 pub use measure::{OrderSeed, SeedSource};
 
 pub const TITLE: &str =

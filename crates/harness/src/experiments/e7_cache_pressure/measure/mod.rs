@@ -30,8 +30,10 @@ pub(crate) use pages::{PhaseControl, TablePages, PHASE_CONTROL};
 pub(crate) use reuse::Reuse;
 pub(super) use ring::{has_ring, ring_case};
 pub(crate) use timing::FIXED_ORDER_SEED;
+pub(crate) use timing::{
+    find_window, tick_ns, time_chains, BlockCpu, BlockOrder, Chain, ChainCase, MakeChain, Warming,
+};
 pub(super) use timing::{mask_label, WARM_IN_READS_PER_LINE, WARM_IN_SAMPLES};
-pub(crate) use timing::{tick_ns, time_chains, BlockOrder, Chain, MakeChain, Warming};
 pub use timing::{OrderSeed, SeedSource};
 
 use crate::cache_levels::CacheLevels;

@@ -1,0 +1,213 @@
+//! E12's answers: a pair's ratio as a 90 % interval over processes on the log scale, read at ±ln(1 + T), and the controls' bias tests that withhold a cost's readings.
+
+use crate::answers::{t90, trimmed_over_processes, ControlEstimate, Reading};
+use crate::stats::{claim_at, trimmed_mean, Claim, Comparison, ROUND_TRIM};
+
+/// The share of the processes' figures trimmed at each end (Yuen's trimmed mean, as E11's
+/// rule): none of five, one at each end of ten, so that one disturbed process among ten does
+/// not decide.
+pub(super) const PROCESS_TRIM: f64 = 0.1;
+
+/// A ratio variant / base as its log: the mean of the processes' figures ln(variant / base)
+/// with its standard error and degrees of freedom ([`trimmed_over_processes`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Ratio90 {
+    pub log: f64,
+    pub standard_error: f64,
+    pub degrees: usize,
+    pub invocations: usize,
+    pub rounds: usize,
+}
+
+impl Ratio90 {
+    /// The 90 % interval's half-width on the log scale (0.02: about ±2 %).
+    pub fn half_width(&self) -> f64 {
+        t90(self.degrees) * self.standard_error
+    }
+
+    pub fn ratio(&self) -> f64 {
+        self.log.exp()
+    }
+
+    pub fn low(&self) -> f64 {
+        (self.log - self.half_width()).exp()
+    }
+
+    pub fn high(&self) -> f64 {
+        (self.log + self.half_width()).exp()
+    }
+
+    /// The reading at ±`threshold`: the interval [L, U] of ln(variant / base) against
+    /// ±ln(1 + T), so `faster` where U < −ln 1.03 (the ratio's upper bound below 1 / 1.03 =
+    /// 0.971), `slower` where L > ln 1.03 (its lower bound above 1.03), `level` where both lie
+    /// strictly inside, else `not resolved`; `withheld` where `judged` is false.
+    pub fn reading(&self, threshold: f64, judged: bool) -> Reading {
+        let hw = self.half_width();
+        Reading::of(self.log - hw, self.log + hw, (1.0 + threshold).ln(), judged)
+    }
+
+    /// The order the interval shows, whatever the controls say (the summary's `claim`).
+    pub fn claim(&self, threshold: f64) -> Claim {
+        claim_at(self.low(), self.high(), threshold)
+    }
+
+    /// The estimate as a control tests it: a difference of the log from 0.
+    pub fn control(&self, name: String) -> ControlEstimate {
+        ControlEstimate {
+            name,
+            value: self.log,
+            standard_error: self.standard_error,
+            degrees: self.degrees,
+        }
+    }
+
+    /// The 90 % interval as a [`Comparison`] (results.json's pair records).
+    pub fn comparison(&self, threshold: f64) -> Comparison {
+        Comparison {
+            ratio: self.ratio(),
+            low: self.low(),
+            high: self.high(),
+            invocations: self.invocations,
+            rounds: self.rounds,
+            claim: self.claim(threshold),
+        }
+    }
+}
+
+/// How a process's rounds become its one figure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Figure {
+    /// The mean of the paired per-round log-ratios with [`ROUND_TRIM`] cut at each end (from
+    /// five rounds on): lookups, whose rounds of milliseconds a tenant's burst can hit.
+    TrimmedLogRatio,
+    /// The plain mean of the paired per-round log-ratios: the search, whose rounds come in
+    /// forward and reverse pairs that cancel a backend's slot in the order only together.
+    MeanLogRatio,
+    /// ln of the ratio of the two sides' [`ROUND_TRIM`]-trimmed means: table misses, whose
+    /// per-round difference (full chain less hot twin) can be near zero.
+    RatioOfMeans,
+}
+
+/// `a` over `b`, both split into processes (`a[i][r]` and `b[i][r]` from round `r` of process
+/// `i`): each process's figure, then Yuen's trimmed mean over the processes. With one process
+/// the rounds are the units (per-round log-ratios), and the interval knows nothing of what
+/// changes between processes. `None` with fewer than two usable units.
+pub(super) fn ratio90(a: &[Vec<f64>], b: &[Vec<f64>], figure: Figure) -> Option<Ratio90> {
+    let rounds: usize = a.iter().zip(b).map(|(x, y)| x.len().min(y.len())).sum();
+    let units: Vec<f64> = if a.len().min(b.len()) < 2 {
+        a.iter()
+            .zip(b)
+            .flat_map(|(x, y)| log_ratios(x, y))
+            .collect()
+    } else {
+        a.iter()
+            .zip(b)
+            .filter_map(|(x, y)| process_figure(x, y, figure))
+            .collect()
+    };
+    let (log, standard_error, degrees) = trimmed_over_processes(&units, PROCESS_TRIM);
+    (log.is_finite() && standard_error.is_finite() && degrees >= 1).then_some(Ratio90 {
+        log,
+        standard_error,
+        degrees,
+        invocations: a.len().min(b.len()),
+        rounds,
+    })
+}
+
+/// ln(x / y) of every round where both are finite and positive.
+fn log_ratios(x: &[f64], y: &[f64]) -> Vec<f64> {
+    x.iter()
+        .zip(y)
+        .filter(|(x, y)| x.is_finite() && y.is_finite() && **x > 0.0 && **y > 0.0)
+        .map(|(x, y)| (x / y).ln())
+        .collect()
+}
+
+fn process_figure(x: &[f64], y: &[f64], figure: Figure) -> Option<f64> {
+    let value = match figure {
+        Figure::TrimmedLogRatio => trimmed_mean(&log_ratios(x, y), ROUND_TRIM)?,
+        Figure::MeanLogRatio => trimmed_mean(&log_ratios(x, y), 0.0)?,
+        Figure::RatioOfMeans => {
+            let (x, y) = (trimmed_mean(x, ROUND_TRIM)?, trimmed_mean(y, ROUND_TRIM)?);
+            if x <= 0.0 || y <= 0.0 {
+                return None;
+            }
+            (x / y).ln()
+        }
+    };
+    value.is_finite().then_some(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn process(base: f64, ratio: f64, rounds: usize) -> (Vec<f64>, Vec<f64>) {
+        let b: Vec<f64> = (0..rounds).map(|r| base + r as f64).collect();
+        (b.iter().map(|x| x * ratio).collect(), b)
+    }
+
+    /// Five processes whose figures are ln 0.9 ± 0.01: faster at ±3 %, their t-interval's
+    /// half-width t90(4) · s / √5.
+    #[test]
+    fn five_processes_give_student_t_over_their_figures() {
+        let ratios = [0.9, 0.9 * 1.01, 0.9 / 1.01, 0.9 * 1.005, 0.9 / 1.005];
+        let (a, b): (Vec<_>, Vec<_>) = ratios.iter().map(|&r| process(10.0, r, 6)).unzip();
+        let r = ratio90(&a, &b, Figure::TrimmedLogRatio).expect("an estimate");
+        let logs: Vec<f64> = ratios.iter().map(|x: &f64| x.ln()).collect();
+        let mean = logs.iter().sum::<f64>() / 5.0;
+        let sd = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / 4.0).sqrt();
+        assert!((r.log - mean).abs() < 1e-12);
+        assert!((r.half_width() - t90(4) * sd / 5f64.sqrt()).abs() < 1e-12);
+        assert_eq!((r.invocations, r.rounds, r.degrees), (5, 30, 4));
+        assert_eq!(r.reading(0.03, true), Reading::Faster);
+        assert_eq!(r.reading(0.03, false), Reading::Withheld);
+        assert_eq!(r.claim(0.03), Claim::Faster);
+    }
+
+    /// The mapping at ±3 %: a ratio of 1.00 ± 2 % is level, 1.00 ± 4 % not resolved, and an
+    /// interval from 1.031 upwards slower.
+    #[test]
+    fn the_reading_compares_the_log_interval_with_ln_1_03() {
+        let at = |log: f64, hw: f64| Ratio90 {
+            log,
+            standard_error: hw / t90(4),
+            degrees: 4,
+            invocations: 5,
+            rounds: 10,
+        };
+        assert_eq!(at(0.0, 0.02).reading(0.03, true), Reading::Level);
+        assert_eq!(at(0.0, 0.04).reading(0.03, true), Reading::NotResolved);
+        assert_eq!(at(1.06f64.ln(), 0.02).reading(0.03, true), Reading::Slower);
+        assert_eq!(
+            at(-(1.06f64.ln()), 0.02).reading(0.03, true),
+            Reading::Faster
+        );
+        // ±ln 1.03 is symmetric on the log scale: 1 / 1.03 is level's lower edge.
+        let edge = at(0.0, 1.03f64.ln() - 1e-9);
+        assert_eq!(edge.reading(0.03, true), Reading::Level);
+        assert!((edge.low() - 1.0 / 1.03).abs() < 1e-8);
+    }
+
+    /// Table misses compare the sides' means per process; a process whose mean difference is
+    /// not positive gives no figure.
+    #[test]
+    fn table_misses_are_a_ratio_of_each_sides_means() {
+        let a = vec![vec![20.0, 22.0], vec![30.0, 30.0], vec![-1.0, 0.5]];
+        let b = vec![vec![10.0, 11.0], vec![15.0, 15.0], vec![1.0, 1.0]];
+        let r = ratio90(&a, &b, Figure::RatioOfMeans).expect("two processes");
+        assert!((r.ratio() - 2.0).abs() < 1e-12, "{r:?}");
+        assert_eq!(r.degrees, 1);
+    }
+
+    /// One process: its rounds are the units.
+    #[test]
+    fn one_process_uses_its_rounds() {
+        let (a, b) = process(10.0, 1.1, 8);
+        let r = ratio90(&[a], &[b], Figure::MeanLogRatio).expect("eight rounds");
+        assert!((r.ratio() - 1.1).abs() < 1e-12);
+        assert_eq!((r.invocations, r.degrees), (1, 7));
+        assert!(ratio90(&[vec![1.0]], &[vec![1.0]], Figure::MeanLogRatio).is_none());
+    }
+}
