@@ -31,7 +31,7 @@ pub(crate) use reuse::Reuse;
 pub(super) use ring::{has_ring, ring_case};
 pub(crate) use timing::FIXED_ORDER_SEED;
 pub(crate) use timing::{
-    find_window, tick_ns, time_chains, BlockCpu, BlockOrder, Chain, ChainCase, MakeChain, Warming,
+    find_window, tick_ns, time_chains, BlockOrder, Chain, ChainCase, MakeChain, Warming,
 };
 pub(super) use timing::{mask_label, WARM_IN_READS_PER_LINE, WARM_IN_SAMPLES};
 pub use timing::{OrderSeed, SeedSource};
