@@ -138,7 +138,8 @@ pub fn measure(job: &ChildJob) -> Result<ProcessMeasurement, String> {
     for name in [a, b] {
         let placed = place_tables(name, Pages::Huge).map_err(|e| e.to_string())?;
         if let Err(why) = placed.outcome {
-            m.notes.push(format!("{name}'s tables stay on 4 KiB pages: {why}"));
+            m.notes
+                .push(format!("{name}'s tables stay on 4 KiB pages: {why}"));
         }
     }
     let tables = EvalTables::new(eval, Pages::Huge);
@@ -206,8 +207,10 @@ fn record(
             None => reference = Some((name, run)),
             Some((first, first_run)) => {
                 if let Some(difference) = first_run.difference_text(first, run, name) {
-                    m.errors
-                        .push(format!("fingerprints differ ({}) {difference}", eval.name()));
+                    m.errors.push(format!(
+                        "fingerprints differ ({}) {difference}",
+                        eval.name()
+                    ));
                 }
             }
         }
@@ -245,4 +248,53 @@ pub fn run_child_job(file: &Path) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", partial.display()))?;
     std::fs::rename(&partial, &job.measurement)
         .map_err(|e| format!("cannot write {}: {e}", job.measurement.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(process: usize) -> ChildJob {
+        ChildJob {
+            a: "dbb".into(),
+            b: "mailbox".into(),
+            eval: "material".into(),
+            sizing: Sizing::Smoke,
+            rounds: 4,
+            process,
+            seed: 57,
+            simd: None,
+            measurement: PathBuf::from("unused.json"),
+        }
+    }
+
+    /// A process times A, B and A's twin in every round, with equal fingerprints; a pair's
+    /// odd process runs its even one's orders reversed.
+    #[test]
+    fn a_process_times_three_entries_a_round_and_its_pair_reverses_the_orders() {
+        let even = measure(&job(0)).expect("measured");
+        assert!(even.errors.is_empty(), "{:?}", even.errors);
+        for row in [&even.a, &even.b, &even.twin] {
+            assert_eq!(row.len(), 4);
+            assert!(row.iter().all(|ns| ns.is_finite() && *ns > 0.0), "{row:?}");
+        }
+        assert_eq!(even.round_seconds.len(), 4);
+        assert_eq!(
+            even.orders.len(),
+            2,
+            "a fresh order per forward and reverse pair"
+        );
+        assert!(even.difference().is_finite() && even.twin_difference().is_finite());
+        let odd = measure(&job(1)).expect("measured");
+        let names = |text: &str| -> Vec<String> {
+            let list = text.split(": ").nth(1).unwrap_or("");
+            list.split(", ").map(str::to_string).collect()
+        };
+        let mut reversed = names(&even.orders[0]);
+        reversed.reverse();
+        assert_eq!(names(&odd.orders[0]), reversed);
+        let text = serde_json::to_string(&even).unwrap();
+        let back: ProcessMeasurement = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, even);
+    }
 }

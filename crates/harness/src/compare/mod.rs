@@ -227,18 +227,19 @@ impl Run<'_> {
         let n = self.processes.len();
         let z = self.boundary.look(n, tau);
         let differences: Vec<f64> = self.processes.iter().map(|p| p.difference()).collect();
-        let aa: Vec<f64> = self
-            .processes
-            .iter()
-            .map(|p| p.twin_difference())
-            .collect();
+        let aa: Vec<f64> = self.processes.iter().map(|p| p.twin_difference()).collect();
         let interval = RepeatedInterval::of(&differences, z);
         self.last = Some((interval, RepeatedInterval::of(&aa, z), n));
         interval.reading(self.threshold_ns(n))
     }
 
     fn a_mean(&self, n: usize) -> f64 {
-        mean(&self.processes[..n].iter().map(|p| p.a_mean()).collect::<Vec<_>>())
+        mean(
+            &self.processes[..n]
+                .iter()
+                .map(|p| p.a_mean())
+                .collect::<Vec<_>>(),
+        )
     }
 
     fn threshold_ns(&self, n: usize) -> f64 {
@@ -329,7 +330,10 @@ impl Run<'_> {
                 signed(interval.high, 1),
                 interval.reading(self.threshold_ns(*n)).words()
             ),
-            None => format!("{} processes, first look at {FIRST_LOOK}", self.processes.len()),
+            None => format!(
+                "{} processes, first look at {FIRST_LOOK}",
+                self.processes.len()
+            ),
         }
     }
 }
@@ -466,4 +470,100 @@ fn run_process(
         ));
     }
     Ok(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A process whose rounds give t(A) = `a`, t(B) = `a + d` and t(A′) = `a + aa`.
+    fn process(index: usize, a: f64, d: f64, aa: f64) -> ProcessMeasurement {
+        ProcessMeasurement {
+            process: index,
+            a: vec![a; 2],
+            b: vec![a + d; 2],
+            twin: vec![a + aa; 2],
+            setup_seconds: 1.0,
+            round_seconds: vec![0.5; 2],
+            orders: Vec::new(),
+            notes: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    fn request() -> Request {
+        Request {
+            a: "dbb",
+            b: "magic-plain",
+            eval: EvalKind::Nnue,
+            cap_seconds: 600.0,
+            threshold: 0.03,
+            sizing: Sizing::Full,
+            seed: 1,
+            simd: None,
+        }
+    }
+
+    fn run_of<'a>(request: &'a Request, differences: &[f64]) -> Run<'a> {
+        Run {
+            request,
+            started: Instant::now(),
+            processes: differences
+                .iter()
+                .enumerate()
+                .map(|(i, &d)| process(i, 1000.0, d, (i as f64 - 4.5) * 0.5))
+                .collect(),
+            walls: vec![3.0; differences.len()],
+            boundary: compare_boundary(),
+            last: None,
+        }
+    }
+
+    /// At the cap the answer is the repeated interval of the processes' means read at ±3 % of
+    /// t(A): B 60 ns slower than A's 1000 (6 %), processes spread over ±30, is `slower`; a look with
+    /// a tenth of the cap spent reads the same data far wider. The line and the JSON say it.
+    #[test]
+    fn the_answer_reads_the_repeated_interval_at_the_threshold() {
+        let request = request();
+        let differences: Vec<f64> = (0..10)
+            .map(|i| 60.0 + ((i % 5) as f64 - 2.0) * 15.0)
+            .collect();
+        let mut early = run_of(&request, &differences);
+        assert_eq!(early.look(0.1), Reading::NotResolved);
+        let mut run = run_of(&request, &differences);
+        assert_eq!(run.look(1.0), Reading::Slower);
+        let answer = run.answer(Stop::Cap);
+        assert_eq!(answer.verdict, Reading::Slower);
+        assert!((answer.threshold_ns - 30.0).abs() < 1e-9);
+        assert!((answer.difference_percent - answer.difference_ns / 10.0).abs() < 1e-9);
+        assert!(answer.low_ns > 30.0 && answer.high_ns < 90.0, "{answer:?}");
+        assert!(answer.aa_low_ns < 0.0 && answer.aa_high_ns > 0.0);
+        // o = 3 s of wall less 1 s of rounds, r = 0.5 s: R* = 5.6 · √4 = 11.2.
+        assert!((answer.optimal_rounds - 11.2).abs() < 1e-9);
+        let line = answer.line();
+        assert!(line.starts_with("magic-plain over dbb (nnue): +"), "{line}");
+        assert!(
+            line.contains(": slower at ±3 %") && line.contains(LAYOUT_NOTE),
+            "{line}"
+        );
+        let json = serde_json::to_string(&answer).unwrap();
+        assert!(json.contains(r#""verdict":"slower""#) && json.contains(r#""stopped":"cap""#));
+    }
+
+    /// Interrupted before any look: the answer has no interval, and says so without failing.
+    #[test]
+    fn an_interruption_before_two_processes_answers_not_resolved() {
+        let request = request();
+        let mut run = run_of(&request, &[5.0]);
+        let answer = interrupted(&mut run);
+        assert_eq!(answer.verdict, Reading::NotResolved);
+        assert_eq!((answer.processes, answer.looks), (0, 0));
+        assert!(answer.line().contains("n/a") && answer.line().contains("interrupted"));
+        let mut run = run_of(&request, &[5.0, 7.0, 6.0]);
+        assert_eq!(
+            interrupted(&mut run).processes,
+            3,
+            "a look over what was measured"
+        );
+    }
 }
