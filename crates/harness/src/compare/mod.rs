@@ -37,12 +37,16 @@ pub const PROCESS_SD_NS: f64 = 10.0;
 /// (Kalibera & Jones): n processes of R rounds in time C give Var = (σ_b² + σ_w² / R) / n with
 /// n = C / (o + R r), least at R = (σ_w / σ_b) √(o / r).
 ///
-/// Measured on this machine (release build, `dbb` against `magic-plain` under nnue, every
-/// bench position to depth 3, a 1 GiB TT; see [`Answer::setup_seconds`] and
-/// [`Answer::round_seconds`], which every run reports): o = MEASURED_O s of process start-up
-/// (tables, evaluation, TT, the discarded block, the exit), r = MEASURED_R s a round (three
-/// entries' searches and their warm-ups), so R* = (56 / 10) · √(O / R) = RSTAR → ROUNDS.
-pub const ROUNDS_PER_PROCESS: usize = 8;
+/// Measured on this machine (2026-12-01, AMD EPYC Zen 4, 2 vCPUs shared with other builds,
+/// load average 3.5–7: a release build, `kiki compare dbb magic-plain --eval nnue
+/// --max-minutes 1.5` with 8 rounds a process, every bench position to depth 3, a 1 GiB TT;
+/// every run reports its own in [`Answer::setup_seconds`] and [`Answer::round_seconds`]):
+/// o = 2.46 s of process start-up (exec, A's and B's tables, the nnue tables, the TT, the
+/// discarded block, the exit), r = 3.43 s a round (three entries' searches and their
+/// warm-ups), so R* = (56 / 10) · √(2.46 / 3.43) = 5.6 · 0.847 = 4.7. Rounds come in forward
+/// and reverse pairs, so R = 4 or 6; the cost (σ_b² + σ_w² / R)(o + R r) is 884 · 16.2 =
+/// 14,300 at R = 4 and 623 · 23.0 = 14,340 at R = 6 (flat near the optimum): R = 4.
+pub const ROUNDS_PER_PROCESS: usize = 4;
 
 /// Rounds per process of a `--smoke` run.
 pub const SMOKE_ROUNDS: usize = 2;
