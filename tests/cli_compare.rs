@@ -17,11 +17,20 @@ fn text(bytes: &[u8]) -> String {
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
     let cases: [(&[&str], &str); 6] = [
-        (&["compare", "dbb", "nonesuch"], "unknown backend 'nonesuch'"),
+        (
+            &["compare", "dbb", "nonesuch"],
+            "unknown backend 'nonesuch'",
+        ),
         (&["compare", "dbb", "dbb"], "A and B are both dbb"),
         (&["compare", "all", "dbb"], "name one backend"),
-        (&["compare", "dbb", "mailbox", "--max-minutes", "0"], "above 0"),
-        (&["compare", "dbb", "mailbox", "--max-minutes", "-2"], "above 0"),
+        (
+            &["compare", "dbb", "mailbox", "--max-minutes", "0"],
+            "above 0",
+        ),
+        (
+            &["compare", "dbb", "mailbox", "--max-minutes", "-2"],
+            "above 0",
+        ),
         (&["compare", "dbb"], "B"),
     ];
     for (args, says) in cases {
@@ -60,16 +69,28 @@ fn a_tiny_run_answers_in_one_json_object_and_in_one_line() {
     );
     assert!(answer["processes"].as_u64().unwrap() >= 2, "{stdout}");
     assert!(["verdict", "cap"].contains(&answer["stopped"].as_str().unwrap()));
-    assert_eq!((answer["a"].as_str(), answer["b"].as_str()), (Some("dbb"), Some("mailbox")));
-    assert!(answer["layout_note"].as_str().unwrap().contains("code-layout"));
+    assert_eq!(
+        (answer["a"].as_str(), answer["b"].as_str()),
+        (Some("dbb"), Some("mailbox"))
+    );
+    assert!(answer["layout_note"]
+        .as_str()
+        .unwrap()
+        .contains("code-layout"));
 
     let output = kiki(&args);
     assert!(output.status.success(), "{}", text(&output.stderr));
     let line = text(&output.stdout);
     assert_eq!(line.lines().count(), 1, "{line}");
     assert!(line.starts_with("mailbox over dbb (material): "), "{line}");
-    assert!(line.contains("90 % repeated interval") && line.contains("A/A"), "{line}");
-    assert!(line.contains("code-layout effects are not averaged"), "{line}");
+    assert!(
+        line.contains("90 % repeated interval") && line.contains("A/A"),
+        "{line}"
+    );
+    assert!(
+        line.contains("code-layout effects are not averaged"),
+        "{line}"
+    );
 }
 
 /// Ctrl-C in the middle of a process: the child is stopped, the state so far is printed (no
@@ -77,7 +98,15 @@ fn a_tiny_run_answers_in_one_json_object_and_in_one_line() {
 #[test]
 fn ctrl_c_prints_the_state_so_far_and_exits_130() {
     let child = Command::new(env!("CARGO_BIN_EXE_kiki"))
-        .args(["compare", "dbb", "mailbox", "--eval", "material", "--max-minutes", "5"])
+        .args([
+            "compare",
+            "dbb",
+            "mailbox",
+            "--eval",
+            "material",
+            "--max-minutes",
+            "5",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -91,6 +120,9 @@ fn ctrl_c_prints_the_state_so_far_and_exits_130() {
     assert_eq!(output.status.code(), Some(130), "{}", text(&output.stderr));
     let stdout = text(&output.stdout);
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
-    assert!(stdout.contains("(interrupted)") && stdout.contains("not resolved"), "{stdout}");
+    assert!(
+        stdout.contains("(interrupted)") && stdout.contains("not resolved"),
+        "{stdout}"
+    );
     assert!(text(&output.stderr).contains("kiki compare: interrupted"));
 }
