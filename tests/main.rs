@@ -9,6 +9,7 @@ mod common;
 mod brute_force;
 mod cli;
 mod cli_bench;
+mod cli_compare;
 mod cli_mate1;
 mod cli_parsing;
 mod e8_simulation;

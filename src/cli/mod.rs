@@ -3,6 +3,7 @@
 mod backends;
 mod bench;
 mod check;
+mod compare;
 mod e8_workload;
 mod effects;
 mod interrupt;
@@ -72,6 +73,9 @@ enum Command {
     /// The last line of stdout is the report folder.
     #[command(after_help = report::experiments_help())]
     Report(ReportArgs),
+    /// Is B faster than A, slower, or level within ±P % of t(A)? ns per node of E11's bench
+    /// search, paired in fresh processes until a sequential 90 % interval answers or the cap.
+    Compare(compare::CompareArgs),
     /// Rewrites DIR/report.md and DIR's plots from DIR/results.json alone.
     Render(RenderArgs),
     /// Rebuilds DIR/README.md from every report folder.
@@ -153,7 +157,7 @@ impl From<SimdArg> for SimdLevel {
 
 /// The `--simd` option of every command that runs backends.
 #[derive(Args, Debug, Clone, Copy)]
-struct SimdOption {
+pub(crate) struct SimdOption {
     /// The SIMD level of the run-time dispatched paths; one this CPU or build lacks is an error.
     /// Default: the environment variable KIKI_SIMD (same names) if set, else the best level.
     #[arg(long, value_enum, value_name = "LEVEL")]
@@ -669,6 +673,7 @@ pub fn run(args: &[String]) -> i32 {
         Command::Bench(a) => Some(("bench", a.simd)),
         Command::Effects(a) => Some(("effects", a.simd)),
         Command::Report(a) => Some(("report", a.simd)),
+        Command::Compare(a) => Some(("compare", a.simd)),
         Command::E8Workload(a) => Some(("e8-workload", a.simd)),
         Command::Render(_) | Command::ReportIndex(_) | Command::Completions(_) => None,
     };
@@ -692,6 +697,7 @@ pub fn run(args: &[String]) -> i32 {
         Command::Bench(a) => bench::run(a),
         Command::Effects(a) => effects::run(a),
         Command::Report(a) => report::run(a),
+        Command::Compare(a) => compare::run(a),
         Command::Render(a) => report::render(&a.dir),
         Command::ReportIndex(a) => report_index::run(&a.dir),
         Command::Completions(a) => completions(a.shell),

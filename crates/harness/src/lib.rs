@@ -4,6 +4,7 @@
 pub mod answers;
 pub mod bench;
 pub mod cache_levels;
+pub mod compare;
 pub mod conditions;
 pub mod effects_timing;
 pub mod experiments;

@@ -84,6 +84,11 @@ impl Watch {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Whether [`Watch::stop`] was called (a run that failed with "interrupted" was stopped).
+    pub fn is_stopped(&self) -> bool {
+        self.lock().stopped
+    }
+
     pub(crate) fn set_scratch(&self, scratch: Option<PathBuf>) {
         self.lock().scratch = scratch;
     }
