@@ -46,6 +46,10 @@ pub const PROCESS_SD_NS: f64 = 10.0;
 /// warm-ups), so R* = (56 / 10) · √(2.46 / 3.43) = 5.6 · 0.847 = 4.7. Rounds come in forward
 /// and reverse pairs, so R = 4 or 6; the cost (σ_b² + σ_w² / R)(o + R r) is 884 · 16.2 =
 /// 14,300 at R = 4 and 623 · 23.0 = 14,340 at R = 6 (flat near the optimum): R = 4.
+/// The check run with R = 4 (load 0.3–1.5, `--max-minutes 10`) measured o = 0.47 s and
+/// r = 2.15 s (R* = 2.6; the cost is 7,960 at R = 2 and 8,020 at R = 4, again flat) and a
+/// spread of the processes' means of ≈ 45 ns (E11's σ's predict 30): it stopped at `level`
+/// after 28 processes and 4.2 minutes, half-width 24.4 ns = 1.99 % of t(dbb).
 pub const ROUNDS_PER_PROCESS: usize = 4;
 
 /// Rounds per process of a `--smoke` run.
