@@ -290,7 +290,7 @@ pub fn thread_context_switches() -> Option<(u64, u64)> {
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: `usage` is a valid, writable rusage.
     let status = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
-    (status == 0).then(|| (usage.ru_nvcsw as u64, usage.ru_nivcsw as u64))
+    (status == 0).then_some((usage.ru_nvcsw as u64, usage.ru_nivcsw as u64))
 }
 
 #[cfg(not(target_os = "linux"))]
