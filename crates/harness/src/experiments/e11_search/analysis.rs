@@ -337,36 +337,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             (NEGATIVE.1, false),
         ));
     }
-    // Controls: the A/A under every evaluation, the negative control's D under nnue and kpp
-    // (under material its plain difference is the two mailboxes' own speeds, no control).
-    let named: Vec<(&'static str, &Difference)> = aa
-        .iter()
-        .map(|d| ("aa", d))
-        .chain(
-            negative
-                .iter()
-                .filter(|d| d.eval != EvalKind::Material)
-                .map(|d| ("negative", d)),
-        )
-        .collect();
-    let judged = rule::judge_controls(
-        &named
-            .iter()
-            .map(|(_, d)| {
-                let what = format!("{} vs {} under {}", d.first, d.second, d.eval.name());
-                (what, d.interval)
-            })
-            .collect::<Vec<_>>(),
-        &named
-            .iter()
-            .map(|(_, d)| threshold(d.eval))
-            .collect::<Vec<_>>(),
-    );
-    let controls: Vec<(EvalKind, &'static str, ControlTest)> = named
-        .iter()
-        .zip(judged)
-        .map(|((kind, d), test)| (d.eval, *kind, test))
-        .collect();
+    let controls = judged_controls(&aa, &negative, &threshold);
     let failed_controls: Vec<String> = controls.iter().filter_map(|(_, _, t)| t.why()).collect();
     let controls_passed = !controls.is_empty() && failed_controls.is_empty() && m.errors.is_empty();
     let verdicts = evals
@@ -438,6 +409,44 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         comparisons: claims.records,
         numbers,
     }
+}
+
+/// The controls as rule v5 judges them: the A/A under every evaluation, the negative
+/// control's D under nnue and kpp (under material its plain difference is the two mailboxes'
+/// own speeds, no control), each against its evaluation's T, Holm over all of them.
+fn judged_controls(
+    aa: &[Difference],
+    negative: &[Difference],
+    threshold: &dyn Fn(EvalKind) -> f64,
+) -> Vec<(EvalKind, &'static str, ControlTest)> {
+    let named: Vec<(&'static str, &Difference)> = aa
+        .iter()
+        .map(|d| ("aa", d))
+        .chain(
+            negative
+                .iter()
+                .filter(|d| d.eval != EvalKind::Material)
+                .map(|d| ("negative", d)),
+        )
+        .collect();
+    let judged = rule::judge_controls(
+        &named
+            .iter()
+            .map(|(_, d)| {
+                let what = format!("{} vs {} under {}", d.first, d.second, d.eval.name());
+                (what, d.interval)
+            })
+            .collect::<Vec<_>>(),
+        &named
+            .iter()
+            .map(|(_, d)| threshold(d.eval))
+            .collect::<Vec<_>>(),
+    );
+    named
+        .iter()
+        .zip(judged)
+        .map(|((kind, d), test)| (d.eval, *kind, test))
+        .collect()
 }
 
 /// The fastest backend in `cell` and its margin over the next one (`None` margin: level).
