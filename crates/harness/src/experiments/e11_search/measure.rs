@@ -1,8 +1,9 @@
 //! E11's measuring: the bench search on every backend, per evaluation, TT size and page kind
 //! of the backends' tables, in randomised, alternating blocks; each cell's fingerprint checked.
 
+pub(crate) use super::block::Block;
 use super::rule_v5::{NEGATIVE, ROUNDS_PER_PROCESS, RULE_PAIR, TWIN};
-use crate::bench::{place_tables, run_named, BenchRun, PositionPrint, TablePlacement};
+use crate::bench::{place_tables, BenchRun, TablePlacement};
 use crate::experiments::{Config, Progress};
 use crate::invocations::{union, Invocation};
 use kiki_core::pages::Pages;
@@ -65,6 +66,12 @@ pub(crate) struct Cell {
 }
 
 impl Cell {
+    /// The order cells and rows are kept in: the verdict's before the ranking's, by pages,
+    /// evaluation and TT.
+    fn order(&self) -> (bool, TablePages, EvalKind, usize) {
+        (self.ranking, self.pages, self.eval, self.tt_mib)
+    }
+
     /// A cell of the verdict's kind (not the ranking's).
     pub fn new(eval: EvalKind, tt_mib: usize, pages: TablePages) -> Cell {
         Cell {
@@ -114,6 +121,11 @@ pub(crate) struct Row {
 }
 
 impl Row {
+    /// The order rows are kept in: by cell, the twin after its backend, by name.
+    fn order(&self) -> ((bool, TablePages, EvalKind, usize), bool, &'static str) {
+        (self.cell.order(), self.twin, self.backend)
+    }
+
     /// Each invocation's rounds, with its index; `total`: the run's invocations, for a row
     /// that does not list its own (read from an older measurement: every invocation).
     pub fn blocks(&self, total: usize) -> Vec<(usize, Vec<f64>)> {
@@ -276,18 +288,9 @@ pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
             None => rows.push(row.clone()),
         }
     }
-    rows.sort_by_key(|r| {
-        (
-            r.cell.ranking,
-            r.cell.pages,
-            r.cell.eval,
-            r.cell.tt_mib,
-            r.twin,
-            r.backend,
-        )
-    });
+    rows.sort_by_key(Row::order);
     let mut cells = union(parts.iter().map(|p| p.cells.clone()));
-    cells.sort_by_key(|c| (c.ranking, c.pages, c.eval, c.tt_mib));
+    cells.sort_by_key(|c| c.order());
     let merged = Measurement {
         rows,
         cells,
@@ -539,18 +542,8 @@ pub(super) fn measure(
                 .push(round_started.elapsed().as_secs_f64() / rounds as f64);
         }
     }
-    m.rows.sort_by_key(|r| {
-        (
-            r.cell.ranking,
-            r.cell.pages,
-            r.cell.eval,
-            r.cell.tt_mib,
-            r.twin,
-            r.backend,
-        )
-    });
-    m.cells
-        .sort_by_key(|c| (c.ranking, c.pages, c.eval, c.tt_mib));
+    m.rows.sort_by_key(Row::order);
+    m.cells.sort_by_key(|c| c.order());
     m
 }
 
@@ -724,116 +717,6 @@ fn placed_buffers(
         });
     }
     placed
-}
-
-/// One (cell, round) block: every entry searches every position once, in chunks rotated so
-/// that each step runs every entry on a different chunk. Each entry's time is spread over the
-/// whole block, so drift during it favours none, and no search directly follows another
-/// backend's search of the same positions.
-pub(crate) struct Block<'a> {
-    pub(crate) sfens: &'a [String],
-    pub(crate) warm: &'a [String],
-    pub(crate) depth: u32,
-    pub(crate) tables: &'a EvalTables,
-}
-
-/// One timed chunk as [`Block::time_chunks`] saw it: its entry's slot in the order, its step.
-pub(crate) struct ChunkTiming {
-    pub slot: usize,
-    pub step: usize,
-    pub nodes: u64,
-    pub wall_ns: u64,
-    pub thread_cpu_ns: u64,
-    pub voluntary_switches: u64,
-    pub involuntary_switches: u64,
-}
-
-impl Block<'_> {
-    /// Per entry (in `order`): its runs merged (seconds, nodes, traffic, every position's
-    /// fingerprint in position order); `None` for an entry that could not run.
-    pub(crate) fn time(
-        &self,
-        order: &[(&'static str, bool)],
-        tt: &mut TranspositionTable,
-        errors: &mut Vec<String>,
-    ) -> Vec<Option<BenchRun>> {
-        self.time_chunks(order, tt, errors, &mut Vec::new())
-    }
-
-    /// [`Block::time`], with each timed chunk's wall time, thread CPU time and context
-    /// switches pushed to `timings`.
-    pub(crate) fn time_chunks(
-        &self,
-        order: &[(&'static str, bool)],
-        tt: &mut TranspositionTable,
-        errors: &mut Vec<String>,
-        timings: &mut Vec<ChunkTiming>,
-    ) -> Vec<Option<BenchRun>> {
-        use crate::measure::{thread_context_switches, thread_cpu_ns};
-        let chunks = order.len().max(1);
-        let n = self.sfens.len();
-        let chunk = |c: usize| (c * n / chunks)..((c + 1) * n / chunks);
-        let mut merged: Vec<Option<BenchRun>> = vec![None; order.len()];
-        let mut prints: Vec<Vec<Option<PositionPrint>>> = vec![vec![None; n]; order.len()];
-        let warm_depth = self.depth.saturating_sub(1).max(1);
-        for step in 0..chunks {
-            for (slot, &(backend, _)) in order.iter().enumerate() {
-                let range = chunk((step + slot) % chunks);
-                let warmed = run_named(backend, self.warm, warm_depth, self.tables, tt);
-                let (cpu_before, switches_before) = (thread_cpu_ns(), thread_context_switches());
-                let timed = warmed.and_then(|_| {
-                    run_named(
-                        backend,
-                        &self.sfens[range.clone()],
-                        self.depth,
-                        self.tables,
-                        tt,
-                    )
-                });
-                let (cpu_after, switches_after) = (thread_cpu_ns(), thread_context_switches());
-                let run = match timed {
-                    Ok(run) => run,
-                    Err(error) => {
-                        errors.push(error.to_string());
-                        continue;
-                    }
-                };
-                let (voluntary, involuntary) = match (switches_before, switches_after) {
-                    (Some((v0, i0)), Some((v1, i1))) => (v1 - v0, i1 - i0),
-                    _ => (0, 0),
-                };
-                timings.push(ChunkTiming {
-                    slot,
-                    step,
-                    nodes: run.nodes,
-                    wall_ns: (run.seconds * 1e9) as u64,
-                    thread_cpu_ns: cpu_after.zip(cpu_before).map_or(0, |(a, b)| a - b),
-                    voluntary_switches: voluntary,
-                    involuntary_switches: involuntary,
-                });
-                for (at, print) in range.zip(&run.positions) {
-                    prints[slot][at] = Some(print.clone());
-                }
-                let total = merged[slot].get_or_insert_with(|| BenchRun {
-                    positions: Vec::new(),
-                    nodes: 0,
-                    seconds: 0.0,
-                    eval_lines: 0,
-                    tt_accesses: 0,
-                });
-                total.nodes += run.nodes;
-                total.seconds += run.seconds;
-                total.eval_lines += run.eval_lines;
-                total.tt_accesses += run.tt_accesses;
-            }
-        }
-        for (total, prints) in merged.iter_mut().zip(prints) {
-            if let Some(total) = total {
-                total.positions = prints.into_iter().flatten().collect();
-            }
-        }
-        merged
-    }
 }
 
 /// Records one block's runs as samples, its traffic once per (evaluation, TT), and any entry

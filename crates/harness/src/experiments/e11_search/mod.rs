@@ -7,6 +7,7 @@
 //! decision rule, `findings` writes the prose, `summary` is what the index reads.
 
 mod analysis;
+mod block;
 mod findings;
 mod measure;
 pub mod rule;
