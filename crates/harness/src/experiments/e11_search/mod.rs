@@ -12,6 +12,7 @@ mod findings;
 mod measure;
 pub mod rule;
 pub mod rule_v5;
+pub mod rule_v6;
 pub mod summary;
 
 use super::{failed_result, About, Config, Context, Experiment, ExperimentId, Progress};
