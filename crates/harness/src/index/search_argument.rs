@@ -83,7 +83,10 @@ pub fn search_argument(entries: &[&Entry]) -> (String, Option<Plot>) {
     row(
         "rule version (D's interval)".into(),
         &|s| match s.rule_version {
-            Some(v) if v >= 5 => format!("{v} (trimmed mean over processes, 90 %)"),
+            Some(v) if v >= 6 => format!(
+                "{v} (shares of each process's own t(dbb), trimmed mean over processes, 90 %)"
+            ),
+            Some(v) if v == 5 => format!("{v} (trimmed mean over processes, 90 %)"),
             Some(v) if v == 4 => format!("{v} (trimmed mean over processes, 95 %)"),
             Some(v) => format!("{v} (Student's t over invocations)"),
             None => "before 4 (Student's t over invocations)".into(),

@@ -1,9 +1,10 @@
 //! E11's analysis: ns per node per cell, the differences D with their intervals, the
 //! controls, the rule's verdicts, page and TT costs, the best backend per evaluation.
 
+use super::components::{components, Components};
 use super::measure::{Cell, Measurement, TablePages};
-pub(super) use super::rule_v5::RULE_PAIR;
-use super::rule_v5::{self as rule, Interval, Verdict, NEGATIVE, TWIN};
+pub(super) use super::rule_v6::RULE_PAIR;
+use super::rule_v6::{self as rule, Interval, Verdict, NEGATIVE, TWIN};
 use crate::answers::{ControlTest, Reading};
 use crate::experiments::claims::Claims;
 use crate::experiments::{
@@ -50,8 +51,11 @@ pub(super) struct Analysis {
 
 /// What the findings and the summary quote.
 pub(super) struct Numbers {
-    /// T per evaluation: the rule's share of t(dbb) under it, in ns per node.
+    /// T per evaluation: the rule's share of t(dbb) under it, in ns per node at the
+    /// reference t(dbb) ([`rule::reference_ns`]).
     pub thresholds: Vec<(EvalKind, f64)>,
+    /// Per evaluation: the reference t(dbb) every D is quoted at, ns per node.
+    pub references: Vec<(EvalKind, f64)>,
     /// D (nnue, kpp) or the plain difference (material) for each pair.
     pub differences: Vec<Difference>,
     pub aa: Vec<Difference>,
@@ -87,6 +91,11 @@ impl Numbers {
         self.differences
             .iter()
             .find(|d| d.eval == eval && (d.first.as_str(), d.second.as_str()) == RULE_PAIR)
+    }
+
+    /// How far the rule's deciding bound lies beyond T for `d`, ns per node (rule v6).
+    pub fn margin(&self, d: &Difference) -> f64 {
+        rule::margin(&d.interval, self.threshold(d.eval))
     }
 
     /// How a difference reads at its evaluation's T, withheld where a control failed.
@@ -200,46 +209,33 @@ fn paired(
                 .collect()
         }
     };
+    // Rule v6: each process's differences as shares of its own t(dbb) under the cell's
+    // evaluation, quoted in ns at the reference.
+    let own = process_references(m, cell)?;
+    if own.len() != per_round.len() {
+        return None;
+    }
+    let reference = rule::reference_ns(&own);
+    let per_round: Vec<Vec<f64>> = per_round
+        .iter()
+        .zip(&own)
+        .map(|(rounds, &own)| rule::in_reference_ns(rounds, own, reference))
+        .collect();
     let samples: Vec<Vec<f64>> = per_round.iter().map(|r| rule::pair_means(r)).collect();
     let per_invocation = samples.first()?.len();
     (per_invocation > 0 && samples.iter().all(|s| s.len() == per_invocation))
         .then(|| (samples.concat(), per_round))
 }
 
-/// The variance components of per-round differences, `per_round[process][round]`: the sd of
-/// a round about its process's mean (within) and the sd of the processes' true means
-/// (between, from the one-way layout: max(0, var(means) − within² / R)), ns per node.
-fn components(per_round: &[Vec<f64>]) -> Components {
-    let usable: Vec<&Vec<f64>> = per_round.iter().filter(|r| r.len() >= 2).collect();
-    if usable.len() < 2 {
-        return Components {
-            within_ns: f64::NAN,
-            between_ns: f64::NAN,
-        };
-    }
-    let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len() as f64;
-    let (mut squares, mut degrees) = (0.0, 0usize);
-    for rounds in &usable {
-        let centre = mean(rounds);
-        squares += rounds.iter().map(|x| (x - centre).powi(2)).sum::<f64>();
-        degrees += rounds.len() - 1;
-    }
-    let within = squares / degrees as f64;
-    let means: Vec<f64> = usable.iter().map(|r| mean(r)).collect();
-    let centre = mean(&means);
-    let spread = means.iter().map(|m| (m - centre).powi(2)).sum::<f64>() / (means.len() - 1) as f64;
-    let rounds = usable.iter().map(|r| r.len()).sum::<usize>() as f64 / usable.len() as f64;
-    Components {
-        within_ns: within.sqrt(),
-        between_ns: (spread - within / rounds).max(0.0).sqrt(),
-    }
-}
-
-/// Where a difference's noise lives, ns per node.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-pub(super) struct Components {
-    pub within_ns: f64,
-    pub between_ns: f64,
+/// Per process: the rule's t(dbb) in `cell` (the mean of dbb's rounds there).
+fn process_references(m: &Measurement, cell: Cell) -> Option<Vec<f64>> {
+    let rounds = m.samples(cell, TWIN, false)?;
+    Some(
+        blocks(rounds, m.invocations)
+            .iter()
+            .map(|r| rule::process_reference(r))
+            .collect(),
+    )
 }
 
 fn difference(
@@ -306,14 +302,17 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             )
         })
         .collect();
-    let thresholds: Vec<(EvalKind, f64)> = evals
+    let references: Vec<(EvalKind, f64)> = evals
         .iter()
         .map(|&eval| {
-            let t = m
-                .samples(top_cell(eval), TWIN, false)
-                .map_or(f64::NAN, |s| m.threshold * typical(s, m.invocations));
-            (eval, t)
+            let own = process_references(m, top_cell(eval)).unwrap_or_default();
+            (eval, rule::reference_ns(&own))
         })
+        .collect();
+    // T is the rule's share, not the command line's `--threshold` (that one judges the ranking).
+    let thresholds: Vec<(EvalKind, f64)> = references
+        .iter()
+        .map(|&(eval, reference)| (eval, rule::threshold_ns(reference)))
         .collect();
     let threshold = |eval: EvalKind| {
         thresholds
@@ -386,6 +385,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     let tt_costs = tt_costs(m, &evals);
     let numbers = Numbers {
         thresholds,
+        references,
         differences,
         aa,
         negative,
@@ -411,7 +411,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     }
 }
 
-/// The controls as rule v5 judges them: the A/A under every evaluation, the negative
+/// The controls as rule v6 judges them (v5's): the A/A under every evaluation, the negative
 /// control's D under nnue and kpp (under material its plain difference is the two mailboxes'
 /// own speeds, no control), each against its evaluation's T, Holm over all of them.
 fn judged_controls(
@@ -748,6 +748,10 @@ pub(crate) struct DifferenceRecord {
     /// The pair's reading at its evaluation's T: faster, slower, level, not resolved or
     /// withheld.
     pub claim: Reading,
+    /// The rule's pair under nnue and kpp: how far the deciding bound lies beyond T (rule v6;
+    /// negative: by how much it did not decide). Absent before v6 and for other pairs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin_ns: Option<f64>,
 }
 
 /// The summary's `differences`: evaluation → pair → record.
@@ -767,6 +771,9 @@ pub(super) fn differences_json(n: &Numbers) -> Json {
             invocations: d.invocation_means.len(),
             rounds: d.rounds,
             claim: n.reading(d),
+            margin_ns: ((d.first.as_str(), d.second.as_str()) == RULE_PAIR
+                && d.eval != EvalKind::Material)
+                .then(|| n.margin(d)),
         };
         entry[format!("{} vs {}", d.first, d.second)] =
             serde_json::to_value(record).unwrap_or(Json::Null);

@@ -23,11 +23,13 @@ pub(super) fn method(m: &Measurement) -> String {
          incrementally at every node and folded into a checksum, so every backend walks the \
          same tree (fingerprints checked). Time per node is wall time over nodes. D = \
          (t(magic-plain) − t(dbb)) under an evaluation − the same under `material`, paired per \
-         round. The rule (`rule_v5.rs`, version {}, committed in {} before its first run): \
-         the process is the unit; D's estimate is Yuen's trimmed mean over the processes' means \
-         (a tenth trimmed at each end), its interval two-sided 90 %; T is {} % of t(dbb) under \
-         the evaluation; `holds` where L > +T, `does not hold` where U < +T, else `not \
-         resolved`; `withheld` where a control fails. The controls (dbb against its own second \
+         round. The rule (`rule_v6.rs`, version {}, committed in {} before its first run): \
+         each process's D is divided by that process's own t(dbb) under the evaluation, so T is \
+         exactly {} % of a node; the process is the unit; D's estimate is Yuen's trimmed mean \
+         over the processes' means (a tenth trimmed at each end), its interval two-sided 90 %; \
+         `holds` where L > +T, `does not hold` where U < +T, else `not resolved`; `withheld` \
+         where a control fails. Every D and T is quoted in ns per node at one reference t(dbb), \
+         the trimmed mean of the processes' (which moves no verdict). The controls (dbb against its own second \
          timing, the A/A; sqww against mailbox, the negative control) each test for a \
          difference from 0 (Holm-adjusted p < 0.05 fails) and fail where their half-width \
          exceeds T. The verdict's cells (TT {} MiB, every table on 2 MiB pages) time dbb, its \
@@ -40,9 +42,9 @@ pub(super) fn method(m: &Measurement) -> String {
         m.positions,
         m.depth,
         and_list(&evals),
-        super::rule_v5::VERSION,
+        super::rule_v6::VERSION,
         &RULE_COMMIT[..12],
-        percent(m.threshold),
+        percent(super::rule_v6::THRESHOLD_SHARE),
         m.largest_tt(),
         m.rounds,
         m.order_seed,
@@ -106,12 +108,13 @@ pub(super) fn verdict_line(n: &Numbers) -> String {
         .iter()
         .map(|(eval, verdict)| match n.rule_difference(*eval) {
             Some(d) => format!(
-                "{} {}, D {} ns/node (±{}, T {})",
+                "{} {}, D {} ns/node (±{}, T {}, margin {:+.2})",
                 eval.name(),
                 verdict.words(),
                 format_interval(&d.estimate),
                 format_sig(d.interval.half_width()),
-                format_sig(n.threshold(*eval))
+                format_sig(n.threshold(*eval)),
+                n.margin(d)
             ),
             None => format!("{} {}", eval.name(), verdict.words()),
         })
@@ -133,7 +136,10 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     let moved: Vec<String> = n
         .differences
         .iter()
-        .filter(|d| d.eval != EvalKind::Material)
+        .filter(|d| {
+            d.eval != EvalKind::Material
+                && (d.first.as_str(), d.second.as_str()) != super::analysis::RULE_PAIR
+        })
         .map(|d| {
             format!(
                 "{} vs {} under {} {} ({})",
@@ -192,10 +198,11 @@ fn controls_line(n: &Numbers) -> String {
         .iter()
         .map(|(_, _, t)| {
             format!(
-                "{} {} ±{} (Holm p {:.2}{})",
+                "{} {} ±{} (p {:.3}, Holm p {:.2}{})",
                 t.name,
                 format_sig(t.value),
                 format_sig(t.half_width),
+                t.p_raw,
                 t.p,
                 if t.failed { ", failed" } else { "" }
             )
@@ -221,11 +228,17 @@ fn noise_line(m: &Measurement, n: &Numbers) -> String {
         .iter()
         .filter_map(|(eval, _)| n.rule_difference(*eval))
         .map(|d| {
+            let between = if d.components.between_truncated {
+                "≤ 0 (truncated to 0)".to_string()
+            } else {
+                format!("{} ns", format_sig(d.components.between_ns))
+            };
             format!(
-                "{}: within {} ns, between {} ns; half-width ±{} over {} processes",
+                "{}: within {} ns, between {between}, forward − reverse {} ns; half-width ±{} \
+                 over {} processes",
                 d.eval.name(),
                 format_sig(d.components.within_ns),
-                format_sig(d.components.between_ns),
+                format_sig(d.components.order_effect_ns),
                 format_sig(d.interval.half_width()),
                 d.invocation_means.len()
             )
@@ -233,7 +246,8 @@ fn noise_line(m: &Measurement, n: &Numbers) -> String {
         .collect();
     let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len().max(1) as f64;
     format!(
-        "Where D's noise lives (sd of a round about its process's mean, and between processes' \
+        "Where D's noise lives (sd of a round within its process, from forward − reverse about \
+         its mean, since the pair means cancel the order's effect; and between processes' true \
          means): {}. A process spent {} s before its first timed round and {} s a round.",
         list.join("; "),
         format_sig(mean(&m.startup_seconds)),
@@ -331,11 +345,13 @@ fn fastest_lines(m: &Measurement, n: &Numbers) -> Vec<String> {
     lines
 }
 
-/// The widest control half-width, ns per node (NaN: no bounds): what the run resolves.
+/// The run's resolution: the widest 90 % half-width of the rule's D (nnue, kpp), ns per node
+/// (NaN: no interval).
 pub(super) fn resolution_ns(n: &Numbers) -> f64 {
-    n.controls
+    n.verdicts
         .iter()
-        .map(|(_, _, t)| t.half_width)
+        .filter_map(|(eval, _)| n.rule_difference(*eval))
+        .map(|d| d.interval.half_width())
         .fold(f64::NAN, f64::max)
 }
 

@@ -2,7 +2,7 @@
 //! of the backends' tables, in randomised, alternating blocks; each cell's fingerprint checked.
 
 pub(crate) use super::block::Block;
-use super::rule_v5::{NEGATIVE, ROUNDS_PER_PROCESS, RULE_PAIR, TWIN};
+use super::rule_v6::{NEGATIVE, ROUNDS_PER_PROCESS, RULE_PAIR, TWIN};
 use crate::bench::{place_tables, BenchRun, TablePlacement};
 use crate::experiments::{Config, Progress};
 use crate::invocations::{union, Invocation};
@@ -363,7 +363,7 @@ struct Sizes {
 
 /// A full run's ranking cell (every base backend under material and nnue) runs in every
 /// second process: the verdict's cells take about 12 s of a process, the ranking cell about
-/// as much again, and the ranking needs less resolution than the rule (see `rule_v5.rs`).
+/// as much again, and the ranking needs less resolution than the rule (see `rule_v6.rs`).
 const RANKING_EVERY: usize = 2;
 
 fn sizes(config: &Config) -> Sizes {
