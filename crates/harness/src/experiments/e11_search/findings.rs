@@ -34,7 +34,9 @@ pub(super) fn method(m: &Measurement) -> String {
          difference from 0 (Holm-adjusted p < 0.05 fails) and fail where their half-width \
          exceeds T. The verdict's cells (TT {} MiB, every table on 2 MiB pages) time dbb, its \
          twin, magic-plain, sqww and mailbox, {} rounds per process (one forward, one reverse, \
-         in an order shuffled per process from the run's order seed {:#x}); the ranking cell \
+         in an order shuffled per pair of processes from the run's order seed {:#x}: the second \
+         of a pair runs the first's orders with dbb and its twin exchanged, so the A/A is \
+         unbiased by construction); the ranking cell \
          times every base backend under material and nnue in {} of the {} processes; {}. \
          Each block is split into chunks rotated over the entries, each after an untimed \
          warm-up search; every chunk's wall time, thread CPU time and context switches are in \

@@ -2,7 +2,8 @@
 //! of the backends' tables, in randomised, alternating blocks; each cell's fingerprint checked.
 
 pub(crate) use super::block::Block;
-use super::rule_v6::{NEGATIVE, ROUNDS_PER_PROCESS, RULE_PAIR, TWIN};
+use super::order::{exchange_if_mirrored, pair_of, plan, Timed};
+use super::rule_v6::ROUNDS_PER_PROCESS;
 use crate::bench::{place_tables, BenchRun, TablePlacement};
 use crate::experiments::{Config, Progress};
 use crate::invocations::{union, Invocation};
@@ -345,20 +346,20 @@ fn first_of_each<T: Clone, K: PartialEq>(
 }
 
 /// The sizes of one invocation.
-struct Sizes {
-    positions: usize,
-    depth: u32,
+pub(super) struct Sizes {
+    pub(super) positions: usize,
+    pub(super) depth: u32,
     /// Rounds of the verdict's cells (forward and reverse pairs; rule v5's
     /// [`ROUNDS_PER_PROCESS`] in a full run).
-    rounds: usize,
+    pub(super) rounds: usize,
     /// Which invocations measure the secondary cells (the 4 KiB-page phase, the smaller TTs):
     /// every `secondary_every`-th from the first; 0: none (a full run under rule v5, whose
     /// budget goes to processes).
-    secondary_every: usize,
+    pub(super) secondary_every: usize,
     /// Which invocations measure the ranking cell: every `ranking_every`-th from the first.
-    ranking_every: usize,
-    evals: Vec<EvalKind>,
-    tt_mib: Vec<usize>,
+    pub(super) ranking_every: usize,
+    pub(super) evals: Vec<EvalKind>,
+    pub(super) tt_mib: Vec<usize>,
 }
 
 /// A full run's ranking cell (every base backend under material and nnue) runs in every
@@ -390,13 +391,6 @@ fn sizes(config: &Config) -> Sizes {
         evals,
         tt_mib,
     }
-}
-
-/// One timed block: a cell, its entries in this invocation's shuffled order and its rounds.
-struct Timed {
-    cell: Cell,
-    entries: Vec<(&'static str, bool)>,
-    rounds: usize,
 }
 
 /// What every block of one invocation shares.
@@ -454,10 +448,16 @@ pub(super) fn measure(
     let warm = warm_up_positions(config);
     // Seeded from the run's order seed (drawn per run by the report's parent, or given with
     // `--order-seed`), so no order × slot interaction repeats from run to run.
+    // Both processes of a pair draw from one seed: the second's orders are the first's.
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(
-        config.order_seed.value ^ 0xE11 ^ (invocation.index as u64) << 32,
+        config.order_seed.value ^ 0xE11 ^ (pair_of(invocation) as u64) << 32,
     );
-    let phases = plan(&sizes, &backends, invocation, &mut rng);
+    let mut phases = plan(&sizes, &backends, invocation, &mut rng);
+    for (_, blocks) in &mut phases {
+        for b in blocks.iter_mut() {
+            exchange_if_mirrored(invocation, &mut b.entries);
+        }
+    }
     m.orders.push(order_text(invocation, &phases));
     let total: usize = phases
         .iter()
@@ -492,6 +492,7 @@ pub(super) fn measure(
                 // so that no backend keeps its neighbours through an invocation.
                 if round.is_multiple_of(2) && round > 0 {
                     b.entries.shuffle(&mut rng);
+                    exchange_if_mirrored(invocation, &mut b.entries);
                     m.orders.push(format!(
                         "invocation {}, {}, rounds {}–{}: {}",
                         invocation.index + 1,
@@ -572,74 +573,6 @@ fn cell_words(cell: Cell) -> String {
         cell.pages.name(),
         if cell.ranking { " (ranking)" } else { "" }
     )
-}
-
-/// The rule's entries among `backends`: dbb, its A/A twin, magic-plain, sqww and mailbox.
-fn rule_entries(backends: &[&'static str]) -> Vec<(&'static str, bool)> {
-    let mut entries: Vec<(&'static str, bool)> = [RULE_PAIR.0, RULE_PAIR.1, NEGATIVE.0, NEGATIVE.1]
-        .into_iter()
-        .filter(|b| backends.contains(b))
-        .map(|b| (b, false))
-        .collect();
-    if backends.contains(&TWIN) {
-        entries.push((TWIN, true));
-    }
-    entries
-}
-
-/// Per page kind (4 KiB first), this invocation's blocks in a shuffled order: the verdict's
-/// cells (every evaluation at the largest TT on 2 MiB pages, rule v5's entries), the
-/// secondary cells where this invocation has them (the largest TT on 4 KiB pages, the smaller
-/// TTs on 2 MiB pages; one round), and the ranking cell where it has it (material and nnue at
-/// the largest TT, every base backend). Each block's entries shuffled.
-fn plan(
-    sizes: &Sizes,
-    backends: &[&'static str],
-    invocation: Invocation,
-    rng: &mut Xoshiro256PlusPlus,
-) -> Vec<(TablePages, Vec<Timed>)> {
-    let largest = sizes.tt_mib.iter().copied().max().unwrap_or(0);
-    let picked = |every: usize| every > 0 && invocation.index.is_multiple_of(every);
-    let (secondary, ranking) = (picked(sizes.secondary_every), picked(sizes.ranking_every));
-    let rule = rule_entries(backends);
-    let shuffled = |mut entries: Vec<(&'static str, bool)>, rng: &mut Xoshiro256PlusPlus| {
-        entries.shuffle(rng);
-        entries
-    };
-    let mut phases = Vec::new();
-    for pages in [TablePages::Small, TablePages::Huge] {
-        let mut blocks = Vec::new();
-        for &eval in &sizes.evals {
-            for &tt_mib in &sizes.tt_mib {
-                let primary = pages == TablePages::Huge && tt_mib == largest;
-                let secondary_cell = secondary && (pages == TablePages::Huge || tt_mib == largest);
-                if primary || secondary_cell {
-                    blocks.push(Timed {
-                        cell: Cell::new(eval, tt_mib, pages),
-                        entries: shuffled(rule.clone(), rng),
-                        rounds: if primary { sizes.rounds } else { 1 },
-                    });
-                }
-            }
-            let ranked_eval = matches!(eval, EvalKind::Material | EvalKind::Nnue);
-            if ranking && pages == TablePages::Huge && ranked_eval {
-                let all = backends.iter().map(|&b| (b, false)).collect();
-                blocks.push(Timed {
-                    cell: Cell {
-                        ranking: true,
-                        ..Cell::new(eval, largest, pages)
-                    },
-                    entries: shuffled(all, rng),
-                    rounds: sizes.rounds,
-                });
-            }
-        }
-        if !blocks.is_empty() {
-            blocks.shuffle(rng);
-            phases.push((pages, blocks));
-        }
-    }
-    phases
 }
 
 impl Measurement {
