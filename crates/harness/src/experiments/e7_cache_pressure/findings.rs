@@ -83,13 +83,17 @@ pub(super) fn method(m: &Measurement) -> String {
          the positive controls, synthetic tables of {} read at random in the same chain, are \
          judged at P = 0, each inside the caches against a plain dependent ring of its size \
          timed in the same process along the same walk (per node, one load per lookup between \
-         the same time stamps, a one-page ring as its hot twin): the whole 95 % interval of the \
-         control's cost minus the ring's, paired per round, within ±{tolerance:.0} % of the \
-         ring's cost (E6's bare ring runs in another process with nothing beside it, and a \
-         cache share moves between processes); the memory-sized one against E6's latency \
-         there minus at 4 KiB, its whole interval within the range E6's invocations span \
-         widened by ±{tolerance:.0} %; each interval excluding 0 — equivalence tests, since a \
-         point estimate alone proves nothing. The last level's control is half its effective size \
+         the same time stamps, a one-page ring as its hot twin), by the rule every control of \
+         the harness follows: the control's cost minus the ring's, paired per round, one mean \
+         per process, Yuen's trimmed mean over the processes (a tenth at each end) with its \
+         90 % interval and a two-sided p-value for a difference from 0, fails where the \
+         p-value, Holm-adjusted over the controls judged so, is under 0.05 (a bias) or where \
+         the interval's half-width exceeds ±{tolerance:.0} % of the ring's cost (it could not \
+         exclude a bias that large) (E6's bare ring runs in another process with nothing \
+         beside it, and a cache share moves between processes); the memory-sized one against \
+         E6's latency there minus at 4 KiB, its whole interval within the range E6's \
+         invocations span widened by ±{tolerance:.0} % (an equivalence test); each control's \
+         cost at P = 0 must also exclude 0. The last level's control is half its effective size \
          where that lies on its plateau at or above the plateau's geometric middle, else the \
          middle; the plateau is the one every E6 invocation shows, from the latest of the \
          lower level's sizes and the ends of the step after it to the earliest of the last \
@@ -192,7 +196,7 @@ fn verdict_method() -> String {
 /// bracket.
 pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
     let top = n.top_reads;
-    let answer = analysis::answer::sentence(&n.verdict, top);
+    let answer = analysis::answer::sentence(&n.verdict, &n.chains.positive, top);
     let mut out: Vec<String> = n.chains.cost_sentence(top).into_iter().collect();
     out.extend(n.verdict.sentences(top));
     out.extend(n.estimators.sentence(&n.verdict, top));

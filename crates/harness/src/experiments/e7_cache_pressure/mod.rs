@@ -321,6 +321,9 @@ mod tests {
             let against = if ringed { "in-process ring" } else { "E6" };
             assert_eq!(p["judged_against"], against, "{p}");
             assert_eq!(p["ring_difference"]["ns"].is_number(), ringed, "{p}");
+            // Judged by the controls' rule: a 90 % interval, p-values, half-width, threshold.
+            assert_eq!(p["ring_test"]["p"].is_number(), ringed, "{p}");
+            assert_eq!(p["ring_test"]["failed"].is_boolean(), ringed, "{p}");
             // Its rounds among the series, at P = 0 alone.
             let ring = format!("ring ({})", p["label"].as_str().unwrap());
             let pressures: Vec<&str> = experiment

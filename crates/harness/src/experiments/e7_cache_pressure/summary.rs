@@ -210,7 +210,28 @@ pub struct PositiveControl {
     /// 2026-12-01), `E6` where E6's band did (absent before).
     #[serde(default)]
     pub judged_against: Option<String>,
+    /// Its test against the ring (since 2026-12-02; absent before, when the whole 95 %
+    /// interval of the paired difference had to lie within ±25 % of the ring's cost).
+    #[serde(default)]
+    pub ring_test: Option<RingTest>,
     pub pass: bool,
+}
+
+/// A positive control's test against its ring, in ns per read: Yuen's trimmed mean over
+/// processes of the control's cost minus the ring's, its 90 % interval, the p-value for a
+/// difference from 0 (Holm-adjusted over the ring-judged controls, and raw), the half-width
+/// and the threshold it must stay within, and whether the control failed (adjusted p < 0.05,
+/// or half-width beyond the threshold). Bounds are null where there was no interval.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct RingTest {
+    pub value: Option<f64>,
+    pub low: Option<f64>,
+    pub high: Option<f64>,
+    pub p: f64,
+    pub p_raw: f64,
+    pub half_width: Option<f64>,
+    pub threshold: Option<f64>,
+    pub failed: bool,
 }
 
 impl PositiveControl {
@@ -334,6 +355,33 @@ mod tests {
 
     fn summary(json: &str) -> Summary {
         serde_json::from_str(json).unwrap()
+    }
+
+    /// A positive control of a report made before the ring test has none; one made since
+    /// reads its 90 % interval, p-values, half-width and threshold.
+    #[test]
+    fn the_ring_test_is_read_where_recorded() {
+        let old: PositiveControl = serde_json::from_str(
+            r#"{"label": "½ L2", "bytes": 1, "ns": 7.0, "expected_ns": 3.3, "pass": true,
+                "judged_against": "in-process ring",
+                "ring_difference": {"ns": 0.2, "low": -0.3, "high": 0.7}}"#,
+        )
+        .unwrap();
+        assert_eq!(old.ring_test, None);
+        let new: PositiveControl = serde_json::from_str(
+            r#"{"label": "½ L2", "bytes": 1, "ns": 7.0, "expected_ns": 3.3, "pass": false,
+                "judged_against": "in-process ring",
+                "ring_test": {"value": 1.2, "low": 0.4, "high": 2.0, "interval": 0.9,
+                              "p": 0.012, "p_raw": 0.006, "half_width": 0.8,
+                              "threshold": 1.7, "failed": true, "degrees": 9}}"#,
+        )
+        .unwrap();
+        let test = new.ring_test.clone().unwrap();
+        assert!(test.failed && test.p == 0.012 && test.threshold == Some(1.7));
+        assert!(
+            !new.fails_today(),
+            "a ring-judged control keeps its report's verdict"
+        );
     }
 
     /// The index gates a verdict on its controls, also for reports made before the analysis

@@ -1,7 +1,10 @@
 //! E7's answer in one sentence, at the head of its findings: seed 004's verdict word,
-//! magic-plain − dbb's table-miss cost with its interval, and the resolution (its half-width).
+//! magic-plain − dbb's table-miss cost with its interval, the resolution (its half-width), and
+//! a failed ring-judged control's reading (its 90 % interval and p).
 
 use super::estimate_json;
+use super::positive::{Positive, Reference};
+use super::ring_test::p_words;
 use super::verdict::Verdict;
 use crate::experiments::e7_cache_pressure::summary::{SeedOutcome, SeedVerdict};
 use crate::stats::{format_interval, format_sig};
@@ -21,10 +24,66 @@ fn verb(outcome: SeedOutcome) -> &'static str {
     }
 }
 
+/// The most words the answer may take.
+const MOST_WORDS: usize = 40;
+
+/// How much of a failed ring-judged control's reading the answer gives.
+#[derive(Clone, Copy)]
+enum Detail {
+    /// `½ L2 control failed: 90 % [0.400–2.000] ns, p = 0.012`.
+    Interval,
+    /// `½ L2 control failed, p = 0.012`.
+    P,
+    /// Counted with the other failed controls.
+    Count,
+}
+
+/// The parenthesis after the figure: the failed ring-judged controls' readings at `detail`,
+/// the other failed controls counted, and an unplaced level named.
+fn notes(verdict: &Verdict, controls: &[Positive], detail: Detail) -> String {
+    let failed = &verdict.failed_controls;
+    let ringed: Vec<String> = controls
+        .iter()
+        .filter(|p| !p.pass && failed.iter().any(|(name, _)| *name == p.label))
+        .filter_map(|p| match (&p.reference, detail) {
+            (Reference::Ring { test, .. }, Detail::Interval) if test.half_width.is_finite() => {
+                Some(format!(
+                    "{} control failed: 90 % [{}–{}] ns, {}",
+                    p.label,
+                    format_sig(test.low),
+                    format_sig(test.high),
+                    p_words(test.p)
+                ))
+            }
+            (Reference::Ring { test, .. }, Detail::Interval | Detail::P) => {
+                Some(format!("{} control failed, {}", p.label, p_words(test.p)))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut notes = ringed.clone();
+    let others = failed.len().saturating_sub(ringed.len());
+    if others > 0 {
+        let plural = if others == 1 { "control" } else { "controls" };
+        let other = if ringed.is_empty() { "" } else { " other" };
+        notes.push(format!("{others}{other} {plural} failed"));
+    }
+    if let Some(level) = &verdict.unplaced {
+        notes.push(format!("no {level} level characterised here"));
+    }
+    if notes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", notes.join("; "))
+    }
+}
+
 /// The answer: `Seed 004's argument holds: magic-plain − dbb table-miss cost 12.30
 /// [10.10–14.50] ns per lookup (95 %) after 512 pressure reads per node, resolved to ±2.200
-/// ns.`, with the failed controls counted and an unplaced level named (at most 40 words).
-pub(in super::super) fn sentence(verdict: &Verdict, top: u32) -> String {
+/// ns.`, with a failed ring-judged control's 90 % interval and adjusted p (past 40 words the
+/// interval goes, then the p: the control is counted), the other failed controls counted and
+/// an unplaced level named (at most 40 words).
+pub(in super::super) fn sentence(verdict: &Verdict, controls: &[Positive], top: u32) -> String {
     let outcome = SeedVerdict::from(verdict.text.clone()).outcome;
     let Some(d) = verdict.difference() else {
         return format!(
@@ -32,34 +91,28 @@ pub(in super::super) fn sentence(verdict: &Verdict, top: u32) -> String {
             verb(outcome)
         );
     };
-    let failed = verdict.failed_controls.len();
-    let mut notes: Vec<String> = Vec::new();
-    if failed > 0 {
-        let plural = if failed == 1 { "control" } else { "controls" };
-        notes.push(format!("{failed} {plural} failed"));
-    }
-    if let Some(level) = &verdict.unplaced {
-        notes.push(format!("no {level} level characterised here"));
-    }
-    let notes = if notes.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", notes.join("; "))
+    let with = |detail| {
+        format!(
+            "Seed 004's argument {}: magic-plain − dbb table-miss cost {} ns per lookup (95 %) \
+             after {top} pressure reads per node, resolved to ±{} ns{}.",
+            verb(outcome),
+            format_interval(d),
+            format_sig((d.high - d.low) / 2.0),
+            notes(verdict, controls, detail)
+        )
     };
-    format!(
-        "Seed 004's argument {}: magic-plain − dbb table-miss cost {} ns per lookup (95 %) \
-         after {top} pressure reads per node, resolved to ±{} ns{notes}.",
-        verb(outcome),
-        format_interval(d),
-        format_sig((d.high - d.low) / 2.0)
-    )
+    [Detail::Interval, Detail::P]
+        .into_iter()
+        .map(with)
+        .find(|s| s.split_whitespace().count() <= MOST_WORDS)
+        .unwrap_or_else(|| with(Detail::Count))
 }
 
 /// The summary's `answer`: the sentence, the verdict word, the figure and its half-width.
-pub(super) fn summary(verdict: &Verdict, top: u32) -> Json {
+pub(super) fn summary(verdict: &Verdict, controls: &[Positive], top: u32) -> Json {
     let d = verdict.difference();
     json!({
-        "sentence": sentence(verdict, top),
+        "sentence": sentence(verdict, controls, top),
         "verdict": verb(SeedVerdict::from(verdict.text.clone()).outcome),
         "magic_plain_minus_dbb_ns": d.map_or(Json::Null, estimate_json),
         "half_width_ns": d.map_or(Json::Null, |d| json!((d.high - d.low) / 2.0)),
@@ -68,6 +121,8 @@ pub(super) fn summary(verdict: &Verdict, top: u32) -> Json {
 
 #[cfg(test)]
 mod tests {
+    use super::super::positive::Synthetic;
+    use super::super::ring_test::ring_tests;
     use super::super::verdict::{Contender, Pair};
     use super::*;
     use crate::stats::Estimate;
@@ -100,16 +155,17 @@ mod tests {
     /// most 40 words even with failed controls and an unplaced level beside it.
     #[test]
     fn the_answer_is_one_sentence_of_at_most_forty_words() {
-        let holds = sentence(&verdict("holds here: …", 0, None), 512);
+        let holds = sentence(&verdict("holds here: …", 0, None), &[], 512);
         assert_eq!(
             holds,
             "Seed 004's argument holds: magic-plain − dbb table-miss cost 12.30 [10.10–14.50] \
              ns per lookup (95 %) after 512 pressure reads per node, resolved to ±2.200 ns."
         );
         let longest = [
-            sentence(&verdict("is not decided here: …", 3, Some("L3")), 512),
+            sentence(&verdict("is not decided here: …", 3, Some("L3")), &[], 512),
             sentence(
                 &verdict("is not shown at this resolution: …", 0, Some("L3")),
+                &[],
                 512,
             ),
         ];
@@ -123,11 +179,73 @@ mod tests {
             "{}",
             longest[0]
         );
-        let json = summary(&verdict("holds here: …", 0, None), 512);
+        let json = summary(&verdict("holds here: …", 0, None), &[], 512);
         assert_eq!(json["verdict"], "holds");
         assert!(
             (json["half_width_ns"].as_f64().unwrap() - 2.2).abs() < 1e-9,
             "{json}"
         );
+    }
+
+    /// A ring-judged control that failed: its 90 % interval and adjusted p in the answer,
+    /// only its p where an unplaced level and other failed controls leave no room, and only
+    /// its count where even that is past 40 words.
+    #[test]
+    fn a_failed_ring_control_is_read_in_the_answer() {
+        let spread: Vec<f64> = (0..10)
+            .map(|i| 1.2 + 0.3 * (i as f64 - 4.5) / 4.5)
+            .collect();
+        let test = ring_tests(&[(spread, 6.8)])[0];
+        assert!(test.failed);
+        let at_zero = Estimate {
+            value: 7.0,
+            low: 6.4,
+            high: 7.6,
+        };
+        let control = Positive {
+            label: "½ L2".into(),
+            kind: Synthetic::Other,
+            bytes: 362 << 10,
+            at_zero,
+            expected: 3.27,
+            expected_low: 3.0,
+            expected_high: 3.5,
+            reference: Reference::Ring {
+                ring: at_zero,
+                difference: test.interval(),
+                test,
+            },
+            resolved: true,
+            pass: false,
+            widest: None,
+            by_pressure: Vec::new(),
+        };
+        let mut failed = verdict("is not decided here: …", 1, None);
+        failed.failed_controls[0].0 = "½ L2".into();
+        let answer = sentence(&failed, std::slice::from_ref(&control), 512);
+        let interval = format!(
+            "(½ L2 control failed: 90 % [{}–{}] ns, {}).",
+            format_sig(test.low),
+            format_sig(test.high),
+            p_words(test.p)
+        );
+        assert!(answer.ends_with(&interval), "{answer}");
+        assert!(answer.split_whitespace().count() <= MOST_WORDS, "{answer}");
+        failed.unplaced = Some("L3".into());
+        let answer = sentence(&failed, std::slice::from_ref(&control), 512);
+        assert!(
+            answer.ends_with(&format!(
+                "(½ L2 control failed, {}; no L3 level characterised here).",
+                p_words(test.p)
+            )) || answer.ends_with("(1 control failed; no L3 level characterised here)."),
+            "{answer}"
+        );
+        assert!(answer.split_whitespace().count() <= MOST_WORDS, "{answer}");
+        failed
+            .failed_controls
+            .push(("mailbox".into(), "why".into()));
+        let answer = sentence(&failed, std::slice::from_ref(&control), 512);
+        assert!(answer.split_whitespace().count() <= MOST_WORDS, "{answer}");
+        assert!(answer.contains("2 controls failed") || answer.contains("1 other control"));
     }
 }

@@ -1,9 +1,10 @@
 //! E7's analysis, one module per sub-study, each owning its numbers, tables, plots, summary
 //! values and sentences: `chains` (the table-miss costs and the controls, `positive` the
-//! positive ones), `dose` (the dose–response), `reuse` (the walk's stack distances), `survival`
-//! (the survival fractions and their calibration), `pages` (the table-page split), `bracket`
-//! (the free-running design), `verdict` (seed 004's question, from the chains, the dose and the
-//! pages) and `answer` (the verdict in one sentence). [`analyse`] composes them in the
+//! positive ones, `ring_test` the rule that judges those beside a ring), `dose` (the
+//! dose–response), `reuse` (the walk's stack distances), `survival` (the survival fractions
+//! and their calibration), `pages` (the table-page split), `bracket` (the free-running
+//! design), `verdict` (seed 004's question, from the chains, the dose and the pages) and
+//! `answer` (the verdict in one sentence). [`analyse`] composes them in the
 //! report's order.
 
 pub(super) mod answer;
@@ -14,6 +15,7 @@ pub(super) mod estimator;
 pub(super) mod pages;
 pub(super) mod positive;
 pub(super) mod reuse;
+pub(super) mod ring_test;
 pub(super) mod survival;
 pub(super) mod unpressed;
 pub(super) mod verdict;
@@ -326,7 +328,10 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     ));
     summary.push(("order".into(), order_summary(m)));
     summary.extend(verdict.summary());
-    summary.push(("answer".into(), answer::summary(&verdict, top_reads)));
+    summary.push((
+        "answer".into(),
+        answer::summary(&verdict, &chains.positive, top_reads),
+    ));
     summary.push(("estimator".into(), estimators.summary(&verdict)));
     summary.push(("unpressed".into(), unpressed.summary()));
 

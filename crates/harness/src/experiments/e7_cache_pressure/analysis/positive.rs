@@ -1,8 +1,9 @@
 //! The positive controls: synthetic tables of known size read at random in the same chain,
 //! each judged at P = 0 against a ring of its size timed in the same process along the same
-//! walk (the memory-sized one against E6's memory latency); their table rows, summary values
-//! and sentences.
+//! walk (the memory-sized one against E6's memory latency), the ring-judged ones by the
+//! project's rule for controls (`ring_test`); their table rows, summary values and sentences.
 
+use super::ring_test::{process_means, ring_tests, widest_process, RingTest};
 use super::{cost, cost_rounds, estimate_json, yes_no};
 use crate::experiments::e7_cache_pressure::measure::{
     has_ring, ring_case, synthetic_case, Measurement, ONE_PAGE,
@@ -46,10 +47,13 @@ pub enum Reference {
     /// E6's latency at its size minus at 4 KiB, within the range E6's invocations span there.
     E6,
     /// A plain ring of its size timed in this process along the same walk: the ring's cost
-    /// (full ring − one-page ring) and the control's cost minus the ring's, paired per round.
+    /// (full ring − one-page ring), the control's cost minus the ring's paired per round (its
+    /// 95 % interval over rounds, recorded as before), and the test that judges it (per
+    /// process, a 90 % interval and a p-value: [`RingTest`]).
     Ring {
         ring: Estimate,
         difference: Estimate,
+        test: RingTest,
     },
 }
 
@@ -69,18 +73,35 @@ pub struct Positive {
     /// Whether its interval at P = 0 excludes 0; an unresolved control fails.
     pub resolved: bool,
     pub pass: bool,
-    /// Where it fails with its level inside the band: the invocation (from 0) whose rounds,
-    /// left out, narrow the judged interval most, and that interval without them (what drove
-    /// the width; the verdict stays undecided: this names the cause, it does not rescue it).
+    /// Where it fails by width (against E6: its level inside the band): the invocation (from
+    /// 0) whose rounds, left out, narrow the judged interval most, and that interval without
+    /// them (what drove the width; the verdict stays undecided: this names the cause, it does
+    /// not rescue it).
     pub widest: Option<(usize, Estimate)>,
     /// Its cost at every pressure (how the pressure itself changes what a miss costs).
     pub by_pressure: Vec<(u32, Estimate)>,
 }
 
 impl Positive {
-    /// Why it failed, for the verdict's "not decided" line: the level outside the band, or
-    /// the level inside and the interval too wide (and whose rounds made it so).
+    /// Why it failed, for the verdict's "not decided" line: against its ring, a bias or a
+    /// half-width beyond the threshold; against E6, the level outside the band, or the level
+    /// inside and the interval too wide; either way whose rounds widened it.
     pub(super) fn failure_words(&self) -> String {
+        if let Reference::Ring { test, .. } = &self.reference {
+            let cause = self.widest.map_or(String::new(), |(invocation, without)| {
+                format!(
+                    " (the invocation that widens it most is number {}: without it {} ns)",
+                    invocation + 1,
+                    format_interval(&without)
+                )
+            });
+            let unresolved = if self.resolved {
+                ""
+            } else {
+                "; its cost's interval includes 0"
+            };
+            return format!("{unresolved}{}", test.failure_words(&cause));
+        }
         match (self.resolved, self.level_inside()) {
             (false, false) => {
                 return "; its interval includes 0, its level outside that band".into()
@@ -99,17 +120,10 @@ impl Positive {
         format!("; its level is inside that band, its interval too wide{cause}")
     }
 
-    /// Whether its level (not its interval) lies in the band widened by the tolerance.
+    /// Whether its level (not its interval) lies in E6's band widened by the tolerance.
     fn level_inside(&self) -> bool {
-        match self.reference {
-            Reference::Ring { ring, difference } => {
-                difference.value.abs() <= POSITIVE_TOLERANCE * ring.value
-            }
-            Reference::E6 => {
-                self.at_zero.value >= self.expected_low * (1.0 - POSITIVE_TOLERANCE)
-                    && self.at_zero.value <= self.expected_high * (1.0 + POSITIVE_TOLERANCE)
-            }
-        }
+        self.at_zero.value >= self.expected_low * (1.0 - POSITIVE_TOLERANCE)
+            && self.at_zero.value <= self.expected_high * (1.0 + POSITIVE_TOLERANCE)
     }
 
     /// Its cost at `reads`, where measured.
@@ -134,11 +148,12 @@ impl Positive {
     fn expected_words(&self) -> String {
         let tolerance = POSITIVE_TOLERANCE * 100.0;
         match self.reference {
-            Reference::Ring { ring, difference } => format!(
-                "the ring of its size in this process {} ns ± {tolerance:.0} % (difference {} \
-                 ns; E6 {})",
+            Reference::Ring { ring, test, .. } => format!(
+                "the ring of its size in this process {} ns (difference {}; a 90 % half-width \
+                 within ±{} ns, {tolerance:.0} % of the ring's cost; E6 {})",
                 format_interval(&ring),
-                format_interval(&difference),
+                test.reading(),
+                format_sig(test.threshold),
                 self.e6_words()
             ),
             Reference::E6 => format!(
@@ -175,18 +190,24 @@ impl Positive {
 
     /// Its entry in the summary's `positive_controls`.
     pub(super) fn json(&self) -> Json {
-        let (against, ring, difference) = match &self.reference {
-            Reference::Ring { ring, difference } => (
+        let (against, ring, difference, test) = match &self.reference {
+            Reference::Ring {
+                ring,
+                difference,
+                test,
+            } => (
                 "in-process ring",
                 estimate_json(ring),
                 estimate_json(difference),
+                test.json(),
             ),
-            Reference::E6 => ("E6", Json::Null, Json::Null),
+            Reference::E6 => ("E6", Json::Null, Json::Null, Json::Null),
         };
         json!({"label": self.label, "bytes": self.bytes, "ns": self.at_zero.value,
                "low": self.at_zero.low, "high": self.at_zero.high, "expected_ns": self.expected,
                "expected_low_ns": self.expected_low, "expected_high_ns": self.expected_high,
                "judged_against": against, "ring": ring, "ring_difference": difference,
+               "ring_test": test,
                "resolved": self.resolved, "pass": self.pass,
                "by_pressure": self.by_pressure.iter().map(|(r, e)| {
                    let mut v = estimate_json(e);
@@ -199,12 +220,17 @@ impl Positive {
     pub(super) fn sentence(&self) -> String {
         let size = format!("{} ({})", rounded_bytes(self.bytes as f64), self.label);
         let against = match self.reference {
-            Reference::Ring { ring, difference } => format!(
+            Reference::Ring { ring, test, .. } => format!(
                 "a plain ring of its size timed in this process along the same walk {} ns, \
-                 the difference {} ns (E6's curve, from another process with nothing beside \
-                 it, says {} ns)",
+                 the difference (Yuen's trimmed mean over {} processes) {} (Holm-adjusted; raw \
+                 {}), a bias to exclude ±{} ns ({:.0} % of the ring's cost; E6's curve, from \
+                 another process with nothing beside it, says {} ns)",
                 format_interval(&ring),
-                format_interval(&difference),
+                test.processes,
+                test.reading(),
+                super::ring_test::p_words(test.p_raw),
+                format_sig(test.threshold),
+                POSITIVE_TOLERANCE * 100.0,
                 self.e6_words()
             ),
             Reference::E6 => format!(
@@ -217,6 +243,11 @@ impl Positive {
         let measured = format!("{} ns per read at P = 0", format_interval(&self.at_zero));
         if self.pass {
             format!("The positive control at {size} passes: {measured}; {against}.")
+        } else if matches!(self.reference, Reference::Ring { .. }) {
+            format!(
+                "**THE POSITIVE CONTROL AT {size} FAILS: {measured}; {against}{}.**",
+                self.failure_words()
+            )
         } else {
             format!(
                 "**THE POSITIVE CONTROL AT {size} FAILS: {measured}; {against}; ±{:.0} % \
@@ -250,53 +281,92 @@ fn ring_reference(m: &Measurement, label: &str) -> Option<(Estimate, Estimate, V
 }
 
 /// The positive controls: every synthetic table but the one-page one, each against the ring
-/// beside it where one was timed, else E6's latency.
+/// beside it where one was timed (those tested together, Holm's correction over them), else
+/// E6's latency.
 pub(super) fn positive(m: &Measurement) -> Vec<Positive> {
-    m.synthetic
+    type Ringed = Option<(Estimate, Estimate, Vec<f64>)>;
+    let candidates: Vec<(&str, usize, Estimate, Ringed)> = m
+        .synthetic
         .iter()
         .filter(|(label, _)| label != ONE_PAGE)
         .filter_map(|(label, bytes)| {
-            let case = synthetic_case(label);
-            let l1 = m.levels.latency_at(HOT_MASK + 1);
-            let expected = m.levels.latency_at(*bytes) - l1;
-            let (low, high) = m.levels.latency_range_at(*bytes);
-            let (expected_low, expected_high) = (low - l1, high - l1);
-            let at_zero = cost(m, 0, &case)?;
-            let (reference, (resolved, pass), judged) = match ring_reference(m, label) {
-                Some((ring, difference, rounds)) => (
-                    Reference::Ring { ring, difference },
-                    ring_passes(&at_zero, &ring, &difference),
-                    Some((rounds, difference)),
-                ),
-                None => (
-                    Reference::E6,
-                    positive_passes(&at_zero, expected_low, expected_high),
-                    cost_rounds(m, 0, &case).map(|rounds| (rounds, at_zero)),
-                ),
-            };
-            let widest = judged
-                .filter(|_| !pass)
-                .and_then(|(rounds, e)| widest_invocation(&rounds, m.invocations, e.high - e.low));
-            Some(Positive {
-                widest,
-                label: label.clone(),
-                kind: Synthetic::of(label, m),
-                bytes: *bytes,
-                at_zero,
-                expected,
-                expected_low,
-                expected_high,
-                reference,
-                resolved,
-                pass,
-                by_pressure: m
-                    .pressure_reads
-                    .iter()
-                    .filter_map(|&r| cost(m, r, &case).map(|e| (r, e)))
-                    .collect(),
-            })
+            let at_zero = cost(m, 0, &synthetic_case(label))?;
+            Some((label.as_str(), *bytes, at_zero, ring_reference(m, label)))
+        })
+        .collect();
+    let family: Vec<(Vec<f64>, f64)> = candidates
+        .iter()
+        .filter_map(|(_, _, _, ringed)| ringed.as_ref())
+        .map(|(ring, _, rounds)| (process_means(rounds, m.invocations), ring.value))
+        .collect();
+    let mut tests = ring_tests(&family).into_iter();
+    candidates
+        .into_iter()
+        .map(|(label, bytes, at_zero, ringed)| {
+            let judged = ringed.and_then(|(ring, difference, rounds)| {
+                let test = tests.next()?;
+                Some((ring, difference, rounds, test))
+            });
+            control(m, label, bytes, at_zero, judged)
         })
         .collect()
+}
+
+/// The control labelled `label`: against its ring and that ring's test where given, else E6.
+fn control(
+    m: &Measurement,
+    label: &str,
+    bytes: usize,
+    at_zero: Estimate,
+    ringed: Option<(Estimate, Estimate, Vec<f64>, RingTest)>,
+) -> Positive {
+    let case = synthetic_case(label);
+    let l1 = m.levels.latency_at(HOT_MASK + 1);
+    let expected = m.levels.latency_at(bytes) - l1;
+    let (low, high) = m.levels.latency_range_at(bytes);
+    let (expected_low, expected_high) = (low - l1, high - l1);
+    let (reference, (resolved, pass), widest) = match ringed {
+        Some((ring, difference, rounds, test)) => {
+            // What widened it, where the width failed it (the bias needs no cause).
+            let widest = test
+                .too_wide()
+                .then(|| widest_process(&process_means(&rounds, m.invocations), test.half_width))
+                .flatten();
+            let reference = Reference::Ring {
+                ring,
+                difference,
+                test,
+            };
+            (reference, ring_passes(&at_zero, &test), widest)
+        }
+        None => {
+            let judged = positive_passes(&at_zero, expected_low, expected_high);
+            let widest = cost_rounds(m, 0, &case)
+                .filter(|_| !judged.1)
+                .and_then(|rounds| {
+                    widest_invocation(&rounds, m.invocations, at_zero.high - at_zero.low)
+                });
+            (Reference::E6, judged, widest)
+        }
+    };
+    Positive {
+        widest,
+        label: label.to_string(),
+        kind: Synthetic::of(label, m),
+        bytes,
+        at_zero,
+        expected,
+        expected_low,
+        expected_high,
+        reference,
+        resolved,
+        pass,
+        by_pressure: m
+            .pressure_reads
+            .iter()
+            .filter_map(|&r| cost(m, r, &case).map(|e| (r, e)))
+            .collect(),
+    }
 }
 
 /// The invocation whose rounds, left out, narrow the interval of `rounds` (k invocations'
@@ -339,19 +409,13 @@ pub(super) fn positive_passes(
     (resolved, pass)
 }
 
-/// The same against the ring beside it: resolved, and the whole 95 % interval of the control's
-/// cost minus the ring's, paired per round, within ± the tolerance of the ring's cost (an
-/// equivalence test on the paired difference: what the process's cache share does to both
-/// leaves it, and only the chain's own error is judged).
-pub(super) fn ring_passes(
-    at_zero: &Estimate,
-    ring: &Estimate,
-    difference: &Estimate,
-) -> (bool, bool) {
+/// The same against the ring beside it: resolved, and its test against the ring passed (no
+/// bias at an adjusted p < 0.05, a 90 % half-width within the tolerance of the ring's cost:
+/// [`RingTest`]). The paired difference leaves what the process's cache share does to both,
+/// and only the chain's own error is judged.
+pub(super) fn ring_passes(at_zero: &Estimate, test: &RingTest) -> (bool, bool) {
     let resolved = at_zero.low > 0.0;
-    let margin = POSITIVE_TOLERANCE * ring.value;
-    let pass = resolved && margin > 0.0 && difference.low >= -margin && difference.high <= margin;
-    (resolved, pass)
+    (resolved, resolved && !test.failed)
 }
 
 #[cfg(test)]
@@ -406,46 +470,107 @@ mod tests {
         );
     }
 
-    /// Against the ring beside it the control is judged on the paired difference: the Zen 4's
-    /// ½ L2 invocation that read 7.0 ns against E6's 3.3 passes where the ring in its process
-    /// read 6.8, and fails where the difference's interval reaches beyond ±25 % of the ring's.
+    /// Ten processes' mean differences (control − ring) around `centre`, ± `spread`.
+    fn spread(centre: f64, spread: f64) -> Vec<f64> {
+        (0..10)
+            .map(|i| centre + spread * (i as f64 - 4.5) / 4.5)
+            .collect()
+    }
+
+    /// Against the ring beside it the control is judged on the paired difference by the
+    /// project's rule (a ring of 6.8 ns: a bias to exclude ±1.7 ns): the Zen 4's ½ L2
+    /// invocation that read 7.0 ns against E6's 3.3 passes where the ring in its process read
+    /// 6.8 and the difference is narrow around 0; a narrow difference 1.2 ns off 0 fails by
+    /// bias, a wide one around 0 by width; an unresolved control fails whatever the ring.
     #[test]
     fn a_control_beside_its_ring_is_judged_on_the_paired_difference() {
         let at_zero = estimate(7.0, 6.4, 7.6);
         assert_eq!(positive_passes(&at_zero, 3.0, 3.5), (true, false));
         let ring = estimate(6.8, 6.2, 7.4);
+        let tests = ring_tests(&[
+            (spread(0.02, 0.3), ring.value),
+            (spread(1.2, 0.3), ring.value),
+            (spread(0.05, 8.0), ring.value),
+        ]);
+        let [narrow, biased, wide] = [tests[0], tests[1], tests[2]];
+        assert_eq!(ring_passes(&at_zero, &narrow), (true, true));
+        assert_eq!(ring_passes(&at_zero, &biased), (true, false), "a bias");
+        assert_eq!(ring_passes(&at_zero, &wide), (true, false), "too wide");
         assert_eq!(
-            ring_passes(&at_zero, &ring, &estimate(0.2, -0.3, 0.7)),
-            (true, true)
-        );
-        assert_eq!(
-            ring_passes(&at_zero, &ring, &estimate(1.2, 0.4, 2.0)),
-            (true, false),
-            "beyond 25 % of 6.8 ns"
-        );
-        assert_eq!(
-            ring_passes(&estimate(0.5, -0.1, 1.1), &ring, &estimate(0.0, -0.1, 0.1)),
+            ring_passes(&estimate(0.5, -0.1, 1.1), &narrow),
             (false, false),
             "an unresolved control fails whatever the ring"
         );
-        let mut beside = control(at_zero, None);
-        beside.reference = Reference::Ring {
-            ring,
-            difference: estimate(1.2, 0.4, 2.0),
+        let beside = |test: RingTest, widest| {
+            let mut c = control(at_zero, widest);
+            c.reference = Reference::Ring {
+                ring,
+                difference: estimate(test.value, test.low, test.high),
+                test,
+            };
+            (c.resolved, c.pass) = ring_passes(&at_zero, &test);
+            c
         };
-        assert_eq!(
-            beside.failure_words(),
-            "; its level is inside that band, its interval too wide"
+        let biased = beside(biased, None);
+        assert!(!biased.pass);
+        assert!(
+            biased
+                .failure_words()
+                .starts_with("; it differs from its ring (adjusted p"),
+            "{}",
+            biased.failure_words()
         );
         assert!(
-            beside.failed_words().starts_with(
+            biased.failed_words().starts_with(&format!(
                 "7.000 [6.400–7.600] ns against the ring of its size in this process 6.800 \
-                 [6.200–7.400] ns ± 25 % (difference 1.200 [0.400–2.000] ns; E6 3.270"
-            ),
+                 [6.200–7.400] ns (difference {} [{}–{}] ns (90 %), p ",
+                format_sig(test_of(&biased).value),
+                format_sig(test_of(&biased).low),
+                format_sig(test_of(&biased).high),
+            )),
             "{}",
-            beside.failed_words()
+            biased.failed_words()
         );
-        assert_eq!(beside.json()["judged_against"], "in-process ring");
+        assert!(
+            biased.sentence().contains("(90 %), p "),
+            "{}",
+            biased.sentence()
+        );
+        let wide = beside(wide, Some((1, estimate(0.1, -0.2, 0.4))));
+        assert_eq!(
+            wide.failure_words(),
+            format!(
+                "; its 90 % half-width ±{} ns exceeds ±1.700 ns, so it cannot exclude a bias \
+                 that large (the invocation that widens it most is number 2: without it 0.100 \
+                 [-0.200–0.400] ns)",
+                format_sig(test_of(&wide).half_width)
+            )
+        );
+        let narrow = beside(narrow, None);
+        assert!(narrow.pass && narrow.failure_words().is_empty());
+        assert!(narrow.sentence().starts_with("The positive control at"));
+        let json = narrow.json();
+        assert_eq!(json["judged_against"], "in-process ring");
+        assert_eq!(json["ring_test"]["failed"], false);
+        assert_eq!(json["ring_test"]["interval"], 0.90);
+        for key in [
+            "value",
+            "low",
+            "high",
+            "p",
+            "p_raw",
+            "half_width",
+            "threshold",
+        ] {
+            assert!(json["ring_test"][key].is_number(), "{key}: {json}");
+        }
+    }
+
+    fn test_of(p: &Positive) -> RingTest {
+        match p.reference {
+            Reference::Ring { test, .. } => test,
+            Reference::E6 => panic!("judged against E6"),
+        }
     }
 
     /// A positive control passes only where its interval excludes 0 and lies inside the band
