@@ -3,6 +3,7 @@
 
 use super::measure::{Entry, LookupInput, Measurement, Pair};
 use super::readings::{ratio90, Figure, Ratio90};
+use super::summary::{beside_edges, ratio_edges};
 use crate::answers::{test_controls, ControlEstimate, ControlTest, Reading};
 use crate::experiments::blocks;
 use crate::experiments::e11_search::TablePages;
@@ -80,6 +81,12 @@ pub(super) struct Compared {
     /// The pages the variant side's tables were on in that phase ([`Measurement::pages_in`]):
     /// 4 KiB for the control family in both phases, although it is timed in the 2 MiB one.
     pub lookup_pages: TablePages,
+    /// For a page pair, per cost: the drift between the two phases within a process, later
+    /// phase over earlier (`readings::page_ratio90`); empty for a variant pair.
+    pub drift: Vec<(Cost, Option<Ratio90>)>,
+    /// For a page pair: whether its tables were on 4 KiB pages in every process's 4 KiB phase
+    /// (split back after the 2 MiB phase where that ran first). `None`: not known.
+    pub small_as_asked: Option<bool>,
 }
 
 impl Compared {
@@ -91,6 +98,11 @@ impl Compared {
 impl Compared {
     pub fn cost(&self, cost: Cost) -> Option<Ratio90> {
         self.costs.iter().find(|c| c.0 == cost).and_then(|c| c.1)
+    }
+
+    /// A page pair's drift between the phases in `cost` (later over earlier).
+    pub fn drift(&self, cost: Cost) -> Option<Ratio90> {
+        self.drift.iter().find(|c| c.0 == cost).and_then(|c| c.1)
     }
 }
 
@@ -180,6 +192,9 @@ impl Numbers {
                         .into(),
                 ),
                 None => Some("where its tables landed is not known".into()),
+                Some(true) if pair.small_as_asked == Some(false) => Some(
+                    "its tables were not back on 4 KiB pages in some process's 4 KiB phase".into(),
+                ),
                 Some(true) => self.phase_order_failure(cost),
             };
         }
@@ -203,8 +218,19 @@ impl Numbers {
                 cost.label(),
                 p.variant
             )),
-            Some(test) => test.why(),
+            Some(test) => test.why().map(|why| {
+                let figure = p.cost(cost).map_or(String::new(), |r| {
+                    format!(" (the control ×{})", precise_text(&r, 3, self.threshold))
+                });
+                format!("{why}{figure}")
+            }),
         })
+    }
+
+    /// The phase order's control of `cost` (the first base whose tables did not move) with
+    /// its drift between the phases, later over earlier.
+    pub fn phase_drift(&self, cost: Cost) -> Option<(&Compared, Ratio90)> {
+        self.unmoved().find_map(|p| p.drift(cost).map(|d| (p, d)))
     }
 
     /// A pair's reading of `cost` (`None` where it has no estimate).
@@ -222,7 +248,11 @@ pub(super) struct Analysis {
 
 pub(super) fn analyse(m: &Measurement) -> Analysis {
     let mut pairs: Vec<Compared> = m.pairs.iter().map(|p| variant_pair(m, p)).collect();
-    pairs.extend(m.bases().into_iter().map(|b| page_pair(m, b)));
+    pairs.extend(
+        m.bases()
+            .into_iter()
+            .map(|b| super::page_pairs::page_pair(m, b)),
+    );
     let controls = match m.twin {
         Some(twin) => compare_entries(m, TablePages::Huge, (twin, true), (twin, false)),
         None => Cost::ALL.iter().map(|&c| (c, None)).collect(),
@@ -360,7 +390,7 @@ fn compare_across(
 /// A series split into its `k` processes' rounds; `None` when it does not split evenly (a
 /// round that failed somewhere), since pooling the rounds as one process would take them for
 /// independent units and pair them across processes.
-fn per_process(samples: &[f64], k: usize) -> Option<Vec<Vec<f64>>> {
+pub(super) fn per_process(samples: &[f64], k: usize) -> Option<Vec<Vec<f64>>> {
     let split = blocks(samples, k);
     (k <= 1 || split.len() == k).then_some(split)
 }
@@ -429,28 +459,8 @@ fn variant_pair(m: &Measurement, pair: &Pair) -> Compared {
         pages_as_asked: pages_agree,
         phase: pages,
         lookup_pages: m.pages_in(pair.variant, pages),
-    }
-}
-
-fn page_pair(m: &Measurement, base: &'static str) -> Compared {
-    let a = (TablePages::Huge, (base, false));
-    let b = (TablePages::Small, (base, false));
-    let bytes = m
-        .pairs
-        .iter()
-        .find(|p| p.base == base)
-        .map_or(0, |p| p.table_bytes[0]);
-    Compared {
-        base: base.to_string(),
-        variant: format!("{base}@2m"),
-        factor: LayoutFactor::Pages,
-        change: "tables on 2 MiB pages against 4 KiB pages".to_string(),
-        table_bytes: [bytes, bytes],
-        costs: compare_across(m, a, b),
-        lookup_by_mode: lookup_by_mode(m, a, b),
-        pages_as_asked: m.collapsed(base),
-        phase: TablePages::Huge,
-        lookup_pages: m.pages_in(base, TablePages::Huge),
+        drift: Vec::new(),
+        small_as_asked: None,
     }
 }
 
@@ -494,30 +504,43 @@ fn pareto_set(m: &Measurement, base: &'static str, cost: Cost) -> Vec<String> {
         .collect()
 }
 
-/// `×1.23 (1.20–1.26, slower)`: the ratio, its 90 % interval and the reading's words.
-pub(super) fn ratio_text(r: Option<Ratio90>, reading: Option<Reading>) -> String {
+/// `×1.23 (1.20–1.26, slower)`: the ratio, its 90 % interval and the reading's words; a
+/// bound that would print as a reading edge does gets the digits that tell it from the edge
+/// (`×0.99 (0.9706–1.01, not resolved)`: [`beside_edges`]).
+pub(super) fn ratio_text(r: Option<Ratio90>, reading: Option<Reading>, threshold: f64) -> String {
     match (r, reading) {
         (Some(r), Some(reading)) => {
             format!(
                 "×{:.2} ({}, {})",
                 r.ratio(),
-                bounds_text(&r, 2),
+                bounds_text(&r, 2, threshold),
                 reading.words()
             )
         }
-        (Some(r), None) => interval_text(&r),
+        (Some(r), None) => format!("×{:.2} ({})", r.ratio(), bounds_text(&r, 2, threshold)),
         (None, _) => "—".to_string(),
     }
 }
 
-/// `×1.23 (1.20–1.26)`.
-pub(super) fn interval_text(r: &Ratio90) -> String {
-    format!("×{:.2} ({})", r.ratio(), bounds_text(r, 2))
+/// `0.922 [0.887–0.960]`: the ratio to `decimals` places, its bounds as [`bounds_text`].
+pub(super) fn precise_text(r: &Ratio90, decimals: usize, threshold: f64) -> String {
+    format!(
+        "{:.*} [{}]",
+        decimals,
+        r.ratio(),
+        bounds_text(r, decimals, threshold)
+    )
 }
 
-/// `1.20–1.26` to `decimals` places.
-pub(super) fn bounds_text(r: &Ratio90, decimals: usize) -> String {
-    format!("{:.*}–{:.*}", decimals, r.low(), decimals, r.high())
+/// `1.20–1.26` to `decimals` places, each bound to more where it would print as one of the
+/// reading edges 1 / (1 + T) and 1 + T does.
+pub(super) fn bounds_text(r: &Ratio90, decimals: usize, threshold: f64) -> String {
+    let edges = ratio_edges(threshold);
+    format!(
+        "{}–{}",
+        beside_edges(r.low(), decimals, &edges),
+        beside_edges(r.high(), decimals, &edges)
+    )
 }
 
 /// A 90 % half-width on the log scale as a percentage (`±2.1 %`).
@@ -525,8 +548,15 @@ pub(super) fn half_width_text(r: &Ratio90) -> String {
     format!("±{:.1} %", r.half_width() * 100.0)
 }
 
+/// A control's half-width as [`half_width_text`], to more places where it would print as the
+/// width's limit ln(1 + T) does (`±2.96 %` against ±2.95588 %).
+pub(super) fn control_width_text(r: &Ratio90, threshold: f64) -> String {
+    let limit = [(1.0 + threshold).ln() * 100.0];
+    format!("±{} %", beside_edges(r.half_width() * 100.0, 1, &limit))
+}
+
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::measure::LookupRow;
     use super::*;
     use crate::bench::TablePlacement;
@@ -569,7 +599,7 @@ mod tests {
     /// Three families: `bonanza` (the phase order's control, kept on 4 KiB pages in both
     /// phases), `dbb` (moved onto 2 MiB pages alike) and `magic` (its variant kept a different
     /// share there, so its lookups are read from the 4 KiB phase).
-    fn measured() -> Measurement {
+    pub(in super::super) fn measured() -> Measurement {
         let sampling = SampleConfig {
             warmup: Duration::ZERO,
             samples: 2,
@@ -627,6 +657,7 @@ mod tests {
             search: Vec::new(),
             placements,
             orders: Vec::new(),
+            phase_orders: Vec::new(),
             errors: Vec::new(),
             invocations: 3,
         }

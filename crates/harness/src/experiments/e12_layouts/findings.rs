@@ -1,10 +1,13 @@
 //! E12's answer, method and findings paragraphs, and the pre-set rule that names the layout
 //! factor that matters most on this CPU.
 
-use super::analysis::{bounds_text, half_width_text, ratio_text, Compared, Cost, Numbers};
+use super::analysis::{
+    control_width_text, half_width_text, precise_text, ratio_text, Compared, Cost, Numbers,
+};
 use super::measure::Measurement;
+use super::phases::PhaseOrder;
 use super::readings::Ratio90;
-use super::summary::{search_headline, SearchFigure, SECONDARY};
+use super::summary::{edge_text, search_headline, SearchFigure, SECONDARY};
 use crate::answers::Reading;
 use crate::experiments::and_list;
 use crate::experiments::claims::percent;
@@ -31,13 +34,16 @@ pub(super) fn method(m: &Measurement) -> String {
         .map_or("no backend".to_string(), |t| format!("`{t}`"));
     let control = format!("`{}`", super::measure::PHASE_CONTROL_FAMILY);
     format!(
-        "E12 holds the algorithm fixed and changes one table-layout factor: {}. Every \
-         process measures everything, first with every table on 4 KiB pages, then \
-         after asking for every table but the control family's ({control}'s, kept on 4 KiB \
-         pages) to be collapsed onto 2 MiB pages (which cannot be undone in a process; the \
-         tables live in kiki's table arena of whole 2 MiB pages, a family's in chunks of its \
-         own, so a small table moves with the pages around it and no other family's; the \
-         entries table says where each landed, as the kernel's page scan reads it). Lookups and chains time every backend \
+        "E12 holds the algorithm fixed and changes one table-layout factor: {} (table bytes: \
+         every table a backend owns, as `kiki backends` prints them; the entries table's page \
+         column counts the attack tables alone, those in the table arena that move between \
+         the pages, not the per-square masks and step tables). Every process measures \
+         everything in two phases, one with every table on 4 KiB pages, one after asking for \
+         every table but the control family's ({control}'s, kept on 4 KiB pages) to be \
+         collapsed onto 2 MiB pages (the tables live in kiki's table arena of whole 2 MiB \
+         pages, a family's in chunks of its own, so a small table moves with the pages around \
+         it and no other family's; the entries table says where each landed, as the kernel's \
+         page scan reads it); {}. Lookups and chains time every backend \
          in both phases, the search only the bases on 4 KiB pages. Three costs per backend: \
          lookups as E1 times them ({} inputs cycled, every slider kind mixed, each family — a \
          base, its variants and the A/A twin — interleaved round by round, so that a base and \
@@ -56,12 +62,18 @@ pub(super) fn method(m: &Measurement) -> String {
          backend's fingerprints checked against the first's). A ratio is variant over base \
          (below 1: the variant is faster). Page pairs (`BASE@2m`) compare a base on 2 MiB \
          pages with itself on 4 KiB pages, round by round across the two phases of one \
-         process: the 4 KiB phase always runs first, so drift within a process is not \
-         randomised for them; a page pair is read only where its base's tables moved and \
+         process, and pool the processes as a two-period crossover with the phase order as \
+         its block: the page effect is the mean of the two orders' mean log-ratios, the drift \
+         between the phases (later over earlier) half their difference, each interval from \
+         the pooled within-order variance, so that a drift linear in time within a process \
+         cancels (where one order ran alone, the processes are pooled as one group and the \
+         drift stays in); a page pair is read only where its base's tables moved (and were \
+         back on 4 KiB pages in every 4 KiB phase) and \
          every base whose tables did not move (the phase order's control: {control}, kept on \
          4 KiB pages in both phases by design, its own page pair a null contrast) passes its \
          test between the phases; the chains walk the same window of nodes in both \
-         phases, and a page pair's search pairs each invocation's first rounds. The A/A \
+         phases, and a page pair's search pairs the earlier phase's last rounds with the \
+         later phase's first, as close in time in either order. The A/A \
          control times {twin} (the base with the largest tables) twice in every cell, as if \
          it were its own variant. Every control (the A/A per cost, the phase order's per \
          cost) is tested for a ratio other than 1: a two-sided t-test of its log-ratio, Holm's \
@@ -76,6 +88,7 @@ pub(super) fn method(m: &Measurement) -> String {
          layout variant's reading there, since a layout that moves lookups need not move the \
          search; the factor lookups name follows as the secondary figure. {}",
         and_list(&pairs),
+        orders_text(m),
         m.lookups,
         m.sampling.samples,
         m.mode_rounds,
@@ -91,6 +104,35 @@ pub(super) fn method(m: &Measurement) -> String {
     )
 }
 
+/// Which processes ran which page phase first, and how the 2 MiB phase is undone where it
+/// ran first.
+fn orders_text(m: &Measurement) -> String {
+    let orders = m.process_orders();
+    let numbered = |order: PhaseOrder| -> Vec<String> {
+        (1..=orders.len())
+            .filter(|&i| orders[i - 1] == order)
+            .map(|i| i.to_string())
+            .collect()
+    };
+    let (small, huge) = (
+        numbered(PhaseOrder::SmallFirst),
+        numbered(PhaseOrder::HugeFirst),
+    );
+    if huge.is_empty() {
+        return "every process ran the 4 KiB phase first (a collapse was not undone then)"
+            .to_string();
+    }
+    format!(
+        "the order alternates by process, recorded per process in the summary's \
+         `controls.phase_orders`: process {} ran the 4 KiB phase first, process {} the 2 MiB \
+         phase first, its collapsed tables then split back onto 4 KiB mappings (a mapping \
+         boundary made and unmade inside each 2 MiB page, `MADV_NOHUGEPAGE` against a new \
+         collapse; the memory stays physically contiguous)",
+        and_list(&small),
+        and_list(&huge)
+    )
+}
+
 /// How a ratio, its interval and its reading come from the rounds: one figure per process,
 /// then the processes (with one process, its rounds).
 fn claims(threshold: f64, processes: usize, search: usize) -> String {
@@ -98,11 +140,14 @@ fn claims(threshold: f64, processes: usize, search: usize) -> String {
     let edge = format!("ln {}", 1.0 + threshold);
     let reading = format!(
         "A pair reads from its two-sided 90 % interval [L, U] of ln(variant / base) against \
-         ±ln(1 + {t} %): faster where U < −{edge} (the ratio's upper bound below {:.3}), slower \
-         where L > {edge}, level where both lie strictly inside, not resolved where the \
-         interval reaches across a bound, withheld where a control it is gated on failed; the \
-         interval's own width vetoes nothing.",
-        1.0 / (1.0 + threshold)
+         ±ln(1 + {t} %): faster where U < −{edge} (the ratio's upper bound below {}), slower \
+         where L > {edge} (its lower bound above {}), level where both lie strictly inside, \
+         not resolved where the interval reaches across a bound, withheld where a control it \
+         is gated on failed; the interval's own width vetoes nothing. A bound that would \
+         print as an edge does at two places is printed to as many more as tell the two \
+         apart.",
+        edge_text(1.0 / (1.0 + threshold)),
+        edge_text(1.0 + threshold)
     );
     if processes < 2 {
         return format!(
@@ -159,12 +204,17 @@ pub(super) fn paragraph(m: &Measurement, numbers: &Numbers) -> String {
     if !m.skipped.is_empty() {
         out.push(format!("Not measured: {}.", m.skipped.join("; ")));
     }
+    out.extend(drift_sentence(m, numbers));
     out.push(controls_sentence(m, numbers));
     for pair in &numbers.pairs {
         let costs: Vec<String> = Cost::ALL
             .iter()
             .map(|&cost| {
-                let text = ratio_text(pair.cost(cost), numbers.reading(pair, cost));
+                let text = ratio_text(
+                    pair.cost(cost),
+                    numbers.reading(pair, cost),
+                    numbers.threshold,
+                );
                 match (pair.cost(cost), numbers.withheld(pair, cost)) {
                     (Some(_), Some(why)) => format!("{} {text}: {why}", cost.words()),
                     (Some(c), None) => {
@@ -205,6 +255,55 @@ pub(super) fn paragraph(m: &Measurement, numbers: &Numbers) -> String {
     out.join(" ")
 }
 
+/// The drift between the page phases as the phase order's control reads it, per cost with its
+/// interval, and what it gates; `None` where no base stayed on 4 KiB pages.
+fn drift_sentence(m: &Measurement, numbers: &Numbers) -> Option<String> {
+    let threshold = numbers.threshold;
+    let mut control = None;
+    let figures: Vec<String> = Cost::ALL
+        .iter()
+        .filter_map(|&cost| {
+            let (pair, drift) = numbers.phase_drift(cost)?;
+            control = Some(pair.variant.clone());
+            let change = (drift.ratio() - 1.0) * 100.0;
+            Some(format!(
+                "{} ×{} ({change:+.1} %)",
+                cost.words(),
+                precise_text(&drift, 3, threshold)
+            ))
+        })
+        .collect();
+    let control = control?;
+    let orders = m.process_orders();
+    let both = orders.contains(&PhaseOrder::SmallFirst) && orders.contains(&PhaseOrder::HugeFirst);
+    let cancel = if both {
+        "the processes alternate the phase order, so a drift linear in time cancels in the \
+         page pairs' estimates and the control tests what is left"
+    } else {
+        "every process ran the phases in one order, so this drift is in every page pair's \
+         estimate as if it were a page effect"
+    };
+    let withheld: Vec<String> = Cost::ALL
+        .iter()
+        .filter(|&&c| numbers.phase_control(c) == Some(false))
+        .map(|c| c.words().to_string())
+        .collect();
+    let gated = if withheld.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; the page pairs are withheld in {} (the control failed there)",
+            and_list(&withheld)
+        )
+    };
+    Some(format!(
+        "Drift between the page phases, later phase over earlier, read on the phase order's \
+         control (`{control}`, whose tables stay on 4 KiB pages in both phases; 90 %): {} — \
+         {cancel}{gated}.",
+        and_list(&figures)
+    ))
+}
+
 /// Every control with its figure, half-width and adjusted p, and what a failed one withholds.
 fn controls_sentence(m: &Measurement, numbers: &Numbers) -> String {
     let Some(twin) = m.twin else {
@@ -227,10 +326,9 @@ fn controls_sentence(m: &Measurement, numbers: &Numbers) -> String {
         .map(|row| {
             let figure = ratio_of(row.cost, &row.phase_pair).map_or("—".to_string(), |r| {
                 format!(
-                    "×{:.3} ({}, {})",
-                    r.ratio(),
-                    bounds_text(&r, 3),
-                    half_width_text(&r)
+                    "×{} ({})",
+                    precise_text(&r, 3, numbers.threshold),
+                    control_width_text(&r, numbers.threshold)
                 )
             });
             let verdict = if row.test.failed { "failed" } else { "passed" };
@@ -254,9 +352,10 @@ fn controls_sentence(m: &Measurement, numbers: &Numbers) -> String {
     let mut text = format!(
         "The controls (`{twin}`'s A/A twin and the phase-order control, {} in all, Holm's \
          correction over them; a control fails at adjusted p < 0.05 or a 90 % half-width beyond \
-         ±{} %): {}.",
+         ln(1 + {} %) = ±{} %): {}.",
         numbers.tests.len(),
         percent(numbers.threshold),
+        edge_text((1.0 + numbers.threshold).ln() * 100.0),
         and_list(&parts)
     );
     if !missing.is_empty() {
@@ -287,7 +386,11 @@ fn secondary(numbers: &Numbers) -> String {
             pair.factor.name(),
             pair.variant,
             pair.base,
-            ratio_text(Some(c), numbers.reading(pair, Cost::Search)),
+            ratio_text(
+                Some(c),
+                numbers.reading(pair, Cost::Search),
+                numbers.threshold
+            ),
             level_variants(numbers, Cost::Search)
         );
     }
@@ -300,7 +403,11 @@ fn secondary(numbers: &Numbers) -> String {
             pair.factor.name(),
             pair.variant,
             pair.base,
-            ratio_text(Some(c), numbers.reading(pair, Cost::Lookup)),
+            ratio_text(
+                Some(c),
+                numbers.reading(pair, Cost::Lookup),
+                numbers.threshold
+            ),
             level_variants(numbers, Cost::Lookup)
         );
     }
@@ -391,6 +498,8 @@ mod tests {
             pages_as_asked: Some(true),
             phase: TablePages::Huge,
             lookup_pages: TablePages::Huge,
+            drift: Vec::new(),
+            small_as_asked: None,
         }
     }
 
@@ -446,11 +555,11 @@ mod tests {
         );
         assert_eq!(
             answer,
-            "Search ns/node, variant/base (90 %): level `bonanza.occ-major` ×1.01 [0.99–1.03], \
-             `dbb.computed` ×1.00 [0.99–1.03], `magic-plain.entry16` ×1.00 [0.98–1.02]; not \
-             resolved `bonanza.entry16` ×0.98 [0.97–1.00], `magic.split-words` ×1.01 \
-             [0.99–1.03], `magic-plain.computed` ×1.04 [1.02–1.06], `pext.file-rank` ×1.01 \
-             [0.99–1.03]; half-width ±2.0 %."
+            "Search ns/node, variant/base (90 %): level `bonanza.occ-major` ×1.01 [0.99–1.026], \
+             `dbb.computed` ×1.00 [0.99–1.025], `magic-plain.entry16` ×1.00 [0.98–1.02]; not \
+             resolved `bonanza.entry16` ×0.98 [0.965–1.00], `magic.split-words` ×1.01 \
+             [0.99–1.031], `magic-plain.computed` ×1.04 [1.02–1.06], `pext.file-rank` ×1.01 \
+             [0.99–1.033]; half-width ±2.0 %."
         );
     }
 
@@ -488,7 +597,7 @@ mod tests {
             "{answer}"
         );
         assert!(
-            answer.ends_with("`pext.file-rank` ×1.01 [0.99–1.03]."),
+            answer.ends_with("`pext.file-rank` ×1.01 [0.99–1.033]."),
             "{answer}"
         );
     }

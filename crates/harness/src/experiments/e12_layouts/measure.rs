@@ -1,10 +1,13 @@
 //! E12's measuring: every layout variant beside its base in one process, three costs each
 //! (lookups as E1 times them, the isolated table-miss cost as E7 times it, a search's time per
-//! node as E11 times it), first with the bases' tables on 4 KiB pages, then with every table
-//! collapsed onto 2 MiB pages.
+//! node as E11 times it), in two page phases: every table on 4 KiB pages, and every table but
+//! the control family's collapsed onto 2 MiB pages, the 4 KiB phase first in even processes and
+//! the 2 MiB phase first in odd ones (`phases`).
 
 pub(crate) use super::chains::ChainRow;
 use super::chains::{ChainSettings, Chains};
+pub(super) use super::phases::PHASE_CONTROL_FAMILY;
+use super::phases::{in_phase_control, pages_of, split, PhaseOrder};
 use crate::bench::{place_tables, BenchRun, TablePlacement};
 use crate::experiments::e11_search::{warm_up_positions, Block, TablePages};
 use crate::experiments::e1_attacks::{cycled, MakeCase, Mode};
@@ -153,6 +156,10 @@ pub(crate) struct Measurement {
     pub placements: Vec<(String, TablePages, TablePlacement)>,
     /// Each invocation's search order, as run.
     pub orders: Vec<String>,
+    /// Each invocation's order of the page phases, one per process in the series' order (absent
+    /// before 2026-12-02, when every process ran the 4 KiB phase first).
+    #[serde(default)]
+    pub phase_orders: Vec<PhaseOrder>,
     /// Fingerprint mismatches and backends that could not run.
     pub errors: Vec<String>,
     pub invocations: usize,
@@ -248,6 +255,25 @@ impl Measurement {
         }
     }
 
+    /// The order of the page phases one process ran (the first's, where merged; 4 KiB first
+    /// where not recorded).
+    pub fn order(&self) -> PhaseOrder {
+        self.phase_orders
+            .first()
+            .copied()
+            .unwrap_or(PhaseOrder::SmallFirst)
+    }
+
+    /// Per process, the order of its page phases: as recorded, else (before the key) the
+    /// 4 KiB phase first in every process.
+    pub fn process_orders(&self) -> Vec<PhaseOrder> {
+        if self.phase_orders.len() == self.invocations {
+            self.phase_orders.clone()
+        } else {
+            vec![PhaseOrder::SmallFirst; self.invocations]
+        }
+    }
+
     /// The bases of the pairs, once each, in registry order.
     pub fn bases(&self) -> Vec<&'static str> {
         let mut bases: Vec<&'static str> = Vec::new();
@@ -300,6 +326,7 @@ pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
         search,
         errors: union(parts.iter().map(|p| p.errors.clone())),
         orders: parts.iter().flat_map(|p| p.orders.clone()).collect(),
+        phase_orders: parts.iter().map(|p| p.order()).collect(),
         placements: parts.iter().flat_map(|p| p.placements.clone()).collect(),
         invocations: parts.len(),
         ..first.clone()
@@ -387,8 +414,9 @@ const HEADLINE_ROUNDS: usize = 360;
 /// Rounds over all processes of each other lookup input.
 const MODE_ROUNDS: usize = 120;
 
-/// Measures every pair: with the bases' tables on 4 KiB pages, then (after collapsing every
-/// table, which cannot be undone in a process) bases and variants on 2 MiB pages.
+/// Measures every pair in both page phases, in this process's order ([`PhaseOrder::of`]): with
+/// every table on 4 KiB pages, and with every table but the control family's collapsed onto
+/// 2 MiB pages (split back onto 4 KiB mappings afterwards where that phase ran first).
 pub(super) fn measure(
     config: &Config,
     invocation: Invocation,
@@ -431,11 +459,12 @@ pub(super) fn measure(
         search: Vec::new(),
         placements: Vec::new(),
         orders: Vec::new(),
+        phase_orders: vec![PhaseOrder::of(invocation)],
         errors: Vec::new(),
         invocations: 1,
     };
     let everyone = m.entries();
-    let phases = [TablePages::Small, TablePages::Huge];
+    let phases = PhaseOrder::of(invocation).phases();
     let parts = 3 * phases.len();
     let mut done = 0;
     let mut step = |message: &str, fraction: f64, done: usize| {
@@ -462,6 +491,17 @@ pub(super) fn measure(
             } else {
                 pages_of(*pages)
             };
+            // After the 2 MiB phase (a process that ran it first), the collapsed tables'
+            // mappings are split back onto 4 KiB pages first; the scan below says whether.
+            if !in_phase_control(name)
+                && asked == Pages::Small
+                && m.placements.iter().any(|p| p.0 == name)
+            {
+                if let Err(why) = split(name) {
+                    m.errors
+                        .push(format!("{name}'s tables not split onto 4 KiB pages: {why}"));
+                }
+            }
             match place_tables(name, asked) {
                 Ok(placed) => m.placements.push((name.to_string(), *pages, placed)),
                 Err(error) => m.errors.push(error.to_string()),
@@ -525,26 +565,6 @@ fn lookup_sampling(config: &Config) -> SampleConfig {
             std::time::Duration::from_millis(2),
         ),
         ..config.sampling()
-    }
-}
-
-/// The family (a base and its layout variants) kept on 4 KiB pages in both phases, as the
-/// page phases' control. Its tables are the smallest (421 KiB), so it loses the least by not
-/// having a page pair; the table arena gives each family chunks of its own, so collapsing the
-/// others moves none of its pages. Before 2026-11-29 the control was whichever bases had no
-/// whole 2 MiB page inside a table (bonanza's, and in some processes dbb's).
-pub(super) const PHASE_CONTROL_FAMILY: &str = "bonanza";
-
-/// Whether `name` is the control family's base or one of its variants.
-fn in_phase_control(name: &str) -> bool {
-    name.strip_prefix(PHASE_CONTROL_FAMILY)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
-}
-
-fn pages_of(pages: TablePages) -> Pages {
-    match pages {
-        TablePages::Small => Pages::Small,
-        TablePages::Huge => Pages::Huge,
     }
 }
 
@@ -743,16 +763,6 @@ fn record(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_phase_control_is_one_family() {
-        for name in ["bonanza", "bonanza.entry16", "bonanza.occ-major"] {
-            assert!(in_phase_control(name), "{name}");
-        }
-        for name in ["bonanzas", "dbb", "dbb.computed", "magic-plain"] {
-            assert!(!in_phase_control(name), "{name}");
-        }
-    }
 
     #[test]
     fn tables_land_alike_only_where_every_process_agrees_within_a_tenth() {

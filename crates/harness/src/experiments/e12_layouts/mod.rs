@@ -10,6 +10,8 @@ mod analysis;
 mod chains;
 mod findings;
 mod measure;
+mod page_pairs;
+mod phases;
 mod readings;
 pub mod summary;
 mod tables;
@@ -77,8 +79,8 @@ fn result(m: &Measurement) -> ExperimentResult {
     }
 }
 
-/// `{ratio, low, high, invocations, rounds, claim, reading, half_width}` (the 90 % interval;
-/// `half_width` on the log scale), or null; `claim` is where the interval lies against the
+/// `{ratio, low, high, invocations, rounds, claim, reading, half_width, threshold}` (the 90 %
+/// interval; `half_width` on the log scale), or null; `claim` is where the interval lies against the
 /// threshold, `reading` what the run reads from it (`withheld` where a control failed).
 fn record(r: Option<Ratio90>, reading: Option<Reading>, threshold: f64) -> Json {
     match r {
@@ -92,6 +94,7 @@ fn record(r: Option<Ratio90>, reading: Option<Reading>, threshold: f64) -> Json 
             "claim": serde_json::to_value(r.claim(threshold)).unwrap_or(Json::Null),
             "reading": reading.map(Reading::words),
             "half_width": r.half_width(),
+            "threshold": threshold,
         }),
     }
 }
@@ -166,11 +169,26 @@ fn controls_json(m: &Measurement, numbers: &Numbers) -> Json {
             })
         })
         .collect();
+    // Per cost, the drift between the phases (later over earlier) on the phase order's
+    // control, the figure its test reads.
+    let drift: Map<String, Json> = Cost::ALL
+        .iter()
+        .filter_map(|&c| {
+            let (pair, drift) = numbers.phase_drift(c)?;
+            let record = record(Some(drift), None, threshold);
+            Some((
+                c.name().to_string(),
+                json!({"pair": pair.variant, "drift": record}),
+            ))
+        })
+        .collect();
     json!({
         "passed": numbers.all_passed(),
         "twin": m.twin,
         "aa": aa,
         "page_phases": phase,
+        "phase_orders": m.process_orders().iter().map(|o| o.name()).collect::<Vec<_>>(),
+        "phase_drift": drift,
         "tests": tests,
     })
 }
@@ -271,5 +289,31 @@ mod tests {
         assert!(tests
             .iter()
             .all(|t| t["p"].as_f64().unwrap() >= t["p_raw"].as_f64().unwrap()));
+    }
+    /// A process that runs the 2 MiB phase first (an odd invocation) records its order, splits
+    /// the collapsed tables back for the 4 KiB phase without an error, and times both phases
+    /// (where the tables land is the phase module's test, in a family of its own: the smoke
+    /// run above may place dbb's meanwhile).
+    #[test]
+    fn an_odd_process_runs_the_2m_phase_first() {
+        use crate::experiments::e11_search::TablePages;
+        let config = Config {
+            backends: vec!["dbb".to_string()],
+            ..Config::smoke()
+        };
+        let m = measure::measure(&config, Invocation::new(1, 2), &mut |_, _| {});
+        assert_eq!(m.phase_orders, [phases::PhaseOrder::HugeFirst]);
+        assert!(
+            !m.errors.iter().any(|e| e.contains("split")),
+            "{:?}",
+            m.errors
+        );
+        for pages in [TablePages::Small, TablePages::Huge] {
+            assert!(m.search(pages, ("dbb", false)).is_some(), "{pages:?}");
+            assert!(m.placements.iter().any(|p| p.0 == "dbb" && p.1 == pages));
+        }
+        let numbers = analysis::analyse(&m).numbers;
+        let page = numbers.pairs.iter().find(|p| p.variant == "dbb@2m");
+        assert!(page.is_some_and(|p| p.cost(Cost::Lookup).is_some()));
     }
 }

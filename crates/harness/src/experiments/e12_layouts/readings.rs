@@ -1,5 +1,8 @@
-//! E12's answers: a pair's ratio as a 90 % interval over processes on the log scale, read at ±ln(1 + T), and the controls' bias tests that withhold a cost's readings.
+//! E12's answers: a pair's ratio as a 90 % interval over processes on the log scale, read at
+//! ±ln(1 + T) (a page pair's with the processes' phase order as a block, so that a drift within
+//! a process cancels), and the controls' bias tests that withhold a cost's readings.
 
+use super::phases::{paired_rounds, PhaseOrder};
 use crate::answers::{t90, trimmed_over_processes, ControlEstimate, Reading};
 use crate::stats::{claim_at, trimmed_mean, Claim, Comparison, ROUND_TRIM};
 
@@ -115,6 +118,106 @@ pub(super) fn ratio90(a: &[Vec<f64>], b: &[Vec<f64>], figure: Figure) -> Option<
     })
 }
 
+/// A page pair's 2 MiB side over its 4 KiB side (`huge[i]`, `small[i]`: process `i`'s rounds,
+/// run in `orders[i]`), the rounds paired across the phases as [`paired_rounds`] pairs them;
+/// with it, the drift between the phases, later over earlier. Where both orders ran (at least
+/// three processes), as a two-period crossover: a process's figure is ln(2m / 4k) plus the
+/// drift where the 2 MiB phase ran second and minus it where first, so the page effect is the
+/// mean of the two orders' (trimmed) means and the drift half their difference, each with the
+/// pooled within-order variance, h_F + h_R − 2 degrees of freedom; a drift linear in time then
+/// cancels, however many processes ran each order. Where one order ran alone (every report
+/// before 2026-12-02), the page effect is [`ratio90`]'s and the drift the processes' figures
+/// signed by their order (the drift itself only for a base whose pages did not change).
+pub(super) fn page_ratio90(
+    huge: &[Vec<f64>],
+    small: &[Vec<f64>],
+    figure: Figure,
+    orders: &[PhaseOrder],
+) -> (Option<Ratio90>, Option<Ratio90>) {
+    let order = |i: usize| orders.get(i).copied().unwrap_or(PhaseOrder::SmallFirst);
+    let (huge, small): (Vec<Vec<f64>>, Vec<Vec<f64>>) = huge
+        .iter()
+        .zip(small)
+        .enumerate()
+        .map(|(i, (x, y))| paired_rounds(x, y, order(i)))
+        .unzip();
+    let k = huge.len();
+    if k < 2 || orders.len() != k {
+        let effect = ratio90(&huge, &small, figure);
+        let sign = order(0).sign();
+        return (
+            effect,
+            effect.map(|r| Ratio90 {
+                log: sign * r.log,
+                ..r
+            }),
+        );
+    }
+    let rounds: usize = huge
+        .iter()
+        .zip(&small)
+        .map(|(x, y)| x.len().min(y.len()))
+        .sum();
+    let figures: Vec<(f64, PhaseOrder)> = (0..k)
+        .filter_map(|i| process_figure(&huge[i], &small[i], figure).map(|f| (f, order(i))))
+        .collect();
+    let group =
+        |o: PhaseOrder| -> Vec<f64> { figures.iter().filter(|f| f.1 == o).map(|f| f.0).collect() };
+    let estimate = |log: f64, standard_error: f64, degrees: usize| {
+        (log.is_finite() && standard_error.is_finite() && degrees >= 1).then_some(Ratio90 {
+            log,
+            standard_error,
+            degrees,
+            invocations: k,
+            rounds,
+        })
+    };
+    match (
+        trimmed_group(&group(PhaseOrder::SmallFirst)),
+        trimmed_group(&group(PhaseOrder::HugeFirst)),
+    ) {
+        (Some(forward), Some(reverse)) if forward.2 + reverse.2 >= 3 => {
+            let degrees = forward.2 + reverse.2 - 2;
+            let variance = (forward.1 + reverse.1) / degrees as f64;
+            let inverse = 1.0 / forward.2 as f64 + 1.0 / reverse.2 as f64;
+            let standard_error = (variance * inverse).sqrt() / 2.0;
+            (
+                estimate((forward.0 + reverse.0) / 2.0, standard_error, degrees),
+                estimate((forward.0 - reverse.0) / 2.0, standard_error, degrees),
+            )
+        }
+        _ => {
+            let all: Vec<f64> = figures.iter().map(|f| f.0).collect();
+            let signed: Vec<f64> = figures.iter().map(|f| f.1.sign() * f.0).collect();
+            let (log, se, df) = trimmed_over_processes(&all, PROCESS_TRIM);
+            let (drift, drift_se, drift_df) = trimmed_over_processes(&signed, PROCESS_TRIM);
+            (estimate(log, se, df), estimate(drift, drift_se, drift_df))
+        }
+    }
+}
+
+/// One order's figures as Yuen's trimmed mean sees them: the mean of the h kept after
+/// [`PROCESS_TRIM`] at each end, the winsorised sum of squares about the winsorised mean (its
+/// variance times h − 1 in Yuen's standard error), and h; `None` where none is kept.
+fn trimmed_group(values: &[f64]) -> Option<(f64, f64, usize)> {
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let g = (PROCESS_TRIM * n as f64).floor() as usize;
+    if n == 0 || 2 * g >= n {
+        return None;
+    }
+    let kept = &sorted[g..n - g];
+    let mean = kept.iter().sum::<f64>() / kept.len() as f64;
+    let winsorised: Vec<f64> = sorted
+        .iter()
+        .map(|v| v.clamp(kept[0], kept[kept.len() - 1]))
+        .collect();
+    let centre = winsorised.iter().sum::<f64>() / n as f64;
+    let squares = winsorised.iter().map(|w| (w - centre).powi(2)).sum();
+    Some((mean, squares, kept.len()))
+}
+
 /// ln(x / y) of every round where both are finite and positive.
 fn log_ratios(x: &[f64], y: &[f64]) -> Vec<f64> {
     x.iter()
@@ -209,5 +312,56 @@ mod tests {
         assert!((r.ratio() - 1.1).abs() < 1e-12);
         assert_eq!((r.invocations, r.degrees), (1, 7));
         assert!(ratio90(&[vec![1.0]], &[vec![1.0]], Figure::MeanLogRatio).is_none());
+    }
+    /// Five processes, alternating orders, each timing 6 rounds per phase under a drift of
+    /// 1.5 % per round (about 9 % between the phases) and a page effect of ×0.8 with a spread
+    /// between processes: the crossover's page effect is ×0.8 exactly and its drift the
+    /// drift, while pooling the five figures as one group (as before 2026-12-02) would read
+    /// the drift in three processes against two as a page effect.
+    #[test]
+    fn a_linear_drift_within_a_process_cancels_in_the_page_effect() {
+        let (page, per_round, rounds) = (0.8f64.ln(), 0.015, 6);
+        // Zero-sum within each order, so that each order's mean is the page effect exactly.
+        let spread = [0.02, 0.01, -0.02, -0.01, 0.0];
+        let orders: Vec<PhaseOrder> = (0..5)
+            .map(|i| PhaseOrder::of(crate::invocations::Invocation::new(i, 5)))
+            .collect();
+        let (mut huge, mut small) = (Vec::new(), Vec::new());
+        for (i, order) in orders.iter().enumerate() {
+            let level = 10.0 + i as f64; // each process its own speed
+            let at = |t: usize| level * (per_round * t as f64).exp();
+            let (first, second): (Vec<f64>, Vec<f64>) = (
+                (0..rounds).map(at).collect(),
+                (rounds..2 * rounds).map(at).collect(),
+            );
+            let effect = (page + spread[i]).exp();
+            let (h, s) = match order {
+                PhaseOrder::SmallFirst => (second, first),
+                PhaseOrder::HugeFirst => (first, second),
+            };
+            huge.push(h.iter().map(|x| x * effect).collect::<Vec<f64>>());
+            small.push(s);
+        }
+        for figure in [Figure::TrimmedLogRatio, Figure::MeanLogRatio] {
+            let (effect, drift) = page_ratio90(&huge, &small, figure, &orders);
+            let (effect, drift) = (effect.expect("an effect"), drift.expect("a drift"));
+            assert!((effect.log - page).abs() < 1e-12, "{effect:?}");
+            assert!(
+                (drift.log - per_round * rounds as f64).abs() < 1e-12,
+                "{drift:?}"
+            );
+            assert_eq!((effect.degrees, effect.invocations), (3, 5));
+            assert!(effect.half_width() > 0.0 && effect.half_width() < 0.05);
+            // One group, the old way: the drift of three processes against two stays in.
+            let old = ratio90(&huge, &small, figure).unwrap();
+            assert!((old.log - page - per_round * rounds as f64 / 5.0).abs() < 1e-9);
+        }
+        // Every process 4 KiB first (reports before the key): the effect as before, and the
+        // drift the figures as they are.
+        let forward = vec![PhaseOrder::SmallFirst; 5];
+        let (effect, drift) = page_ratio90(&huge, &small, Figure::MeanLogRatio, &forward);
+        let old = ratio90(&huge, &small, Figure::MeanLogRatio);
+        assert_eq!(effect, old);
+        assert_eq!(drift.map(|d| d.log), old.map(|o| o.log));
     }
 }

@@ -22,6 +22,10 @@ pub struct Ratio {
     /// reports before 2026-12-01, whose intervals were 95 %.
     #[serde(default)]
     pub half_width: Option<f64>,
+    /// The threshold T it was read at (0.03), which sets how many digits a bound is printed
+    /// with ([`beside_edges`]); absent in reports before 2026-12-02 (two decimals).
+    #[serde(default)]
+    pub threshold: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -315,11 +319,42 @@ fn grouped(figures: &[SearchFigure], detail: Detail) -> String {
         .join("; ")
 }
 
+/// The most decimals [`beside_edges`] prints.
+pub(super) const MAX_DECIMALS: usize = 6;
+
+/// `value` to `decimals` places, or to more (up to [`MAX_DECIMALS`]) where at `decimals` it
+/// would print as one of `edges` does: printed apart from each edge at the same places, it lies
+/// on the side of the edge it reads on, so a reader can tell (0.9706 below 1 / 1.03 = 0.970874,
+/// where 0.97 could be either side).
+pub(super) fn beside_edges(value: f64, decimals: usize, edges: &[f64]) -> String {
+    let text = |x: f64, d: usize| format!("{x:.d$}");
+    let places = (decimals..=MAX_DECIMALS.max(decimals))
+        .find(|&d| edges.iter().all(|&edge| text(value, d) != text(edge, d)))
+        .unwrap_or(MAX_DECIMALS.max(decimals));
+    text(value, places)
+}
+
+/// A ratio's reading edges at ±ln(1 + T): 1 / (1 + T) (faster below) and 1 + T (slower above).
+pub(super) fn ratio_edges(threshold: f64) -> [f64; 2] {
+    [1.0 / (1.0 + threshold), 1.0 + threshold]
+}
+
+/// An edge to [`MAX_DECIMALS`] places, trailing zeros dropped (`0.970874`, `1.03`).
+pub(super) fn edge_text(edge: f64) -> String {
+    let text = format!("{edge:.MAX_DECIMALS$}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 impl Ratio {
-    /// `×1.02 [0.97–1.06]`.
+    /// `×1.02 [0.97–1.06]`, a bound to more places where it would print as a reading edge
+    /// does (in reports that record the threshold).
     pub fn interval_text(&self) -> String {
-        let high = self.high.map_or("∞".to_string(), |h| format!("{h:.2}"));
-        format!("×{:.2} [{:.2}–{high}]", self.ratio, self.low)
+        let edges = self
+            .threshold
+            .map_or(Vec::new(), |t| ratio_edges(t).to_vec());
+        let bound = |x: f64| beside_edges(x, 2, &edges);
+        let high = self.high.map_or("∞".to_string(), bound);
+        format!("×{:.2} [{}–{high}]", self.ratio, bound(self.low))
     }
 
     /// The half-width on the log scale: as recorded, else half the log of high over low.
@@ -361,6 +396,7 @@ mod tests {
             claim: "level".into(),
             reading: reading.map(str::to_string),
             half_width: None,
+            threshold: None,
         }
     }
 
@@ -424,5 +460,35 @@ mod tests {
              ×1.30 [1.20–1.40]."
         );
         assert_eq!(summary.search_claims(), ["magic.split-words slower"]);
+    }
+    /// At ±3 % the edges are 1 / 1.03 = 0.970874 and 1.03: a bound that prints as an edge
+    /// does at two places gets the places that tell it from the edge (its side shows), any
+    /// other keeps two; a record without its threshold (reports before 2026-12-02) keeps two.
+    #[test]
+    fn a_bound_near_an_edge_gets_the_digits_that_tell_its_side() {
+        let edges = ratio_edges(0.03);
+        let cases = [
+            (0.9705, "0.9705"),   // below 0.970874: faster's side
+            (0.97095, "0.97095"), // above it, by 0.00008
+            (0.9749, "0.975"),    // 0.97 would print as the edge
+            (1.0296, "1.0296"),   // inside, 1.03 would not say so
+            (1.0304, "1.0304"),   // beyond
+            (1.026, "1.026"),
+            (0.99, "0.99"),
+            (1.0, "1.00"),
+        ];
+        for (value, text) in cases {
+            assert_eq!(beside_edges(value, 2, &edges), text, "{value}");
+        }
+        // Three places where asked for (the controls), more where the third would tie.
+        assert_eq!(beside_edges(0.9709, 3, &edges), "0.97090");
+        assert_eq!(beside_edges(0.922, 3, &edges), "0.922");
+        assert_eq!(edge_text(edges[0]), "0.970874");
+        assert_eq!(edge_text(edges[1]), "1.03");
+        let mut r = ratio(1.02, Some("level"));
+        r.high = Some(1.0297);
+        assert_eq!(r.interval_text(), "×1.02 [1.01–1.03]");
+        r.threshold = Some(0.03);
+        assert_eq!(r.interval_text(), "×1.02 [1.01–1.0297]");
     }
 }

@@ -24,21 +24,22 @@ pub(super) fn pairs_table(numbers: &Numbers) -> Table {
         row.extend(
             Cost::ALL
                 .iter()
-                .map(|&c| ratio_text(pair.cost(c), numbers.reading(pair, c))),
+                .map(|&c| ratio_text(pair.cost(c), numbers.reading(pair, c), numbers.threshold)),
         );
         // The other lookup inputs are withheld with the headline's lookups.
         let judged = numbers.withheld(pair, Cost::Lookup).is_none();
-        row.extend(
-            pair.lookup_by_mode
-                .iter()
-                .map(|(_, r)| ratio_text(*r, r.map(|r| r.reading(numbers.threshold, judged)))),
-        );
+        row.extend(pair.lookup_by_mode.iter().map(|(_, r)| {
+            let reading = r.map(|r| r.reading(numbers.threshold, judged));
+            ratio_text(*r, reading, numbers.threshold)
+        }));
         rows.push(row);
     }
     let mut headers = vec![
         "pair (90 % intervals)".to_string(),
         "factor".to_string(),
-        "table bytes".to_string(),
+        // Every table the backend owns (`Backend::tables`, as `kiki backends` prints them);
+        // the entries table's page column counts the attack tables alone.
+        "table bytes (every table)".to_string(),
         "lookup (throughput, random-play)".to_string(),
         "table miss (top pressure)".to_string(),
         "search (nnue, ns/node)".to_string(),
@@ -51,7 +52,10 @@ pub(super) fn pairs_table(numbers: &Numbers) -> Table {
     Table { headers, rows }
 }
 
-/// Every timed entry's own figures: ns per lookup, the table-miss cost, ns per node.
+/// Every timed entry's own figures: ns per lookup, the table-miss cost, ns per node, and how
+/// many of its attack-table bytes (`Backend::attack_table_memory`: the tables in the table
+/// arena, which move between the pages; not the per-square masks, shifts and step tables that
+/// the pairs table's every-table bytes also count) sat on 2 MiB pages, as the page scan read.
 pub(super) fn entries_table(m: &Measurement, k: usize) -> Table {
     let mut rows = Vec::new();
     let mut entries: Vec<(TablePages, Entry)> = m
@@ -92,7 +96,15 @@ pub(super) fn entries_table(m: &Measurement, k: usize) -> Table {
                     (Some(l), _) => rounded_bytes(*l as f64),
                     _ => "—".to_string(),
                 };
-                format!("{range} of {}", rounded_bytes(first.table_bytes as f64))
+                let all = every_table_bytes(m, entry.0)
+                    .filter(|&all| all != first.table_bytes)
+                    .map_or(String::new(), |all| {
+                        format!(" ({} with every table)", rounded_bytes(all as f64))
+                    });
+                format!(
+                    "{range} of {}{all}",
+                    rounded_bytes(first.table_bytes as f64)
+                )
             }
         };
         rows.push(vec![
@@ -108,13 +120,24 @@ pub(super) fn entries_table(m: &Measurement, k: usize) -> Table {
         headers: vec![
             "backend".to_string(),
             "table pages".to_string(),
-            "on 2 MiB pages".to_string(),
+            "attack-table bytes on 2 MiB pages".to_string(),
             "ns/lookup".to_string(),
             "table miss, ns/lookup".to_string(),
             "ns/node".to_string(),
         ],
         rows,
     }
+}
+
+/// `name`'s bytes of every table it owns, as the pairs record them (`Backend::tables`).
+fn every_table_bytes(m: &Measurement, name: &str) -> Option<usize> {
+    m.pairs.iter().find_map(|p| {
+        if p.variant == name {
+            Some(p.table_bytes[1])
+        } else {
+            (p.base == name).then_some(p.table_bytes[0])
+        }
+    })
 }
 
 pub(super) fn entry_name((name, twin): Entry) -> String {
