@@ -27,7 +27,7 @@ done
 layouts=target/layouts
 mkdir -p "$layouts"
 rm -f "$layouts"/kiki-layout-*
-# E11 runs four times the report's invocations (PROCESSES_PER_INVOCATION, rule v5's sampling),
+# E11 runs four times the report's invocations (PROCESSES_PER_INVOCATION, rule v6's sampling),
 # each in a layout of its own; the other experiments use the first K.
 count=$((4 * invocations))
 echo "== building kiki (x86-64-v3, the default), keeping its objects and its link command" >&2
