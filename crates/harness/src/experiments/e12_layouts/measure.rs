@@ -300,15 +300,25 @@ fn shares_agree(a: &[f64], b: &[f64]) -> bool {
 pub(crate) type Entry = (&'static str, bool);
 
 /// K invocations' measurements as one: rows' rounds one invocation after another.
+/// One invocation's rows in the one order every invocation's are merged in: by page kind
+/// (4 KiB first), keeping each kind's own order. The phase order alternates by process, so a
+/// process that ran 2 MiB first holds its 2 MiB rows first.
+fn by_pages<R>(mut parts: Vec<Vec<R>>, pages: impl Fn(&R) -> TablePages) -> Vec<Vec<R>> {
+    for part in &mut parts {
+        part.sort_by_key(|r| pages(r));
+    }
+    parts
+}
+
 pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
     let first = parts.first().ok_or("nothing measured")?;
     let lookup = merge_rows(
-        &gather(parts, |p| &p.lookup),
+        &by_pages(gather(parts, |p| &p.lookup), |r| r.pages),
         |r| (r.input, r.pages, r.backend, r.twin),
         |into, from| into.ns.extend(&from.ns),
     )?;
     let chains = merge_rows(
-        &gather(parts, |p| &p.chains),
+        &by_pages(gather(parts, |p| &p.chains), |r| r.pages),
         |r| (r.pages, r.backend, r.twin),
         |into, from| {
             into.full.extend(&from.full);
@@ -316,7 +326,7 @@ pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
         },
     )?;
     let search = merge_rows(
-        &gather(parts, |p| &p.search),
+        &by_pages(gather(parts, |p| &p.search), |r| r.pages),
         |r| (r.pages, r.backend, r.twin),
         |into, from| into.ns_per_node.extend(&from.ns_per_node),
     )?;
@@ -773,5 +783,18 @@ mod tests {
         // Neither moved.
         assert!(shares_agree(&[0.0], &[0.0]));
         assert!(!shares_agree(&[0.5], &[0.5, 0.5]));
+    }
+
+    /// A process that ran the 2 MiB phase first merges with one that ran 4 KiB first (the
+    /// 2026-12-02 report's E12 failed to merge without this).
+    #[test]
+    fn processes_of_either_phase_order_merge_row_by_row() {
+        use TablePages::{Huge, Small};
+        let parts = vec![
+            vec![(Small, "a"), (Small, "b"), (Huge, "a")],
+            vec![(Huge, "a"), (Small, "a"), (Small, "b")],
+        ];
+        let merged = merge_rows(&by_pages(parts, |r| r.0), |r| *r, |_, _| {}).unwrap();
+        assert_eq!(merged, [(Small, "a"), (Small, "b"), (Huge, "a")]);
     }
 }
