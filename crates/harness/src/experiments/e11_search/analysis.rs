@@ -3,8 +3,8 @@
 
 use super::components::{components, Components};
 use super::measure::{Cell, Measurement, TablePages};
-pub(super) use super::rule_v6::RULE_PAIR;
-use super::rule_v6::{self as rule, Interval, Verdict, NEGATIVE, TWIN};
+pub(super) use super::rule_v7::RULE_PAIR;
+use super::rule_v7::{self as rule, Interval, Verdict, NEGATIVE, TWIN};
 use crate::answers::{ControlTest, Reading};
 use crate::experiments::claims::Claims;
 use crate::experiments::{
@@ -30,8 +30,11 @@ pub(super) struct Difference {
     pub eval: EvalKind,
     pub first: String,
     pub second: String,
-    /// The rule's 90 % interval over processes.
+    /// The rule's 90 % interval over its units.
     pub interval: Interval,
+    /// Under nnue and kpp: t(second) − t(first) under the evaluation alone (material's
+    /// difference not taken out), by the same estimator: what an engine on it pays.
+    pub raw: Option<Interval>,
     /// The per-round differences' noise within and between processes.
     pub components: Components,
     pub estimate: Estimate,
@@ -256,12 +259,17 @@ fn difference(
             b.to_string()
         }
     };
-    let interval = rule::interval_over_processes(&per_invocation);
+    let interval = rule::interval_over_units(&per_invocation);
+    // What an engine on this evaluation pays: the same difference without material's taken out.
+    let raw = base
+        .and_then(|_| paired(m, cell, None, first, second))
+        .map(|(raw, _)| rule::interval_over_units(&blocks(&raw, m.invocations)));
     Some(Difference {
         eval,
         first: name(first),
         second: name(second),
         interval,
+        raw,
         components: components(&per_round),
         estimate: estimate_of(interval),
         // Each sample is a forward and reverse pair of rounds.
@@ -624,7 +632,7 @@ fn difference_table(n: &Numbers) -> Table {
         "ns per node [90 %]",
         "half-width, ns",
         "T, ns",
-        "rounds (the interval's unit: processes)",
+        "rounds (the interval's unit: pairs of processes)",
         "reads as",
     ]
     .map(String::from)
@@ -659,7 +667,12 @@ fn difference_table(n: &Numbers) -> Table {
                 format_interval(&d.estimate),
                 format_sig(d.interval.half_width()),
                 format_sig(n.threshold(d.eval)),
-                format!("{} ({} processes)", d.rounds, d.invocation_means.len()),
+                format!(
+                    "{} ({} processes, {} pairs)",
+                    d.rounds,
+                    d.invocation_means.len(),
+                    d.invocation_means.len().div_ceil(2)
+                ),
                 reads,
             ]
         })
@@ -748,10 +761,22 @@ pub(crate) struct DifferenceRecord {
     /// The pair's reading at its evaluation's T: faster, slower, level, not resolved or
     /// withheld.
     pub claim: Reading,
+    /// Under nnue and kpp: the difference under the evaluation alone, `{ns, low, high}` (90 %),
+    /// material's not taken out. Absent before v7 and under material.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<RawDifference>,
     /// The rule's pair under nnue and kpp: how far the deciding bound lies beyond T (rule v6;
     /// negative: by how much it did not decide). Absent before v6 and for other pairs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub margin_ns: Option<f64>,
+}
+
+/// A difference under one evaluation alone, ns per node with its 90 % interval.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct RawDifference {
+    pub ns: f64,
+    pub low: f64,
+    pub high: f64,
 }
 
 /// The summary's `differences`: evaluation → pair → record.
@@ -771,6 +796,11 @@ pub(super) fn differences_json(n: &Numbers) -> Json {
             invocations: d.invocation_means.len(),
             rounds: d.rounds,
             claim: n.reading(d),
+            raw: d.raw.map(|r| RawDifference {
+                ns: r.value,
+                low: r.low,
+                high: r.high,
+            }),
             margin_ns: ((d.first.as_str(), d.second.as_str()) == RULE_PAIR
                 && d.eval != EvalKind::Material)
                 .then(|| n.margin(d)),

@@ -23,10 +23,11 @@ pub(super) fn method(m: &Measurement) -> String {
          incrementally at every node and folded into a checksum, so every backend walks the \
          same tree (fingerprints checked). Time per node is wall time over nodes. D = \
          (t(magic-plain) − t(dbb)) under an evaluation − the same under `material`, paired per \
-         round. The rule (`rule_v6.rs`, version {}, committed in {} before its first run): \
+         round. The rule (`rule_v7.rs`, version {}, committed in {} before its first run): \
          each process's D is divided by that process's own t(dbb) under the evaluation, so T is \
-         exactly {} % of a node; the process is the unit; D's estimate is Yuen's trimmed mean \
-         over the processes' means (a tenth trimmed at each end), its interval two-sided 90 %; \
+         exactly {} % of a node; the unit is the pair of mirrored processes (below); D's \
+         estimate is Yuen's trimmed mean over the pairs' means (a tenth trimmed at each end), \
+         its interval two-sided 90 %; \
          `holds` where L > +T, `does not hold` where U < +T, else `not resolved`; `withheld` \
          where a control fails. Every D and T is quoted in ns per node at one reference t(dbb), \
          the trimmed mean of the processes' (which moves no verdict). The controls (dbb against its own second \
@@ -44,9 +45,9 @@ pub(super) fn method(m: &Measurement) -> String {
         m.positions,
         m.depth,
         and_list(&evals),
-        super::rule_v6::VERSION,
+        super::rule_v7::VERSION,
         &RULE_COMMIT[..12],
-        percent(super::rule_v6::THRESHOLD_SHARE),
+        percent(super::rule_v7::THRESHOLD_SHARE),
         m.largest_tt(),
         m.rounds,
         m.order_seed,
@@ -134,6 +135,28 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
         text.push(format!("Problems: {}.", m.errors.join("; ")));
     }
     text.push(controls_line(n));
+    let raw: Vec<String> = n
+        .verdicts
+        .iter()
+        .filter_map(|(eval, _)| n.rule_difference(*eval))
+        .filter_map(|d| {
+            let r = d.raw?;
+            Some(format!(
+                "{} {} [{}–{}]",
+                d.eval.name(),
+                format_sig(r.value),
+                format_sig(r.low),
+                format_sig(r.high)
+            ))
+        })
+        .collect();
+    if !raw.is_empty() {
+        text.push(format!(
+            "What an engine on the evaluation pays, magic-plain − dbb without material's \
+             difference taken out (ns per node, 90 %): {}.",
+            raw.join("; ")
+        ));
+    }
     text.push(noise_line(m, n));
     let moved: Vec<String> = n
         .differences
@@ -237,12 +260,12 @@ fn noise_line(m: &Measurement, n: &Numbers) -> String {
             };
             format!(
                 "{}: within {} ns, between {between}, forward − reverse {} ns; half-width ±{} \
-                 over {} processes",
+                 over {} pairs of processes",
                 d.eval.name(),
                 format_sig(d.components.within_ns),
                 format_sig(d.components.order_effect_ns),
                 format_sig(d.interval.half_width()),
-                d.invocation_means.len()
+                d.invocation_means.len().div_ceil(2)
             )
         })
         .collect();

@@ -3,7 +3,7 @@
 
 pub(crate) use super::block::Block;
 use super::order::{exchange_if_mirrored, pair_of, plan, Timed};
-use super::rule_v6::ROUNDS_PER_PROCESS;
+use super::rule_v7::ROUNDS_PER_PROCESS;
 use crate::bench::{place_tables, BenchRun, TablePlacement};
 use crate::experiments::{Config, Progress};
 use crate::invocations::{union, Invocation};
@@ -364,7 +364,7 @@ pub(super) struct Sizes {
 
 /// A full run's ranking cell (every base backend under material and nnue) runs in every
 /// second process: the verdict's cells take about 12 s of a process, the ranking cell about
-/// as much again, and the ranking needs less resolution than the rule (see `rule_v6.rs`).
+/// as much again, and the ranking needs less resolution than the rule (see `rule_v7.rs`).
 const RANKING_EVERY: usize = 2;
 
 fn sizes(config: &Config) -> Sizes {

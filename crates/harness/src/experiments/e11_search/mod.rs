@@ -37,12 +37,16 @@ pub const RULE_V4_COMMIT: &str = "54afcd0d0331ba1b96b4d57b46aa2719f4a62005";
 /// v6 reuses its pieces.
 pub const RULE_V5_COMMIT: &str = "e0d47349f51b8a4c91fed078032ba0e9077a90cb";
 
-/// The commit that holds the decision rule E11 runs (`rule_v6.rs`): committed before its
+/// The commit that holds rule version 6 (`rule_v6.rs`), as its one report names it; v7
+/// reuses its pieces.
+pub const RULE_V6_COMMIT: &str = "1c3502f762cfa3bb065610402a7c99f7d420187c";
+
+/// The commit that holds the decision rule E11 runs (`rule_v7.rs`): committed before its
 /// first run.
-pub const RULE_COMMIT: &str = "1c3502f762cfa3bb065610402a7c99f7d420187c";
+pub const RULE_COMMIT: &str = "09b7fce6f112e83682c856ed97c5eeea41761e83";
 
 /// E11's processes per report invocation in a full run (see [`Search`]'s `invocations`): rule
-/// v6's sampling (v5's) (processes are the unit; two rounds each).
+/// v7's sampling (pairs of processes are the unit; two rounds each).
 pub const PROCESSES_PER_INVOCATION: usize = 4;
 
 /// E11 in the list of experiments.
@@ -57,7 +61,7 @@ impl Experiment for Search {
         runs_by_default: true,
     };
     /// Four times the report's K in a full run: rule v5 sizes its sample in processes of two
-    /// rounds each (the arithmetic is in `rule_v6.rs`).
+    /// rounds each (the arithmetic is in `rule_v6.rs` and `rule_v7.rs`).
     fn invocations(&self, report: usize, config: &Config) -> usize {
         if report > 1 && !config.quick && !config.smoke {
             report * PROCESSES_PER_INVOCATION
@@ -169,10 +173,10 @@ fn summary_of(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
         ("reference_ns".into(), Json::Object(references)),
         (
             "threshold_pct".into(),
-            json!(rule_v6::THRESHOLD_SHARE * 100.0),
+            json!(rule_v7::THRESHOLD_SHARE * 100.0),
         ),
         ("rule_commit".into(), json!(RULE_COMMIT)),
-        ("rule_version".into(), json!(rule_v6::VERSION)),
+        ("rule_version".into(), json!(rule_v7::VERSION)),
         ("eval_bytes".into(), Json::Object(eval_bytes)),
         ("bytes_per_node".into(), Json::Object(bytes_per_node)),
         (
@@ -236,13 +240,14 @@ mod tests {
 
     /// The rules are pre-registered: v4's `rule.rs` as its commit holds it (the reports of v4
     /// name it), v5's `rule_v5.rs` as its commit holds it (v6 reuses it), and v6's
-    /// `rule_v6.rs` as RULE_COMMIT holds it.
+    /// `rule_v6.rs` as its commit holds it, and v7's `rule_v7.rs` as RULE_COMMIT holds it.
     #[test]
     fn the_rule_is_as_its_commit_holds_it() {
         let folder = "crates/harness/src/experiments/e11_search";
         assert_as_committed(&format!("{folder}/rule.rs"), RULE_V4_COMMIT);
         assert_as_committed(&format!("{folder}/rule_v5.rs"), RULE_V5_COMMIT);
-        assert_as_committed(&format!("{folder}/rule_v6.rs"), RULE_COMMIT);
+        assert_as_committed(&format!("{folder}/rule_v6.rs"), RULE_V6_COMMIT);
+        assert_as_committed(&format!("{folder}/rule_v7.rs"), RULE_COMMIT);
     }
 
     #[test]
@@ -420,7 +425,7 @@ mod tests {
         assert!(d["ns"].is_number() && d["low"].is_null(), "{d}");
         // One process: no control has an interval, so the controls fail by width.
         assert_eq!(summary("verdict_by_eval")["nnue"], json!("withheld"));
-        assert_eq!(summary("rule_version"), json!(6));
+        assert_eq!(summary("rule_version"), json!(7));
         assert!(summary("reference_ns")["nnue"].is_number());
         assert_eq!(summary("controls")["passed"], json!(false));
         assert!(summary("threshold_ns")["nnue"].is_number());

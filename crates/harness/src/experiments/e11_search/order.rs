@@ -2,7 +2,7 @@
 //! of processes whose second mirrors the first with dbb and its twin exchanged.
 
 use super::measure::{Cell, Sizes, TablePages};
-use super::rule_v6::{NEGATIVE, RULE_PAIR, TWIN};
+use super::rule_v7::{NEGATIVE, RULE_PAIR, TWIN};
 use crate::invocations::Invocation;
 use kiki_engine::search::eval::EvalKind;
 use rand::seq::SliceRandom;
