@@ -8,8 +8,9 @@ pub(crate) use super::chains::ChainRow;
 use super::chains::{ChainSettings, Chains};
 pub(super) use super::phases::PHASE_CONTROL_FAMILY;
 use super::phases::{in_phase_control, pages_of, split, PhaseOrder};
-use crate::bench::{place_tables, BenchRun, TablePlacement};
-use crate::experiments::e11_search::{warm_up_positions, Block, TablePages};
+use super::search::Search;
+use crate::bench::{place_tables, TablePlacement};
+use crate::experiments::e11_search::{warm_up_positions, TablePages};
 use crate::experiments::e1_attacks::{cycled, MakeCase, Mode};
 use crate::experiments::e7_cache_pressure as e7;
 use crate::experiments::{Config, Progress};
@@ -22,7 +23,6 @@ use kiki_core::pages::{PageBuffer, Pages};
 use kiki_engine::search::bench;
 use kiki_engine::search::eval::{EvalKind, EvalTables};
 use kiki_engine::search::tt::TranspositionTable;
-use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
@@ -120,6 +120,11 @@ pub(crate) struct SearchRow {
     pub backend: crate::invocations::StaticStr,
     pub twin: bool,
     pub ns_per_node: Vec<f64>,
+    /// The 2 MiB phase's page block, timed as the 4 KiB phase's block is (the same bases,
+    /// rounds and warm-up) for the page pairs alone (absent before 2026-12-03, when the page
+    /// pairs read the variants' block).
+    #[serde(default)]
+    pub page_block: bool,
 }
 
 /// Everything E12 measured, and the settings the method reports.
@@ -179,10 +184,22 @@ impl Measurement {
             .find(|r| r.pages == pages && (r.backend, r.twin) == entry)
     }
 
+    /// The search block's samples the variants are compared in (not the page block).
     pub fn search(&self, pages: TablePages, entry: Entry) -> Option<&[f64]> {
+        self.search_in((pages, false), entry)
+    }
+
+    /// The samples a page pair reads: the 2 MiB phase's page block, the same block as the
+    /// 4 KiB phase's; in reports before it, the variants' block.
+    pub fn page_search(&self, pages: TablePages, entry: Entry) -> Option<&[f64]> {
+        self.search_in((pages, true), entry)
+            .or_else(|| self.search(pages, entry))
+    }
+
+    fn search_in(&self, (pages, block): (TablePages, bool), entry: Entry) -> Option<&[f64]> {
         self.search
             .iter()
-            .find(|r| r.pages == pages && (r.backend, r.twin) == entry)
+            .find(|r| (r.pages, r.page_block) == (pages, block) && (r.backend, r.twin) == entry)
             .map(|r| r.ns_per_node.as_slice())
     }
 
@@ -327,7 +344,7 @@ pub(super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
     )?;
     let search = merge_rows(
         &by_pages(gather(parts, |p| &p.search), |r| r.pages),
-        |r| (r.pages, r.backend, r.twin),
+        |r| (r.pages, r.page_block, r.backend, r.twin),
         |into, from| into.ns_per_node.extend(&from.ns_per_node),
     )?;
     Ok(Measurement {
@@ -414,6 +431,16 @@ fn search_sizes(config: &Config) -> (usize, u32, [usize; 2], usize) {
 // block's two warm-ins per phase (≈ 0.2 s each): −4 s.
 //
 // E12 then: 303 s + 98 s − 9 s − 4 s ≈ 390 s.
+//
+// Since 2026-12-03 (the report of 2026-12-02, Xeon, five processes, E12 543 s): the page block.
+// The 2 MiB phase times the 4 KiB phase's block again (the 5 bases, 2 rounds, a 5-position
+// warm-up) before the variants' block, and the page pairs read it alone: 5 × 2 rounds × 1.14 s
+// (578,416 nodes × 1.97 µs there) + the warm-up ≈ 12 s per process, +60 s over five (≈ 603 s).
+// Lookups unchanged: there the headline A/A's per-round log-ratio (20 %-winsorised) had an sd of
+// 6.9 %, i.e. 0.069² / 72 = 0.000065 per process figure at 72 rounds: t90(4) · √((0.000074 +
+// 0.000065) / 5) = ±1.1 %, inside ±1.5 % already. The ±3.5 % read came from between processes
+// (the figures' sd 3.7 %, one process at −8.5 %: σ_b² ≈ 0.0013), which rounds do not shrink
+// (its floor t90(4) · 0.036 / √5 = ±3.5 % at any count), so no rounds were added.
 
 /// Search rounds per process with the tables on 2 MiB pages (two forward and reverse pairs).
 const SEARCH_ROUNDS_2M: usize = 4;
@@ -539,23 +566,24 @@ pub(super) fn measure(
             depth,
             tables: &search_tables,
         };
-        // On 4 KiB pages only the bases search (the page pairs' other side): a search costs
-        // seconds per entry, and the variants' pairs are read on 2 MiB pages.
-        let searched: Vec<Entry> = match pages {
-            TablePages::Small => names
-                .iter()
-                .copied()
-                .filter(|&(name, twin)| !twin && m.pairs.iter().any(|p| p.base == name))
-                .collect(),
-            TablePages::Huge => names.clone(),
-        };
-        search.time(
-            &mut m,
-            (*pages, &searched),
-            (rounds[*pages as usize], invocation),
-            &mut tt,
-            &mut rng,
-        );
+        // The page block: the bases alone, the 4 KiB phase's rounds after the same warm-up, in
+        // both phases alike; the page pairs read it alone. On 2 MiB pages the variants' block
+        // follows: the bases, variants and twin, for the 2 MiB rounds.
+        let bases: Vec<Entry> = names
+            .iter()
+            .copied()
+            .filter(|&(name, twin)| !twin && m.pairs.iter().any(|p| p.base == name))
+            .collect();
+        let huge = *pages == TablePages::Huge;
+        let page_block = (&bases[..], rounds[0], huge);
+        let blocks = [
+            Some(page_block),
+            huge.then_some((&names[..], rounds[1], false)),
+        ];
+        for (entries, n, page_block) in blocks.into_iter().flatten() {
+            let at = (*pages, page_block, entries);
+            search.time(&mut m, at, (n, invocation), &mut tt, &mut rng);
+        }
         done += 1;
     }
     progress("done", 1.0);
@@ -668,106 +696,6 @@ fn time_lookups(
             }
         }
     }
-}
-
-/// The search's inputs: the timed positions, the warm-up ones, the depth and the evaluation.
-struct Search<'a> {
-    sfens: &'a [String],
-    warm: &'a [String],
-    depth: u32,
-    tables: &'a EvalTables,
-}
-
-impl Search<'_> {
-    /// `rounds` blocks, every named backend in each (a fresh shuffled order every forward and
-    /// reverse pair of rounds, as E11), after one discarded block; records ns per node and any
-    /// fingerprint that differs from the first backend's.
-    fn time(
-        &self,
-        m: &mut Measurement,
-        (pages, names): (TablePages, &[Entry]),
-        (rounds, invocation): (usize, Invocation),
-        tt: &mut TranspositionTable,
-        rng: &mut Xoshiro256PlusPlus,
-    ) {
-        let mut entries = names.to_vec();
-        let block = |sfens| Block {
-            sfens,
-            warm: self.warm,
-            depth: self.depth,
-            tables: self.tables,
-        };
-        // Discarded: the first block of a phase runs slow (first use of tables and pages).
-        let _ = block(&self.sfens[..self.sfens.len().min(entries.len())]).time(
-            &entries,
-            tt,
-            &mut Vec::new(),
-        );
-        for round in 0..rounds {
-            if round % 2 == 0 {
-                entries.shuffle(rng);
-                m.orders.push(format!(
-                    "invocation {}, tables {}, rounds {}–{}: {}",
-                    invocation.index + 1,
-                    pages.name(),
-                    round + 1,
-                    round + 2,
-                    entries
-                        .iter()
-                        .map(|&(name, twin)| if twin {
-                            format!("{name} (A/A twin)")
-                        } else {
-                            name.to_string()
-                        })
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
-            }
-            let order: Vec<(&'static str, bool)> = if round % 2 == 0 {
-                entries.clone()
-            } else {
-                entries.iter().rev().copied().collect()
-            };
-            let runs = block(self.sfens).time(&order, tt, &mut m.errors);
-            record(m, pages, &order, runs);
-        }
-    }
-}
-
-/// One block's runs as samples, and any backend whose fingerprints differ from the first's.
-fn record(
-    m: &mut Measurement,
-    pages: TablePages,
-    order: &[(&'static str, bool)],
-    runs: Vec<Option<BenchRun>>,
-) {
-    let mut reference: Option<(&str, &BenchRun)> = None;
-    for (&(backend, twin), run) in order.iter().zip(&runs) {
-        let Some(run) = run else { continue };
-        let ns = run.seconds * 1e9 / run.nodes.max(1) as f64;
-        match m
-            .search
-            .iter_mut()
-            .find(|r| r.pages == pages && (r.backend, r.twin) == (backend, twin))
-        {
-            Some(row) => row.ns_per_node.push(ns),
-            None => m.search.push(SearchRow {
-                pages,
-                backend,
-                twin,
-                ns_per_node: vec![ns],
-            }),
-        }
-        match reference {
-            None => reference = Some((backend, run)),
-            Some((first, first_run)) => {
-                if let Some(difference) = first_run.difference_text(first, run, backend) {
-                    m.errors.push(format!("fingerprints differ {difference}"));
-                }
-            }
-        }
-    }
-    m.search.sort_by_key(|r| (r.pages, r.backend, r.twin));
 }
 
 #[cfg(test)]

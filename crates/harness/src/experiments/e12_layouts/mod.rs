@@ -13,6 +13,7 @@ mod measure;
 mod page_pairs;
 mod phases;
 mod readings;
+mod search;
 pub mod summary;
 mod tables;
 
@@ -79,9 +80,13 @@ fn result(m: &Measurement) -> ExperimentResult {
     }
 }
 
-/// `{ratio, low, high, invocations, rounds, claim, reading, half_width, threshold}` (the 90 %
-/// interval; `half_width` on the log scale), or null; `claim` is where the interval lies against the
-/// threshold, `reading` what the run reads from it (`withheld` where a control failed).
+/// `{ratio, low, high, invocations, rounds, claim, reading, half_width, threshold,
+/// log_threshold}` (the 90 % interval; `half_width` on the log scale), or null. `claim` is the
+/// interval's own reading whatever the controls say, by the test the reading makes: its log
+/// bounds against ±`log_threshold` = ln(1 + T) (`faster`, `slower`, `level` only where the
+/// whole interval lies inside, else `not resolved`); `reading` what the run reads (`withheld`
+/// where a control failed); `threshold` the T itself (0.03), whose ratio edges 1 / (1 + T)
+/// and 1 + T are the same test.
 fn record(r: Option<Ratio90>, reading: Option<Reading>, threshold: f64) -> Json {
     match r {
         None => Json::Null,
@@ -91,10 +96,11 @@ fn record(r: Option<Ratio90>, reading: Option<Reading>, threshold: f64) -> Json 
             "high": r.high(),
             "invocations": r.invocations,
             "rounds": r.rounds,
-            "claim": serde_json::to_value(r.claim(threshold)).unwrap_or(Json::Null),
+            "claim": r.reading(threshold, true).words(),
             "reading": reading.map(Reading::words),
             "half_width": r.half_width(),
             "threshold": threshold,
+            "log_threshold": (1.0 + threshold).ln(),
         }),
     }
 }
@@ -229,6 +235,42 @@ mod tests {
     use crate::experiments::tests::assert_well_formed;
     use crate::experiments::Config;
 
+    /// A record's `claim` is the interval's reading against ±ln 1.03, the test the reading
+    /// makes, with the controls left out: the 2026-12-02 report's A/A [0.947, 1.017] is `not
+    /// resolved`, not `level`; only an interval wholly inside reads `level`. The record keeps
+    /// T and stores ln(1 + T), and reads back as the summary's ratio, as old records do.
+    #[test]
+    fn a_record_claims_level_only_inside_the_threshold() {
+        let at = |low: f64, high: f64| Ratio90 {
+            log: (low * high).ln() / 2.0,
+            standard_error: (high / low).ln() / 2.0 / crate::answers::t90(4),
+            degrees: 4,
+            invocations: 5,
+            rounds: 10,
+        };
+        let claim = |r: Ratio90, reading| record(Some(r), reading, 0.03)["claim"].clone();
+        assert_eq!(claim(at(0.947, 1.017), None), "not resolved");
+        assert_eq!(
+            claim(at(0.947, 1.017), Some(Reading::Withheld)),
+            "not resolved"
+        );
+        assert_eq!(claim(at(0.98, 1.02), Some(Reading::Withheld)), "level");
+        assert_eq!(claim(at(1.04, 1.1), None), "slower");
+        assert_eq!(claim(at(0.9, 0.95), None), "faster");
+        let r = record(Some(at(0.98, 1.02)), Some(Reading::Level), 0.03);
+        assert_eq!(r["threshold"], 0.03);
+        assert!((r["log_threshold"].as_f64().unwrap() - 1.03f64.ln()).abs() < 1e-15);
+        let back = summary_ratio(&at(0.947, 1.017), None, 0.03);
+        assert_eq!(back.claim, "not resolved");
+        let old: summary::Ratio = serde_json::from_str(
+            r#"{"ratio": 0.98, "low": 0.947, "high": 1.017, "invocations": 5, "rounds": 10,
+                "claim": "level", "reading": "not resolved", "half_width": 0.036,
+                "threshold": 0.03}"#,
+        )
+        .expect("a 2026-12-02 record reads back");
+        assert_eq!(old.reading.as_deref(), Some("not resolved"));
+    }
+
     /// Re-analyses a report's saved measurements: `KIKI_E12_MEASUREMENTS` names a folder of
     /// `E12-K.measurement.json` (a report's scratch), and the result is written as JSON to
     /// `KIKI_E12_RESULT`. Run by hand (`--ignored`) where an analysis fix must be applied to
@@ -335,6 +377,14 @@ mod tests {
             assert!(m.search(pages, ("dbb", false)).is_some(), "{pages:?}");
             assert!(m.placements.iter().any(|p| p.0 == "dbb" && p.1 == pages));
         }
+        // The 2 MiB phase's page block has the 4 KiB phase's rounds, apart from its own.
+        let small = m.search(TablePages::Small, ("dbb", false)).unwrap().len();
+        let page = m.page_search(TablePages::Huge, ("dbb", false)).unwrap();
+        assert_eq!(page.len(), small);
+        assert!(m
+            .search
+            .iter()
+            .any(|r| r.pages == TablePages::Huge && r.page_block));
         let numbers = analysis::analyse(&m).numbers;
         let page = numbers.pairs.iter().find(|p| p.variant == "dbb@2m");
         assert!(page.is_some_and(|p| p.cost(Cost::Lookup).is_some()));

@@ -178,11 +178,12 @@ pub(super) fn all_series(m: &Measurement) -> Vec<Series> {
     }
     for r in &m.search {
         let name = entry_name((r.backend, r.twin));
-        out.push(series(
-            &[("backend", &name), ("table_pages", r.pages.name())],
-            "ns/node",
-            r.ns_per_node.clone(),
-        ));
+        let mut labels = vec![("backend", name.as_str()), ("table_pages", r.pages.name())];
+        if r.page_block {
+            // The 2 MiB phase's page block, the page pairs' own (the 4 KiB phase's block's twin).
+            labels.push(("block", "page pairs"));
+        }
+        out.push(series(&labels, "ns/node", r.ns_per_node.clone()));
     }
     out
 }
