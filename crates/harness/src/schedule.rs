@@ -478,4 +478,35 @@ mod tests {
             .message()
             .contains("the 1 measurement written so far"));
     }
+
+    /// A report's kept measurements (`E7-0.measurement.json`, `E7-1…` in the folder
+    /// `KIKI_REPLAY_MEASUREMENTS`) analysed as the report's process analyses them, the result
+    /// written as JSON to `KIKI_REPLAY_OUT` (`replay.json`): an analysis reworked without
+    /// changing what it says writes the same bytes before and after. `KIKI_REPLAY_ID` names the
+    /// experiment (E7 unless given).
+    #[test]
+    #[ignore = "reads a report's measurements from the folder KIKI_REPLAY_MEASUREMENTS names"]
+    fn kept_measurements_replay() {
+        let folder = PathBuf::from(std::env::var_os("KIKI_REPLAY_MEASUREMENTS").unwrap());
+        let id = std::env::var("KIKI_REPLAY_ID").unwrap_or_else(|_| "E7".into());
+        let experiment = crate::experiments::find(&id).expect("a known experiment");
+        let measurements: Vec<String> = (0..)
+            .map(|index| measurement_file(&folder, experiment.id(), index))
+            .take_while(|path| path.is_file())
+            .map(|path| std::fs::read_to_string(path).unwrap())
+            .collect();
+        assert!(
+            !measurements.is_empty(),
+            "no {id} measurements in {folder:?}"
+        );
+        let (config, machine, watch) = (Config::default(), Machine::detect(), Watch::new());
+        let context = Context {
+            config: &config,
+            machine: &machine,
+            watch: &watch,
+        };
+        let result = experiment.analyse_json(&measurements, &context).unwrap();
+        let out = std::env::var_os("KIKI_REPLAY_OUT").unwrap_or_else(|| "replay.json".into());
+        std::fs::write(out, serde_json::to_string_pretty(&result).unwrap()).unwrap();
+    }
 }
