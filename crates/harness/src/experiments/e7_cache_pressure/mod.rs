@@ -19,9 +19,8 @@ use crate::invocations::Invocation;
 use crate::machine::Machine;
 use crate::results::ExperimentResult;
 use measure::Measurement;
-pub(crate) use measure::FIXED_ORDER_SEED;
 pub(crate) use measure::{
-    find_window, sampling, tick_ns, time_chains, ChainCase, MakeChain, Warming,
+    find_window, sampling, tick_ns, time_chains, ChainCase, MakeChain, Warming, FIXED_ORDER_SEED,
 };
 pub use measure::{OrderSeed, SeedSource};
 
@@ -53,8 +52,7 @@ pub fn levels(config: &Config) -> CacheLevels {
         .unwrap_or_else(|| CacheLevels::probe(&Machine::detect(), config.quick || config.smoke))
 }
 
-/// Measures, then analyses and writes up.
-/// E7 in the list of experiments.
+/// E7 in the list of experiments: measures, then analyses and writes up.
 pub(crate) struct CachePressure;
 
 impl Experiment for CachePressure {
@@ -139,8 +137,9 @@ mod tests {
     }
 
     /// The last level's control lies above L2: the larger of half the last level and the
-    /// geometric middle of its plateau (from L2, or from the end of E6's step after L2) (E6's L3 ending barely above L2, as on the Intel 6/207 of
-    /// -27-5: L2 1.41 MiB, L3 2.83 MiB, whose "½ L3" was L2's size); continuous at 4× L2.
+    /// geometric middle of its plateau (from L2, or from the end of E6's step after L2) (E6's L3
+    /// ending barely above L2, as on the Intel 6/207 of -27-5: L2 1.41 MiB, L3 2.83 MiB, whose
+    /// "½ L3" was L2's size); continuous at 4× L2.
     #[test]
     fn the_last_level_control_lies_above_l2() {
         let level = |name: &str, bytes: usize| EffectiveLevel {
@@ -182,12 +181,13 @@ mod tests {
         assert_eq!(measure::unplaced_control(&levels(l2, l3)), None);
         // Where E6's step after L2 is a ramp, the control lies in the middle of L3's own
         // plateau, above the ramp: L2 1 MiB, its step ending at 1.5 MiB, L3 4 MiB.
-        let ramp = |end_bytes: usize| Ramp {
-            start_bytes: 1 << 20,
-            start_ns: 9.0,
+        let step = |start_bytes: usize, end_bytes: usize| Ramp {
+            start_bytes,
+            start_ns: 5.0,
             end_bytes,
-            end_ns: 32.0,
+            end_ns: 14.0,
         };
+        let ramp = |end_bytes: usize| step(1 << 20, end_bytes);
         let mut ramped = levels(1 << 20, 4 << 20);
         ramped.levels[1].ramp = Some(ramp(3 << 19));
         let sizes = measure::synthetic_sizes(&ramped, 128 << 20);
@@ -244,27 +244,13 @@ mod tests {
         // earliest start of the step after L3 (the -28 Zen 1: pooled 724 KiB–1.41 MiB, one
         // invocation's L2 step ending at 1 MiB, two invocations' L3 step starting at 1 MiB).
         let mut zen1 = levels(370_688, 1_482_880);
-        let step = |start_bytes: usize, end_bytes: usize| Ramp {
-            start_bytes,
-            start_ns: 5.0,
-            end_bytes,
-            end_ns: 14.0,
-        };
         zen1.levels[1].ramp = Some(step(262_144, 741_440));
-        zen1.levels[1].ramps_per_invocation = vec![
-            Some(step(262_144, 741_440)),
-            Some(step(262_144, 741_440)),
-            Some(step(262_144, 741_440)),
-            Some(step(262_144, 741_440)),
-            Some(step(262_144, 1 << 20)),
-        ];
-        zen1.levels[2].ramps_per_invocation = vec![
-            Some(step(1 << 20, 2 << 20)),
-            Some(step(1_482_880, 2 << 20)),
-            Some(step(1 << 20, 2 << 20)),
-            Some(step(1_482_880, 2 << 20)),
-            Some(step(1_482_880, 2 << 20)),
-        ];
+        zen1.levels[1].ramps_per_invocation = [741_440, 741_440, 741_440, 741_440, 1 << 20]
+            .map(|end| Some(step(262_144, end)))
+            .to_vec();
+        zen1.levels[2].ramps_per_invocation = [1 << 20, 1_482_880, 1 << 20, 1_482_880, 1_482_880]
+            .map(|start| Some(step(start, 2 << 20)))
+            .to_vec();
         assert_eq!(
             measure::unplaced_control(&zen1).map(|u| (u.plateau_start_bytes, u.plateau_end_bytes)),
             Some((1 << 20, 1 << 20))
@@ -289,25 +275,15 @@ mod tests {
 
     #[test]
     fn smoke_run_is_well_formed() {
+        let backends = ["magic-plain", "dbb", "mailbox"].map(String::from).to_vec();
         let config = Config {
-            backends: vec![
-                "magic-plain".to_string(),
-                "dbb".to_string(),
-                "mailbox".to_string(),
-            ],
+            backends,
             ..Config::smoke()
         };
         let experiment =
             crate::experiments::tests::run_once(&CachePressure, &config, &mut |_, _| {});
         assert_well_formed(&experiment);
-        let summary = |key: &str| {
-            experiment
-                .summary
-                .iter()
-                .find(|(k, _)| k == key)
-                .map(|(_, v)| v.clone())
-                .unwrap_or_else(|| panic!("summary lacks {key}"))
-        };
+        let summary = |key: &str| experiment.summary_value(key).expect(key).clone();
         assert!(summary("pressure_max_bytes").as_u64().unwrap() > 0);
         assert!(summary("table_miss_cost")["magic-plain"]["ns"].is_number());
         assert!(summary("negative_controls")["mailbox"]["pass"].is_boolean());
@@ -342,13 +318,8 @@ mod tests {
             calibration["l1_ns"].as_f64().unwrap() > 0.0,
             "{calibration}"
         );
-        assert_eq!(
-            calibration["neighbour_total_variation"]
-                .as_array()
-                .unwrap()
-                .len(),
-            3
-        );
+        let neighbours = calibration["neighbour_total_variation"].as_array().unwrap();
+        assert_eq!(neighbours.len(), 3);
         // Every table backend's pages, dbb's 2.5 MiB among them, and magic-plain − dbb in the
         // page split (null where a kernel did not collapse every table of both).
         let pages = summary("table_pages");
@@ -447,25 +418,17 @@ mod tests {
         let per_invocation = order["per_invocation"].as_array().unwrap();
         assert_eq!(per_invocation.len(), 1, "{order}");
         assert_eq!(per_invocation[0]["pressure"], pressure[0], "{order}");
-        assert!(
-            per_invocation[0]["blocks"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|b| b["label"] == "dose" && b["cases"].is_array()),
-            "{order}"
-        );
+        let first = per_invocation[0]["blocks"].as_array().unwrap();
+        let dose = |b: &serde_json::Value| b["label"] == "dose" && b["cases"].is_array();
+        assert!(first.iter().any(dose), "{order}");
         let blocks = orders["blocks"].as_array().unwrap();
         assert!(blocks.iter().any(|b| b["label"] == "dose"), "{orders}");
         let chain = blocks
             .iter()
             .find(|b| b["label"].as_str().unwrap().starts_with("chain P="))
             .expect("a chain call's order");
-        assert!(chain["cases"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|c| c == "magic-plain"));
+        let cases = chain["cases"].as_array().unwrap();
+        assert!(cases.iter().any(|c| c == "magic-plain"));
         assert!(experiment.findings.contains("magic-plain"));
     }
 }

@@ -217,11 +217,8 @@ pub struct PositiveControl {
     pub pass: bool,
 }
 
-/// A positive control's test against its ring, in ns per read: Yuen's trimmed mean over
-/// processes of the control's cost minus the ring's, its 90 % interval, the p-value for a
-/// difference from 0 (Holm-adjusted over the ring-judged controls, and raw), the half-width
-/// and the threshold it must stay within, and whether the control failed (adjusted p < 0.05,
-/// or half-width beyond the threshold). Bounds are null where there was no interval.
+/// A positive control's test against its ring, in ns per read (the analysis's `RingTest`):
+/// bounds are null where there was no interval.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct RingTest {
     pub value: Option<f64>,
@@ -388,85 +385,64 @@ mod tests {
     /// did: a failed positive or negative control reads "not decided here" and names it.
     #[test]
     fn seed_004_words_are_gated_on_the_controls() {
-        let passed = summary(
-            r#"{"seed_004_verdict": "holds only in part here, …",
+        let gated = r#"{"seed_004_verdict": "is not decided here: the ½ L3 control failed (…)",
+                "verdict_controls": {"passed": false, "failed": ["½ L3"]}}"#;
+        let outcome = summary(gated).seed_004.unwrap().outcome;
+        assert_eq!(outcome, SeedOutcome::NotDecided);
+        for (json, words) in [
+            (
+                r#"{"seed_004_verdict": "holds only in part here, …",
                 "positive_controls": [{"label": "½ L2", "bytes": 1, "ns": 5.0, "expected_ns": 5.0, "pass": true}],
                 "negative_controls": {"mailbox": {"ns": 0.0, "low": -0.1, "high": 0.1, "pass": true}}}"#,
-        );
-        assert_eq!(passed.seed_004_words().unwrap(), "holds only in part");
-        let old = summary(
-            r#"{"seed_004_verdict": "holds only in part here, …",
+                "holds only in part",
+            ),
+            (
+                r#"{"seed_004_verdict": "holds only in part here, …",
                 "positive_controls": [{"label": "½ L3", "bytes": 1, "ns": 9.0, "expected_ns": 5.0, "pass": false}],
                 "negative_controls": {"mailbox": {"ns": 0.5, "low": 0.4, "high": 0.6, "pass": false}}}"#,
-        );
-        assert_eq!(
-            old.seed_004_words().unwrap(),
-            "not decided here (failed controls: ½ L3, mailbox)"
-        );
-        let aa = summary(
-            r#"{"seed_004_verdict": "holds here, …",
+                "not decided here (failed controls: ½ L3, mailbox)",
+            ),
+            (
+                r#"{"seed_004_verdict": "holds here, …",
                 "positive_controls": [],
                 "positive_controls_pass": false,
                 "aa_control": {"backend": "magic-plain", "points": [
                     {"pressure_reads": 0, "pass": true}, {"pressure_reads": 512, "pass": false}]}}"#,
-        );
-        assert_eq!(
-            aa.seed_004_words().unwrap(),
-            "not decided here (failed controls: positive, A/A magic-plain at P = 512)"
-        );
-        let gated = summary(
-            r#"{"seed_004_verdict": "is not decided here: the ½ L3 control failed (…)",
-                "verdict_controls": {"passed": false, "failed": ["½ L3"]}}"#,
-        );
-        assert_eq!(
-            gated.seed_004.as_ref().unwrap().outcome,
-            SeedOutcome::NotDecided
-        );
-        assert_eq!(
-            gated.seed_004_words().unwrap(),
-            "not decided here (failed control: ½ L3)"
-        );
-        // -11-29-8: a failed control and an unplaced one: the line names both.
-        let both = summary(
-            r#"{"seed_004_verdict": "is not decided here: the ½ L2 control failed (…)",
+                "not decided here (failed controls: positive, A/A magic-plain at P = 512)",
+            ),
+            (gated, "not decided here (failed control: ½ L3)"),
+            // -11-29-8: a failed control and an unplaced one: the line names both.
+            (
+                r#"{"seed_004_verdict": "is not decided here: the ½ L2 control failed (…)",
                 "verdict_controls": {"passed": false, "failed": ["½ L2", "L3 control (unplaced)"]},
                 "positive_control_unplaced": {"level": "L3"}}"#,
-        );
-        assert_eq!(
-            both.seed_004_words().unwrap(),
-            "not decided here (failed control: ½ L2; no L3 control could be placed)"
-        );
-        // The -11-28-2 Zen 1: two failed controls and an unplaced one, not listed as failed
-        // then, which withheld the verdict too.
-        let zen1 = summary(
-            r#"{"seed_004_verdict": "is not decided here: the ½ L2 control failed (…)",
+                "not decided here (failed control: ½ L2; no L3 control could be placed)",
+            ),
+            // The -11-28-2 Zen 1: two failed controls and an unplaced one, not listed as failed
+            // then, which withheld the verdict too.
+            (
+                r#"{"seed_004_verdict": "is not decided here: the ½ L2 control failed (…)",
                 "verdict_controls": {"passed": false, "failed": ["½ L2", "memory"], "unplaced": ["L3"]},
                 "positive_control_unplaced": {"level": "L3"}}"#,
-        );
-        assert_eq!(
-            zen1.seed_004_words().unwrap(),
-            "not decided here (failed controls: ½ L2, memory; no L3 control could be placed)"
-        );
-        // Since 2026-12-01 an unplaced control is stated beside a verdict it does not veto.
-        let stated = summary(
-            r#"{"seed_004_verdict": "holds here, …",
+                "not decided here (failed controls: ½ L2, memory; no L3 control could be placed)",
+            ),
+            // Since 2026-12-01 an unplaced control is stated beside a verdict it does not veto.
+            (
+                r#"{"seed_004_verdict": "holds here, …",
                 "verdict_controls": {"passed": true, "failed": [], "unplaced": ["L3"],
                                      "unplaced_withholds": false},
                 "positive_control_unplaced": {"level": "L3"}}"#,
-        );
-        assert_eq!(
-            stated.seed_004_words().unwrap(),
-            "holds (no L3 level characterised here)"
-        );
-        let failed_beside = summary(
-            r#"{"seed_004_verdict": "is not decided here: the ½ L2 control failed (…)",
+                "holds (no L3 level characterised here)",
+            ),
+            (
+                r#"{"seed_004_verdict": "is not decided here: the ½ L2 control failed (…)",
                 "verdict_controls": {"passed": false, "failed": ["½ L2"], "unplaced": ["L3"],
                                      "unplaced_withholds": false},
                 "positive_control_unplaced": {"level": "L3"}}"#,
-        );
-        assert_eq!(
-            failed_beside.seed_004_words().unwrap(),
-            "not decided here (failed control: ½ L2)"
-        );
+                "not decided here (failed control: ½ L2)",
+            ),
+        ] {
+            assert_eq!(summary(json).seed_004_words().unwrap(), words, "{json}");
+        }
     }
 }

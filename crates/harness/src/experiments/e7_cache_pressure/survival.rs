@@ -1,12 +1,10 @@
 //! E7's survival fractions: where a node's table lines are after P pressure reads, estimated
 //! from timed single loads as a mixture of the calibration's per-level load-time distributions.
 //!
-//! One timed load cannot always say which level served it: AMD's time stamp advances 10 ns at a
-//! time, so an L1 and an L2 hit mostly read the same. The distributions still differ, and the
-//! probe's loads are timed exactly as the calibration's (same wrapper, same tables), so the
-//! fractions are the mixture weights that make the calibrated distributions best explain the
-//! probe's (maximum likelihood, by EM). Levels whose distributions overlap too much to be told
-//! apart even so are merged into one class, and the report says so.
+//! One timed load cannot always say which level served it (AMD's time stamp advances 10 ns at a
+//! time), but the distributions differ, and the probe's loads are timed exactly as the
+//! calibration's, so the fractions are the maximum-likelihood mixture weights (by EM); levels
+//! that cannot be told apart even so are merged into one class, and the report says so.
 
 use super::measure::{Calibration, Reloads, SURVIVAL_LEVELS};
 use crate::stats::Estimate;
@@ -41,11 +39,8 @@ impl Binning {
     /// Bins one time-stamp step wide (at least 1 ns) from the fastest calibrated load up to the
     /// midpoint of the LL and memory medians.
     fn of(c: &Calibration) -> Binning {
-        let width = if c.step_ns.is_finite() {
-            c.step_ns.max(1.0)
-        } else {
-            1.0
-        };
+        let step = Some(c.step_ns).filter(|step| step.is_finite());
+        let width = step.map_or(1.0, |step| step.max(1.0));
         let fastest = c.loads[0].ns.iter().copied().fold(f64::INFINITY, f64::min);
         let fastest = if fastest.is_finite() { fastest } else { 0.0 };
         let far_ns = (c.medians[2] + c.medians[3]) / 2.0;
@@ -136,19 +131,10 @@ impl Classes {
             binning,
             held_out: Vec::new(),
         };
-        let half = |parity: usize| -> Vec<Vec<f64>> {
-            classes
-                .members
-                .iter()
-                .map(|levels| {
-                    levels
-                        .iter()
-                        .flat_map(|&l| c.loads[l].ns.iter().skip(parity).step_by(2).copied())
-                        .collect()
-                })
-                .collect()
-        };
-        let (even, odd) = (half(0), half(1));
+        let (even, odd) = (
+            classes.class_times(c, Some(0)),
+            classes.class_times(c, Some(1)),
+        );
         let components = classes.components(&even);
         classes.held_out = odd
             .iter()
@@ -177,6 +163,11 @@ impl Classes {
         }
     }
 
+    /// Every class's name, in order.
+    pub fn names(&self) -> Vec<String> {
+        (0..self.members.len()).map(|k| self.name(k)).collect()
+    }
+
     /// Whether the classes pass their held-out check.
     pub fn held_out_pass(&self) -> bool {
         self.held_out.iter().all(|&share| share >= HELD_OUT_MIN)
@@ -195,16 +186,14 @@ impl Classes {
             .collect()
     }
 
-    /// Per class, the calibration's loads of its levels.
-    fn class_times(&self, c: &Calibration) -> Vec<Vec<f64>> {
+    /// Per class, the calibration's loads of its levels: all, or the even or odd ones of each
+    /// level (`half`: 0 or 1).
+    fn class_times(&self, c: &Calibration, half: Option<usize>) -> Vec<Vec<f64>> {
+        let (skip, step) = half.map_or((0, 1), |parity| (parity, 2));
+        let times = |l: usize| c.loads[l].ns.iter().skip(skip).step_by(step).copied();
         self.members
             .iter()
-            .map(|levels| {
-                levels
-                    .iter()
-                    .flat_map(|&l| c.loads[l].ns.iter().copied())
-                    .collect()
-            })
+            .map(|levels| levels.iter().flat_map(|&l| times(l)).collect())
             .collect()
     }
 }
@@ -230,7 +219,7 @@ pub(super) fn fractions(
     c: &Calibration,
     survival: &[(u32, Reloads)],
 ) -> Vec<Fractions> {
-    let components = classes.components(&classes.class_times(c));
+    let components = classes.components(&classes.class_times(c, None));
     survival
         .iter()
         .filter(|(_, reloads)| !reloads.ns.is_empty())

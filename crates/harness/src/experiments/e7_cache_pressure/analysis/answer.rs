@@ -10,17 +10,14 @@ use crate::experiments::e7_cache_pressure::summary::{SeedOutcome, SeedVerdict};
 use crate::stats::{format_interval, format_sig};
 use serde_json::{json, Value as Json};
 
-/// The verdict as a verb phrase after "Seed 004's argument".
+/// The verdict as a verb phrase after "Seed 004's argument": the index's words where they are
+/// one.
 fn verb(outcome: SeedOutcome) -> &'static str {
     match outcome {
-        SeedOutcome::Holds => "holds",
-        SeedOutcome::HoldsInPart => "holds only in part",
-        SeedOutcome::HalfShown => "is only half shown",
-        SeedOutcome::NotShown => "is not shown at this resolution",
-        SeedOutcome::DoesNotHold => "does not hold",
         SeedOutcome::NotMeasured => "is not measured",
         SeedOutcome::NotDecided => "is not decided here",
         SeedOutcome::Other => "is worded below",
+        decided => decided.words(),
     }
 }
 
@@ -78,11 +75,9 @@ fn notes(verdict: &Verdict, controls: &[Positive], detail: Detail) -> String {
     }
 }
 
-/// The answer: `Seed 004's argument holds: magic-plain − dbb table-miss cost 12.30
-/// [10.10–14.50] ns per lookup (95 %) after 512 pressure reads per node, resolved to ±2.200
-/// ns.`, with a failed ring-judged control's 90 % interval and adjusted p (past 40 words the
-/// interval goes, then the p: the control is counted), the other failed controls counted and
-/// an unplaced level named (at most 40 words).
+/// The answer (`Seed 004's argument holds: magic-plain − dbb table-miss cost 12.30 [10.10–14.50]
+/// ns per lookup (95 %) after 512 pressure reads per node, resolved to ±2.200 ns.`) with its
+/// [`notes`], in at most 40 words: past them a failed control's interval goes, then its p.
 pub(in super::super) fn sentence(verdict: &Verdict, controls: &[Positive], top: u32) -> String {
     let outcome = SeedVerdict::from(verdict.text.clone()).outcome;
     let Some(d) = verdict.difference() else {
@@ -121,8 +116,8 @@ pub(super) fn summary(verdict: &Verdict, controls: &[Positive], top: u32) -> Jso
 
 #[cfg(test)]
 mod tests {
-    use super::super::positive::Synthetic;
-    use super::super::ring_test::ring_tests;
+    use super::super::positive::tests::control;
+    use super::super::ring_test::{ring_tests, tests::means};
     use super::super::verdict::{Contender, Pair};
     use super::*;
     use crate::stats::Estimate;
@@ -192,33 +187,19 @@ mod tests {
     /// its count where even that is past 40 words.
     #[test]
     fn a_failed_ring_control_is_read_in_the_answer() {
-        let spread: Vec<f64> = (0..10)
-            .map(|i| 1.2 + 0.3 * (i as f64 - 4.5) / 4.5)
-            .collect();
-        let test = ring_tests(&[(spread, 6.8)])[0];
+        let test = ring_tests(&[(means(1.2, 0.3), 6.8)])[0];
         assert!(test.failed);
         let at_zero = Estimate {
             value: 7.0,
             low: 6.4,
             high: 7.6,
         };
-        let control = Positive {
-            label: "½ L2".into(),
-            kind: Synthetic::Other,
-            bytes: 362 << 10,
-            at_zero,
-            expected: 3.27,
-            expected_low: 3.0,
-            expected_high: 3.5,
-            reference: Reference::Ring {
-                ring: at_zero,
-                difference: test.interval(),
-                test,
-            },
-            resolved: true,
-            pass: false,
-            widest: None,
-            by_pressure: Vec::new(),
+        let mut control = control(at_zero, None);
+        assert!(control.resolved && !control.pass);
+        control.reference = Reference::Ring {
+            ring: at_zero,
+            difference: test.interval(),
+            test,
         };
         let mut failed = verdict("is not decided here: …", 1, None);
         failed.failed_controls[0].0 = "½ L2".into();

@@ -2,6 +2,7 @@
 //! evaluation reads alone at E = 0 and at E = the pressure buffer; its series, table, plot and
 //! sentence (values, not claims).
 
+use super::paired;
 use crate::experiments::e7_cache_pressure::measure::{attack_table_bytes, Measurement};
 use crate::experiments::e7_cache_pressure::{EVAL_ALONE, NEGATIVE_CONTROLS};
 use crate::experiments::{and_list, interval_linear, interval_point, series};
@@ -42,11 +43,7 @@ impl Brackets {
                     .iter()
                     .find(|b| b.bytes == bytes && b.case == case)
             };
-            let (with, alone) = (&find(name)?.ns, &find(EVAL_ALONE)?.ns);
-            if with.len() != alone.len() || with.is_empty() {
-                return None;
-            }
-            let d: Vec<f64> = with.iter().zip(alone).map(|(a, b)| a - b).collect();
+            let d = paired(&find(name)?.ns, &find(EVAL_ALONE)?.ns)?;
             Some(interval_linear(&d, m.invocations))
         };
         let backends = m
@@ -67,17 +64,12 @@ impl Brackets {
         if self.backends.is_empty() {
             return None;
         }
+        let e = rounded_bytes(m.pressure_bytes as f64);
         Some(Plot {
             file_stem: "e7_bracket".into(),
-            title: format!(
-                "Free-running bracket: marginal cost at E = {} against at E = 0",
-                rounded_bytes(m.pressure_bytes as f64)
-            ),
+            title: format!("Free-running bracket: marginal cost at E = {e} against at E = 0"),
             x_label: "marginal ns per lookup at E = 0".into(),
-            y_label: format!(
-                "marginal ns per lookup at E = {}",
-                rounded_bytes(m.pressure_bytes as f64)
-            ),
+            y_label: format!("marginal ns per lookup at E = {e}"),
             log_x: false,
             log_y: false,
             kind: PlotKind::Line,
@@ -98,24 +90,19 @@ impl Brackets {
         if self.backends.is_empty() {
             return None;
         }
-        let mut bracket = Table {
+        let rows = self.backends.iter().map(|(name, a, b)| {
+            let ratio = format!("×{:.2}", b.value / a.value);
+            vec![name.clone(), format_interval(a), format_interval(b), ratio]
+        });
+        Some(Table {
             headers: vec![
                 "backend".into(),
                 "marginal ns at E = 0".into(),
                 format!("at E = {}", rounded_bytes(m.pressure_bytes as f64)),
                 "ratio of values".into(),
             ],
-            rows: Vec::new(),
-        };
-        for (name, a, b) in &self.backends {
-            bracket.rows.push(vec![
-                name.clone(),
-                format_interval(a),
-                format_interval(b),
-                format!("×{:.2}", b.value / a.value),
-            ]);
-        }
-        Some(bracket)
+            rows: rows.collect(),
+        })
     }
 
     /// How the marginal costs grow in that design, tables or none.

@@ -1,7 +1,7 @@
 //! The dose–response: at the top pressure, each backend's table-miss cost with its attack
 //! tables masked to footprints of growing size, then whole; its table, plot and sentences.
 
-use super::{level_markers, Case, Mask, PageSize, Part, Tables};
+use super::{level_markers, Case, Mask, Part};
 use crate::experiments::and_list;
 use crate::experiments::e7_cache_pressure::measure::{attack_table_bytes, dose_case, Measurement};
 use crate::experiments::interval_point;
@@ -30,10 +30,7 @@ impl Dose {
                         let case = dose_case(name, mask);
                         Case {
                             part: Part::Dose,
-                            reads: top_reads,
-                            case: &case,
-                            tables: Tables::AsBuilt,
-                            pressure: PageSize::Huge,
+                            ..Case::chain(top_reads, &case)
                         }
                         .cost((&m.chains, m.invocations), Mask::Bytes(mask))
                         .map(|e| (mask.saturating_add(1).min(table), e))

@@ -48,13 +48,8 @@ impl Estimators {
     /// The sentence on the two estimators, after the verdict.
     pub fn sentence(&self, trimmed: &Verdict, top: u32) -> Option<String> {
         let plain = self.plain.as_ref()?;
-        let figure = |v: &Verdict, unpressed: bool| {
-            let e = if unpressed {
-                v.difference_unpressed()
-            } else {
-                v.difference()
-            };
-            e.map_or("not measured".to_string(), |e| {
+        let figure = |e: Option<&Estimate>| {
+            e.map_or("not measured".into(), |e| {
                 format!("{} ns", format_interval(e))
             })
         };
@@ -67,10 +62,10 @@ impl Estimators {
              misses, and interrupts) magic-plain's table misses cost {} more per lookup than \
              dbb's after {top} reads per node (trimmed {}) and {} at P = 0 (trimmed {}), and \
              seed 004's verdict {}.",
-            figure(plain, false),
-            figure(trimmed, false),
-            figure(plain, true),
-            figure(trimmed, true),
+            figure(plain.difference()),
+            figure(trimmed.difference()),
+            figure(plain.difference_unpressed()),
+            figure(trimmed.difference_unpressed()),
             if same && gated {
                 "is gated on the same failed controls either way, so the two readings cannot \
                  differ here"

@@ -1,11 +1,5 @@
-//! E7's analysis, one module per sub-study, each owning its numbers, tables, plots, summary
-//! values and sentences: `chains` (the table-miss costs and the controls, `positive` the
-//! positive ones, `ring_test` the rule that judges those beside a ring), `dose` (the
-//! dose–response), `reuse` (the walk's stack distances), `survival` (the survival fractions
-//! and their calibration), `pages` (the table-page split), `bracket` (the free-running
-//! design), `verdict` (seed 004's question, from the chains, the dose and the pages) and
-//! `answer` (the verdict in one sentence). [`analyse`] composes them in the
-//! report's order.
+//! E7's analysis, one module per sub-study (each module says which), each owning its numbers,
+//! tables, plots, summary values and sentences; [`analyse`] composes them in the report's order.
 
 pub(super) mod answer;
 pub(super) mod bracket;
@@ -28,6 +22,9 @@ use crate::results::{Plot, Series, Table};
 use crate::stats::Estimate;
 use serde_json::{json, Value as Json};
 
+/// The backend every contender is set against.
+const REFERENCE: &str = "dbb";
+
 /// E7's series, plots, tables, summary and claims, and the numbers the findings quote.
 pub(super) struct Analysis {
     pub series: Vec<Series>,
@@ -40,7 +37,7 @@ pub(super) struct Analysis {
 
 /// What the findings quote: each sub-study's numbers.
 pub(super) struct Numbers {
-    /// Pressure reads per node at the top of the sweep, and the bytes that inserts.
+    /// Pressure reads per node at the top of the sweep.
     pub top_reads: u32,
     pub chains: chains::Chains,
     pub dose: dose::Dose,
@@ -137,8 +134,7 @@ impl Mask {
     }
 }
 
-/// One timed case: the part of the sweep, its pressure count, its case name, and where its
-/// tables and its pressure buffer lay.
+/// One timed case: the part of the sweep, its pressure count, its name, and its pages.
 #[derive(Clone, Copy)]
 struct Case<'a> {
     part: Part,
@@ -157,6 +153,17 @@ impl<'a> Case<'a> {
             case,
             tables: Tables::AsBuilt,
             pressure: PageSize::Huge,
+        }
+    }
+
+    /// `case` in the table-page split at `reads` (at least 1), its tables and pressure on
+    /// `tables` and `pressure` pages.
+    fn split(reads: u32, case: &'a str, tables: PageSize, pressure: PageSize) -> Self {
+        Case {
+            part: Part::Pages,
+            tables: Tables::On(tables),
+            pressure,
+            ..Case::chain(reads.max(1), case)
         }
     }
 
@@ -180,18 +187,24 @@ impl<'a> Case<'a> {
 
     /// Per round: the chain with `mask` minus the one with `twin`.
     fn rounds(self, chains: &[Chain], mask: Mask, twin: Mask) -> Option<Vec<f64>> {
-        let (real, twin) = (&self.find(chains, mask)?.ns, &self.find(chains, twin)?.ns);
-        if real.len() != twin.len() || real.is_empty() {
-            return None;
-        }
-        Some(real.iter().zip(twin).map(|(a, b)| a - b).collect())
+        paired(&self.find(chains, mask)?.ns, &self.find(chains, twin)?.ns)
     }
 
     /// The table-miss cost: the chain with `mask` minus its hot twin, per round, ns per lookup.
     fn cost(self, (chains, k): (&[Chain], usize), mask: Mask) -> Option<Estimate> {
-        let estimate = interval_linear(&self.rounds(chains, mask, Mask::Hot)?, k);
-        (!estimate.value.is_nan()).then_some(estimate)
+        interval(&self.rounds(chains, mask, Mask::Hot)?, k)
     }
+}
+
+/// Per round: `a[r] − b[r]`, where both were measured over the same rounds.
+fn paired(a: &[f64], b: &[f64]) -> Option<Vec<f64>> {
+    (a.len() == b.len() && !a.is_empty()).then(|| a.iter().zip(b).map(|(x, y)| x - y).collect())
+}
+
+/// The interval of per-round values pooled from `k` invocations, `None` where there is none.
+fn interval(rounds: &[f64], k: usize) -> Option<Estimate> {
+    let e = interval_linear(rounds, k);
+    (!e.value.is_nan()).then_some(e)
 }
 
 /// Per-round table-miss cost of `case` in the main sweep at `reads`.
@@ -206,13 +219,7 @@ fn cost(m: &Measurement, reads: u32, case: &str) -> Option<Estimate> {
 
 /// The whole-table chain's per-round times of `case` in the main sweep at `reads`.
 fn chain_ns<'a>(m: &'a Measurement, reads: u32, case: &str) -> Option<&'a [f64]> {
-    let full = Mask::Full.label();
-    m.chains
-        .iter()
-        .find(|c| {
-            c.part == Part::Chain.label() && c.reads == reads && c.case == case && c.mask == full
-        })
-        .map(|c| c.ns.as_slice())
+    Some(&Case::chain(reads, case).find(&m.chains, Mask::Full)?.ns)
 }
 
 /// Misses per lookup to three significant digits (`0.0123`, `1.50`, `12.3`).
@@ -239,6 +246,18 @@ fn yes_no(pass: bool) -> String {
 
 fn estimate_json(e: &Estimate) -> Json {
     json!({"ns": e.value, "low": e.low, "high": e.high})
+}
+
+/// [`estimate_json`] with the pressure count it was measured at.
+fn estimate_at(e: &Estimate, reads: u32) -> Json {
+    let mut value = estimate_json(e);
+    value["pressure_reads"] = json!(reads);
+    value
+}
+
+#[cfg(test)]
+fn estimate(value: f64, low: f64, high: f64) -> Estimate {
+    Estimate { value, low, high }
 }
 
 /// Every timed chain as a series, whatever part of the sweep it belongs to.

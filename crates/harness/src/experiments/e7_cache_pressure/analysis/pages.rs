@@ -1,10 +1,9 @@
 //! The table-page split: every backend's attack tables on 4 KiB pages, then collapsed to 2 MiB
 //! pages, each against pressure on both; its table, summary value and sentences.
 
-use super::{estimate_json, Case, Mask, PageSize, Part, Tables};
+use super::{estimate_json, interval, paired, Case, Mask, PageSize};
 use crate::experiments::claims::Claims;
 use crate::experiments::e7_cache_pressure::measure::{Chain, Measurement, PHASE_CONTROL};
-use crate::experiments::interval_linear;
 use crate::results::Table;
 use crate::stats::{format_interval, format_sig, Comparison, Estimate};
 use kiki_core::units::rounded_bytes;
@@ -60,10 +59,9 @@ impl PageSplit {
     }
 }
 
-/// How a backend's corrected change reads, in the words of the claims' readings: `faster` or
-/// `slower` (claimed: on 2 MiB pages its table misses cost less or more), `unresolved` (the
-/// interval reaches 0), `withdrawn` (the interval excludes 0, yet the rule claims nothing: the
-/// control failed, or the tables were not collapsed).
+/// How a backend's corrected change reads: `faster` or `slower` (claimed), `unresolved` (the
+/// interval reaches 0), `withdrawn` (it excludes 0, yet the control failed or the tables were
+/// not collapsed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PageReading {
     Faster,
@@ -91,32 +89,14 @@ fn excludes_zero(e: &Estimate) -> bool {
     e.low > 0.0 || e.high < 0.0
 }
 
-/// `a − b` per round, where both cover the same rounds.
-fn differences(a: &[f64], b: &[f64]) -> Option<Vec<f64>> {
-    (a.len() == b.len() && !a.is_empty()).then(|| a.iter().zip(b).map(|(x, y)| x - y).collect())
-}
-
-/// The interval of per-round values pooled from `k` invocations, `None` where there is none.
-fn interval(rounds: &[f64], k: usize) -> Option<Estimate> {
-    let e = interval_linear(rounds, k);
-    (!e.value.is_nan()).then_some(e)
-}
-
 /// Per round, `case`'s table-miss cost (full chain less hot twin, pressure on 2 MiB pages) in
 /// the second phase minus in the first. Every case of the split walks one window of nodes, so
 /// round r is the same nodes in each phase and each case.
 fn change_rounds(chains: &[Chain], top_reads: u32, case: &str) -> Option<Vec<f64>> {
     let rounds = |phase: PageSize| {
-        Case {
-            part: Part::Pages,
-            reads: top_reads.max(1),
-            case,
-            tables: Tables::On(phase),
-            pressure: PageSize::Huge,
-        }
-        .rounds(chains, Mask::Full, Mask::Hot)
+        Case::split(top_reads, case, phase, PageSize::Huge).rounds(chains, Mask::Full, Mask::Hot)
     };
-    differences(&rounds(PageSize::Huge)?, &rounds(PageSize::Small)?)
+    paired(&rounds(PageSize::Huge)?, &rounds(PageSize::Small)?)
 }
 
 /// The split's phase-order control: a synthetic table on 4 KiB pages in both phases.
@@ -125,15 +105,12 @@ pub struct PhaseOrder {
     /// Its change between the phases, taken as a backend's (per round, full less hot twin in
     /// the second phase minus in the first): the phase order's, none of it the pages'.
     pub change: Option<Estimate>,
-    /// Its whole chain's time in the second phase over the first (pressure on 2 MiB pages),
-    /// paired per round: shown, not used to decide (±3 % of a chain of ~86 ns a read is a
-    /// band wider than many changes).
+    /// Its whole chain's time in the second phase over the first, paired per round: shown, not
+    /// used to decide (±3 % of a chain of ~86 ns a read is wider than many changes).
     pub ratio: Option<Comparison>,
     /// Its huge-page bytes after the second phase (the most of any invocation).
     pub huge_after: Option<usize>,
-    /// How far the control's change may reach for the claims to stand ([`PHASE_MARGIN_NS`]).
-    pub bound: Option<f64>,
-    /// Still wholly on 4 KiB pages, and its change bounded within ± `bound`.
+    /// Still wholly on 4 KiB pages, and its change bounded within ± [`PHASE_MARGIN_NS`].
     pub passes: bool,
     pub threshold: f64,
 }
@@ -147,15 +124,8 @@ impl PhaseOrder {
     ) -> Option<PhaseOrder> {
         let control = m.phase_control.as_ref()?;
         let full = |pages: PageSize| {
-            Case {
-                part: Part::Pages,
-                reads: top_reads.max(1),
-                case: PHASE_CONTROL,
-                tables: Tables::On(pages),
-                pressure: PageSize::Huge,
-            }
-            .find(&m.chains, Mask::Full)
-            .map(|c| c.ns.clone())
+            let case = Case::split(top_reads, PHASE_CONTROL, pages, PageSize::Huge);
+            case.find(&m.chains, Mask::Full).map(|c| c.ns.clone())
         };
         let ratio = full(PageSize::Small)
             .zip(full(PageSize::Huge))
@@ -177,24 +147,20 @@ impl PhaseOrder {
         ))
     }
 
-    /// The control with the rule applied: it passes where it stayed on 4 KiB pages and its
-    /// change's whole interval lies within ± [`PHASE_MARGIN_NS`].
+    /// The control with the rule applied ([`PhaseOrder::passes`]).
     fn new(
         (bytes, huge_after, threshold): (usize, Option<usize>, f64),
         change: Option<Estimate>,
         ratio: Option<Comparison>,
     ) -> PhaseOrder {
-        let bound = Some(PHASE_MARGIN_NS);
-        let bounded = match (&change, bound) {
-            (Some(c), Some(b)) => -b <= c.low && c.high <= b,
-            _ => false,
-        };
+        let bounded = change
+            .as_ref()
+            .is_some_and(|c| -PHASE_MARGIN_NS <= c.low && c.high <= PHASE_MARGIN_NS);
         PhaseOrder {
             bytes,
             change,
             ratio,
             huge_after,
-            bound,
             passes: huge_after == Some(0) && bounded,
             threshold,
         }
@@ -230,25 +196,19 @@ impl PhaseOrder {
                 crate::experiments::claims::reading(r, self.threshold)
             )
         });
-        let outcome = match (self.huge_after, &self.change, self.bound) {
-            (Some(0), Some(_), Some(bound)) if self.passes => format!(
-                "within ±{} ns, the margin fixed in advance, so each corrected change whose \
-                 interval excludes 0 is a claim",
-                format_sig(bound)
+        let bound = format_sig(PHASE_MARGIN_NS);
+        let outcome = match (self.huge_after, &self.change) {
+            (Some(0), Some(_)) if self.passes => format!(
+                "within ±{bound} ns, the margin fixed in advance, so each corrected change whose \
+                 interval excludes 0 is a claim"
             ),
-            (Some(0), Some(_), Some(bound)) => format!(
-                "not within ±{} ns, the margin fixed in advance, so the phase order is not \
-                 bounded and nothing is claimed",
-                format_sig(bound)
+            (Some(0), Some(_)) => format!(
+                "not within ±{bound} ns, the margin fixed in advance, so the phase order is not \
+                 bounded and nothing is claimed"
             ),
-            (Some(0), Some(_), None) => "no backend's corrected change excludes 0, so \
-                                         nothing is claimed"
-                .to_string(),
-            (Some(0), None, _) => "nothing is claimed".to_string(),
-            (Some(_), _, _) => {
-                "its table did not stay on 4 KiB pages, so nothing is claimed".to_string()
-            }
-            (None, _, _) => "with its pages unknown, nothing is claimed".to_string(),
+            (Some(0), None) => "nothing is claimed".to_string(),
+            (Some(_), _) => "its table did not stay on 4 KiB pages, so nothing is claimed".into(),
+            (None, _) => "with its pages unknown, nothing is claimed".to_string(),
         };
         format!(
             "the phase-order control (a synthetic table of {} on 4 KiB pages in both phases, \
@@ -276,20 +236,14 @@ impl Pages {
             .iter()
             .filter_map(|t| {
                 let at = |tables: PageSize, pressure: PageSize| {
-                    Case {
-                        part: Part::Pages,
-                        reads: top_reads.max(1),
-                        case: t.backend,
-                        tables: Tables::On(tables),
-                        pressure,
-                    }
-                    .cost((&m.chains, m.invocations), Mask::Full)
+                    Case::split(top_reads, t.backend, tables, pressure)
+                        .cost((&m.chains, m.invocations), Mask::Full)
                 };
                 let own = change_rounds(&m.chains, top_reads, t.backend);
                 let corrected = own
                     .as_deref()
                     .zip(control_rounds.as_deref())
-                    .and_then(|(own, control)| differences(own, control))
+                    .and_then(|(own, control)| paired(own, control))
                     .and_then(|rounds| interval(&rounds, m.invocations));
                 Some(PageSplit {
                     backend: t.backend.to_string(),
@@ -424,7 +378,7 @@ impl Pages {
                    "claim": ratio.map(|r| format!("{:?}", r.claim)),
                    "reading": ratio.map(|r| crate::experiments::claims::reading(r, p.threshold)),
                    "change_ns": p.change.as_ref().map(estimate_json),
-                   "bound_ns": p.bound,
+                   "bound_ns": PHASE_MARGIN_NS,
                    "huge_after": p.huge_after, "passes": p.passes})
         })
     }
@@ -508,11 +462,9 @@ impl Pages {
     }
 }
 
-/// `sweep_pages`: per backend with attack tables, the pages its tables were on during the
-/// chain sweep (advised onto 4 KiB pages first): its attack-table bytes, the kernel's count
-/// of them on 2 MiB pages before the advice and after it (the most in any invocation; null
-/// where the kernel did not say), and why the advice failed, if it did. The verdict's page
-/// clause is read from these; recorded so that it can be checked.
+/// `sweep_pages`: per backend with attack tables, its attack-table bytes, the kernel's count of
+/// them on 2 MiB pages before and after the advice onto 4 KiB pages (the most in any invocation;
+/// null where not said) and why the advice failed: what the verdict's page clause reads.
 pub fn sweep_summary(m: &Measurement) -> Json {
     Json::from(
         m.sweep_pages
@@ -529,6 +481,7 @@ pub fn sweep_summary(m: &Measurement) -> Json {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{estimate, Part};
     use super::*;
     use crate::cache_levels::CacheLevels;
     use crate::experiments::e7_cache_pressure::measure::{PhaseControl, TablePages};
@@ -536,10 +489,6 @@ mod tests {
     use crate::measure::SampleConfig;
     use crate::stats::Claim;
     use std::time::Duration;
-
-    fn estimate(value: f64, low: f64, high: f64) -> Estimate {
-        Estimate { value, low, high }
-    }
 
     /// A round's own wobble, the same wherever it is asked for with the same `salt`.
     fn wobble(round: usize, salt: usize) -> f64 {
@@ -659,7 +608,6 @@ mod tests {
         assert!(change.high < -8.0 && change.low > -12.0, "{change:?}");
         let control = pages.phase_order.as_ref().unwrap();
         assert_eq!(control.change.unwrap(), estimate(0.0, 0.0, 0.0));
-        assert_eq!(control.bound, Some(PHASE_MARGIN_NS));
         assert!(control.passes);
         assert_eq!(pages.reading(split), Some(PageReading::Faster));
         let summary = pages.summary(1);
@@ -698,11 +646,7 @@ mod tests {
         assert!(corrected.value.abs() < 1e-9 && corrected.low <= 0.0 && corrected.high >= 0.0);
         assert_eq!(pages.reading(split), Some(PageReading::Unresolved));
         // The control moved far beyond the margin: it does not pass.
-        let control = pages.phase_order.as_ref().unwrap();
-        assert_eq!(
-            (control.bound, control.passes),
-            (Some(PHASE_MARGIN_NS), false)
-        );
+        assert!(!pages.order_controlled());
         let text = pages.sentences().join(" ");
         assert!(
             text.contains("not within ±1.000 ns, the margin fixed in advance"),
@@ -727,6 +671,9 @@ mod tests {
             text.contains("its table did not stay on 4 KiB pages, so nothing is claimed"),
             "{text}"
         );
+        let phase = pages.phase_summary();
+        assert_eq!(phase["passes"], false);
+        assert_eq!(phase["bound_ns"], PHASE_MARGIN_NS);
         assert!(text.contains("(a value, not a claim)"), "{text}");
     }
 
@@ -761,22 +708,14 @@ mod tests {
 
     /// The control's change in ns, not its whole chain's ratio, decides: a change bounded
     /// within the fixed margin makes a corrected change a claim, even where the ratio leaves
-    /// ±3 %; one that reaches past it, or a table that left 4 KiB pages, leaves values; and a
-    /// control drifting against the backends cannot widen its own bound.
+    /// ±3 %; one that reaches past it leaves values; and a control drifting against the
+    /// backends cannot widen its own bound.
     #[test]
     fn the_phase_order_control_decides_whether_the_change_is_a_claim() {
         let controlled = pages(estimate(0.2, -0.6, 0.9), (1.04, 1.031, 1.05), Some(0));
         assert!(controlled.order_controlled());
-        assert_eq!(
-            controlled
-                .phase_order
-                .as_ref()
-                .unwrap()
-                .ratio
-                .unwrap()
-                .claim,
-            Claim::Slower
-        );
+        let ratio = controlled.phase_order.as_ref().unwrap().ratio.unwrap();
+        assert_eq!(ratio.claim, Claim::Slower);
         let text = controlled.sentences().join(" ");
         for words in [
             "the phase-order control (a synthetic table of 3 MiB on 4 KiB pages in both phases, \
@@ -805,11 +744,6 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("(a value, not a claim)"), "{text}");
-        let moved = pages(estimate(0.0, -0.1, 0.1), (1.0, 0.99, 1.01), Some(2 << 20));
-        assert!(!moved.order_controlled());
-        assert!(moved.sentences()[0].contains("but 2 MiB of it on 2 MiB pages"));
-        assert_eq!(moved.phase_summary()["passes"], false);
-        assert_eq!(moved.phase_summary()["bound_ns"], PHASE_MARGIN_NS);
         // A control at +10 [8–12] beside a backend whose corrected change is −15: under the
         // earlier bound (the smallest corrected change) it passed its own test; not now.
         let drifting = pages(estimate(10.0, 8.0, 12.0), (1.0, 0.99, 1.01), Some(0));

@@ -3,8 +3,8 @@
 //! walk (the memory-sized one against E6's memory latency), the ring-judged ones by the
 //! project's rule for controls (`ring_test`); their table rows, summary values and sentences.
 
-use super::ring_test::{process_means, ring_tests, widest_process, RingTest};
-use super::{cost, cost_rounds, estimate_json, yes_no};
+use super::ring_test::{narrowest_without, process_means, ring_tests, widest_process, RingTest};
+use super::{cost, cost_rounds, estimate_at, estimate_json, interval, paired, yes_no};
 use crate::experiments::e7_cache_pressure::measure::{
     has_ring, ring_case, synthetic_case, Measurement, ONE_PAGE,
 };
@@ -14,42 +14,14 @@ use crate::stats::{format_interval, format_sig, Estimate};
 use kiki_core::units::rounded_bytes;
 use serde_json::{json, Value as Json};
 
-/// What a synthetic positive control's size stands for, where the findings single it out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Synthetic {
-    /// The last level's control: half the measured last level, or the geometric middle of its
-    /// plateau (from the end of E6's step after L2) where half would lie below that middle.
-    LastLevel,
-    /// The pressure buffer's size: a table in memory (the first design's positive control).
-    Memory,
-    /// Another size (half the L2 where the last level is not the L2).
-    Other,
-}
-
-impl Synthetic {
-    fn of(label: &str, m: &Measurement) -> Synthetic {
-        let last_level = m.levels.levels.last().map(|l| l.level.as_str());
-        let names_last =
-            |level: &str| label == format!("½ {level}") || label == format!("mid L2–{level}");
-        if last_level.is_some_and(names_last) {
-            Synthetic::LastLevel
-        } else if label == "memory" {
-            Synthetic::Memory
-        } else {
-            Synthetic::Other
-        }
-    }
-}
-
 /// What a positive control is judged against.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Reference {
     /// E6's latency at its size minus at 4 KiB, within the range E6's invocations span there.
     E6,
-    /// A plain ring of its size timed in this process along the same walk: the ring's cost
-    /// (full ring − one-page ring), the control's cost minus the ring's paired per round (its
-    /// 95 % interval over rounds, recorded as before), and the test that judges it (per
-    /// process, a 90 % interval and a p-value: [`RingTest`]).
+    /// A plain ring of its size timed in this process along the same walk: its cost (full ring
+    /// − one-page ring), the control's minus it paired per round (the 95 % interval over rounds,
+    /// recorded as before), and the [`RingTest`] that judges it.
     Ring {
         ring: Estimate,
         difference: Estimate,
@@ -59,8 +31,9 @@ pub enum Reference {
 
 /// A positive control: a synthetic table of known size read at random in the same chain.
 pub struct Positive {
+    /// What its size stands for: `½ L2`, `½ L3`, `mid L2–L3`, `memory` (the pressure buffer's
+    /// size: the first design's positive control).
     pub label: String,
-    pub kind: Synthetic,
     pub bytes: usize,
     /// Its cost at P = 0.
     pub at_zero: Estimate,
@@ -75,8 +48,7 @@ pub struct Positive {
     pub pass: bool,
     /// Where it fails by width (against E6: its level inside the band): the invocation (from
     /// 0) whose rounds, left out, narrow the judged interval most, and that interval without
-    /// them (what drove the width; the verdict stays undecided: this names the cause, it does
-    /// not rescue it).
+    /// them (naming the cause, not rescuing the verdict).
     pub widest: Option<(usize, Estimate)>,
     /// Its cost at every pressure (how the pressure itself changes what a miss costs).
     pub by_pressure: Vec<(u32, Estimate)>,
@@ -87,20 +59,23 @@ impl Positive {
     /// half-width beyond the threshold; against E6, the level outside the band, or the level
     /// inside and the interval too wide; either way whose rounds widened it.
     pub(super) fn failure_words(&self) -> String {
-        if let Reference::Ring { test, .. } = &self.reference {
-            let cause = self.widest.map_or(String::new(), |(invocation, without)| {
+        let cause = |without_what: &str| {
+            self.widest.map_or(String::new(), |(invocation, without)| {
                 format!(
-                    " (the invocation that widens it most is number {}: without it {} ns)",
+                    " (the invocation that widens it most is number {}: without {without_what} \
+                     {} ns)",
                     invocation + 1,
                     format_interval(&without)
                 )
-            });
+            })
+        };
+        if let Reference::Ring { test, .. } = &self.reference {
             let unresolved = if self.resolved {
                 ""
             } else {
                 "; its cost's interval includes 0"
             };
-            return format!("{unresolved}{}", test.failure_words(&cause));
+            return format!("{unresolved}{}", test.failure_words(&cause("it")));
         }
         match (self.resolved, self.level_inside()) {
             (false, false) => {
@@ -110,14 +85,10 @@ impl Positive {
             (true, false) => return "; its level is outside that band".into(),
             (true, true) => {}
         }
-        let cause = self.widest.map_or(String::new(), |(invocation, without)| {
-            format!(
-                " (the invocation that widens it most is number {}: without its rounds {} ns)",
-                invocation + 1,
-                format_interval(&without)
-            )
-        });
-        format!("; its level is inside that band, its interval too wide{cause}")
+        format!(
+            "; its level is inside that band, its interval too wide{}",
+            cause("its rounds")
+        )
     }
 
     /// Whether its level (not its interval) lies in E6's band widened by the tolerance.
@@ -209,11 +180,8 @@ impl Positive {
                "judged_against": against, "ring": ring, "ring_difference": difference,
                "ring_test": test,
                "resolved": self.resolved, "pass": self.pass,
-               "by_pressure": self.by_pressure.iter().map(|(r, e)| {
-                   let mut v = estimate_json(e);
-                   v["pressure_reads"] = json!(r);
-                   v
-               }).collect::<Vec<_>>()})
+               "by_pressure": self.by_pressure.iter().map(|(r, e)| estimate_at(e, *r))
+                   .collect::<Vec<_>>()})
     }
 
     /// The findings' sentence on it.
@@ -259,11 +227,6 @@ impl Positive {
     }
 }
 
-/// Per round: `a[r] − b[r]` (the two measured over the same windows).
-fn paired(a: &[f64], b: &[f64]) -> Option<Vec<f64>> {
-    (a.len() == b.len() && !a.is_empty()).then(|| a.iter().zip(b).map(|(x, y)| x - y).collect())
-}
-
 /// The ring beside the control labelled `label`: its cost, the control's minus it per round,
 /// and those rounds; `None` where no ring was timed (the memory control, and measurements made
 /// before 2026-12-01).
@@ -276,8 +239,8 @@ fn ring_reference(m: &Measurement, label: &str) -> Option<(Estimate, Estimate, V
         &cost_rounds(m, 0, &synthetic_case(label))?,
         &cost_rounds(m, 0, &ring)?,
     )?;
-    let difference = interval_linear(&rounds, m.invocations);
-    (!difference.value.is_nan()).then_some((cost(m, 0, &ring)?, difference, rounds))
+    let difference = interval(&rounds, m.invocations)?;
+    Some((cost(m, 0, &ring)?, difference, rounds))
 }
 
 /// The positive controls: every synthetic table but the one-page one, each against the ring
@@ -352,7 +315,6 @@ fn control(
     Positive {
         widest,
         label: label.to_string(),
-        kind: Synthetic::of(label, m),
         bytes,
         at_zero,
         expected,
@@ -370,33 +332,20 @@ fn control(
 }
 
 /// The invocation whose rounds, left out, narrow the interval of `rounds` (k invocations'
-/// blocks in order) most, and the interval of the rest; `None` under three invocations.
-/// Only where 3 invocations remain without one (with 2 left, Student's t on 1 degree of
-/// freedom widens every interval) and leaving it out narrows the interval below `full_width`.
+/// blocks in order) most, below `full_width`, and the interval of the rest; `None` under four
+/// invocations (with 2 left, Student's t on 1 degree of freedom widens every interval).
 fn widest_invocation(rounds: &[f64], k: usize, full_width: f64) -> Option<(usize, Estimate)> {
     let blocks = crate::experiments::blocks(rounds, k);
     if blocks.len() < 4 {
         return None;
     }
-    (0..blocks.len())
-        .map(|left_out| {
-            let rest: Vec<f64> = blocks
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| *i != left_out)
-                .flat_map(|(_, b)| b.iter().copied())
-                .collect();
-            (left_out, interval_linear(&rest, blocks.len() - 1))
-        })
-        .filter(|(_, e)| e.low.is_finite() && e.high.is_finite())
-        .min_by(|a, b| (a.1.high - a.1.low).total_cmp(&(b.1.high - b.1.low)))
+    narrowest_without(&blocks, |rest| interval_linear(&rest.concat(), rest.len()))
         .filter(|(_, e)| e.high - e.low < full_width)
 }
 
 /// Whether a positive control's cost at P = 0 is resolved (its interval excludes 0) and whether
 /// it passes: resolved, and its whole 95 % interval inside the range E6's invocations span at
-/// its size widened by the tolerance (an equivalence test: a point estimate in the band whose
-/// interval reaches far beyond it shows nothing).
+/// its size widened by the tolerance (an equivalence test).
 pub(super) fn positive_passes(
     at_zero: &Estimate,
     expected_low: f64,
@@ -409,28 +358,27 @@ pub(super) fn positive_passes(
     (resolved, pass)
 }
 
-/// The same against the ring beside it: resolved, and its test against the ring passed (no
-/// bias at an adjusted p < 0.05, a 90 % half-width within the tolerance of the ring's cost:
-/// [`RingTest`]). The paired difference leaves what the process's cache share does to both,
-/// and only the chain's own error is judged.
+/// The same against the ring beside it: resolved, and its [`RingTest`] passed (the paired
+/// difference leaves out what the process's cache share does to both).
 pub(super) fn ring_passes(at_zero: &Estimate, test: &RingTest) -> (bool, bool) {
     let resolved = at_zero.low > 0.0;
     (resolved, resolved && !test.failed)
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
+    use super::super::estimate;
+    use super::super::ring_test::tests::means;
     use super::*;
 
-    fn estimate(value: f64, low: f64, high: f64) -> Estimate {
-        Estimate { value, low, high }
-    }
-
-    fn control(at_zero: Estimate, widest: Option<(usize, Estimate)>) -> Positive {
+    /// A ½ L2 control judged against E6's band of 3.0–3.5 ns.
+    pub(in super::super) fn control(
+        at_zero: Estimate,
+        widest: Option<(usize, Estimate)>,
+    ) -> Positive {
         let (resolved, pass) = positive_passes(&at_zero, 3.0, 3.5);
         Positive {
             label: "½ L2".into(),
-            kind: Synthetic::Other,
             bytes: 362 << 10,
             at_zero,
             expected: 3.27,
@@ -470,29 +418,42 @@ mod tests {
         );
     }
 
-    /// Ten processes' mean differences (control − ring) around `centre`, ± `spread`.
-    fn spread(centre: f64, spread: f64) -> Vec<f64> {
-        (0..10)
-            .map(|i| centre + spread * (i as f64 - 4.5) / 4.5)
-            .collect()
-    }
-
-    /// Against the ring beside it the control is judged on the paired difference by the
-    /// project's rule (a ring of 6.8 ns: a bias to exclude ±1.7 ns): the Zen 4's ½ L2
-    /// invocation that read 7.0 ns against E6's 3.3 passes where the ring in its process read
-    /// 6.8 and the difference is narrow around 0; a narrow difference 1.2 ns off 0 fails by
-    /// bias, a wide one around 0 by width; an unresolved control fails whatever the ring.
+    /// Against a ring of 6.8 ns (a bias to exclude ±1.7 ns) the Zen 4's ½ L2 invocation that
+    /// read 7.0 ns against E6's 3.3 passes where the difference is narrow around 0; one 1.2 ns
+    /// off 0 fails by bias, a wide one by width (each test saying why); an unresolved control
+    /// fails whatever the ring.
     #[test]
     fn a_control_beside_its_ring_is_judged_on_the_paired_difference() {
         let at_zero = estimate(7.0, 6.4, 7.6);
         assert_eq!(positive_passes(&at_zero, 3.0, 3.5), (true, false));
         let ring = estimate(6.8, 6.2, 7.4);
         let tests = ring_tests(&[
-            (spread(0.02, 0.3), ring.value),
-            (spread(1.2, 0.3), ring.value),
-            (spread(0.05, 8.0), ring.value),
+            (means(0.02, 0.3), ring.value),
+            (means(1.2, 0.3), ring.value),
+            (means(0.05, 8.0), ring.value),
         ]);
         let [narrow, biased, wide] = [tests[0], tests[1], tests[2]];
+        assert!((biased.threshold - 1.7).abs() < 1e-12);
+        assert!(
+            biased.failed && biased.biased() && !biased.too_wide(),
+            "{biased:?}"
+        );
+        assert!(biased.p <= 3.0 * biased.p_raw + 1e-15, "Holm over three");
+        assert!(wide.failed && !wide.biased() && wide.too_wide(), "{wide:?}");
+        assert!(
+            !narrow.failed && narrow.low < 0.0 && narrow.high > 0.0,
+            "{narrow:?}"
+        );
+        assert!((narrow.high - narrow.low - 2.0 * narrow.half_width).abs() < 1e-12);
+        assert_eq!(narrow.failure_words(""), "");
+        assert!(biased
+            .failure_words("")
+            .starts_with("; it differs from its ring"));
+        assert!(wide.failure_words("").contains("exceeds ±1.700 ns"));
+        let reading = narrow.reading();
+        assert!(reading.contains(" ns (90 %), p = "), "{reading}");
+        assert_eq!(narrow.json()["interval"], 0.90);
+        assert_eq!(biased.json()["failed"], true);
         assert_eq!(ring_passes(&at_zero, &narrow), (true, true));
         assert_eq!(ring_passes(&at_zero, &biased), (true, false), "a bias");
         assert_eq!(ring_passes(&at_zero, &wide), (true, false), "too wide");

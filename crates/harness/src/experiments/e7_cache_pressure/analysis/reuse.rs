@@ -17,13 +17,9 @@ fn sizes(m: &Measurement) -> Vec<(String, usize)> {
         .levels
         .iter()
         .map(|l| {
+            let (bytes, lru) = (rounded_bytes(l.bytes as f64), lru_bytes(l.bytes) as f64);
             (
-                format!(
-                    "{} {} (as {})",
-                    l.level,
-                    rounded_bytes(l.bytes as f64),
-                    rounded_bytes(lru_bytes(l.bytes) as f64)
-                ),
+                format!("{} {bytes} (as {})", l.level, rounded_bytes(lru)),
                 l.bytes,
             )
         })

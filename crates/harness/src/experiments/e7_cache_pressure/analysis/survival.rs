@@ -12,10 +12,9 @@ use crate::stats::{format_sig, Estimate};
 use kiki_core::units::rounded_bytes;
 use serde_json::{json, Map, Value as Json};
 
-/// The share of a node's table lines that must lie beyond L2 (in the LL or memory) after the
-/// chain sweep's top pressure for the top to count as evicting: more than half, by the whole
-/// interval. Fixed before the data: the chains' costs stand for a search whose evaluation
-/// pushes the attack tables out only where most of a node's lines are gone by its next visit.
+/// The share of a node's table lines that must lie beyond L2 after the chain sweep's top
+/// pressure, by the whole interval, for the top to count as evicting. Fixed before the data: a
+/// search's evaluation pushes the tables out only where most of a node's lines are gone.
 pub const EVICTS_BEYOND_L2: f64 = 0.5;
 
 /// The classes the survival loads are sorted into (from the calibration), and the fractions.
@@ -198,26 +197,18 @@ impl Survival {
         let mut out = Vec::new();
         if let Some(classes) = self.shown() {
             let mut headers = vec!["pressure reads P".into(), "bytes inserted".into()];
-            headers.extend((0..classes.members.len()).map(|k| classes.name(k)));
+            headers.extend(classes.names());
             headers.push("timed loads".into());
-            let mut survival = Table {
-                headers,
-                rows: Vec::new(),
-            };
-            for f in &self.fractions {
+            let rows = self.fractions.iter().map(|f| {
                 let mut row = vec![f.reads.to_string(), rounded_bytes(f.reads as f64 * 64.0)];
-                row.extend((0..f.share.len()).map(|k| {
-                    format!(
-                        "{:.0} % [{:.0}–{:.0}]",
-                        f.share[k] * 100.0,
-                        f.low[k] * 100.0,
-                        f.high[k] * 100.0
-                    )
-                }));
+                row.extend((0..f.share.len()).map(|k| percent(f, k)));
                 row.push(f.loads.to_string());
-                survival.rows.push(row);
-            }
-            out.push(survival);
+                row
+            });
+            out.push(Table {
+                headers,
+                rows: rows.collect(),
+            });
         }
         if let (Some(c), Some(classes)) = (&m.calibration, &self.classes) {
             out.push(calibration_table(c, classes));
@@ -245,7 +236,7 @@ impl Survival {
                 "clock_step_ns": c.step_ns,
                 "neighbour_total_variation": classes.neighbour_tv,
                 "merge_below_total_variation": MERGE_BELOW_TV,
-                "classes": (0..classes.members.len()).map(|k| classes.name(k)).collect::<Vec<_>>(),
+                "classes": classes.names(),
                 "held_out": classes.held_out,
                 "held_out_pass": classes.held_out_pass(),
                 "resolved": self.resolved(),
@@ -266,9 +257,7 @@ impl Survival {
         let first = self.fractions.first()?;
         let last = self.fractions.last()?;
         let backend = m.survival_backend.unwrap_or("?");
-        let names: Vec<String> = (0..classes.members.len())
-            .map(|k| classes.name(k))
-            .collect();
+        let names = classes.names();
         let merged = merged_text(m, classes, &names);
         if !self.resolved() {
             return Some(unresolved_text(classes, first, &names, &merged));
@@ -309,9 +298,7 @@ impl Survival {
         }
         Some(text)
     }
-}
 
-impl Survival {
     /// Does the chain sweep's top pressure evict? By the survival probe: the share of a node's
     /// table lines beyond L2 after `top` reads, against [`EVICTS_BEYOND_L2`].
     pub fn evicts_sentence(&self, m: &Measurement, top: u32) -> Option<String> {
@@ -441,16 +428,20 @@ fn merged_text(m: &Measurement, classes: &Classes, names: &[String]) -> String {
     }
 }
 
+/// Class `k`'s share and its interval: `12 % [10–14]`.
+fn percent(f: &Fractions, k: usize) -> String {
+    let (share, low, high) = (f.share[k] * 100.0, f.low[k] * 100.0, f.high[k] * 100.0);
+    format!("{share:.0} % [{low:.0}–{high:.0}]")
+}
+
 /// A count's shares, class by class: `12 % [10–14] in L1, …`.
 fn shares_text(f: &Fractions, names: &[String]) -> String {
     and_list(
         &(0..f.share.len())
             .map(|k| {
                 format!(
-                    "{:.0} % [{:.0}–{:.0}] {}",
-                    f.share[k] * 100.0,
-                    f.low[k] * 100.0,
-                    f.high[k] * 100.0,
+                    "{} {}",
+                    percent(f, k),
                     if k + 1 == f.share.len() && names[k] == "memory" {
                         "in memory".to_string()
                     } else {

@@ -2,22 +2,20 @@
 //! walked once just before they are timed (warmed), and on a long search; its table, summary
 //! values and sentence.
 
-use super::{estimate_json, per_lookup, Case, Mask, PageSize, Part, Tables};
+use super::{estimate_json, interval, paired, per_lookup, Case, Mask, Part, REFERENCE};
 use crate::experiments::e7_cache_pressure::measure::{Measurement, UNPRESSED_BACKENDS};
-use crate::experiments::interval_linear;
 use crate::results::Table;
 use crate::stats::{format_interval, Estimate};
 use crate::workloads::SearchShape;
 use serde_json::{json, Map, Value as Json};
-
-/// The backend every contender is set against.
-const REFERENCE: &str = "dbb";
 
 /// The walks P = 0 is measured on.
 const WALKS: [Part; 3] = [Part::Chain, Part::Warmed, Part::LongSearch];
 
 /// Per walk, each backend's table-miss cost at P = 0, and each contender's gap to dbb.
 pub struct Unpressed {
+    /// The backends measured of [`UNPRESSED_BACKENDS`].
+    backends: Vec<&'static str>,
     /// Per walk: per backend its cost, and per contender (not dbb) its gap to dbb (paired
     /// per round).
     walks: Vec<Walk>,
@@ -45,27 +43,21 @@ impl Unpressed {
             .filter_map(|&part| {
                 let costs: Vec<(&'static str, Estimate)> = backends
                     .iter()
-                    .filter_map(|&b| Some((b, estimate(rounds(m, part, b)?, m.invocations)?)))
+                    .filter_map(|&b| Some((b, interval(&rounds(m, part, b)?, m.invocations)?)))
                     .collect();
                 let gaps: Vec<(&'static str, Estimate)> = backends
                     .iter()
                     .filter(|&&b| b != REFERENCE)
-                    .filter_map(|&b| Some((b, estimate(gap(m, part, b)?, m.invocations)?)))
+                    .filter_map(|&b| Some((b, interval(&gap(m, part, b)?, m.invocations)?)))
                     .collect();
                 (!costs.is_empty()).then_some(Walk { part, costs, gaps })
             })
             .collect();
-        let warming_change = match (
-            gap(m, Part::Warmed, "magic-plain"),
-            gap(m, Part::Chain, "magic-plain"),
-        ) {
-            (Some(warmed), Some(main)) if warmed.len() == main.len() => estimate(
-                warmed.iter().zip(&main).map(|(w, c)| w - c).collect(),
-                m.invocations,
-            ),
-            _ => None,
-        };
+        let warming_change = gap(m, Part::Warmed, "magic-plain")
+            .zip(gap(m, Part::Chain, "magic-plain"))
+            .and_then(|(warmed, main)| interval(&paired(&warmed, &main)?, m.invocations));
         Unpressed {
+            backends,
             walks,
             warming_change,
         }
@@ -84,11 +76,7 @@ impl Unpressed {
         if self.walks.is_empty() {
             return None;
         }
-        let backends: Vec<&str> = UNPRESSED_BACKENDS
-            .iter()
-            .copied()
-            .filter(|b| m.backends.contains(b))
-            .collect();
+        let backends = &self.backends;
         let contenders: Vec<&str> = backends
             .iter()
             .copied()
@@ -221,7 +209,7 @@ fn reads_text(m: &Measurement, part: Part) -> String {
 }
 
 /// magic-plain's and dbb's first reads of a table line per lookup along the walk of `part`.
-fn first_reads(m: &Measurement, part: Part) -> Option<(f64, f64)> {
+pub(super) fn first_reads(m: &Measurement, part: Part) -> Option<(f64, f64)> {
     let reuse = match part {
         Part::LongSearch => &m.reuse_long,
         _ => &m.reuse,
@@ -239,22 +227,12 @@ fn first_reads(m: &Measurement, part: Part) -> Option<(f64, f64)> {
 fn rounds(m: &Measurement, part: Part, backend: &str) -> Option<Vec<f64>> {
     let case = Case {
         part,
-        reads: 0,
-        case: backend,
-        tables: Tables::AsBuilt,
-        pressure: PageSize::Huge,
+        ..Case::chain(0, backend)
     };
     case.rounds(&m.chains, Mask::Full, Mask::Hot)
 }
 
 /// `backend`'s cost minus dbb's, per round, on the walk of `part`.
 fn gap(m: &Measurement, part: Part, backend: &str) -> Option<Vec<f64>> {
-    let (a, b) = (rounds(m, part, backend)?, rounds(m, part, REFERENCE)?);
-    (a.len() == b.len()).then(|| a.iter().zip(&b).map(|(x, y)| x - y).collect())
-}
-
-/// The interval of per-round values over `k` invocations.
-fn estimate(rounds: Vec<f64>, k: usize) -> Option<Estimate> {
-    let e = interval_linear(&rounds, k);
-    (!e.value.is_nan()).then_some(e)
+    paired(&rounds(m, part, backend)?, &rounds(m, part, REFERENCE)?)
 }

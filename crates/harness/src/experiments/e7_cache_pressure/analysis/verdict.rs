@@ -5,16 +5,14 @@
 
 use super::dose::Dose;
 use super::pages::Pages;
-use super::{chain_ns, cost_rounds, estimate_json, Case, Mask, PageSize, Part, Tables};
+use super::unpressed::first_reads as cold_reads;
+use super::{chain_ns, cost_rounds, estimate_json, interval, paired, Case, Mask, PageSize};
+use super::{Part, REFERENCE};
 use crate::experiments::claims::Claims;
 use crate::experiments::e7_cache_pressure::measure::Measurement;
-use crate::experiments::interval_linear;
 use crate::stats::{format_interval, format_sig, Claim, Comparison, Estimate};
 use kiki_core::units::rounded_bytes;
 use serde_json::{json, Map, Value as Json};
-
-/// The backend every contender is set against.
-const REFERENCE: &str = "dbb";
 
 /// The backends set against dbb: seed 004's (magic-plain), then fancy magic beside it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,9 +51,8 @@ pub struct Pair {
     pub split: Option<SplitDifference>,
 }
 
-/// The contender's table-miss cost minus dbb's in the page split: with both backends' tables on
-/// 4 KiB pages, then collapsed onto 2 MiB pages, and the change between the two phases paired
-/// per round (round r walks the same nodes in both; the 4 KiB phase always runs first).
+/// The contender's table-miss cost minus dbb's in the page split, both backends' tables on 4 KiB
+/// pages, then on 2 MiB pages, and the change between the two phases, paired per round.
 pub struct SplitDifference {
     pub small: Estimate,
     pub huge: Estimate,
@@ -75,11 +72,8 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    /// Seed 004's verdict: magic-plain against dbb (and fancy magic against dbb beside it),
-    /// from the isolated table-miss cost at the top pressure, their chains' times there and
-    /// without pressure, and the change between the two paired per round. Gated on the
-    /// controls: where one of `failed_controls` failed, it reads "not decided here" and names
-    /// them instead (a measurement whose controls fail decides nothing).
+    /// Seed 004's verdict ([`verdict_text`]), fancy magic against dbb beside it; where one of
+    /// `failed_controls` failed, "not decided here" and which (failed controls decide nothing).
     pub fn of(
         m: &Measurement,
         top: u32,
@@ -209,18 +203,11 @@ impl Verdict {
                 " (values, not claims: the controls seed 004's verdict stands on did not pass)"
             };
             out.push(format!(
-                "Fancy magic against dbb{gate}: ×{:.2} [{:.2}–{:.2}] their time without \
-                 pressure, ×{:.2} [{:.2}–{:.2}] after {top} reads per node, a change of ×{:.2} \
-                 [{:.2}–{:.2}] paired per round{}.",
-                zero.ratio,
-                zero.low,
-                zero.high,
-                top_c.ratio,
-                top_c.low,
-                top_c.high,
-                change.value,
-                change.low,
-                change.high,
+                "Fancy magic against dbb{gate}: {} their time without pressure, {} after {top} \
+                 reads per node, a change of {} paired per round{}.",
+                ratio_text(zero),
+                ratio_text(top_c),
+                ratio_words(change.value, change.low, change.high),
                 p.difference.as_ref().map_or(String::new(), |d| format!(
                     "; its table misses cost {} ns more per lookup than dbb's",
                     format_interval(d)
@@ -231,15 +218,9 @@ impl Verdict {
     }
 }
 
-/// Per round: `a[r] − b[r]` (the two measured in the same rounds).
-fn round_differences(a: &[f64], b: &[f64]) -> Option<Vec<f64>> {
-    (a.len() == b.len() && !a.is_empty()).then(|| a.iter().zip(b).map(|(x, y)| x - y).collect())
-}
-
 /// An interval of per-round values, `None` where nothing was measured.
 fn interval_of_rounds(rounds: Option<Vec<f64>>, k: usize) -> Option<Estimate> {
-    let e = interval_linear(&rounds?, k);
-    (!e.value.is_nan()).then_some(e)
+    interval(&rounds?, k)
 }
 
 /// `contender` against dbb at no pressure and at `top`: table-miss costs and whole-chain times,
@@ -250,14 +231,14 @@ fn pair(m: &Measurement, contender: Contender, top: u32, claims: &mut Claims) ->
         return None;
     }
     let gap = |reads: u32| {
-        round_differences(
+        paired(
             &cost_rounds(m, reads, backend)?,
             &cost_rounds(m, reads, small)?,
         )
     };
     let (gap_top, gap_zero) = (gap(top), gap(0));
     let growth = match (&gap_top, &gap_zero) {
-        (Some(t), Some(z)) => round_differences(t, z),
+        (Some(t), Some(z)) => paired(t, z),
         _ => None,
     };
     let log_ratio = |reads: u32| -> Option<Vec<f64>> {
@@ -267,7 +248,7 @@ fn pair(m: &Measurement, contender: Contender, top: u32, claims: &mut Claims) ->
     };
     let ratio_change = match (log_ratio(top), log_ratio(0)) {
         (Some(t), Some(z)) => {
-            interval_of_rounds(round_differences(&t, &z), m.invocations).map(|e| e.map(f64::exp))
+            interval_of_rounds(paired(&t, &z), m.invocations).map(|e| e.map(f64::exp))
         }
         _ => None,
     };
@@ -310,19 +291,12 @@ fn split_difference(
     }
     let gap = |pages: PageSize| {
         let rounds = |case: &str| {
-            Case {
-                part: Part::Pages,
-                reads: top.max(1),
-                case,
-                tables: Tables::On(pages),
-                pressure: PageSize::Huge,
-            }
-            .rounds(&m.chains, Mask::Full, Mask::Hot)
+            Case::split(top, case, pages, PageSize::Huge).rounds(&m.chains, Mask::Full, Mask::Hot)
         };
-        round_differences(&rounds(backend)?, &rounds(reference)?)
+        paired(&rounds(backend)?, &rounds(reference)?)
     };
     let (small, huge) = (gap(PageSize::Small)?, gap(PageSize::Huge)?);
-    let change = round_differences(&huge, &small);
+    let change = paired(&huge, &small);
     Some(SplitDifference {
         small: interval_of_rounds(Some(small), m.invocations)?,
         huge: interval_of_rounds(Some(huge), m.invocations)?,
@@ -332,12 +306,12 @@ fn split_difference(
 
 /// `×1.23 [1.20–1.26]`.
 fn ratio_text(c: &Comparison) -> String {
-    format!("×{:.2} [{:.2}–{:.2}]", c.ratio, c.low, c.high)
+    ratio_words(c.ratio, c.low, c.high)
 }
 
-/// `×1.05 [1.01–1.09]` for a ratio estimate.
-fn ratio_estimate_text(e: &Estimate) -> String {
-    format!("×{:.2} [{:.2}–{:.2}]", e.value, e.low, e.high)
+/// The same of a ratio estimate's value and interval.
+fn ratio_words(ratio: f64, low: f64, high: f64) -> String {
+    format!("×{ratio:.2} [{low:.2}–{high:.2}]")
 }
 
 /// `name`'s attack-table bytes on huge pages during the sweep (the most of any invocation).
@@ -348,12 +322,10 @@ fn sweep_huge_bytes(m: &Measurement, name: &str) -> Option<usize> {
         .and_then(|t| t.huge_after)
 }
 
-/// Which pages the verdict is for, as a clause: the page kind the sweep's tables were on
-/// (advised onto 4 KiB pages, then read back by the kernel's page scan), and the same
-/// difference with both backends' tables collapsed onto 2 MiB pages, as engines place them.
-/// `sweep_huge` is the contender's and dbb's huge-page bytes in the sweep (`None`: not read).
-/// `controlled`: the split's phase-order control passed (its change in ns within the margin
-/// fixed in advance), so the split's change is a paired claim.
+/// Which pages the verdict is for, as a clause: those the sweep's tables were on (`sweep_huge`,
+/// the contender's and dbb's huge-page bytes by the kernel's page scan; `None`: not read), and
+/// the same difference with both backends' tables collapsed onto 2 MiB pages, a paired claim
+/// where the split's phase-order control passed (`controlled`).
 fn page_kind(
     sweep_huge: (Option<usize>, Option<usize>),
     p: &Pair,
@@ -402,10 +374,8 @@ fn page_kind(
     format!(". This is {sweep}{huge}")
 }
 
-/// The mechanisms the measurement can name, as a clause for the verdict: the first reads of
-/// table lines along the walk (from the reuse analysis: misses no cache removes), priced at
-/// E6's memory latency; the part of the gap that is not footprint (the dose–response at equal
-/// masks); and address translation (the table-page split). Empty when none was measured.
+/// The mechanisms the measurement can name, as a clause for the verdict (empty when none was
+/// measured): first reads, footprint, address translation.
 fn mechanism(m: &Measurement, pages: &Pages, dose: &Dose) -> String {
     let parts: Vec<String> = [first_reads(m), not_footprint(dose), translation(pages)]
         .into_iter()
@@ -420,13 +390,7 @@ fn mechanism(m: &Measurement, pages: &Pages, dose: &Dose) -> String {
 
 /// The first reads of table lines along the walk, priced at E6's memory latency.
 fn first_reads(m: &Measurement) -> Option<String> {
-    let cold = |name: &str| {
-        m.reuse
-            .iter()
-            .find(|r| r.backend == name)
-            .map(|r| r.cold_per_lookup())
-    };
-    let (big, small) = (cold(Contender::MagicPlain.name())?, cold(REFERENCE)?);
+    let (big, small) = cold_reads(m, Part::Chain)?;
     let memory = m.levels.memory_ns;
     Some(format!(
         "along this walk magic-plain's lookups make {} first reads of a table line per \
@@ -521,7 +485,7 @@ fn verdict_text(p: &Pair, top: u32) -> String {
          {} after {top} reads per node (≈ {inserted} inserted), a change of {} paired per round",
         ratio_text(zero_c),
         ratio_text(top_c),
-        ratio_estimate_text(change)
+        ratio_words(change.value, change.low, change.high)
     );
     let unpressed = p.difference_unpressed.as_ref().map_or(String::new(), |u| {
         format!(" ({} ns at P = 0)", format_interval(u))
@@ -586,6 +550,7 @@ fn verdict_text(p: &Pair, top: u32) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::estimate;
     use super::*;
 
     /// The verdict names its pages: 4 KiB where the scan found none of either backend's
@@ -626,10 +591,6 @@ mod tests {
         );
         let text = page_kind((None, Some(0)), &p, (512, false));
         assert!(text.contains("not read back in every invocation"), "{text}");
-    }
-
-    fn estimate(value: f64, low: f64, high: f64) -> Estimate {
-        Estimate { value, low, high }
     }
 
     fn comparison(ratio: f64, claim: Claim) -> Comparison {
@@ -721,9 +682,7 @@ mod tests {
             unplaced_summary["verdict_controls"],
             json!({"passed": true, "failed": [], "unplaced": ["L3"], "unplaced_withholds": false})
         );
-        assert!(summary["seed_004_verdict"]
-            .as_str()
-            .unwrap()
-            .contains("not decided"));
+        let text = summary["seed_004_verdict"].as_str().unwrap();
+        assert!(text.contains("not decided"));
     }
 }

@@ -45,9 +45,8 @@ pub(crate) struct Calibration {
     pub step_ns: f64,
 }
 
-/// The calibration of `backend`'s table lines, its sizes from the measured levels (never
-/// sysfs): `per_level` timed loads per level in this invocation (pooled over the invocations
-/// by [`merge`](fn@super::merge)). `None` when the backend could not be visited.
+/// The calibration of `backend`'s table lines, sized from the measured levels: `per_level` timed
+/// loads per level in this invocation. `None` when the backend could not be visited.
 pub(super) fn calibration(
     backend: &'static str,
     levels: &CacheLevels,
@@ -73,29 +72,23 @@ pub(super) fn calibration(
         offset: invocation.index,
     };
     let cases = registry::visit_base(backend, calibrate).unwrap_or_default();
-    match cases {
-        cases
-            if cases.len() == SURVIVAL_LEVELS.len() + 1
-                && cases.iter().zip(SURVIVAL_LEVELS).all(|(c, l)| c.0 == l)
-                && cases[SURVIVAL_LEVELS.len()].0 == CLOCK_STEP =>
-        {
-            plan.samples = cases[0].1.len();
-            for (i, (_, ns, invocation)) in cases.iter().take(4).enumerate() {
-                plan.medians[i] = typical(ns, 1);
-                plan.loads[i] = Reloads {
-                    ns: ns.clone(),
-                    invocation: invocation.clone(),
-                };
-            }
-            plan.step_ns = cases[SURVIVAL_LEVELS.len()]
-                .1
-                .iter()
-                .copied()
-                .fold(f64::INFINITY, f64::min);
-            Some(plan)
-        }
-        _ => None,
+    let complete = cases.len() == SURVIVAL_LEVELS.len() + 1
+        && cases.iter().zip(SURVIVAL_LEVELS).all(|(c, l)| c.0 == l)
+        && cases[SURVIVAL_LEVELS.len()].0 == CLOCK_STEP;
+    if !complete {
+        return None;
     }
+    plan.samples = cases[0].1.len();
+    for (i, (_, ns, invocation)) in cases.iter().take(4).enumerate() {
+        plan.medians[i] = typical(ns, 1);
+        plan.loads[i] = Reloads {
+            ns: ns.clone(),
+            invocation: invocation.clone(),
+        };
+    }
+    let steps = cases[SURVIVAL_LEVELS.len()].1.iter().copied();
+    plan.step_ns = steps.fold(f64::INFINITY, f64::min);
+    Some(plan)
 }
 
 /// The calibration's case that carries the time stamp's step.
@@ -112,10 +105,8 @@ struct Calibrate<'a> {
 impl BackendVisitor for Calibrate<'_> {
     type Output = Vec<(String, Vec<f64>, Vec<f64>)>;
     /// Per sample, for each level in turn, a fresh random line of the backend's attack tables
-    /// placed there (loaded just before; loaded, then 2× L1 read; loaded, then 2× L2 read;
-    /// flushed, or 4× the LL read), then loaded once between two [`ticks`], as the probe loads
-    /// it. Per level (named as in [`SURVIVAL_LEVELS`]), ns per load and the invocation; last,
-    /// [`CLOCK_STEP`] with the greatest common divisor of the loads' tick counts, in ns.
+    /// placed there (see [`Calibration`]), then loaded once between two [`ticks`], as the probe
+    /// loads it. Per level, ns per load and the invocation; last, [`CLOCK_STEP`] in ns.
     fn visit<B: Backend>(self, backend: B) -> Self::Output {
         let plan = self.plan;
         let ns_per_tick = tick_ns();

@@ -1,11 +1,11 @@
-//! The chain sweep over the pressure counts: every backend against its hot twin, the
-//! synthetic tables (the controls) and the A/A control.
+//! The chain sweep over the pressure counts (every backend against its hot twin, the synthetic
+//! tables and the A/A control), and the cases and timing call E7's other sweeps share.
 
 use super::dose::dose_sweep;
 use super::ring::Rings;
 use super::timing::{
-    find_window, mask_label, push_chains, shuffled, synthetic_body, time_chains, ChainCase,
-    MakeChain, Walk, Warming,
+    find_window, mask_label, shuffled, synthetic_body, time_chains, Chain, ChainCase, MakeChain,
+    Walk, Warming,
 };
 use super::{attack_table_bytes, Measurement, Steps};
 use crate::cache_levels::{CacheLevels, EffectiveLevel};
@@ -19,10 +19,9 @@ use serde::{Deserialize, Serialize};
 /// path (mailbox and sqww ignore the mask).
 pub(in super::super) const ONE_PAGE: &str = "one page";
 
-/// A last-level positive control that could not be placed: the last level's plateau, from
-/// where E6's step after the level below it ends to the last level's size, is under one
-/// doubling wide, so no table size lies both beyond the lower level's reach and inside the last
-/// level with room for the walk's own data beside it.
+/// A last-level positive control that could not be placed: the last level's plateau is under
+/// one doubling wide, so no table size lies both beyond the lower level's reach and inside the
+/// last level with room for the walk's own data beside it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Unplaced {
     /// The last level (`L3`) and the one below it (`L2`).
@@ -56,11 +55,9 @@ impl Unplaced {
 /// from the latest of the lower level's sizes and the ends of the step after it (pooled and per
 /// invocation), to the earliest of the last level's sizes and the starts of the step after it
 /// (the last size on its plateau), each bounded by the two levels' pooled sizes, so that an
-/// invocation with no plateau between them empties it rather than being left out. E6's
-/// invocations disagree by half a doubling or more (the -28 Zen 1: the step after L2 ended at
-/// 724 KiB in four and 1 MiB in one, the step after L3 started at 1.41 MiB in three and 1 MiB in
-/// two), and a control off the plateau in some of them spills there. The plateau is empty where
-/// its start lies beyond its end. `None` without a last level above L2.
+/// invocation with no plateau between them empties it rather than being left out: E6's
+/// invocations disagree by half a doubling or more, and a control off the plateau in some of
+/// them spills there. Empty where its start lies beyond its end; `None` without a level above L2.
 fn last_plateau(levels: &CacheLevels) -> Option<(&EffectiveLevel, &EffectiveLevel, usize, usize)> {
     let n = levels.levels.len();
     let last = levels.levels.last()?;
@@ -92,26 +89,22 @@ fn last_plateau(levels: &CacheLevels) -> Option<(&EffectiveLevel, &EffectiveLeve
 }
 
 /// The synthetic tables' sizes: one page (a negative control), then the positive controls':
-/// half the measured L2, for the last level (where that differs) half of it or the geometric
-/// middle of its plateau ([`last_plateau`]), and `memory_bytes` (the pressure
-/// buffer's size, 4× the last level or more). A plateau under one doubling wide places no
+/// half the measured L2, for the last level (where that differs) half of it where that lies on
+/// its plateau ([`last_plateau`]) at or above the plateau's geometric middle, else the middle,
+/// and `memory_bytes` (the pressure buffer's size). A plateau under one doubling wide places no
 /// last-level control ([`unplaced_control`]).
 pub(in super::super) fn synthetic_sizes(
     levels: &CacheLevels,
     memory_bytes: usize,
 ) -> Vec<(String, usize)> {
-    // First the masked negative control: one page, read whole by the real chain and by its
-    // twin alike, so any cost it shows is the method's, not a miss's.
+    // The masked negative control: read whole by the real chain and its twin alike.
     let mut sizes = vec![(ONE_PAGE.to_string(), HOT_MASK + 1)];
     if let Some(l2) = levels.level("L2") {
         sizes.push(("½ L2".to_string(), l2.bytes / 2));
     }
     if let Some((below, last, plateau_start, plateau_end)) = last_plateau(levels) {
-        // Half the last level where it lies on the plateau at or above its geometric middle,
-        // else the middle: E6's L3 can end barely above L2, where half would test L2 again, and
-        // the step after L2 can be a ramp several doublings long, where a table is served partly
-        // by L2 (the Intel 6/207 of -27-7: L2 1 MiB, its step ending at 2 MiB, L3 2,965,760 B =
-        // 2.83 MiB).
+        // Half would test L2 again where L3 ends barely above it, and a size inside a long
+        // ramp after L2 is served partly by L2 (the tests name the machines).
         let half = last.bytes / 2;
         let middle = ((plateau_start as f64) * (plateau_end as f64)).sqrt() as usize;
         if unplaced_control(levels).is_some() {
@@ -126,11 +119,9 @@ pub(in super::super) fn synthetic_sizes(
     sizes
 }
 
-/// The last-level control's plateau ([`last_plateau`]) where it is under one doubling wide: E6
-/// resolves sizes to half a doubling, so it holds at most two measured sizes, and a table there
-/// with the walk's data beside it spills to memory in some invocations and not in others (the
-/// -28 Zen 1's 1 MiB control, 12–30 ns against 14 expected, on a pooled plateau of 724 KiB–1.41
-/// MiB that the invocations narrow to 1 MiB–1 MiB).
+/// The last-level control's plateau ([`last_plateau`]) where it is under one doubling wide: it
+/// holds at most two of E6's sizes, and a table there spills to memory in some invocations (the
+/// -28 Zen 1's 1 MiB control, 12–30 ns against 14 expected).
 pub(in super::super) fn unplaced_control(levels: &CacheLevels) -> Option<Unplaced> {
     let (below, last, plateau_start, plateau_end) = last_plateau(levels)?;
     (plateau_end < 2 * plateau_start).then(|| Unplaced {
@@ -193,18 +184,13 @@ pub(super) fn chain_sweep(
     for reads in order {
         let mut cases = chain_cases(m, workload, (pressure, synthetic, rings), reads);
         let message = format!("{reads} pressure reads per node");
-        let (results, block_order) = time_chains(
-            workload,
-            &mut cases,
-            &m.sampling,
-            (m.ns_per_tick, m.levels.last_level_bytes()),
-            &mut window,
-            (m.invocation, Warming::Before),
-            (m.order_seed.value, &format!("chain P={reads}")),
+        time_into(
+            m,
+            (workload, &mut cases, &mut window),
+            (Warming::Before, &format!("chain P={reads}")),
+            ("chain", reads, ("as built", "huge")),
             &mut |f| steps.report(&message, f),
         );
-        m.block_orders.push(block_order);
-        push_chains(m, &cases, results, "chain", reads, ("as built", "huge"));
         drop(cases);
         steps.done += 1;
     }
@@ -229,20 +215,7 @@ fn chain_cases<'a>(
     (pressure, synthetic, rings): (&'a [u64], &[&'a [u64]], &'a Rings),
     reads: u32,
 ) -> Vec<ChainCase<'a>> {
-    let mut cases: Vec<ChainCase<'a>> = Vec::new();
-    for name in &m.backends {
-        let made = MakeChain {
-            workload,
-            pressure,
-            reads,
-            masks: vec![usize::MAX, HOT_MASK],
-            stream: cases.len() as u64,
-            labels: None,
-        };
-        if let Ok(made) = registry::visit_base(name, made) {
-            cases.push(made);
-        }
-    }
+    let mut cases = twin_cases(&m.backends, (workload, pressure), reads);
     if let Some(name) = m.aa_backend {
         let made = MakeChain {
             workload,
@@ -258,22 +231,13 @@ fn chain_cases<'a>(
         }
     }
     for ((label, _), table) in m.synthetic.iter().zip(synthetic) {
-        let masks = vec![usize::MAX, HOT_MASK];
-        cases.push(ChainCase {
-            footprint: table.len() * 8,
-            case: synthetic_case(label),
-            masks: masks.iter().map(|&mask| mask_label(mask)).collect(),
-            body: Box::new(synthetic_body(
-                table,
-                Walk {
-                    workload,
-                    pressure,
-                    reads,
-                    stream: cases.len() as u64,
-                },
-                masks,
-            )),
-        });
+        let walk = Walk {
+            workload,
+            pressure,
+            reads,
+            stream: cases.len() as u64,
+        };
+        cases.push(synthetic_chain(synthetic_case(label), table, walk));
     }
     if reads == 0 {
         let walk = Walk {
@@ -286,4 +250,79 @@ fn chain_cases<'a>(
         cases.extend(rings.cases(walk, first_stream));
     }
     cases
+}
+
+/// Each of `names` (full tables and hot twin) at `reads`, its pressure stream its place among
+/// those visited.
+pub(super) fn twin_cases<'a>(
+    names: &[&'static str],
+    (workload, pressure): (&'a SearchWorkload, &'a [u64]),
+    reads: u32,
+) -> Vec<ChainCase<'a>> {
+    let mut cases = Vec::new();
+    for name in names {
+        let made = MakeChain {
+            workload,
+            pressure,
+            reads,
+            masks: vec![usize::MAX, HOT_MASK],
+            stream: cases.len() as u64,
+            labels: None,
+        };
+        if let Ok(made) = registry::visit_base(name, made) {
+            cases.push(made);
+        }
+    }
+    cases
+}
+
+/// A synthetic table's case named `case` (full table and hot twin, [`synthetic_body`]).
+pub(super) fn synthetic_chain<'a>(case: String, table: &'a [u64], walk: Walk<'a>) -> ChainCase<'a> {
+    let masks = vec![usize::MAX, HOT_MASK];
+    ChainCase {
+        footprint: table.len() * 8,
+        case,
+        masks: masks.iter().map(|&mask| mask_label(mask)).collect(),
+        body: Box::new(synthetic_body(table, walk, masks)),
+    }
+}
+
+/// [`time_chains`] at `m`'s settings, the call labelled `label`; its block order and its
+/// results (per case and mask) stored in `m`, as chains of `part` at `reads` with their tables
+/// and pressure on the pages named.
+pub(super) fn time_into(
+    m: &mut Measurement,
+    (workload, cases, window): (&SearchWorkload, &mut [ChainCase<'_>], &mut Option<usize>),
+    (warming, label): (Warming, &str),
+    (part, reads, (tables, pressure)): (&'static str, u32, (&'static str, &'static str)),
+    progress: &mut dyn FnMut(f64),
+) {
+    let (results, block_order) = time_chains(
+        workload,
+        cases,
+        &m.sampling,
+        (m.ns_per_tick, m.levels.last_level_bytes()),
+        window,
+        (m.invocation, warming),
+        (m.order_seed.value, label),
+        progress,
+    );
+    m.block_orders.push(block_order);
+    let labels = cases.iter().flat_map(|c| {
+        c.masks
+            .iter()
+            .map(move |mask| (c.case.clone(), mask.clone()))
+    });
+    for ((case, mask), timed) in labels.zip(results) {
+        m.chains.push(Chain {
+            part,
+            reads,
+            case,
+            mask,
+            tables,
+            pressure,
+            ns: timed.ns,
+            ns_mean: timed.ns_mean,
+        });
+    }
 }

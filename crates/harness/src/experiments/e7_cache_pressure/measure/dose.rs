@@ -1,7 +1,8 @@
 //! The dose–response at the top pressure: each backend's table masked to footprints sized
 //! from the measured levels.
 
-use super::timing::{mask_label, push_chains, time_chains, ChainCase, MakeChain, Warming};
+use super::chains::time_into;
+use super::timing::{mask_label, ChainCase, MakeChain, Warming};
 use super::{attack_table_bytes, Measurement, Steps};
 use crate::cache_levels::CacheLevels;
 use crate::experiments::e7_cache_pressure::HOT_MASK;
@@ -29,8 +30,7 @@ pub(in super::super) fn dose_case(backend: &str, mask: usize) -> String {
 }
 
 /// The dose–response at the top pressure, full tables included, in one sweep of its own: a
-/// case per backend and footprint (two masks of one backend in one case would share table
-/// lines: an index below the smaller mask reads the same line under both).
+/// case per backend and footprint (two masks in one case would share table lines).
 pub(super) fn dose_sweep(
     m: &mut Measurement,
     workload: &SearchWorkload,
@@ -67,17 +67,12 @@ pub(super) fn dose_sweep(
         }
     }
     if !cases.is_empty() {
-        let (results, block_order) = time_chains(
-            workload,
-            &mut cases,
-            &m.sampling,
-            (m.ns_per_tick, m.levels.last_level_bytes()),
-            window,
-            (m.invocation, Warming::Before),
-            (m.order_seed.value, "dose"),
+        time_into(
+            m,
+            (workload, &mut cases, window),
+            (Warming::Before, "dose"),
+            ("dose", highest, ("as built", "huge")),
             &mut |f| steps.report("dose–response", f),
         );
-        m.block_orders.push(block_order);
-        push_chains(m, &cases, results, "dose", highest, ("as built", "huge"));
     }
 }

@@ -6,10 +6,10 @@ use crate::experiments::typical;
 use crate::invocations::{gather, merge_rows, union};
 
 /// K invocations' measurements as one: every chain's, reload's, calibration load's and
-/// bracket's rounds one invocation after another; the pressure
-/// buffer's and the calibration's grants and steps the least of any; a collapse refused if any kernel refused it (the huge-page
-/// bytes after it the least of any); the sweep's tables' huge-page bytes the most of any;
-/// every note; the rest from the first (the order seed, which every invocation must share).
+/// bracket's rounds one invocation after another; the pressure buffer's and the calibration's
+/// grants and steps the least of any; a collapse refused if any kernel refused it (the
+/// huge-page bytes after it the least of any); the sweep's tables' huge-page bytes the most of
+/// any; every note; the rest from the first (the order seed, which every invocation must share).
 pub(in super::super) fn merge(parts: &[Measurement]) -> Result<Measurement, String> {
     let first = parts.first().ok_or("nothing measured")?;
     if parts.iter().any(|p| p.order_seed != first.order_seed) {
@@ -65,11 +65,6 @@ pub(in super::super) fn merge(parts: &[Measurement]) -> Result<Measurement, Stri
         |b| (b.bytes, b.case.clone()),
         |into, from| into.ns.extend(&from.ns),
     )?;
-    let least = |grants: Vec<Option<usize>>| -> Option<usize> {
-        grants
-            .into_iter()
-            .try_fold(usize::MAX, |a, b| Some(a.min(b?)))
-    };
     let calibration = parts
         .iter()
         .map(|p| p.calibration.clone())
@@ -105,7 +100,11 @@ pub(in super::super) fn merge(parts: &[Measurement]) -> Result<Measurement, Stri
         sweep_pages,
         table_pages,
         bracket,
-        pressure_huge: least(parts.iter().map(|p| p.pressure_huge).collect()),
+        pressure_huge: parts
+            .iter()
+            .map(|p| p.pressure_huge)
+            .reduce(fewest)
+            .flatten(),
         notes: union(parts.iter().map(|p| p.notes.clone())),
         pressure_orders: parts
             .iter()

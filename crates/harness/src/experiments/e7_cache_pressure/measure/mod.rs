@@ -17,9 +17,8 @@ mod unpressed;
 pub(crate) use unpressed::{LONG_SEARCH, UNPRESSED_BACKENDS, WARMED};
 
 pub(crate) use bracket::Bracket;
-pub(crate) use calibration::Calibration;
-pub(crate) use calibration::Reloads;
 pub(super) use calibration::SURVIVAL_LEVELS;
+pub(crate) use calibration::{Calibration, Reloads};
 pub(crate) use chains::Unplaced;
 pub(super) use chains::{
     aa_case, synthetic_case, synthetic_sizes, unplaced_control, AA_SECOND, ONE_PAGE,
@@ -29,9 +28,9 @@ pub(super) use merge::merge;
 pub(crate) use pages::{PhaseControl, TablePages, PHASE_CONTROL};
 pub(crate) use reuse::Reuse;
 pub(super) use ring::{has_ring, ring_case};
-pub(crate) use timing::FIXED_ORDER_SEED;
 pub(crate) use timing::{
     find_window, tick_ns, time_chains, BlockOrder, Chain, ChainCase, MakeChain, Warming,
+    FIXED_ORDER_SEED,
 };
 pub(super) use timing::{mask_label, WARM_IN_READS_PER_LINE, WARM_IN_SAMPLES};
 pub use timing::{OrderSeed, SeedSource};
@@ -104,10 +103,8 @@ pub(crate) struct Measurement {
     pub survival: Vec<(u32, Reloads)>,
     /// The survival classes' calibration (with the probe).
     pub calibration: Option<Calibration>,
-    /// The page kind the sweep's tables were on: per backend with attack tables, advised onto
-    /// 4 KiB pages (`MADV_NOHUGEPAGE`) before the sweep, the huge-page bytes before and after
-    /// (merged: the most of any invocation); `collapse` holds the advice's outcome. Absent
-    /// before 2026-11-29, when the tables stayed as the allocator gave them.
+    /// The pages the sweep's tables were on, per backend with attack tables, once advised onto
+    /// 4 KiB pages (`collapse`: the advice's outcome). Absent before 2026-11-29.
     #[serde(default)]
     pub sweep_pages: Vec<TablePages>,
     /// The table-page split: per backend, huge-page bytes of its attack tables before and
@@ -171,9 +168,8 @@ impl Steps<'_> {
     }
 }
 
-/// Measures everything E7 reports: the chain sweep over pressure (with the positive control and
-/// the dose–response at the highest pressure), the survival probe, the free-running bracket and,
-/// last because it cannot be undone in this process, the table-page split.
+/// Measures everything E7 reports, the table-page split last (it cannot be undone in this
+/// process).
 pub(super) fn measure(
     config: &Config,
     levels: CacheLevels,

@@ -1,12 +1,9 @@
 //! The table pages: the sweep's tables advised onto 4 KiB pages, and the table-page split (the
 //! backends' tables on 4 KiB pages, then collapsed to huge pages).
 
-use super::timing::{
-    mask_label, push_chains, synthetic_body, time_chains, ChainCase, MakeChain, Walk, Warming,
-};
+use super::chains::{synthetic_chain, time_into, twin_cases};
+use super::timing::{Walk, Warming};
 use super::{attack_table_bytes, Measurement, Steps};
-use crate::experiments::e7_cache_pressure::HOT_MASK;
-use crate::registry;
 use crate::workloads::SearchWorkload;
 use kiki_core::pages::{PageBuffer, Pages};
 use serde::{Deserialize, Serialize};
@@ -35,10 +32,9 @@ pub(crate) struct PhaseControl {
     pub huge_after: Option<usize>,
 }
 
-/// The phase control's size: the largest positive control below the pressure buffer (half the
-/// last level, or half L2 where the last level's control is not placed). At the top pressure
-/// its reads miss far beyond L2 (about 86 ns a read for half L2 on a Zen 4 VM, against a few
-/// ns at P = 0): a noisy control, which seldom shows the phase order level.
+/// The phase control's size: the largest positive control below the pressure buffer. At the
+/// top pressure its reads miss far beyond L2 (about 86 ns a read for half L2 on a Zen 4 VM): a
+/// noisy control, which seldom shows the phase order level.
 fn phase_control_bytes(m: &Measurement) -> Option<usize> {
     m.synthetic
         .iter()
@@ -48,9 +44,8 @@ fn phase_control_bytes(m: &Measurement) -> Option<usize> {
         .max()
 }
 
-/// Every measured backend with attack tables, its tables advised onto 4 KiB pages before the
-/// sweep, so that the verdict says which pages it is for on any THP setting: what the kernel
-/// then had on huge pages, per backend.
+/// Every measured backend with attack tables advised onto 4 KiB pages before the sweep (the
+/// verdict says which pages it is for on any THP setting), and what the kernel then had.
 pub(super) fn on_small_pages(backends: &[&'static str]) -> Vec<TablePages> {
     backends
         .iter()
@@ -69,12 +64,10 @@ pub(super) fn on_small_pages(backends: &[&'static str]) -> Vec<TablePages> {
         .collect()
 }
 
-/// The backends' own tables on 4 KiB pages (as advised before the sweep), then collapsed into
-/// 2 MiB pages (`MADV_COLLAPSE`, every 2 MiB page that holds a byte of them: the tables live
-/// in the table arena, so a small table moves too; checked by the kernel's page scan), each
-/// against pressure on 4 KiB and on huge pages, at the highest pressure; real and hot twin;
-/// every backend with attack tables. Last, because a collapse cannot be undone in this
-/// process.
+/// Every backend with attack tables (real and hot twin) at the highest pressure, its tables on
+/// 4 KiB pages (as advised before the sweep), then collapsed into 2 MiB pages (`MADV_COLLAPSE`;
+/// checked by the kernel's page scan), each against pressure on 4 KiB and on huge pages. Last,
+/// because a collapse cannot be undone in this process.
 pub(super) fn table_pages(
     m: &mut Measurement,
     workload: &SearchWorkload,
@@ -113,51 +106,30 @@ pub(super) fn table_pages(
             }
         }
         for (pressure_pages, buffer) in [("4k", &small_pressure), ("huge", pressure_huge)] {
-            let mut cases: Vec<ChainCase<'_>> = Vec::new();
-            for (&name, stream) in with_tables.iter().zip(0u64..) {
-                let made = MakeChain {
-                    workload,
-                    pressure: buffer.as_slice(),
-                    reads,
-                    masks: vec![usize::MAX, HOT_MASK],
-                    stream,
-                    labels: None,
-                };
-                if let Ok(made) = registry::visit_base(name, made) {
-                    cases.push(made);
-                }
-            }
+            // Every backend visits (its attack tables were counted): stream i is backend i's.
+            let mut cases = twin_cases(&with_tables, (workload, buffer.as_slice()), reads);
             if let Some(table) = &control {
-                let masks = vec![usize::MAX, HOT_MASK];
                 let walk = Walk {
                     workload,
                     pressure: buffer.as_slice(),
                     reads,
                     stream: with_tables.len() as u64,
                 };
-                cases.push(ChainCase {
-                    footprint: table.as_slice().len() * 8,
-                    case: PHASE_CONTROL.to_string(),
-                    masks: masks.iter().map(|&mask| mask_label(mask)).collect(),
-                    body: Box::new(synthetic_body(table.as_slice(), walk, masks)),
-                });
+                cases.push(synthetic_chain(
+                    PHASE_CONTROL.into(),
+                    table.as_slice(),
+                    walk,
+                ));
             }
             let message = format!("tables on {tables} pages, pressure on {pressure_pages} pages");
-            let (results, block_order) = time_chains(
-                workload,
-                &mut cases,
-                &m.sampling,
-                (m.ns_per_tick, m.levels.last_level_bytes()),
-                &mut window,
-                (m.invocation, Warming::Before),
-                (
-                    m.order_seed.value,
-                    &format!("pages: tables {tables}, pressure {pressure_pages}"),
-                ),
+            let label = format!("pages: tables {tables}, pressure {pressure_pages}");
+            time_into(
+                m,
+                (workload, &mut cases, &mut window),
+                (Warming::Before, &label),
+                ("pages", reads, (tables, pressure_pages)),
                 &mut |f| steps.report(&message, f),
             );
-            m.block_orders.push(block_order);
-            push_chains(m, &cases, results, "pages", reads, (tables, pressure_pages));
         }
     }
     m.phase_control = control.map(|table| PhaseControl {

@@ -6,10 +6,9 @@ use kiki_core::backend::Backend;
 use kiki_variants::registry::BackendVisitor;
 use serde::{Deserialize, Serialize};
 
-/// The reuse of one backend's attack-table lines along the search-order walk (its own table
-/// reads only, in order): how many lookups read them, how many distinct lines it touches and the
-/// LRU stack distance of every read, bucketed by powers of two, from which the misses of any
-/// fully associative LRU cache of 64 × 2^j bytes follow.
+/// The reuse of one backend's attack-table lines along the search-order walk: its lookups, the
+/// distinct lines and every read's LRU stack distance bucketed by powers of two (the misses of
+/// any fully associative LRU cache of 64 × 2^j bytes follow).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Reuse {
     #[serde(with = "crate::invocations::static_str")]

@@ -1,10 +1,7 @@
 //! The positive controls' in-process reference: a plain dependent ring of each control table's
-//! size, walked along the same nodes as the control's chain, in the same process.
-//!
-//! E6's bare ring runs in another process with nothing beside it; the control's chain shares
-//! the cache with the walk's own data, and these machines' cache shares move between processes
-//! (the Zen 4's ½ L2 control read 3.4–7.0 ns over five invocations against E6's 3.3). A ring
-//! timed here, node by node between the same time stamps, sees what the chain sees.
+//! size, walked node by node along the control's nodes between the same time stamps, so that
+//! it sees the cache share the chain sees (these machines' shares move between processes: the
+//! Zen 4's ½ L2 control read 3.4–7.0 ns over five invocations against E6's 3.3).
 
 use super::timing::{first_turn, mask_label, pressure_sum, ticks, ChainCase, Walk};
 use super::ONE_PAGE;
@@ -19,8 +16,7 @@ const WORDS_PER_LINE: usize = LINE / 8;
 const SEED: u64 = 0x7269_6e67; // "ring"
 
 /// Whether the positive control labelled `label` is judged against an in-process ring: every
-/// control sized inside the caches. The memory-sized one is not: nothing caches it, so no
-/// share of a cache can move its latency, and E6's memory latency stays its reference.
+/// control sized inside the caches (no cache share moves the memory-sized one's latency).
 pub(in super::super) fn has_ring(label: &str) -> bool {
     label != ONE_PAGE && label != "memory"
 }
@@ -81,10 +77,9 @@ fn follow(ring: &[u64], loads: usize, mut at: usize) -> usize {
     at
 }
 
-/// A ring body shaped like the control's chain ([`synthetic_body`](super::timing)): per node,
-/// the P pressure reads, an untimed settling pass of the node's lookup count round the page
-/// ring, then that many loads round each ring, each timed alone, the two taking turns at going
-/// first; each ring carries on where the last node left it. Returns both rings' last lines.
+/// A ring body shaped like the control's chain: per node, the P pressure reads, an untimed
+/// settling pass of the node's lookup count round the page ring, then that many loads round
+/// each ring, timed alone and taking turns; each ring carries on where the last node left it.
 fn ring_body<'a>(
     rings: [&'a [u64]; 2],
     walk: Walk<'a>,

@@ -11,8 +11,7 @@ use kiki_variants::registry::BackendVisitor;
 use std::hint::black_box;
 
 /// Pressure counts of the survival probe: 0, 8, 32, … by fours, up to the first count whose
-/// reads insert at least 4× the effective last level (P × 64 B), so that the last counts leave
-/// the node's lines nowhere but in memory on any CPU.
+/// reads insert at least 4× the effective last level (P × 64 B): the lines then in memory.
 pub(in super::super) fn survival_reads(smoke: bool, last_level_bytes: usize) -> Vec<u32> {
     if smoke {
         return vec![0, 8, 32];
@@ -35,10 +34,8 @@ fn survival_nodes(smoke: bool, reads: u32) -> usize {
     }
 }
 
-/// The survival probe on the backend with the largest attack tables: first its calibration
-/// (single timed loads of its own table lines placed in each level), then per node its lookups
-/// once (to bring their lines in), P pressure reads, then one timed load of each table line the
-/// lookups read, with the calibration's own wrapper.
+/// The survival probe on the backend with the largest attack tables: its calibration, then per
+/// node its lookups once, P pressure reads, and one timed load of each table line they read.
 pub(super) fn survival(
     m: &mut Measurement,
     workload: &SearchWorkload,

@@ -1,7 +1,6 @@
 //! The shared timing core: the chain bodies, the chain cases, their timing and the time
 //! stamps.
 
-use super::Measurement;
 use crate::experiments::e7_cache_pressure::HOT_MASK;
 use crate::experiments::fold;
 use crate::invocations::Invocation;
@@ -70,9 +69,8 @@ pub(super) fn pressure_sum(walk: &Walk<'_>, node: usize, salt: u64) -> u64 {
 }
 
 /// A chain body over nodes `start..start + count` (wrapping): per node, P pressure reads, then
-/// the node's lookups as one dependent chain once per mask, each chain timed alone between
-/// serialising time stamps (so the pressure phase is outside every timing) and the masks taking
-/// turns at going first (whichever runs first finds the per-square metadata colder). Adds each
+/// the node's lookups as one dependent chain once per mask, each timed alone between
+/// serialising time stamps, the masks taking turns at going first ([`first_turn`]). Adds each
 /// mask's ticks to `ticks`.
 fn chain_body<'a, B: Backend>(
     backend: B,
@@ -125,9 +123,8 @@ fn chain_body<'a, B: Backend>(
 
 /// Which mask a node times first: a hash of the node, not its parity, because the chain that
 /// runs first after the pressure phase pays a little more as P grows, and node parity in the
-/// depth-first order correlates with what a node costs (measured: alternating by parity gave
-/// the identical-code negative controls ±1 ns at 256 pressure reads, its sign flipping with the
-/// parity rule).
+/// depth-first order correlates with its cost (alternating by parity gave the identical-code
+/// negative controls ±1 ns at 256 pressure reads).
 #[inline(always)]
 pub(super) fn first_turn(node: usize) -> usize {
     (eval_index(node as u64, 1 << 16) >> 7) & 0xFF
@@ -269,8 +266,7 @@ pub(crate) struct BlockOrder {
     pub invocation: usize,
     pub label: String,
     pub cases: Vec<String>,
-    /// Every block as it ran (both passes): the CPU it started and ended on, so that a block
-    /// the scheduler moved, or a pass on another CPU, can be told apart (absent before
+    /// Every block as it ran (both passes) and the CPUs it started and ended on (absent before
     /// 2026-11-29-3).
     #[serde(default)]
     pub cpus: Vec<BlockCpu>,
@@ -292,9 +288,7 @@ pub(crate) const FIXED_ORDER_SEED: u64 = 0xcbf2_9ce4_8422_2325;
 
 /// The seed every E7 order derives from (the summary's `order.seed`): drawn once per run by
 /// the report's process, or given (`kiki report --order-seed`), and handed to every child
-/// invocation in the configuration; each shuffle's generator is seeded with FNV-1a from it over
-/// the call's label and the invocation, so an invocation's orders are reproducible from the
-/// seed and differ between invocations, and between runs with other seeds.
+/// invocation in the configuration; [`shuffled`] derives each call's and invocation's order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrderSeed {
     pub value: u64,
@@ -409,26 +403,18 @@ fn slowest_window_ns(cases: &mut [ChainCase<'_>], window: usize) -> f64 {
 
 /// Times chain cases, each in a block of its own: an untimed warm-in walk that brings the
 /// case's own table lines into the caches as far as its reuse keeps them (see the constants
-/// above), then its rounds back to back. A round walks a window of nodes slice by slice
-/// (the next window in the next round, so no sample repeats a node until the workload wraps),
-/// and every case walks the same windows. No case is timed among another case's tables or
-/// pressure lines: when cases alternated slice by slice, each case's "no pressure" point
-/// carried the other cases' table and pressure traffic, and a short warm-in left a table that
-/// fits the cache half cold. The blocks run in two passes: the first half of the rounds with
-/// the cases in a seeded shuffled order (its own per invocation and per call, [`shuffled`] of
-/// `label`), the second half in the reverse order, each block after its own warm-in, so that
-/// a drift over the call favours no case. Inside a case every node's chain is timed per mask
-/// (see [`chain_body`]). Returns per case and mask, per round, the trimmed mean over the
-/// window's slices of ns per lookup, and the order the first pass took. Each invocation times
-/// its own share of the rounds; [`merge`](fn@super::merge) pools them.
+/// above), then its rounds back to back, each round the next window of nodes slice by slice,
+/// the same windows for every case (when cases alternated slice by slice, each case's "no
+/// pressure" point carried the others' table and pressure traffic). The blocks run in two
+/// passes: the first half of the rounds in a seeded shuffled order ([`shuffled`] of `label`),
+/// the second half in reverse, so that a drift over the call favours no case. Returns per case
+/// and mask the rounds' [`TimedSeries`], and the first pass's order. Each invocation times its
+/// own share of the rounds; [`merge`](fn@super::merge) pools them.
 ///
-/// `window` is the window in nodes: when `Some`, it is used as given (so that calls at other
-/// pressure counts walk the very same nodes in each round, and a round's values pair across
-/// them); when `None`, it is sized by [`find_window`] and stored there.
-///
-/// With [`Warming::EachWindow`] every round first walks its own window once untimed, so that
-/// the timed walk finds the window's table lines as far as the caches keep them: the walk's
-/// first reads of a line are then no longer in the time.
+/// `window_nodes`, where `Some`, is used as given (so that calls at other pressure counts walk
+/// the same nodes in each round); where `None`, [`find_window`] sizes it and it is stored. With
+/// [`Warming::EachWindow`] each round first walks its own window once untimed (the walk's first
+/// reads of a line then no longer in the time).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn time_chains(
     workload: &SearchWorkload,
@@ -559,34 +545,6 @@ fn trimmed_mean(values: &mut [f64]) -> f64 {
     kept.iter().sum::<f64>() / kept.len().max(1) as f64
 }
 
-/// Stores `results` (per case and mask, in `cases`' order) as chain points.
-pub(super) fn push_chains(
-    m: &mut Measurement,
-    cases: &[ChainCase<'_>],
-    results: Vec<TimedSeries>,
-    part: &'static str,
-    reads: u32,
-    (tables, pressure): (&'static str, &'static str),
-) {
-    let labels = cases.iter().flat_map(|c| {
-        c.masks
-            .iter()
-            .map(move |mask| (c.case.clone(), mask.clone()))
-    });
-    for ((case, mask), timed) in labels.zip(results) {
-        m.chains.push(Chain {
-            part,
-            reads,
-            case,
-            mask,
-            tables,
-            pressure,
-            ns: timed.ns,
-            ns_mean: timed.ns_mean,
-        });
-    }
-}
-
 /// One byte load the compiler keeps: the probe's and the calibration's timed load.
 ///
 /// # Safety
@@ -646,10 +604,13 @@ mod tests {
         );
     }
 
-    /// The block order is a permutation, the same for the same seed, call and invocation, and
-    /// not the same for every invocation.
+    /// Every block order is a permutation, the same for the same seed, call and invocation,
+    /// not the same for every invocation or call. The run's seed decides every order: the same
+    /// seed gives the same orders (a run given the seed of another reproduces its orders),
+    /// another seed other orders; a drawn seed says so, a given one too, and the default is
+    /// the fixed seed of the earlier reports.
     #[test]
-    fn block_orders_are_seeded_shuffles() {
+    fn the_order_seed_decides_the_orders() {
         let seed = FIXED_ORDER_SEED;
         for n in [0, 1, 2, 7, 12] {
             let mut order = shuffled(seed, n, 3, "chain P=512");
@@ -663,13 +624,6 @@ mod tests {
             shuffled(seed, 12, 0, "chain P=0"),
             shuffled(seed, 12, 0, "chain P=8")
         );
-    }
-
-    /// The run's seed decides every order: the same seed gives the same orders (a run given
-    /// the seed of another reproduces its orders), another seed other orders; a drawn seed says
-    /// so, a given one too, and the default is the fixed seed of the earlier reports.
-    #[test]
-    fn the_order_seed_decides_the_orders() {
         let orders = |seed: u64| -> Vec<Vec<usize>> {
             (0..5)
                 .flat_map(|i| {

@@ -2,11 +2,10 @@
 //! windows walked once just before they are timed (warmed), and on a long search (few roots
 //! searched deep).
 
+use super::chains::{time_into, twin_cases};
 use super::reuse::reuse_of;
-use super::timing::{push_chains, time_chains, ChainCase, MakeChain, Warming};
+use super::timing::Warming;
 use super::{Measurement, Steps};
-use crate::experiments::e7_cache_pressure::HOT_MASK;
-use crate::registry;
 use crate::workloads::SearchWorkload;
 
 /// The backends the P = 0 variants time: seed 004's pair, and fancy magic beside it.
@@ -16,10 +15,9 @@ pub(crate) const UNPRESSED_BACKENDS: [&str; 3] = ["magic-plain", "magic", "dbb"]
 pub(crate) const WARMED: &str = "warmed";
 pub(crate) const LONG_SEARCH: &str = "long search";
 
-/// Times [`UNPRESSED_BACKENDS`] (full table and hot twin) at P = 0 on the main walk with each
-/// round's window walked once before it (`window`: the main sweep's, so the rounds walk the
-/// very nodes the sweep's P = 0 rounds walked), then on `long`; and the reuse of their table
-/// lines along `long`.
+/// Times [`UNPRESSED_BACKENDS`] at P = 0 on the main walk with each round's window walked once
+/// before it (`window`: the main sweep's, the very nodes its P = 0 rounds walked), then on
+/// `long`; and the reuse of their table lines along `long`.
 pub(super) fn unpressed(
     m: &mut Measurement,
     (main, long): (&SearchWorkload, &SearchWorkload),
@@ -36,36 +34,18 @@ pub(super) fn unpressed(
         (WARMED, main, Warming::EachWindow, window),
         (LONG_SEARCH, long, Warming::Before, None),
     ] {
-        let mut cases: Vec<ChainCase<'_>> = Vec::new();
-        for name in &backends {
-            let made = MakeChain {
-                workload: walk,
-                pressure,
-                reads: 0,
-                masks: vec![usize::MAX, HOT_MASK],
-                stream: cases.len() as u64,
-                labels: None,
-            };
-            if let Ok(made) = registry::visit_base(name, made) {
-                cases.push(made);
-            }
-        }
+        let mut cases = twin_cases(&backends, (walk, pressure), 0);
         if cases.is_empty() {
             steps.done += 1;
             continue;
         }
-        let (results, block_order) = time_chains(
-            walk,
-            &mut cases,
-            &m.sampling,
-            (m.ns_per_tick, m.levels.last_level_bytes()),
-            &mut window,
-            (m.invocation, warming),
-            (m.order_seed.value, part),
+        time_into(
+            m,
+            (walk, &mut cases, &mut window),
+            (warming, part),
+            (part, 0, ("as built", "huge")),
             &mut |f| steps.report(part, f),
         );
-        m.block_orders.push(block_order);
-        push_chains(m, &cases, results, part, 0, ("as built", "huge"));
         steps.done += 1;
     }
     m.long_workload = long.description.clone();
