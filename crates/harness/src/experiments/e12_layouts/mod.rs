@@ -271,29 +271,6 @@ mod tests {
         assert_eq!(old.reading.as_deref(), Some("not resolved"));
     }
 
-    /// Re-analyses a report's saved measurements: `KIKI_E12_MEASUREMENTS` names a folder of
-    /// `E12-K.measurement.json` (a report's scratch), and the result is written as JSON to
-    /// `KIKI_E12_RESULT`. Run by hand (`--ignored`) where an analysis fix must be applied to
-    /// measurements already taken; the measuring code is not involved.
-    #[test]
-    #[ignore]
-    fn reanalyse_saved_measurements() {
-        let folder = std::env::var("KIKI_E12_MEASUREMENTS").expect("KIKI_E12_MEASUREMENTS");
-        let out = std::env::var("KIKI_E12_RESULT").expect("KIKI_E12_RESULT");
-        let mut parts = Vec::new();
-        for index in 0.. {
-            let path = std::path::Path::new(&folder).join(format!("E12-{index}.measurement.json"));
-            let Ok(text) = std::fs::read_to_string(&path) else {
-                break;
-            };
-            parts.push(serde_json::from_str::<Measurement>(&text).expect("a measurement"));
-        }
-        assert!(!parts.is_empty(), "no E12 measurement in {folder}");
-        let m = measure::merge(&parts).expect("the measurements merge");
-        let result = result(&m);
-        std::fs::write(out, serde_json::to_string(&result).unwrap()).expect("written");
-    }
-
     #[test]
     fn smoke_run_is_well_formed() {
         let config = Config {
