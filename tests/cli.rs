@@ -469,6 +469,15 @@ fn simd_bogus_is_one_line_error_exit_2() {
         &["backends"][..],
         &["report", "--quick"][..],
         &["e8-workload", "--backend", "dbb"][..],
+        &[
+            "e13-workload",
+            "--backend",
+            "dbb",
+            "--eval",
+            "material",
+            "--positions",
+            "1",
+        ][..],
     ] {
         let mut args = command.to_vec();
         args.extend(["--simd", "bogus"]);

@@ -4,6 +4,7 @@ mod backends;
 mod bench;
 mod check;
 mod compare;
+mod e13_workload;
 mod e8_workload;
 mod effects;
 mod interrupt;
@@ -85,6 +86,9 @@ enum Command {
     /// E8's lookup workload on one backend: the process `kiki report` runs under valgrind.
     #[command(hide = true)]
     E8Workload(E8WorkloadArgs),
+    /// E13's search workload on one backend and evaluation: the process valgrind simulates.
+    #[command(hide = true)]
+    E13Workload(E13WorkloadArgs),
 }
 
 /// A plain decimal count: digits only (no sign, exponent, separators or hex).
@@ -488,6 +492,27 @@ struct E8WorkloadArgs {
     simd: SimdOption,
 }
 
+#[derive(Args, Debug)]
+struct E13WorkloadArgs {
+    #[arg(long)]
+    backend: String,
+    /// The evaluation computed at every node: material, nnue or kpp.
+    #[arg(long, value_parser = kiki_engine::search::eval::EvalKind::parse)]
+    eval: kiki_engine::search::eval::EvalKind,
+    /// The first P bench positions are searched (every one is built, so that runs of different
+    /// P allocate alike; E13 passes P zero-padded, so that their command lines are as long).
+    #[arg(long, value_parser = decimal)]
+    positions: u64,
+    /// Plies searched from each position.
+    #[arg(long, default_value_t = kiki_harness::experiments::e13_simulated_search::DEFAULT_DEPTH as u64, value_parser = decimal)]
+    depth: u64,
+    /// Transposition table size in MiB, rounded down to a power of two.
+    #[arg(long, default_value_t = kiki_harness::experiments::e13_simulated_search::DEFAULT_TT_MIB as u64, value_parser = decimal)]
+    tt_mib: u64,
+    #[command(flatten)]
+    simd: SimdOption,
+}
+
 /// A command-line error: one line for the user, and the exit code.
 #[derive(Debug)]
 pub struct CliError {
@@ -675,6 +700,7 @@ pub fn run(args: &[String]) -> i32 {
         Command::Report(a) => Some(("report", a.simd)),
         Command::Compare(a) => Some(("compare", a.simd)),
         Command::E8Workload(a) => Some(("e8-workload", a.simd)),
+        Command::E13Workload(a) => Some(("e13-workload", a.simd)),
         Command::Render(_) | Command::ReportIndex(_) | Command::Completions(_) => None,
     };
     if let Some((command, option)) = simd {
@@ -702,6 +728,7 @@ pub fn run(args: &[String]) -> i32 {
         Command::ReportIndex(a) => report_index::run(&a.dir),
         Command::Completions(a) => completions(a.shell),
         Command::E8Workload(a) => e8_workload::run(a),
+        Command::E13Workload(a) => e13_workload::run(a),
     };
     match result {
         Ok(()) => EXIT_OK,

@@ -14,6 +14,8 @@ mod counter_log;
 pub mod e10_attack_maps;
 pub mod e11_search;
 pub mod e12_layouts;
+// E13's groundwork (issue 58): its workload, simulation and attribution, not yet in the list.
+pub mod e13_simulated_search;
 pub mod e1_attacks;
 pub mod e2_movegen;
 pub mod e3_mate1;
