@@ -1,11 +1,23 @@
 //! E13 (groundwork, issue 58): seed 004 in a simulated search — the bench search under
-//! valgrind callgrind's cache simulation.
+//! valgrind callgrind's cache simulation, its misses per node split into attack tables,
+//! evaluation, TT and the rest by the source file of the missing instruction.
 //!
 //! `workload` is what valgrind runs (the hidden `kiki e13-workload`: the search inside one
-//! collected function). Not yet an experiment of the report.
+//! collected function), `simulate` runs it under callgrind and differences two search sizes,
+//! `per_file` reads callgrind's per-line output into counts per source file and states the
+//! attribution method. Not yet an experiment of the report: no cells, no rule, no verdict.
 
+mod per_file;
+mod simulate;
+#[cfg(test)]
+mod tests;
 mod workload;
 
+pub use per_file::{parse_per_file, DataEvents, FileCounts, Part, PartCounts, UNKNOWN_FILE};
+pub use simulate::{
+    callgrind_command, simulate_search, simulate_search_once, Geometry, PerNode, SearchRun,
+    SteadySearch, LAST_LEVEL_WAYS, MAX_UNKNOWN_FILE_SHARE, NO_LINE_TABLES, REPEATED_RUN_TOLERANCE,
+};
 pub use workload::{
     bench_positions, e13_measured_search, parse_workload_line, run_search_workload, workload_line,
     SearchSize, SearchTotals, DEFAULT_DEPTH, DEFAULT_TT_MIB, MEASURED_FUNCTION, SIMULATED_SIMD,
