@@ -12,6 +12,7 @@ mod cli_bench;
 mod cli_compare;
 mod cli_mate1;
 mod cli_parsing;
+mod e13_simulation;
 mod e8_simulation;
 mod effects;
 mod effects_cli;
