@@ -5,14 +5,20 @@
 //! `workload` is what valgrind runs (the hidden `kiki e13-workload`: the search inside one
 //! collected function), `simulate` runs it under callgrind and differences two search sizes,
 //! `per_file` reads callgrind's per-line output into counts per source file and states the
-//! attribution method. Not yet an experiment of the report: no cells, no rule, no verdict.
+//! attribution method, `cells` is issue 58's grid. Not yet an experiment of the report: nothing
+//! runs the grid, and there is no rule and no verdict.
 
+mod cells;
 mod per_file;
 mod simulate;
 #[cfg(test)]
 mod tests;
 mod workload;
 
+pub use cells::{
+    cells, last_level_sweep, sweep_point, Cell, BACKENDS, QUICK_BACKENDS, QUICK_EVALS,
+    QUICK_LAST_LEVELS, SWEEP_LARGEST, SWEEP_SMALLEST,
+};
 pub use per_file::{parse_per_file, DataEvents, FileCounts, Part, PartCounts, UNKNOWN_FILE};
 pub use simulate::{
     callgrind_command, simulate_search, simulate_search_once, Geometry, PerNode, SearchRun,
