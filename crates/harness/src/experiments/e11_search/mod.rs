@@ -11,7 +11,6 @@ mod block;
 mod components;
 mod findings;
 mod measure;
-mod order;
 pub mod rule;
 pub mod rule_v5;
 pub mod rule_v6;

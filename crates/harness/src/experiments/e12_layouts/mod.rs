@@ -10,10 +10,8 @@ mod analysis;
 mod chains;
 mod findings;
 mod measure;
-mod page_pairs;
 mod phases;
 mod readings;
-mod search;
 pub mod summary;
 mod tables;
 

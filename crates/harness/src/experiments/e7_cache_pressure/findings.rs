@@ -24,19 +24,7 @@ pub(super) fn method(m: &Measurement) -> String {
         ),
         SeedSource::Given => format!("`{value:#018x}`, given for this run"),
     };
-    let levels = m
-        .levels
-        .levels
-        .iter()
-        .map(|l| {
-            format!(
-                "{} {} at {} ns",
-                l.level,
-                rounded_bytes(l.bytes as f64),
-                format_sig(l.ns)
-            )
-        })
-        .collect::<Vec<_>>();
+    let levels = level_words(m);
     let huge = match m.pressure_huge {
         Some(bytes) => format!("{} of it on huge pages", rounded_bytes(bytes as f64)),
         None => "huge pages unknown".to_string(),
@@ -167,6 +155,22 @@ pub(super) fn method(m: &Measurement) -> String {
     text.push(' ');
     text.push_str(&claims_method(m.threshold, m.invocations));
     text
+}
+
+/// The measured cache levels, one phrase each ("L2 1 MiB at 7.42 ns").
+fn level_words(m: &Measurement) -> Vec<String> {
+    m.levels
+        .levels
+        .iter()
+        .map(|l| {
+            format!(
+                "{} {} at {} ns",
+                l.level,
+                rounded_bytes(l.bytes as f64),
+                format_sig(l.ns)
+            )
+        })
+        .collect()
 }
 
 /// The method's sentences on how seed 004's verdict is decided and on the walks at P = 0.

@@ -6,7 +6,6 @@
 mod bracket;
 mod calibration;
 mod chains;
-mod dose;
 mod merge;
 mod pages;
 mod reuse;
@@ -23,7 +22,7 @@ pub(crate) use chains::Unplaced;
 pub(super) use chains::{
     aa_case, synthetic_case, synthetic_sizes, unplaced_control, AA_SECOND, ONE_PAGE,
 };
-pub(super) use dose::{dose_case, dose_masks};
+pub(super) use chains::{dose_case, dose_masks};
 pub(super) use merge::merge;
 pub(crate) use pages::{PhaseControl, TablePages, PHASE_CONTROL};
 pub(crate) use reuse::Reuse;
