@@ -17,8 +17,8 @@ pub use knees::{
     KNEE_RULE, LEVEL_RATIO, MIN_PLATEAU_POINTS, PER_INVOCATION_RULE, STEEP_PER_DOUBLING,
 };
 pub use probe::{
-    chase, mem_available, parse_mem_available, ring, sizes, sweep_max, sweep_max_with, timed_chase,
-    LINE,
+    chase, mem_available, one_cycle, parse_mem_available, ring, sizes, sweep_max, sweep_max_with,
+    timed_chase, LINE,
 };
 
 use serde::{Deserialize, Serialize};

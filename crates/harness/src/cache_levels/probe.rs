@@ -150,12 +150,7 @@ pub(super) const WORDS_PER_LINE: usize = LINE / 8;
 /// guess the next address.
 pub fn ring(bytes: usize, pages: Pages, seed: u64) -> PageBuffer {
     let lines = (bytes / LINE).max(2);
-    let mut order: Vec<u32> = (0..lines as u32).collect();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    for i in (1..lines).rev() {
-        let j = rng.random_range(0..i);
-        order.swap(i, j);
-    }
+    let order = one_cycle(lines, seed);
     let mut buffer = PageBuffer::new(lines * LINE, pages, |_| 0);
     let words = buffer.as_mut_slice();
     for (line, &next) in order.iter().enumerate() {
@@ -163,6 +158,18 @@ pub fn ring(bytes: usize, pages: Pages, seed: u64) -> PageBuffer {
         words[line * WORDS_PER_LINE] = next as u64;
     }
     buffer
+}
+
+/// The successor of each of `lines` lines in one cycle through them all (Sattolo's shuffle,
+/// seeded): [`ring`]'s order, and the order E7's synthetic tables are read in.
+pub fn one_cycle(lines: usize, seed: u64) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..lines as u32).collect();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    for i in (1..lines).rev() {
+        let j = rng.random_range(0..i);
+        order.swap(i, j);
+    }
+    order
 }
 
 /// Follows the ring `loads` times from line `from`; returns the line where it stopped (where

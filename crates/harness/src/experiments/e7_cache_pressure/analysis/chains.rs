@@ -452,11 +452,10 @@ fn aa(m: &Measurement) -> Option<(String, Vec<ControlPoint>)> {
 
 fn unplaced_sentence(u: &Unplaced) -> String {
     format!(
-        "This machine's {level} share moves between processes, so no {level} level can be \
-         characterised here: E6's effective {level} plateau in every invocation (from the latest \
-         end of the step after {below} to the earliest start of the step after {level}) is {}, \
-         and a control needs one doubling or more. The verdict is read from the controls that \
-         can be placed.",
+        "No {level} level can be characterised here: the {level} plateau common to every E6 \
+         invocation (from the latest end of the step after {below} to the earliest start of the \
+         step after {level}) is {}, and a control needs one doubling or more. The verdict is \
+         read from the controls that can be placed.",
         u.plateau_words(),
         level = u.level,
         below = u.below,
@@ -479,8 +478,8 @@ mod tests {
         });
         assert!(
             text.starts_with(
-                "This machine's L3 share moves between processes, so no L3 level can be \
-                 characterised here: "
+                "No L3 level can be characterised here: the L3 plateau common to every E6 \
+                 invocation "
             ),
             "{text}"
         );

@@ -537,6 +537,8 @@ mod tests {
             workload: "test".into(),
             pressure_bytes: 32 << 20,
             pressure_huge: None,
+            synthetic_huge: Vec::new(),
+            ring_huge: Vec::new(),
             pressure_reads: vec![0, 1],
             ns_per_tick: 1.0,
             sampling: SampleConfig {

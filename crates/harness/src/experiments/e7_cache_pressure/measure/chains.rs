@@ -1,7 +1,7 @@
 //! The chain sweep over the pressure counts (every backend against its hot twin, the synthetic
 //! tables and the A/A control), and the cases and timing call E7's other sweeps share.
 
-use super::ring::Rings;
+use super::ring::{Rings, SyntheticTable};
 use super::timing::{
     find_window, mask_label, shuffled, synthetic_body, time_chains, Chain, ChainCase, MakeChain,
     Walk, Warming,
@@ -148,7 +148,7 @@ pub(in super::super) const AA_SECOND: &str = "full, again";
 pub(super) fn chain_sweep(
     m: &mut Measurement,
     workload: &SearchWorkload,
-    (pressure, synthetic, rings): (&[u64], &[&[u64]], &Rings),
+    (pressure, synthetic, rings): (&[u64], &[SyntheticTable], &Rings),
     steps: &mut Steps<'_>,
 ) -> Option<usize> {
     let highest = m.pressure_reads.last().copied().unwrap_or(0);
@@ -211,7 +211,7 @@ pub(super) fn chain_sweep(
 fn chain_cases<'a>(
     m: &Measurement,
     workload: &'a SearchWorkload,
-    (pressure, synthetic, rings): (&'a [u64], &[&'a [u64]], &'a Rings),
+    (pressure, synthetic, rings): (&'a [u64], &'a [SyntheticTable], &'a Rings),
     reads: u32,
 ) -> Vec<ChainCase<'a>> {
     let mut cases = twin_cases(&m.backends, (workload, pressure), reads);
@@ -276,13 +276,18 @@ pub(super) fn twin_cases<'a>(
 }
 
 /// A synthetic table's case named `case` (full table and hot twin, [`synthetic_body`]).
-pub(super) fn synthetic_chain<'a>(case: String, table: &'a [u64], walk: Walk<'a>) -> ChainCase<'a> {
+pub(super) fn synthetic_chain<'a>(
+    case: String,
+    table: &'a SyntheticTable,
+    walk: Walk<'a>,
+) -> ChainCase<'a> {
     let masks = vec![usize::MAX, HOT_MASK];
+    let words = table.buffer.as_slice();
     ChainCase {
-        footprint: table.len() * 8,
+        footprint: words.len() * 8,
         case,
         masks: masks.iter().map(|&mask| mask_label(mask)).collect(),
-        body: Box::new(synthetic_body(table, walk, masks)),
+        body: Box::new(synthetic_body((words, &table.visit), walk, masks)),
     }
 }
 

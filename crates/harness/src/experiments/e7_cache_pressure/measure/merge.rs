@@ -105,6 +105,8 @@ pub(in super::super) fn merge(parts: &[Measurement]) -> Result<Measurement, Stri
             .map(|p| p.pressure_huge)
             .reduce(fewest)
             .flatten(),
+        synthetic_huge: least_each(parts.iter().map(|p| p.synthetic_huge.as_slice())),
+        ring_huge: least_each(parts.iter().map(|p| p.ring_huge.as_slice())),
         notes: union(parts.iter().map(|p| p.notes.clone())),
         pressure_orders: parts
             .iter()
@@ -114,4 +116,22 @@ pub(in super::super) fn merge(parts: &[Measurement]) -> Result<Measurement, Stri
         invocations: parts.len(),
         ..first.clone()
     })
+}
+
+/// Per position, the least of every process's grant (unknown where any is unknown, or where
+/// the processes recorded different counts).
+fn least_each<'a>(mut grants: impl Iterator<Item = &'a [Option<usize>]>) -> Vec<Option<usize>> {
+    let Some(first) = grants.next() else {
+        return Vec::new();
+    };
+    let mut least = first.to_vec();
+    for other in grants {
+        if other.len() != least.len() {
+            return vec![None; least.len()];
+        }
+        for (into, &from) in least.iter_mut().zip(other) {
+            *into = into.zip(from).map(|(a, b)| a.min(b));
+        }
+    }
+    least
 }

@@ -64,6 +64,13 @@ pub(crate) struct Measurement {
     /// The pressure buffer (huge pages): its bytes, and the huge-page bytes granted.
     pub pressure_bytes: usize,
     pub pressure_huge: Option<usize>,
+    /// The synthetic tables' huge-page bytes as granted (in `synthetic`'s order), and the
+    /// rings' (each control's ring, then the one-page ring); merged, the least of any process.
+    /// Absent before 2026-12-02.
+    #[serde(default)]
+    pub synthetic_huge: Vec<Option<usize>>,
+    #[serde(default)]
+    pub ring_huge: Vec<Option<usize>>,
     /// Pressure reads per node of the chain sweep, 0 first.
     pub pressure_reads: Vec<u32>,
     /// Nanoseconds per time-stamp tick (measured against the monotonic clock).
@@ -203,6 +210,8 @@ pub(super) fn measure(
         levels,
         pressure_bytes,
         pressure_huge: None,
+        synthetic_huge: Vec::new(),
+        ring_huge: Vec::new(),
         pressure_reads,
         ns_per_tick,
         sampling: sampling(config),
@@ -237,12 +246,14 @@ pub(super) fn measure(
     }
     // What the kernel granted this process (merged: the smallest grant of any).
     m.pressure_huge = pressure.huge_page_bytes();
-    let synthetic: Vec<PageBuffer> = m
+    let synthetic: Vec<ring::SyntheticTable> = m
         .synthetic
         .iter()
-        .map(|(_, bytes)| PageBuffer::new(*bytes, Pages::Huge, |i| i as u64 * 0x9E37))
+        .map(|(_, bytes)| ring::SyntheticTable::new(*bytes, Pages::Huge))
         .collect();
     let rings = ring::Rings::new(&m.synthetic);
+    m.synthetic_huge = synthetic.iter().map(|t| t.huge_page_bytes()).collect();
+    m.ring_huge = rings.huge_page_bytes();
     let total = m.pressure_reads.len() + 6;
     let mut steps = Steps {
         progress,
@@ -250,14 +261,12 @@ pub(super) fn measure(
         total,
     };
     m.sweep_pages = pages::on_small_pages(&m.backends);
-    let tables: Vec<&[u64]> = synthetic.iter().map(PageBuffer::as_slice).collect();
     let window = chain_sweep(
         &mut m,
         &workload,
-        (pressure.as_slice(), &tables, &rings),
+        (pressure.as_slice(), &synthetic, &rings),
         &mut steps,
     );
-    drop(tables);
     drop(rings);
     unpressed::unpressed(
         &mut m,

@@ -2,6 +2,7 @@
 //! backends' tables on 4 KiB pages, then collapsed to huge pages).
 
 use super::chains::{synthetic_chain, time_into, twin_cases};
+use super::ring::SyntheticTable;
 use super::timing::{Walk, Warming};
 use super::{attack_table_bytes, Measurement, Steps};
 use crate::workloads::SearchWorkload;
@@ -88,8 +89,7 @@ pub(super) fn table_pages(
     }
     let reads = m.pressure_reads.last().copied().unwrap_or(0).max(1);
     let small_pressure = PageBuffer::new(m.pressure_bytes, Pages::Small, |i| i as u64);
-    let control = phase_control_bytes(m)
-        .map(|bytes| PageBuffer::new(bytes, Pages::Small, |i| i as u64 * 0x9E37));
+    let control = phase_control_bytes(m).map(|bytes| SyntheticTable::new(bytes, Pages::Small));
     // One window for all four variants: round r walks the same nodes in each.
     let mut window = None;
     for (phase, tables) in [(0, "4k"), (1, "huge")] {
@@ -115,11 +115,7 @@ pub(super) fn table_pages(
                     reads,
                     stream: with_tables.len() as u64,
                 };
-                cases.push(synthetic_chain(
-                    PHASE_CONTROL.into(),
-                    table.as_slice(),
-                    walk,
-                ));
+                cases.push(synthetic_chain(PHASE_CONTROL.into(), table, walk));
             }
             let message = format!("tables on {tables} pages, pressure on {pressure_pages} pages");
             let label = format!("pages: tables {tables}, pressure {pressure_pages}");
@@ -133,15 +129,10 @@ pub(super) fn table_pages(
         }
     }
     m.phase_control = control.map(|table| PhaseControl {
-        bytes: table.as_slice().len() * 8,
-        huge_after: kiki_core::pages::huge_page_bytes_of(bytes_of(table.as_slice())),
+        bytes: table.buffer.as_slice().len() * 8,
+        huge_after: table.huge_page_bytes(),
     });
     steps.done += 1;
-}
-
-fn bytes_of(words: &[u64]) -> &[u8] {
-    // SAFETY: any u64 slice is also a valid byte slice of eight times its length.
-    unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), std::mem::size_of_val(words)) }
 }
 
 /// [`collapse_tables`], the reason a kernel refused said on this process's standard error

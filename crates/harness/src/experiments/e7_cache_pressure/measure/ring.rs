@@ -5,7 +5,7 @@
 
 use super::timing::{first_turn, mask_label, pressure_sum, ticks, ChainCase, Walk};
 use super::ONE_PAGE;
-use crate::cache_levels::{ring, LINE};
+use crate::cache_levels::{one_cycle, ring, LINE};
 use crate::experiments::e7_cache_pressure::HOT_MASK;
 use kiki_core::pages::{PageBuffer, Pages};
 use std::hint::black_box;
@@ -26,6 +26,51 @@ pub(in super::super) fn ring_case(label: &str) -> String {
     format!("ring ({label})")
 }
 
+/// The seed of the order in which the ring of `bytes` (and the synthetic table of that size)
+/// visits its lines.
+fn seed_of(bytes: usize) -> u64 {
+    SEED ^ bytes as u64
+}
+
+/// A positive control's synthetic table and the order its chain reads it in: one cycle through
+/// every line, the ring's of its size, so that each line is read again exactly one table's worth
+/// of reads later, as in the ring beside it and in E6's. (Reads drawn at random with replacement
+/// left 37 % of the reuse gaps of a ½ L2 table beyond its line count and 13.5 % beyond twice
+/// it, exposing the chain to a contested L2 that its ring, revisiting each line at a fixed gap,
+/// did not see: the 2026-12-02 Intel's ½ L2 control read 3.64 [2.27, 5.00] ns above its ring.)
+pub(crate) struct SyntheticTable {
+    pub(super) buffer: PageBuffer,
+    /// The lines in the order the chain reads them, one after another, wrapping.
+    pub(super) visit: Vec<u32>,
+}
+
+impl SyntheticTable {
+    /// A table of `bytes` on `pages`, read in the order the ring of its size follows.
+    pub(super) fn new(bytes: usize, pages: Pages) -> SyntheticTable {
+        let buffer = PageBuffer::new(bytes, pages, |i| i as u64 * 0x9E37);
+        let lines = (bytes / LINE).max(2);
+        let next = one_cycle(lines, seed_of(bytes));
+        let mut visit = Vec::with_capacity(lines);
+        let mut at = 0u32;
+        for _ in 0..lines {
+            visit.push(at);
+            at = next[at as usize];
+        }
+        SyntheticTable { buffer, visit }
+    }
+
+    /// Its bytes on huge pages, as the kernel granted them (its page-table scan where it has
+    /// one).
+    pub(super) fn huge_page_bytes(&self) -> Option<usize> {
+        let words = self.buffer.as_slice();
+        // SAFETY: any u64 slice is also a valid byte slice of eight times its length.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), std::mem::size_of_val(words))
+        };
+        kiki_core::pages::huge_page_bytes_of(bytes)
+    }
+}
+
 /// The rings: one per control that [`has_ring`], and one of a single page, every ring's hot
 /// twin (as the control's twin reads its table's first page). On 2 MiB pages, as the
 /// controls' tables are.
@@ -41,12 +86,21 @@ impl Rings {
             .iter()
             .filter(|(label, _)| has_ring(label))
             .map(|(label, bytes)| {
-                let buffer = ring(*bytes, Pages::Huge, SEED ^ *bytes as u64);
+                let buffer = ring(*bytes, Pages::Huge, seed_of(*bytes));
                 (label.clone(), buffer)
             })
             .collect();
         let page = ring(HOT_MASK + 1, Pages::Huge, SEED);
         Rings { rings, page }
+    }
+
+    /// Each ring's bytes on huge pages (the full rings, then the page ring), as granted.
+    pub(super) fn huge_page_bytes(&self) -> Vec<Option<usize>> {
+        let full = self
+            .rings
+            .iter()
+            .map(|(_, buffer)| buffer.huge_page_bytes());
+        full.chain([self.page.huge_page_bytes()]).collect()
     }
 
     /// One case per ring, its streams numbered from `first_stream`: the full ring and the
@@ -112,6 +166,25 @@ fn ring_body<'a>(
 mod tests {
     use super::*;
     use crate::cache_levels::chase;
+
+    /// A synthetic table is read in its ring's order: every line once per table's worth of
+    /// reads (so each line's reuse gap is the line count), in the order the ring of its size
+    /// follows from line 0.
+    #[test]
+    fn a_synthetic_table_reads_each_line_once_per_cycle_in_its_rings_order() {
+        let bytes = 64 << 10;
+        let table = SyntheticTable::new(bytes, Pages::Small);
+        let lines = bytes / LINE;
+        assert_eq!(table.visit.len(), lines);
+        let mut seen = table.visit.clone();
+        seen.sort_unstable();
+        assert!(seen.iter().copied().eq(0..lines as u32), "not one cycle");
+        let ring = ring(bytes, Pages::Small, seed_of(bytes));
+        let followed: Vec<u32> = (0..lines as u64)
+            .map(|k| chase(ring.as_slice(), k, 0) as u32)
+            .collect();
+        assert_eq!(table.visit, followed);
+    }
 
     /// The body follows each ring one load per lookup of the nodes it walks, carrying on across
     /// calls: the full ring once, the page ring twice (the settling pass, then its timed turn);

@@ -130,14 +130,19 @@ pub(super) fn first_turn(node: usize) -> usize {
     (eval_index(node as u64, 1 << 16) >> 7) & 0xFF
 }
 
-/// The positive control's body, shaped like [`chain_body`]: a table of known size read at
-/// random, one read per lookup of the node, each index salted by the previous read.
+/// The positive control's body, shaped like [`chain_body`]: a table of known size read one
+/// line per lookup of the node in the order `visit` lists its lines (one cycle through them
+/// all, carried on across nodes), each index salted by the previous read. Each mask keeps its
+/// own place in the order; the untimed settling pass reads as the hot twin.
 pub(super) fn synthetic_body<'a>(
-    table: &'a [u64],
+    (table, visit): (&'a [u64], &'a [u32]),
     walk: Walk<'a>,
     masks: Vec<usize>,
 ) -> impl FnMut(usize, usize, &mut [u64]) -> u64 + 'a {
     let zero = black_box(0u64);
+    // One place per mask, and the settling pass's after them.
+    let mut places = vec![0usize; masks.len() + 1];
+    let settle = HOT_MASK >> 3;
     move |start, count, ticks_out| {
         let nodes = walk.workload.nodes();
         let mut link = 0u64;
@@ -146,17 +151,19 @@ pub(super) fn synthetic_body<'a>(
             let node = (start + k) % nodes;
             let sum = pressure_sum(&walk, node, link & zero);
             link = sum & zero;
-            let first = walk.workload.starts[node] as u64;
-            let settle = HOT_MASK >> 3;
-            for j in 0..walk.workload.node(node).len() as u64 {
-                link = table[eval_index((first + j) ^ link, table.len()) & settle] & zero;
+            let lookups = walk.workload.node(node).len();
+            let place = &mut places[masks.len()];
+            for _ in 0..lookups {
+                let index = (next_line(visit, place) ^ link as usize) & settle;
+                link = table[index] & zero;
             }
             for turn in 0..masks.len() {
                 let which = (turn + first_turn(node)) % masks.len();
                 let element_mask = masks[which] >> 3;
+                let place = &mut places[which];
                 let before = ticks();
-                for j in 0..walk.workload.node(node).len() as u64 {
-                    let index = eval_index((first + j) ^ link, table.len()) & element_mask;
+                for _ in 0..lookups {
+                    let index = (next_line(visit, place) ^ link as usize) & element_mask;
                     let value = table[index];
                     checksum = checksum.wrapping_add(value);
                     link = value & zero;
@@ -166,6 +173,18 @@ pub(super) fn synthetic_body<'a>(
         }
         checksum
     }
+}
+
+/// The first word of the line at `place` in `visit`, and `place` moved on (wrapping).
+#[inline(always)]
+fn next_line(visit: &[u32], place: &mut usize) -> usize {
+    let line = visit[*place] as usize;
+    *place = if *place + 1 == visit.len() {
+        0
+    } else {
+        *place + 1
+    };
+    line * (crate::cache_levels::LINE / 8)
 }
 
 /// One chain case: a backend (or the synthetic table) with its masks, and its body over a
