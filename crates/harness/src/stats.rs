@@ -559,6 +559,32 @@ pub fn estimate(blocks: &[Vec<f64>], seed: u64) -> Option<Estimate> {
     })
 }
 
+/// The value [`estimate`] gives, without its bootstrap (and [`estimate_linear`]'s where no
+/// sample is positive): what a table cell shows, for prose and ranking that must say the same.
+pub fn central_value(blocks: &[Vec<f64>]) -> Option<f64> {
+    let logs: Vec<Vec<f64>> = blocks
+        .iter()
+        .map(|b| b.iter().filter(|x| **x > 0.0).map(|x| x.ln()).collect())
+        .collect();
+    mean_of_medians(&logs)
+        .map(f64::exp)
+        .or_else(|| mean_of_medians(blocks))
+}
+
+/// The mean over the blocks of each one's median, the non-finite values and empty blocks left
+/// out; `None` where nothing is left.
+fn mean_of_medians(blocks: &[Vec<f64>]) -> Option<f64> {
+    let medians: Vec<f64> = blocks
+        .iter()
+        .filter_map(|b| {
+            let mut finite: Vec<f64> = b.iter().copied().filter(|x| x.is_finite()).collect();
+            finite.sort_by(f64::total_cmp);
+            (!finite.is_empty()).then(|| percentile_sorted(&finite, 50.0))
+        })
+        .collect();
+    (!medians.is_empty()).then(|| medians.iter().sum::<f64>() / medians.len() as f64)
+}
+
 /// As [`estimate`] for quantities that may be zero or negative (differences): the arithmetic
 /// mean over invocations of each invocation's median, with the same bootstrap.
 pub fn estimate_linear(blocks: &[Vec<f64>], seed: u64) -> Option<Estimate> {
@@ -580,11 +606,7 @@ pub fn estimate_linear(blocks: &[Vec<f64>], seed: u64) -> Option<Estimate> {
         xs.sort_by(f64::total_cmp);
         percentile_sorted(xs, 50.0)
     };
-    let value = blocks
-        .iter()
-        .map(|b| median_of(&mut b.clone()))
-        .sum::<f64>()
-        / blocks.len() as f64;
+    let value = mean_of_medians(&blocks)?;
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut statistics = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
     let mut scratch = Vec::new();

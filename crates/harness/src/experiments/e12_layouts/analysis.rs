@@ -503,19 +503,24 @@ fn pareto_set(m: &Measurement, base: &'static str, cost: Cost) -> Vec<String> {
 }
 
 /// `×1.23 (1.20–1.26, slower)`: the ratio, its 90 % interval and the reading's words; a
-/// bound that would print as a reading edge does gets the digits that tell it from the edge
+/// ratio or bound that would print as a reading edge does gets the digits that tell it from
+/// the edge
 /// (`×0.99 (0.9706–1.01, not resolved)`: [`beside_edges`]).
 pub(super) fn ratio_text(r: Option<Ratio90>, reading: Option<Reading>, threshold: f64) -> String {
     match (r, reading) {
         (Some(r), Some(reading)) => {
             format!(
-                "×{:.2} ({}, {})",
-                r.ratio(),
+                "×{} ({}, {})",
+                ratio_value_text(&r, 2, threshold),
                 bounds_text(&r, 2, threshold),
                 reading.words()
             )
         }
-        (Some(r), None) => format!("×{:.2} ({})", r.ratio(), bounds_text(&r, 2, threshold)),
+        (Some(r), None) => format!(
+            "×{} ({})",
+            ratio_value_text(&r, 2, threshold),
+            bounds_text(&r, 2, threshold)
+        ),
         (None, _) => "—".to_string(),
     }
 }
@@ -523,11 +528,16 @@ pub(super) fn ratio_text(r: Option<Ratio90>, reading: Option<Reading>, threshold
 /// `0.922 [0.887–0.960]`: the ratio to `decimals` places, its bounds as [`bounds_text`].
 pub(super) fn precise_text(r: &Ratio90, decimals: usize, threshold: f64) -> String {
     format!(
-        "{:.*} [{}]",
-        decimals,
-        r.ratio(),
+        "{} [{}]",
+        ratio_value_text(r, decimals, threshold),
         bounds_text(r, decimals, threshold)
     )
+}
+
+/// The ratio to `decimals` places, or to more where it would print as a reading edge does
+/// (`1.031` beside 1.03).
+fn ratio_value_text(r: &Ratio90, decimals: usize, threshold: f64) -> String {
+    beside_edges(r.ratio(), decimals, &ratio_edges(threshold))
 }
 
 /// `1.20–1.26` to `decimals` places, each bound to more where it would print as one of the

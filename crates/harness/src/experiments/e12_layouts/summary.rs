@@ -346,15 +346,16 @@ pub(super) fn edge_text(edge: f64) -> String {
 }
 
 impl Ratio {
-    /// `×1.02 [0.97–1.06]`, a bound to more places where it would print as a reading edge
-    /// does (in reports that record the threshold).
+    /// `×1.02 [0.97–1.06]`, the ratio or a bound to more places where it would print as a
+    /// reading edge does (in reports that record the threshold): `×1.031`, not `×1.03` beside
+    /// a ±3 % threshold.
     pub fn interval_text(&self) -> String {
         let edges = self
             .threshold
             .map_or(Vec::new(), |t| ratio_edges(t).to_vec());
         let bound = |x: f64| beside_edges(x, 2, &edges);
         let high = self.high.map_or("∞".to_string(), bound);
-        format!("×{:.2} [{}–{high}]", self.ratio, bound(self.low))
+        format!("×{} [{}–{high}]", bound(self.ratio), bound(self.low))
     }
 
     /// The half-width on the log scale: as recorded, else half the log of high over low.
