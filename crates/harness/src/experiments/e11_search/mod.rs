@@ -11,6 +11,7 @@ mod block;
 mod components;
 mod findings;
 mod measure;
+mod measurement;
 pub mod rule;
 pub mod rule_v5;
 pub mod rule_v6;

@@ -62,13 +62,18 @@ impl SyntheticTable {
     /// Its bytes on huge pages, as the kernel granted them (its page-table scan where it has
     /// one).
     pub(super) fn huge_page_bytes(&self) -> Option<usize> {
-        let words = self.buffer.as_slice();
-        // SAFETY: any u64 slice is also a valid byte slice of eight times its length.
-        let bytes = unsafe {
-            std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), std::mem::size_of_val(words))
-        };
-        kiki_core::pages::huge_page_bytes_of(bytes)
+        granted(self.buffer.as_slice())
     }
+}
+
+/// The bytes of `words` on huge pages, by the kernel's page-table scan where it has one (the
+/// buffer's own bytes, not the whole 2 MiB pages its allocation is rounded up to).
+fn granted(words: &[u64]) -> Option<usize> {
+    // SAFETY: any u64 slice is also a valid byte slice of eight times its length.
+    let bytes = unsafe {
+        std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), std::mem::size_of_val(words))
+    };
+    kiki_core::pages::huge_page_bytes_of(bytes)
 }
 
 /// The rings: one per control that [`has_ring`], and one of a single page, every ring's hot
@@ -99,8 +104,8 @@ impl Rings {
         let full = self
             .rings
             .iter()
-            .map(|(_, buffer)| buffer.huge_page_bytes());
-        full.chain([self.page.huge_page_bytes()]).collect()
+            .map(|(_, buffer)| granted(buffer.as_slice()));
+        full.chain([granted(self.page.as_slice())]).collect()
     }
 
     /// One case per ring, its streams numbered from `first_stream`: the full ring and the
