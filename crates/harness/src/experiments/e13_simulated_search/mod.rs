@@ -9,6 +9,7 @@
 //! runs the grid, and there is no rule and no verdict.
 
 mod cells;
+mod instrumentation;
 mod per_file;
 mod simulate;
 #[cfg(test)]

@@ -20,13 +20,16 @@
 //! binary needs line tables (`-C debuginfo=line-tables-only`): without them callgrind names
 //! every file `???`, which [`FileCounts::unknown_file_share`] measures.
 //!
-//! **Known limit, to fix before E13 reports a split.** The line table names only the innermost
-//! inlined file, so a load folded into inlined std code is charged to std (other): in a
-//! 2026-12-02 run (nnue, LL 1 MiB, an optimised build) the NNUE weights' misses sat in
-//! `core/src/num/int_macros.rs` (about 2.0 of 3.1 last-level misses per node) and the TT's
-//! `AtomicU64` loads in `core/src/sync/atomic.rs` (about 0.9), leaving eval and tt near 0. Std's
-//! lines need charging to the workspace code they were inlined into (the function's `fl=`, or
-//! the last workspace file before them), or the split made by data address.
+//! **Inlined std code.** The line table names only the innermost inlined file, so a load folded
+//! into inlined std code would be charged to std: in a 2026-12-02 run (nnue, LL 1 MiB, an
+//! optimised build) the NNUE weights' misses sat in `core/src/num/int_macros.rs` (about 2.0 of
+//! 3.1 last-level misses per node) and the TT's `AtomicU64` loads in `core/src/sync/atomic.rs`
+//! (about 0.9). So a cost line in a std file (the toolchain's `library/`) is charged to the last
+//! file outside std in force in the same function (its `fl=` or an `fi=`/`fe=` before it, in
+//! callgrind's address order), and [`FileCounts::from_std`] counts what was moved so. A std
+//! function that is not inlined (no file outside std in force) keeps its own file: other. The
+//! rule is a heuristic where a function inlines several workspace files: a std line is given to
+//! the one whose code precedes it in the binary.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -150,6 +153,15 @@ impl Part {
     }
 }
 
+/// Whether `path` is a file of the toolchain's standard library (`core`, `alloc`, `std`: under
+/// `library/`, as the toolchain's line tables name them, `/rustc/<commit>/library/…`).
+fn is_std(path: &str) -> bool {
+    let path = path.replace('\\', "/");
+    ["core", "alloc", "std"]
+        .iter()
+        .any(|krate| lies_in(&path, &format!("library/{krate}/")))
+}
+
 /// Whether `path` is the workspace file `file` (`file` itself, or a path ending in `/file`).
 fn is_file(path: &str, file: &str) -> bool {
     path == file || path.ends_with(&format!("/{file}"))
@@ -197,6 +209,9 @@ pub const UNKNOWN_FILE: &str = "???";
 pub struct FileCounts {
     pub by_file: BTreeMap<String, DataEvents>,
     pub totals: DataEvents,
+    /// What inlined std code issued, charged to the workspace file it was inlined into (in
+    /// `by_file` too).
+    pub from_std: DataEvents,
 }
 
 impl FileCounts {
@@ -220,6 +235,7 @@ impl FileCounts {
         FileCounts {
             by_file,
             totals: self.totals.minus(&earlier.totals),
+            from_std: self.from_std.minus(&earlier.from_std),
         }
     }
 
@@ -263,6 +279,9 @@ struct Reader {
     /// The function's file (the last `fl=`) and the file cost lines are charged to now.
     function_file: String,
     current_file: String,
+    /// The last file outside std in force in this function, where std lines are charged.
+    host_file: Option<String>,
+    from_std: DataEvents,
     /// The next cost line is a call's inclusive cost.
     call_cost_next: bool,
     by_file: BTreeMap<String, DataEvents>,
@@ -302,18 +321,34 @@ impl Reader {
             "fl" => {
                 let file = self.file_name(value)?;
                 self.function_file = file.clone();
-                self.current_file = file;
+                self.host_file = None;
+                self.enter(file);
             }
-            "fi" | "fe" => self.current_file = self.file_name(value)?,
+            "fi" | "fe" => {
+                let file = self.file_name(value)?;
+                self.enter(file);
+            }
             // Files named for a call's or a jump's target: only their ids are recorded.
             "cfi" | "cfl" | "jfi" => {
                 self.file_name(value)?;
             }
-            "fn" => self.current_file = self.function_file.clone(),
+            "fn" => {
+                self.host_file = None;
+                self.enter(self.function_file.clone());
+            }
             "calls" => self.call_cost_next = true,
             _ => {}
         }
         Ok(())
+    }
+
+    /// Cost lines from here on are `file`'s; a file outside std is also the host of the std
+    /// lines after it in this function.
+    fn enter(&mut self, file: String) {
+        if !is_std(&file) {
+            self.host_file = Some(file.clone());
+        }
+        self.current_file = file;
     }
 
     /// A file's name from `(id) name`, `(id)` or a plain name, recording a new id.
@@ -393,7 +428,14 @@ impl Reader {
             // A call's inclusive cost: the callee's own lines carry it already.
             return Ok(());
         }
-        let slot = self.by_file.entry(self.current_file.clone()).or_default();
+        let charged = match &self.host_file {
+            Some(host) if is_std(&self.current_file) => {
+                self.from_std = self.from_std.plus(&events);
+                host.clone()
+            }
+            _ => self.current_file.clone(),
+        };
+        let slot = self.by_file.entry(charged).or_default();
         *slot = slot.plus(&events);
         Ok(())
     }
@@ -406,6 +448,7 @@ impl Reader {
         let counts = FileCounts {
             by_file: self.by_file,
             totals,
+            from_std: self.from_std,
         };
         let summed = counts.by_part().sum();
         if summed != totals {

@@ -155,6 +155,9 @@ pub fn callgrind_command(
         .env_remove(kiki_core::simd::ENV_VAR)
         .arg("--tool=callgrind")
         .arg("--cache-sim=yes")
+        // Instrumented only from the workload's request at the search (the building before it
+        // runs uninstrumented), and collected only inside the measured function.
+        .arg("--instr-atstart=no")
         .arg("--collect-atstart=no")
         .arg(format!("--toggle-collect=*{MEASURED_FUNCTION}*"))
         .arg("--dump-line=yes")
