@@ -435,22 +435,7 @@ fn what_this_cpu_says(experiments: &[ExperimentResult]) -> String {
                 "the controls failed, so these are figures, not a verdict"
             };
             // The same-code A/A beside D: an effect smaller than it is not the backend's.
-            let aa: Vec<String> = match summary("controls").and_then(|c| c.get("aa")) {
-                Some(Value::Object(by_eval)) => by_eval
-                    .iter()
-                    .map(|(eval, d)| {
-                        let number =
-                            |key: &str| d.get(key).and_then(Value::as_f64).unwrap_or(f64::NAN);
-                        format!(
-                            "{eval} {:.1} [{:.1}–{:.1}]",
-                            number("ns"),
-                            number("low"),
-                            number("high")
-                        )
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            };
+            let aa = aa_figures(summary("controls").and_then(|c| c.get("aa")));
             let aa = if aa.is_empty() {
                 String::new()
             } else {
@@ -587,6 +572,33 @@ pub fn table_markdown(table: &Table) -> String {
     }
     out.push('\n');
     out
+}
+
+/// Each evaluation's A/A as the headline quotes it, `nnue 2.1 [-11.4–15.5] (p 0.780, Holm
+/// 1.00)`: its p beside it, since an interval that excludes 0 can pass the rule's test (Holm
+/// over the run's controls), and the reader sees by how much.
+fn aa_figures(aa: Option<&Value>) -> Vec<String> {
+    let Some(Value::Object(by_eval)) = aa else {
+        return Vec::new();
+    };
+    by_eval
+        .iter()
+        .map(|(eval, d)| {
+            let number = |key: &str| d.get(key).and_then(Value::as_f64).unwrap_or(f64::NAN);
+            let p = match (d.get("p_raw"), d.get("p")) {
+                (Some(_), Some(_)) => {
+                    format!(" (p {:.3}, Holm {:.2})", number("p_raw"), number("p"))
+                }
+                _ => String::new(),
+            };
+            format!(
+                "{eval} {:.1} [{:.1}–{:.1}]{p}",
+                number("ns"),
+                number("low"),
+                number("high")
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

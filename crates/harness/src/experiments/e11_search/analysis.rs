@@ -13,7 +13,7 @@ use crate::experiments::{
 use crate::results::{PairRecord, Plot, PlotKind, PlotLine, Series, Table};
 use crate::stats::{format_interval, format_sig, Claim, Estimate};
 use kiki_engine::search::eval::EvalKind;
-use serde_json::{json, Map, Value as Json};
+use serde_json::{json, Value as Json};
 
 /// The pairs whose D the report gives: (first, second), D = t(second) − t(first).
 pub(super) const PAIRS: [(&str, &str); 5] = [
@@ -70,6 +70,10 @@ pub(super) struct Numbers {
     /// The failed controls, in words.
     pub failed_controls: Vec<String>,
     pub verdicts: Vec<(EvalKind, Verdict)>,
+    /// Per evaluation (nnue, kpp): the control of the raw difference (what an engine pays),
+    /// the A/A under the evaluation alone, judged as every control is (Holm over these): the
+    /// raw figure is withheld where it fails.
+    pub raw_controls: Vec<(EvalKind, ControlTest)>,
     /// Per evaluation: the fastest backend and how far the next one is.
     pub best: Vec<(EvalKind, String, Separation)>,
     /// Per evaluation at the ranking cell (or the top cell): (backend, ns per node).
@@ -94,6 +98,14 @@ impl Numbers {
         self.differences
             .iter()
             .find(|d| d.eval == eval && (d.first.as_str(), d.second.as_str()) == RULE_PAIR)
+    }
+
+    /// The raw difference's control under `eval` (the A/A under the evaluation alone).
+    pub fn raw_control(&self, eval: EvalKind) -> Option<&ControlTest> {
+        self.raw_controls
+            .iter()
+            .find(|(e, _)| *e == eval)
+            .map(|(_, t)| t)
     }
 
     /// How far the rule's deciding bound lies beyond T for `d`, ns per node (rule v6).
@@ -345,6 +357,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         ));
     }
     let controls = judged_controls(&aa, &negative, &threshold);
+    let raw_controls = raw_controls(&aa, &threshold);
     let failed_controls: Vec<String> = controls.iter().filter_map(|(_, _, t)| t.why()).collect();
     let controls_passed = !controls.is_empty() && failed_controls.is_empty() && m.errors.is_empty();
     let verdicts = evals
@@ -401,6 +414,7 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         controls_passed,
         failed_controls,
         verdicts,
+        raw_controls,
         best,
         ns_per_node,
         page_costs,
@@ -417,6 +431,23 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         comparisons: claims.records,
         numbers,
     }
+}
+
+/// The raw differences' controls: each evaluation's A/A under the evaluation alone (material's
+/// not taken out), judged as every control is, Holm over these.
+fn raw_controls(
+    aa: &[Difference],
+    threshold: &dyn Fn(EvalKind) -> f64,
+) -> Vec<(EvalKind, ControlTest)> {
+    let raw_aa: Vec<(EvalKind, Interval)> =
+        aa.iter().filter_map(|d| Some((d.eval, d.raw?))).collect();
+    let names: Vec<(String, Interval)> = raw_aa
+        .iter()
+        .map(|(eval, i)| (format!("dbb vs dbb (twin) under {} alone", eval.name()), *i))
+        .collect();
+    let thresholds: Vec<f64> = raw_aa.iter().map(|(eval, _)| threshold(*eval)).collect();
+    let tests = rule::judge_controls(&names, &thresholds);
+    raw_aa.iter().map(|(eval, _)| *eval).zip(tests).collect()
 }
 
 /// The controls as rule v6 judges them (v5's): the A/A under every evaluation, the negative
@@ -633,7 +664,7 @@ fn difference_table(n: &Numbers) -> Table {
         "half-width, ns",
         "T, ns",
         "rounds (the interval's unit: pairs of processes)",
-        "reads as",
+        "reads as (two-sided, as `kiki compare` reads; the verdict is one-sided)",
     ]
     .map(String::from)
     .to_vec();
@@ -744,69 +775,4 @@ fn plot(m: &Measurement, evals: &[EvalKind], top_cell: impl Fn(EvalKind) -> Cell
 /// `{ns, low, high}`.
 pub(super) fn triple(e: &Estimate) -> Json {
     json!({"ns": e.value, "low": e.low, "high": e.high})
-}
-
-/// One pair's record in the summary's `differences`.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub(crate) struct DifferenceRecord {
-    pub ns: f64,
-    /// L and U: the rule's 90 % interval (the names v4's readers know, and v5's).
-    pub low: f64,
-    pub high: f64,
-    pub lower_bound_ns: f64,
-    pub upper_bound_ns: f64,
-    pub half_width_ns: f64,
-    pub invocations: usize,
-    pub rounds: usize,
-    /// The pair's reading at its evaluation's T: faster, slower, level, not resolved or
-    /// withheld.
-    pub claim: Reading,
-    /// Under nnue and kpp: the difference under the evaluation alone, `{ns, low, high}` (90 %),
-    /// material's not taken out. Absent before v7 and under material.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raw: Option<RawDifference>,
-    /// The rule's pair under nnue and kpp: how far the deciding bound lies beyond T (rule v6;
-    /// negative: by how much it did not decide). Absent before v6 and for other pairs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub margin_ns: Option<f64>,
-}
-
-/// A difference under one evaluation alone, ns per node with its 90 % interval.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub(crate) struct RawDifference {
-    pub ns: f64,
-    pub low: f64,
-    pub high: f64,
-}
-
-/// The summary's `differences`: evaluation → pair → record.
-pub(super) fn differences_json(n: &Numbers) -> Json {
-    let mut by_eval = Map::new();
-    for d in &n.differences {
-        let entry = by_eval
-            .entry(d.eval.name().to_string())
-            .or_insert_with(|| Json::Object(Map::new()));
-        let record = DifferenceRecord {
-            ns: d.interval.value,
-            low: d.interval.low,
-            high: d.interval.high,
-            lower_bound_ns: d.interval.low,
-            upper_bound_ns: d.interval.high,
-            half_width_ns: d.interval.half_width(),
-            invocations: d.invocation_means.len(),
-            rounds: d.rounds,
-            claim: n.reading(d),
-            raw: d.raw.map(|r| RawDifference {
-                ns: r.value,
-                low: r.low,
-                high: r.high,
-            }),
-            margin_ns: ((d.first.as_str(), d.second.as_str()) == RULE_PAIR
-                && d.eval != EvalKind::Material)
-                .then(|| n.margin(d)),
-        };
-        entry[format!("{} vs {}", d.first, d.second)] =
-            serde_json::to_value(record).unwrap_or(Json::Null);
-    }
-    Json::Object(by_eval)
 }

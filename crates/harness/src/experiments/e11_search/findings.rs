@@ -36,8 +36,8 @@ pub(super) fn method(m: &Measurement) -> String {
          exceeds T. The verdict's cells (TT {} MiB, every table on 2 MiB pages) time dbb, its \
          twin, magic-plain, sqww and mailbox, {} rounds per process (one forward, one reverse, \
          in an order shuffled per pair of processes from the run's order seed {:#x}: the second \
-         of a pair runs the first's orders with dbb and its twin exchanged, so the A/A is \
-         unbiased by construction); the ranking cell \
+         of a pair runs the first's orders with dbb and its twin exchanged, so slot, neighbour \
+         and round effects cancel in the A/A by construction); the ranking cell \
          times every base backend under material and nnue in {} of the {} processes; {}. \
          Each block is split into chunks rotated over the entries, each after an untimed \
          warm-up search; every chunk's wall time, thread CPU time and context switches are in \
@@ -141,19 +141,37 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
         .filter_map(|(eval, _)| n.rule_difference(*eval))
         .filter_map(|d| {
             let r = d.raw?;
-            Some(format!(
-                "{} {} [{}–{}]",
-                d.eval.name(),
+            let figure = format!(
+                "{} [{}–{}]",
                 format_sig(r.value),
                 format_sig(r.low),
                 format_sig(r.high)
-            ))
+            );
+            // Its own control: the A/A under the evaluation alone, judged as every control.
+            let control = n.raw_control(d.eval).map_or(String::new(), |t| {
+                format!(
+                    ", its A/A {} ±{} (p {:.3}, Holm p {:.2})",
+                    format_sig(t.value),
+                    format_sig(t.half_width),
+                    t.p_raw,
+                    t.p
+                )
+            });
+            Some(match n.raw_control(d.eval) {
+                Some(t) if t.failed => format!(
+                    "{} withheld ({figure}{control}: {})",
+                    d.eval.name(),
+                    t.why().unwrap_or_default()
+                ),
+                _ => format!("{} {figure}{control}", d.eval.name()),
+            })
         })
         .collect();
     if !raw.is_empty() {
         text.push(format!(
             "What an engine on the evaluation pays, magic-plain − dbb without material's \
-             difference taken out (ns per node, 90 %): {}.",
+             difference taken out (ns per node, 90 %; withheld where its A/A, dbb against its \
+             twin under the evaluation alone, fails as a control): {}.",
             raw.join("; ")
         ));
     }

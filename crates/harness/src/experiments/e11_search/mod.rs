@@ -9,6 +9,7 @@
 mod analysis;
 mod block;
 mod components;
+mod differences;
 mod findings;
 mod measure;
 mod measurement;
@@ -21,7 +22,8 @@ pub mod summary;
 use super::{failed_result, About, Config, Context, Experiment, ExperimentId, Progress};
 use crate::invocations::Invocation;
 use crate::results::ExperimentResult;
-use analysis::{differences_json, triple, Numbers};
+use analysis::{triple, Numbers};
+use differences::differences_json;
 
 use kiki_engine::search::eval::EvalKind;
 use measure::Measurement;
@@ -290,6 +292,59 @@ mod tests {
             invocations: 1,
             layouts: 1,
         }
+    }
+
+    /// The raw difference (what an engine pays) has its own control: where dbb's twin reads
+    /// 20 ns a node slower than dbb under material and under nnue alike, D's A/A passes (the
+    /// offset cancels) but the raw A/A shows the bias, and the raw figure is withheld.
+    #[test]
+    fn a_biased_raw_aa_withholds_the_raw_figure_not_the_verdict() {
+        use measure::{Cell, Row};
+        let cells =
+            [EvalKind::Material, EvalKind::Nnue].map(|e| Cell::new(e, 1024, TablePages::Huge));
+        let noise = |index: usize, k: usize| ((index * 7 + k * 3) % 5) as f64 - 2.0;
+        let parts: Vec<Measurement> = (0..8)
+            .map(|index| {
+                let mut rows = Vec::new();
+                for (c, &cell) in cells.iter().enumerate() {
+                    let base = 1000.0 + 10.0 * index as f64;
+                    let entries = [
+                        ("dbb", false, base),
+                        ("dbb", true, base + 20.0 + noise(index, c)),
+                        ("magic-plain", false, base + 5.0 + noise(index, 2 + c)),
+                        ("sqww", false, base + 50.0 + noise(index, 4 + c)),
+                        ("mailbox", false, base + 50.0 + noise(index, 6 + c)),
+                    ];
+                    for (backend, twin, ns) in entries {
+                        rows.push(Row {
+                            cell,
+                            backend,
+                            twin,
+                            ns_per_node: vec![ns, ns + 1.0],
+                            invocations: vec![index],
+                        });
+                    }
+                }
+                let mut part = part(cells.to_vec(), rows);
+                part.backends = vec!["dbb", "magic-plain", "sqww", "mailbox"];
+                part
+            })
+            .collect();
+        let m = measure::merge(&parts).expect("merges");
+        let experiment = result(&m);
+        let raw =
+            &experiment.summary_value("differences").unwrap()["nnue"]["dbb vs magic-plain"]["raw"];
+        assert_eq!(raw["withheld"], json!(true), "{raw}");
+        assert_eq!(raw["aa"]["failed"], json!(true), "{raw}");
+        assert_eq!(
+            experiment.summary_value("controls").unwrap()["aa"]["nnue"]["failed"],
+            json!(false)
+        );
+        assert!(
+            experiment.findings.contains("nnue withheld ("),
+            "{}",
+            experiment.findings
+        );
     }
 
     /// A secondary cell measured in invocations 0 and 2 of 4 is analysed over those two,

@@ -126,10 +126,59 @@ impl Summary {
             }
         }
         if !self.controls.passed {
-            line.push_str(" (a control failed: the readings it gates are withheld)");
+            line.push_str(&self.withheld_words());
         }
         line.push_str(&self.scope());
         line
+    }
+
+    /// ` Withheld: the search of `a@2m`, `b@2m` (why); …`: each failed control's reason with
+    /// the readings it withholds, named; without named readings (older reports), that the
+    /// readings a failed control gates are withheld.
+    fn withheld_words(&self) -> String {
+        // Per reason, per cost, the variants it withholds.
+        type Named<'a> = Vec<(&'a str, Vec<&'a str>)>;
+        let mut groups: Vec<(String, Named)> = Vec::new();
+        for pair in &self.pairs {
+            // A null contrast (the phase order's own control) is not read by design.
+            let withheld = pair
+                .undecided
+                .iter()
+                .filter(|(_, why)| !why.starts_with("a null contrast"));
+            for (cost, why) in withheld {
+                let why = why_text(why);
+                let at = match groups.iter().position(|(w, _)| *w == why) {
+                    Some(at) => at,
+                    None => {
+                        groups.push((why, Vec::new()));
+                        groups.len() - 1
+                    }
+                };
+                let costs = &mut groups[at].1;
+                let cost = cost_words(cost);
+                match costs.iter_mut().find(|(c, _)| *c == cost) {
+                    Some((_, names)) => names.push(&pair.variant),
+                    None => costs.push((cost, vec![&pair.variant])),
+                }
+            }
+        }
+        if groups.is_empty() {
+            return " (a control failed: the readings it gates are withheld)".to_string();
+        }
+        let parts: Vec<String> = groups
+            .iter()
+            .map(|(why, costs)| {
+                let named: Vec<String> = costs
+                    .iter()
+                    .map(|(cost, names)| {
+                        let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+                        format!("the {cost} of {}", names.join(", "))
+                    })
+                    .collect();
+                format!("{} ({why})", named.join("; "))
+            })
+            .collect();
+        format!(" Withheld: {}.", parts.join("; "))
     }
 
     /// Every layout variant's search figure (page pairs, which compare one table on two page
@@ -236,6 +285,16 @@ impl SearchFigure {
                 .filter(|_| word != "withheld")
                 .and_then(Ratio::log_half_width),
         }
+    }
+}
+
+/// A cost's key (`lookup`, `table_miss`, `nps`) as the headline names it.
+fn cost_words(cost: &str) -> &str {
+    match cost {
+        "lookup" => "lookups",
+        "table_miss" => "table misses",
+        "nps" => "search",
+        other => other,
     }
 }
 

@@ -194,7 +194,7 @@ mod tests {
             low: 6.4,
             high: 7.6,
         };
-        let mut control = control(at_zero, None);
+        let mut control = control(at_zero);
         assert!(control.resolved && !control.pass);
         control.reference = Reference::Ring {
             ring: at_zero,

@@ -3,13 +3,12 @@
 //! walk (the memory-sized one against E6's memory latency), the ring-judged ones by the
 //! project's rule for controls (`ring_test`); their table rows, summary values and sentences.
 
-use super::ring_test::{narrowest_without, process_means, ring_tests, widest_process, RingTest};
+use super::ring_test::{process_means, ring_tests, RingTest};
 use super::{cost, cost_rounds, estimate_at, estimate_json, interval, paired, yes_no};
 use crate::experiments::e7_cache_pressure::measure::{
     has_ring, ring_case, synthetic_case, Measurement, ONE_PAGE,
 };
 use crate::experiments::e7_cache_pressure::{HOT_MASK, POSITIVE_TOLERANCE};
-use crate::experiments::interval_linear;
 use crate::stats::{format_interval, format_sig, Estimate};
 use kiki_core::units::rounded_bytes;
 use serde_json::{json, Value as Json};
@@ -46,10 +45,6 @@ pub struct Positive {
     /// Whether its interval at P = 0 excludes 0; an unresolved control fails.
     pub resolved: bool,
     pub pass: bool,
-    /// Where it fails by width (against E6: its level inside the band): the invocation (from
-    /// 0) whose rounds, left out, narrow the judged interval most, and that interval without
-    /// them (naming the cause, not rescuing the verdict).
-    pub widest: Option<(usize, Estimate)>,
     /// Its cost at every pressure (how the pressure itself changes what a miss costs).
     pub by_pressure: Vec<(u32, Estimate)>,
 }
@@ -57,25 +52,15 @@ pub struct Positive {
 impl Positive {
     /// Why it failed, for the verdict's "not decided" line: against its ring, a bias or a
     /// half-width beyond the threshold; against E6, the level outside the band, or the level
-    /// inside and the interval too wide; either way whose rounds widened it.
+    /// inside and the interval too wide.
     pub(super) fn failure_words(&self) -> String {
-        let cause = |without_what: &str| {
-            self.widest.map_or(String::new(), |(invocation, without)| {
-                format!(
-                    " (the invocation that widens it most is number {}: without {without_what} \
-                     {} ns)",
-                    invocation + 1,
-                    format_interval(&without)
-                )
-            })
-        };
         if let Reference::Ring { test, .. } = &self.reference {
             let unresolved = if self.resolved {
                 ""
             } else {
                 "; its cost's interval includes 0"
             };
-            return format!("{unresolved}{}", test.failure_words(&cause("it")));
+            return format!("{unresolved}{}", test.failure_words());
         }
         match (self.resolved, self.level_inside()) {
             (false, false) => {
@@ -85,10 +70,7 @@ impl Positive {
             (true, false) => return "; its level is outside that band".into(),
             (true, true) => {}
         }
-        format!(
-            "; its level is inside that band, its interval too wide{}",
-            cause("its rounds")
-        )
+        "; its level is inside that band, its interval too wide".into()
     }
 
     /// Whether its level (not its interval) lies in E6's band widened by the tolerance.
@@ -288,32 +270,21 @@ fn control(
     let expected = m.levels.latency_at(bytes) - l1;
     let (low, high) = m.levels.latency_range_at(bytes);
     let (expected_low, expected_high) = (low - l1, high - l1);
-    let (reference, (resolved, pass), widest) = match ringed {
-        Some((ring, difference, rounds, test)) => {
-            // What widened it, where the width failed it (the bias needs no cause).
-            let widest = test
-                .too_wide()
-                .then(|| widest_process(&process_means(&rounds, m.invocations), test.half_width))
-                .flatten();
+    let (reference, (resolved, pass)) = match ringed {
+        Some((ring, difference, _, test)) => {
             let reference = Reference::Ring {
                 ring,
                 difference,
                 test,
             };
-            (reference, ring_passes(&at_zero, &test), widest)
+            (reference, ring_passes(&at_zero, &test))
         }
-        None => {
-            let judged = positive_passes(&at_zero, expected_low, expected_high);
-            let widest = cost_rounds(m, 0, &case)
-                .filter(|_| !judged.1)
-                .and_then(|rounds| {
-                    widest_invocation(&rounds, m.invocations, at_zero.high - at_zero.low)
-                });
-            (Reference::E6, judged, widest)
-        }
+        None => (
+            Reference::E6,
+            positive_passes(&at_zero, expected_low, expected_high),
+        ),
     };
     Positive {
-        widest,
         label: label.to_string(),
         bytes,
         at_zero,
@@ -329,18 +300,6 @@ fn control(
             .filter_map(|&r| cost(m, r, &case).map(|e| (r, e)))
             .collect(),
     }
-}
-
-/// The invocation whose rounds, left out, narrow the interval of `rounds` (k invocations'
-/// blocks in order) most, below `full_width`, and the interval of the rest; `None` under four
-/// invocations (with 2 left, Student's t on 1 degree of freedom widens every interval).
-fn widest_invocation(rounds: &[f64], k: usize, full_width: f64) -> Option<(usize, Estimate)> {
-    let blocks = crate::experiments::blocks(rounds, k);
-    if blocks.len() < 4 {
-        return None;
-    }
-    narrowest_without(&blocks, |rest| interval_linear(&rest.concat(), rest.len()))
-        .filter(|(_, e)| e.high - e.low < full_width)
 }
 
 /// Whether a positive control's cost at P = 0 is resolved (its interval excludes 0) and whether
@@ -372,10 +331,7 @@ pub(super) mod tests {
     use super::*;
 
     /// A ½ L2 control judged against E6's band of 3.0–3.5 ns.
-    pub(in super::super) fn control(
-        at_zero: Estimate,
-        widest: Option<(usize, Estimate)>,
-    ) -> Positive {
+    pub(in super::super) fn control(at_zero: Estimate) -> Positive {
         let (resolved, pass) = positive_passes(&at_zero, 3.0, 3.5);
         Positive {
             label: "½ L2".into(),
@@ -387,31 +343,26 @@ pub(super) mod tests {
             reference: Reference::E6,
             resolved,
             pass,
-            widest,
             by_pressure: Vec::new(),
         }
     }
 
     /// The -11-29-4 Zen 4's ½ L2 control (3.618 [2.777–4.461] against 3.0–3.5 ± 25 %): its
     /// level is inside the band, its interval too wide, and the line that keeps the verdict
-    /// undecided says so and names the invocation that widens it; a level outside says that.
+    /// undecided says so; a level outside says that.
     #[test]
     fn a_failed_control_says_whether_its_level_or_its_width_failed() {
-        let wide = control(
-            estimate(3.618, 2.777, 4.461),
-            Some((1, estimate(3.6, 3.4, 3.8))),
-        );
+        let wide = control(estimate(3.618, 2.777, 4.461));
         assert!(!wide.pass);
         assert_eq!(
             wide.failure_words(),
-            "; its level is inside that band, its interval too wide (the invocation that \
-             widens it most is number 2: without its rounds 3.600 [3.400–3.800] ns)"
+            "; its level is inside that band, its interval too wide"
         );
-        let off = control(estimate(5.0, 4.8, 5.2), None);
+        let off = control(estimate(5.0, 4.8, 5.2));
         assert_eq!(off.failure_words(), "; its level is outside that band");
-        let unresolved = control(estimate(3.2, -0.1, 6.0), None);
+        let unresolved = control(estimate(3.2, -0.1, 6.0));
         assert_eq!(unresolved.failure_words(), "; its interval includes 0");
-        let both = control(estimate(1.0, -0.1, 2.1), None);
+        let both = control(estimate(1.0, -0.1, 2.1));
         assert_eq!(
             both.failure_words(),
             "; its interval includes 0, its level outside that band"
@@ -445,11 +396,11 @@ pub(super) mod tests {
             "{narrow:?}"
         );
         assert!((narrow.high - narrow.low - 2.0 * narrow.half_width).abs() < 1e-12);
-        assert_eq!(narrow.failure_words(""), "");
+        assert_eq!(narrow.failure_words(), "");
         assert!(biased
-            .failure_words("")
+            .failure_words()
             .starts_with("; it differs from its ring"));
-        assert!(wide.failure_words("").contains("exceeds ±1.700 ns"));
+        assert!(wide.failure_words().contains("exceeds ±1.700 ns"));
         let reading = narrow.reading();
         assert!(reading.contains(" ns (90 %), p = "), "{reading}");
         assert_eq!(narrow.json()["interval"], 0.90);
@@ -462,8 +413,8 @@ pub(super) mod tests {
             (false, false),
             "an unresolved control fails whatever the ring"
         );
-        let beside = |test: RingTest, widest| {
-            let mut c = control(at_zero, widest);
+        let beside = |test: RingTest| {
+            let mut c = control(at_zero);
             c.reference = Reference::Ring {
                 ring,
                 difference: estimate(test.value, test.low, test.high),
@@ -472,7 +423,7 @@ pub(super) mod tests {
             (c.resolved, c.pass) = ring_passes(&at_zero, &test);
             c
         };
-        let biased = beside(biased, None);
+        let biased = beside(biased);
         assert!(!biased.pass);
         assert!(
             biased
@@ -497,17 +448,16 @@ pub(super) mod tests {
             "{}",
             biased.sentence()
         );
-        let wide = beside(wide, Some((1, estimate(0.1, -0.2, 0.4))));
+        let wide = beside(wide);
         assert_eq!(
             wide.failure_words(),
             format!(
                 "; its 90 % half-width ±{} ns exceeds ±1.700 ns, so it cannot exclude a bias \
-                 that large (the invocation that widens it most is number 2: without it 0.100 \
-                 [-0.200–0.400] ns)",
+                 that large",
                 format_sig(test_of(&wide).half_width)
             )
         );
-        let narrow = beside(narrow, None);
+        let narrow = beside(narrow);
         assert!(narrow.pass && narrow.failure_words().is_empty());
         assert!(narrow.sentence().starts_with("The positive control at"));
         let json = narrow.json();
@@ -557,26 +507,5 @@ pub(super) mod tests {
             (true, true),
             "the memory control"
         );
-    }
-
-    /// Five invocations of four rounds, the second's rounds spread wide: leaving it out
-    /// narrows the interval most; under four invocations nothing is named.
-    #[test]
-    fn the_invocation_that_widens_an_interval_most_is_found() {
-        let mut rounds = Vec::new();
-        for invocation in 0..5 {
-            for round in 0..4 {
-                let spread = if invocation == 1 { 2.0 } else { 0.05 };
-                rounds.push(3.5 + spread * (round as f64 - 1.5));
-            }
-        }
-        let (left_out, without) = widest_invocation(&rounds, 5, f64::INFINITY).unwrap();
-        assert_eq!(left_out, 1);
-        assert!(without.high - without.low < 0.5, "{without:?}");
-        assert_eq!(widest_invocation(&rounds[..8], 2, f64::INFINITY), None);
-        // Three invocations leave two without one: nothing is named.
-        assert_eq!(widest_invocation(&rounds[..12], 3, f64::INFINITY), None);
-        // A removal that does not narrow the full interval names nothing.
-        assert_eq!(widest_invocation(&rounds, 5, 0.1), None);
     }
 }

@@ -6,7 +6,7 @@
 //! interval over rounds had to fit inside that band (a width veto that gave no answer on bias).
 
 use crate::answers::{
-    t90, test_controls, trimmed_over_processes, ControlEstimate, ControlTest, CONTROL_ALPHA,
+    test_controls, trimmed_over_processes, ControlEstimate, ControlTest, CONTROL_ALPHA,
 };
 use crate::experiments::blocks;
 use crate::experiments::e7_cache_pressure::POSITIVE_TOLERANCE;
@@ -98,8 +98,8 @@ impl RingTest {
     }
 
     /// Why it failed, each reason after `; ` (empty where it passed): a bias, or a half-width
-    /// beyond the threshold with `cause` (what widened it) appended.
-    pub fn failure_words(&self, cause: &str) -> String {
+    /// beyond the threshold.
+    pub fn failure_words(&self) -> String {
         let mut out = String::new();
         if self.biased() {
             out.push_str(&format!(
@@ -111,7 +111,7 @@ impl RingTest {
         if self.too_wide() && self.half_width.is_finite() {
             out.push_str(&format!(
                 "; its 90 % half-width ±{} ns exceeds ±{} ns, so it cannot exclude a bias that \
-                 large{cause}",
+                 large",
                 format_sig(self.half_width),
                 format_sig(self.threshold)
             ));
@@ -177,41 +177,6 @@ pub fn ring_tests(controls: &[(Vec<f64>, f64)]) -> Vec<RingTest> {
         .collect()
 }
 
-/// The process (from 0) whose mean, left out, narrows the 90 % interval most, and that
-/// interval without it; `None` under four processes (three must remain) or where no removal
-/// narrows it below `half_width`.
-pub fn widest_process(means: &[f64], half_width: f64) -> Option<(usize, Estimate)> {
-    if means.len() < 4 {
-        return None;
-    }
-    narrowest_without(means, |rest| {
-        let e = estimate(rest);
-        let half = t90(e.degrees) * e.standard_error;
-        Estimate {
-            value: e.value,
-            low: e.value - half,
-            high: e.value + half,
-        }
-    })
-    .filter(|(_, e)| (e.high - e.low) / 2.0 < half_width)
-}
-
-/// Each of `items` left out in turn: the one (from 0) whose removal leaves the narrowest
-/// finite `interval` of the rest, and that interval.
-pub fn narrowest_without<T: Clone>(
-    items: &[T],
-    interval: impl Fn(&[T]) -> Estimate,
-) -> Option<(usize, Estimate)> {
-    (0..items.len())
-        .map(|left_out| {
-            let mut rest = items.to_vec();
-            rest.remove(left_out);
-            (left_out, interval(&rest))
-        })
-        .filter(|(_, e)| e.low.is_finite() && e.high.is_finite())
-        .min_by(|a, b| (a.1.high - a.1.low).total_cmp(&(b.1.high - b.1.low)))
-}
-
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
@@ -229,24 +194,15 @@ pub(super) mod tests {
         let test = ring_tests(&[(vec![0.1], 6.8)])[0];
         assert!(test.failed && test.too_wide());
         assert_eq!(
-            test.failure_words(""),
+            test.failure_words(),
             "; it has no 90 % interval (fewer than two processes)"
         );
         assert!(test.json()["half_width"].is_null());
     }
 
     #[test]
-    fn process_means_and_the_widest_process() {
+    fn process_means_are_each_blocks_mean() {
         let rounds = [1.0, 3.0, 2.0, 2.0, 5.0, 7.0];
         assert_eq!(process_means(&rounds, 3), vec![2.0, 2.0, 6.0]);
-        let mut spread = means(0.0, 0.2);
-        spread[3] = 9.0;
-        let e = estimate(&spread);
-        let full = t90(e.degrees) * e.standard_error;
-        let (left_out, without) = widest_process(&spread, full).unwrap();
-        assert_eq!(left_out, 3);
-        assert!(without.high - without.low < 0.5, "{without:?}");
-        assert_eq!(widest_process(&spread[..3], full), None);
-        assert_eq!(widest_process(&spread, 0.01), None);
     }
 }
