@@ -2,6 +2,8 @@
 //! interval they read (one-sided 95 % at each end), and the controls' bias tests with power
 //! (a p-value for a difference from 0, Holm's correction over a run's controls, and a
 //! half-width gate at the threshold). Shared by E11's rule v5, E12's pairs and `kiki compare`.
+//! Since 2026-12-02 the rule of bounds ([`test_controls_for_bias`], [`bounded`]): a control
+//! withholds only where it shows bias; a wide one widens the readings it gates instead.
 
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
@@ -173,6 +175,40 @@ pub fn test_controls(controls: &[ControlEstimate], thresholds: &[f64]) -> Vec<Co
         .collect()
 }
 
+/// The rule of bounds (E11's v8, E12, E7's ring-judged controls, since 2026-12-02): each
+/// control is tested for a difference from 0 (two-sided t), Holm over all of them, and fails
+/// only where its adjusted p < [`CONTROL_ALPHA`] (it shows bias) or it has no interval. A wide
+/// control vetoes nothing: what it leaves unexcluded widens the readings it gates
+/// ([`bounded`]), so its width becomes the run's resolution.
+pub fn test_controls_for_bias(controls: &[ControlEstimate]) -> Vec<ControlTest> {
+    let unbounded = vec![f64::INFINITY; controls.len()];
+    test_controls(controls, &unbounded)
+        .into_iter()
+        .map(|test| ControlTest {
+            failed: test.p < CONTROL_ALPHA || !test.half_width.is_finite(),
+            ..test
+        })
+        .collect()
+}
+
+/// A reading's interval [`low`, `high`] widened by the bias its controls leave unexcluded
+/// (the rule of bounds): a control's 90 % interval [c_L, c_U] bounds a bias b the instrument
+/// adds to the reading, so the effect lies in [low − c_U, high − c_L]; only widening is taken
+/// (max(c_U, 0) and min(c_L, 0)), and over several controls the widest on each side. Where a
+/// control is narrower than the bias it could hide, it costs little; where it is wide, its
+/// width is the run's resolution.
+pub fn bounded(low: f64, high: f64, controls: &[&ControlTest]) -> (f64, f64) {
+    let up = controls
+        .iter()
+        .map(|c| c.value + c.half_width)
+        .fold(0.0, f64::max);
+    let down = controls
+        .iter()
+        .map(|c| c.value - c.half_width)
+        .fold(0.0, f64::min);
+    (low - up, high - down)
+}
+
 /// Yuen's trimmed mean of `means` (one per process): the estimate, its standard error and
 /// degrees of freedom. Of the K values, g = ⌊`trim` · K⌋ are dropped at each end; the estimate
 /// is the mean of the other h = K − 2g, its standard error √((K − 1) s_w² / (h (h − 1))) from
@@ -256,6 +292,43 @@ mod tests {
         assert!(tests[2].failed && tests[2].p < CONTROL_ALPHA);
         assert!(tests[1].why().unwrap().contains("half-width"));
         assert!(tests[2].why().unwrap().contains("bias"));
+    }
+
+    /// Under the rule of bounds a wide control passes and widens; a biased one still fails; a
+    /// control without an interval fails.
+    #[test]
+    fn a_wide_control_bounds_and_a_biased_one_withholds() {
+        let control = |value: f64, se: f64| ControlEstimate {
+            name: "a/a".into(),
+            value,
+            standard_error: se,
+            degrees: 20,
+        };
+        let tests = test_controls_for_bias(&[
+            control(0.1, 1.0),
+            control(0.1, 30.0),
+            control(8.0, 1.0),
+            control(0.0, f64::NAN),
+        ]);
+        assert!(!tests[0].failed && !tests[1].failed, "{tests:?}");
+        assert!(tests[2].failed && tests[2].why().unwrap().contains("bias"));
+        assert!(tests[3].failed && tests[3].why().unwrap().contains("no interval"));
+        // [−10, 20] against a control of 0.1 ± 1.725: up 1.825, down −1.625.
+        let (low, high) = bounded(-10.0, 20.0, &[&tests[0]]);
+        let hw = tests[0].half_width;
+        assert!((low - (-10.0 - 0.1 - hw)).abs() < 1e-12);
+        assert!((high - (20.0 - 0.1 + hw)).abs() < 1e-12);
+        // The widest control decides each side; none leaves the interval as it was.
+        let (wide_low, wide_high) = bounded(-10.0, 20.0, &[&tests[0], &tests[1]]);
+        assert!(wide_low < low && wide_high > high);
+        assert_eq!(bounded(-10.0, 20.0, &[]), (-10.0, 20.0));
+        // A control wholly above 0 widens only downward: the bias it shows could be subtracted.
+        let above = ControlTest {
+            value: 3.0,
+            half_width: 1.0,
+            ..tests[0].clone()
+        };
+        assert_eq!(bounded(-10.0, 20.0, &[&above]), (-14.0, 20.0));
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod rule;
 pub mod rule_v5;
 pub mod rule_v6;
 pub mod rule_v7;
+pub mod rule_v8;
 pub mod summary;
 
 use super::{failed_result, About, Config, Context, Experiment, ExperimentId, Progress};

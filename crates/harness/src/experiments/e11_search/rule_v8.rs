@@ -1,0 +1,116 @@
+//! E11's decision rule, version 8: version 7 with the rule of bounds, under which a wide
+//! control bounds the verdict instead of vetoing it. Committed before its first run and not
+//! changed after it (the summary's `rule_commit` names the commit; a test holds the file to
+//! it). Versions 4–7 stay as they were committed; v8 reuses their pieces.
+//!
+//! Why a version 8. Under v5–v7 a control failed where its 90 % half-width exceeded T, although
+//! it showed no bias: the run then gave no verdict at all, where it could have said what it
+//! bounds. Over the v4–v7 runs the controls failed by width, never by bias (64 of 66 A/A
+//! intervals contained 0). And a control that passed the width gate vetoed nothing, whatever
+//! it left unexcluded: the Zen 4's kpp A/A read −24.7 [−48.0, −1.3] (Holm p 0.34) beside a
+//! verdict that ignored it.
+//!
+//! The rule, fixed before the data (everything not named here is v7's):
+//! * The controls are v7's (the A/A under every evaluation, the negative control's D under
+//!   nnue and kpp), tested together for a difference from 0 with Holm's correction. A control
+//!   fails only where its adjusted p < 0.05 (it shows bias) or it has no interval
+//!   ([`judge_controls`], `answers::test_controls_for_bias`); a failed control withholds every
+//!   verdict of the run and is named.
+//! * Every control of an evaluation bounds the bias it could leave undetected by its 90 %
+//!   interval [c_L, c_U]: D's interval [L, U] under that evaluation widens to the bounded
+//!   interval [L − max(c_U, 0), U − min(c_L, 0)], the widest of its controls on each side
+//!   ([`bounded`], `answers::bounded`). Under `material` the A/A alone bounds the plain
+//!   difference (the negative control's plain difference is the two mailboxes' own speeds).
+//! * The verdict reads the bounded interval with v5's words: `holds` where its lower bound
+//!   > T, `does not hold` where its upper bound < T, `not resolved` otherwise ([`decide`]);
+//!   its margin is v6's, on the bounded interval. The run's resolution is the bounded
+//!   interval's half-width: D's noise and its controls' together.
+//!
+//! The sampling arithmetic. v7's sampling is kept (20 processes in 10 mirrored pairs, two
+//! rounds each; the arithmetic is in `rule_v6.rs` and `rule_v7.rs`). The bounded half-width is
+//! about D's plus its widest control's reach: on the Zen 5 (2026-12-02-2, v7) D under nnue
+//! read ±10.3 ns and its A/A −5.0 ± 10.0, so the bounded interval would have reached ≈ 15 ns
+//! past D's on the low side, ≈ 5 on the high, against T = 27.8; under kpp ±10.6 with an A/A of
+//! 3.7 ± 10.7, ≈ 7 ns wider on the high side against T = 25.6. A run of v7's size can decide
+//! either way under v8 on that machine; on the Intel 6/207 (v6: ±32.8 ns, T 58.7, A/A ±27)
+//! it reaches about T, so there it bounds more often than it decides.
+
+pub use super::rule_v7::{
+    in_reference_ns, interval_over_units, margin, pair_means, process_reference, reference_ns,
+    threshold_ns, Interval, Verdict, NEGATIVE, ROUNDS_PER_PROCESS, RULE_PAIR, THRESHOLD_SHARE,
+    TRIM, TWIN,
+};
+use crate::answers::{ControlEstimate, ControlTest};
+
+/// The rule's version (see the module's head).
+pub const VERSION: u32 = 8;
+
+/// The controls judged together for bias alone, `controls[i]` its name and interval, Holm
+/// over all of them. A control without an interval fails.
+pub fn judge_controls(controls: &[(String, Interval)]) -> Vec<ControlTest> {
+    let estimates: Vec<ControlEstimate> = controls
+        .iter()
+        .map(|(name, i)| ControlEstimate {
+            name: name.clone(),
+            value: i.value,
+            standard_error: i.standard_error,
+            degrees: i.degrees,
+        })
+        .collect();
+    crate::answers::test_controls_for_bias(&estimates)
+}
+
+/// D's interval widened by what its evaluation's controls leave unexcluded: the value, its
+/// standard error and degrees stay D's, the bounds are the bounded interval's.
+pub fn bounded(d: &Interval, controls: &[&ControlTest]) -> Interval {
+    let (low, high) = crate::answers::bounded(d.low, d.high, controls);
+    Interval { low, high, ..*d }
+}
+
+/// The verdict for one evaluation (`nnue` or `kpp`) from its bounded interval: v5's words,
+/// `withheld` where a control showed bias.
+pub fn decide(bounded: &Interval, threshold_ns: f64, no_control_failed: bool) -> Verdict {
+    super::rule_v5::decide(bounded, threshold_ns, no_control_failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn interval(low: f64, high: f64) -> Interval {
+        Interval {
+            value: (low + high) / 2.0,
+            standard_error: (high - low) / 4.0,
+            degrees: 9,
+            low,
+            high,
+        }
+    }
+
+    /// A control wider than T no longer withholds: it widens D, and the verdict reads the
+    /// widened interval (a verdict v7 would have withheld, decided or left not resolved).
+    #[test]
+    fn a_wide_control_widens_the_verdict_instead_of_withholding_it() {
+        let controls = judge_controls(&[
+            ("aa".into(), interval(-30.0, 30.0)),
+            ("negative".into(), interval(-5.0, 5.0)),
+        ]);
+        assert!(controls.iter().all(|c| !c.failed), "{controls:?}");
+        let refs: Vec<&ControlTest> = controls.iter().collect();
+        let d = bounded(&interval(-10.0, 10.0), &refs);
+        // The A/A's 90 % half-width (t(0.95, 9) · 15 ≈ 27.5) is the wider reach on each side.
+        let reach = controls[0].half_width;
+        assert!(reach > 27.0 && reach < 28.0, "{reach}");
+        assert!((d.low + 10.0 + reach).abs() < 1e-9 && (d.high - 10.0 - reach).abs() < 1e-9);
+        assert_eq!(decide(&d, 50.0, true), Verdict::DoesNotHold);
+        assert_eq!(decide(&d, 35.0, true), Verdict::NotResolved);
+    }
+
+    /// A control off 0 beyond its noise fails and withholds.
+    #[test]
+    fn a_biased_control_withholds() {
+        let controls = judge_controls(&[("aa".into(), interval(20.0, 30.0))]);
+        assert!(controls[0].failed);
+        assert_eq!(decide(&interval(-5.0, 5.0), 35.0, false), Verdict::Withheld);
+    }
+}
