@@ -22,9 +22,9 @@
 //!   ([`bounded`], `answers::bounded`). Under `material` the A/A alone bounds the plain
 //!   difference (the negative control's plain difference is the two mailboxes' own speeds).
 //! * The verdict reads the bounded interval with v5's words: `holds` where its lower bound
-//!   > T, `does not hold` where its upper bound < T, `not resolved` otherwise ([`decide`]);
-//!   its margin is v6's, on the bounded interval. The run's resolution is the bounded
-//!   interval's half-width: D's noise and its controls' together.
+//!   exceeds T, `does not hold` where its upper bound lies below T, `not resolved` otherwise
+//!   ([`decide`]); its margin is v6's, on the bounded interval. The run's resolution is the
+//!   bounded interval's half-width: D's noise and its controls' together.
 //!
 //! The sampling arithmetic. v7's sampling is kept (20 processes in 10 mirrored pairs, two
 //! rounds each; the arithmetic is in `rule_v6.rs` and `rule_v7.rs`). The bounded half-width is
