@@ -198,14 +198,22 @@ pub fn test_controls_for_bias(controls: &[ControlEstimate]) -> Vec<ControlTest> 
 /// control is narrower than the bias it could hide, it costs little; where it is wide, its
 /// width is the run's resolution.
 pub fn bounded(low: f64, high: f64, controls: &[&ControlTest]) -> (f64, f64) {
-    let up = controls
-        .iter()
-        .map(|c| c.value + c.half_width)
-        .fold(0.0, f64::max);
-    let down = controls
-        .iter()
-        .map(|c| c.value - c.half_width)
-        .fold(0.0, f64::min);
+    widened(
+        low,
+        high,
+        controls
+            .iter()
+            .map(|c| (c.value - c.half_width, c.value + c.half_width)),
+    )
+}
+
+/// [`bounded`] from the controls' intervals `(c_L, c_U)` themselves.
+pub fn widened(low: f64, high: f64, controls: impl IntoIterator<Item = (f64, f64)>) -> (f64, f64) {
+    let (down, up) = controls
+        .into_iter()
+        .fold((0.0f64, 0.0f64), |(down, up), (c_low, c_high)| {
+            (down.min(c_low), up.max(c_high))
+        });
     (low - up, high - down)
 }
 

@@ -420,8 +420,18 @@ fn what_this_cpu_says(experiments: &[ExperimentResult]) -> String {
                 } else {
                     "D"
                 };
+                // Rule v8's bounded interval, what the verdict reads (absent before v8).
+                let bounded = if d.get("bounded_low_ns").is_some() {
+                    format!(
+                        ", bounded by its controls [{:.1}–{:.1}]",
+                        number("bounded_low_ns"),
+                        number("bounded_high_ns")
+                    )
+                } else {
+                    String::new()
+                };
                 Some(format!(
-                    "{eval} ({kind}) {:.1} [{:.1}–{:.1}]",
+                    "{eval} ({kind}) {:.1} [{:.1}–{:.1}]{bounded}",
                     number("ns"),
                     number("low"),
                     number("high")

@@ -3,8 +3,8 @@
 
 use super::components::{components, Components};
 use super::measure::{Cell, Measurement, TablePages};
-pub(super) use super::rule_v7::RULE_PAIR;
-use super::rule_v7::{self as rule, Interval, Verdict, NEGATIVE, TWIN};
+pub(super) use super::rule_v8::RULE_PAIR;
+use super::rule_v8::{self as rule, Interval, Verdict, NEGATIVE, TWIN};
 use crate::answers::{ControlTest, Reading};
 use crate::experiments::claims::Claims;
 use crate::experiments::{
@@ -108,16 +108,34 @@ impl Numbers {
             .map(|(_, t)| t)
     }
 
-    /// How far the rule's deciding bound lies beyond T for `d`, ns per node (rule v6).
-    pub fn margin(&self, d: &Difference) -> f64 {
-        rule::margin(&d.interval, self.threshold(d.eval))
+    /// The controls that bound `eval`'s differences (rule v8): its A/A, and under nnue and
+    /// kpp its negative control.
+    pub fn bounding_controls(&self, eval: EvalKind) -> Vec<&ControlTest> {
+        self.controls
+            .iter()
+            .filter(|(e, _, _)| *e == eval)
+            .map(|(_, _, t)| t)
+            .collect()
     }
 
-    /// How a difference reads at its evaluation's T, withheld where a control failed.
+    /// `d`'s interval widened by its evaluation's controls (rule v8's bounded interval).
+    pub fn bounded(&self, d: &Difference) -> Interval {
+        rule::bounded(&d.interval, &self.bounding_controls(d.eval))
+    }
+
+    /// How far the rule's deciding bound lies beyond T for `d`, ns per node (rule v6's
+    /// margin on v8's bounded interval).
+    pub fn margin(&self, d: &Difference) -> f64 {
+        rule::margin(&self.bounded(d), self.threshold(d.eval))
+    }
+
+    /// How a difference's bounded interval reads at its evaluation's T, withheld where a
+    /// control failed.
     pub fn reading(&self, d: &Difference) -> Reading {
+        let bounded = self.bounded(d);
         Reading::of(
-            d.interval.low,
-            d.interval.high,
+            bounded.low,
+            bounded.high,
             self.threshold(d.eval),
             self.controls_passed,
         )
@@ -356,8 +374,8 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             (NEGATIVE.1, false),
         ));
     }
-    let controls = judged_controls(&aa, &negative, &threshold);
-    let raw_controls = raw_controls(&aa, &threshold);
+    let controls = judged_controls(&aa, &negative);
+    let raw_controls = raw_controls(&aa);
     let failed_controls: Vec<String> = controls.iter().filter_map(|(_, _, t)| t.why()).collect();
     let controls_passed = !controls.is_empty() && failed_controls.is_empty() && m.errors.is_empty();
     let verdicts = evals
@@ -367,8 +385,14 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
             let d = differences
                 .iter()
                 .find(|d| d.eval == eval && (d.first.as_str(), d.second.as_str()) == RULE_PAIR);
+            let bounding: Vec<&ControlTest> = controls
+                .iter()
+                .filter(|(e, _, _)| *e == eval)
+                .map(|(_, _, t)| t)
+                .collect();
             let verdict = d.map_or(Verdict::NotResolved, |d| {
-                rule::decide(&d.interval, threshold(eval), controls_passed)
+                let bounded = rule::bounded(&d.interval, &bounding);
+                rule::decide(&bounded, threshold(eval), controls_passed)
             });
             let verdict = if controls_passed {
                 verdict
@@ -434,29 +458,24 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
 }
 
 /// The raw differences' controls: each evaluation's A/A under the evaluation alone (material's
-/// not taken out), judged as every control is, Holm over these.
-fn raw_controls(
-    aa: &[Difference],
-    threshold: &dyn Fn(EvalKind) -> f64,
-) -> Vec<(EvalKind, ControlTest)> {
+/// not taken out), judged as every control is (for bias), Holm over these.
+fn raw_controls(aa: &[Difference]) -> Vec<(EvalKind, ControlTest)> {
     let raw_aa: Vec<(EvalKind, Interval)> =
         aa.iter().filter_map(|d| Some((d.eval, d.raw?))).collect();
     let names: Vec<(String, Interval)> = raw_aa
         .iter()
         .map(|(eval, i)| (format!("dbb vs dbb (twin) under {} alone", eval.name()), *i))
         .collect();
-    let thresholds: Vec<f64> = raw_aa.iter().map(|(eval, _)| threshold(*eval)).collect();
-    let tests = rule::judge_controls(&names, &thresholds);
+    let tests = rule::judge_controls(&names);
     raw_aa.iter().map(|(eval, _)| *eval).zip(tests).collect()
 }
 
-/// The controls as rule v6 judges them (v5's): the A/A under every evaluation, the negative
-/// control's D under nnue and kpp (under material its plain difference is the two mailboxes'
-/// own speeds, no control), each against its evaluation's T, Holm over all of them.
+/// The controls as rule v8 judges them (v5's set, for bias alone): the A/A under every
+/// evaluation, the negative control's D under nnue and kpp (under material its plain
+/// difference is the two mailboxes' own speeds, no control), Holm over all of them.
 fn judged_controls(
     aa: &[Difference],
     negative: &[Difference],
-    threshold: &dyn Fn(EvalKind) -> f64,
 ) -> Vec<(EvalKind, &'static str, ControlTest)> {
     let named: Vec<(&'static str, &Difference)> = aa
         .iter()
@@ -475,10 +494,6 @@ fn judged_controls(
                 let what = format!("{} vs {} under {}", d.first, d.second, d.eval.name());
                 (what, d.interval)
             })
-            .collect::<Vec<_>>(),
-        &named
-            .iter()
-            .map(|(_, d)| threshold(d.eval))
             .collect::<Vec<_>>(),
     );
     named

@@ -2,7 +2,7 @@
 //! raw difference with its own control, and the margin.
 
 use super::analysis::Numbers;
-use super::rule_v7::RULE_PAIR;
+use super::rule_v8::RULE_PAIR;
 use crate::answers::{ControlTest, Reading};
 use kiki_engine::search::eval::EvalKind;
 use serde_json::{Map, Value as Json};
@@ -26,8 +26,17 @@ pub(crate) struct DifferenceRecord {
     /// material's not taken out. Absent before v7 and under material.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<RawDifference>,
+    /// The interval the reading reads (rule v8): [L, U] widened by what its evaluation's
+    /// controls leave unexcluded, and its half-width (the run's resolution). Absent before v8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bounded_low_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bounded_high_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution_ns: Option<f64>,
     /// The rule's pair under nnue and kpp: how far the deciding bound lies beyond T (rule v6;
-    /// negative: by how much it did not decide). Absent before v6 and for other pairs.
+    /// negative: by how much it did not decide; on the bounded interval from v8). Absent
+    /// before v6 and for other pairs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub margin_ns: Option<f64>,
 }
@@ -53,6 +62,7 @@ pub(super) fn differences_json(n: &Numbers) -> Json {
         let entry = by_eval
             .entry(d.eval.name().to_string())
             .or_insert_with(|| Json::Object(Map::new()));
+        let bounded = n.bounded(d);
         let record = DifferenceRecord {
             ns: d.interval.value,
             low: d.interval.low,
@@ -75,6 +85,9 @@ pub(super) fn differences_json(n: &Numbers) -> Json {
                     aa,
                 }
             }),
+            bounded_low_ns: Some(bounded.low),
+            bounded_high_ns: Some(bounded.high),
+            resolution_ns: Some(bounded.half_width()),
             margin_ns: ((d.first.as_str(), d.second.as_str()) == RULE_PAIR
                 && d.eval != EvalKind::Material)
                 .then(|| n.margin(d)),

@@ -23,17 +23,19 @@ pub(super) fn method(m: &Measurement) -> String {
          incrementally at every node and folded into a checksum, so every backend walks the \
          same tree (fingerprints checked). Time per node is wall time over nodes. D = \
          (t(magic-plain) − t(dbb)) under an evaluation − the same under `material`, paired per \
-         round. The rule (`rule_v7.rs`, version {}, committed in {} before its first run): \
+         round. The rule (`rule_v8.rs`, version {}, committed in {} before its first run): \
          each process's D is divided by that process's own t(dbb) under the evaluation, so T is \
          exactly {} % of a node; the unit is the pair of mirrored processes (below); D's \
          estimate is Yuen's trimmed mean over the pairs' means (a tenth trimmed at each end), \
-         its interval two-sided 90 %; \
-         `holds` where L > +T, `does not hold` where U < +T, else `not resolved`; `withheld` \
-         where a control fails. Every D and T is quoted in ns per node at one reference t(dbb), \
+         its interval two-sided 90 % [L, U], widened by what its evaluation's controls leave \
+         unexcluded to the bounded interval [L − max(c_U, 0), U − min(c_L, 0)] (each control's \
+         90 % interval [c_L, c_U], the widest on each side: the rule of bounds); \
+         `holds` where its lower bound > +T, `does not hold` where its upper bound < +T, else \
+         `not resolved`; `withheld` where a control shows bias. Every D and T is quoted in ns per node at one reference t(dbb), \
          the trimmed mean of the processes' (which moves no verdict). The controls (dbb against its own second \
          timing, the A/A; sqww against mailbox, the negative control) each test for a \
-         difference from 0 (Holm-adjusted p < 0.05 fails) and fail where their half-width \
-         exceeds T. The verdict's cells (TT {} MiB, every table on 2 MiB pages) time dbb, its \
+         difference from 0 (a Holm-adjusted p < 0.05 fails and withholds); a wide control \
+         vetoes nothing, it widens the verdict's interval. The verdict's cells (TT {} MiB, every table on 2 MiB pages) time dbb, its \
          twin, magic-plain, sqww and mailbox, {} rounds per process (one forward, one reverse, \
          in an order shuffled per pair of processes from the run's order seed {:#x}: the second \
          of a pair runs the first's orders with dbb and its twin exchanged, so slot, neighbour \
@@ -45,9 +47,9 @@ pub(super) fn method(m: &Measurement) -> String {
         m.positions,
         m.depth,
         and_list(&evals),
-        super::rule_v7::VERSION,
+        super::rule_v8::VERSION,
         &RULE_COMMIT[..12],
-        percent(super::rule_v7::THRESHOLD_SHARE),
+        percent(super::rule_v8::THRESHOLD_SHARE),
         m.largest_tt(),
         m.rounds,
         m.order_seed,
@@ -92,7 +94,8 @@ fn secondary_words(m: &Measurement) -> String {
 }
 
 /// The answer in one sentence (the summary's `verdict`): per evaluation the verdict word, D
-/// with its 90 % interval, the half-width and T.
+/// with its 90 % interval, the bounded interval the verdict reads (rule v8), its half-width
+/// (the run's resolution) and T.
 pub(super) fn verdict_line(n: &Numbers) -> String {
     if n.verdicts.is_empty() {
         return "Seed 004 in a search: not resolved, no evaluation with tables was measured"
@@ -110,15 +113,21 @@ pub(super) fn verdict_line(n: &Numbers) -> String {
         .verdicts
         .iter()
         .map(|(eval, verdict)| match n.rule_difference(*eval) {
-            Some(d) => format!(
-                "{} {}, D {} ns/node (±{}, T {}, margin {:+.2})",
-                eval.name(),
-                verdict.words(),
-                format_interval(&d.estimate),
-                format_sig(d.interval.half_width()),
-                format_sig(n.threshold(*eval)),
-                n.margin(d)
-            ),
+            Some(d) => {
+                let bounded = n.bounded(d);
+                format!(
+                    "{} {}, D {} ns/node, bounded by its controls [{}, {}] (±{}, T {}, margin \
+                     {:+.2})",
+                    eval.name(),
+                    verdict.words(),
+                    format_interval(&d.estimate),
+                    format_sig(bounded.low),
+                    format_sig(bounded.high),
+                    format_sig(bounded.half_width()),
+                    format_sig(n.threshold(*eval)),
+                    n.margin(d)
+                )
+            }
             None => format!("{} {}", eval.name(), verdict.words()),
         })
         .collect();
@@ -252,8 +261,9 @@ fn controls_line(n: &Numbers) -> String {
         })
         .collect();
     format!(
-        "Controls ({}; each must show no bias at Holm-adjusted p < 0.05 and a 90 % half-width \
-         within its T): {}.",
+        "Controls ({}; each withholds the run's verdicts only where it shows bias, at \
+         Holm-adjusted p < 0.05, and otherwise bounds its evaluation's D by its 90 % interval): \
+         {}.",
         if n.controls_passed {
             "passed"
         } else {
@@ -388,13 +398,13 @@ fn fastest_lines(m: &Measurement, n: &Numbers) -> Vec<String> {
     lines
 }
 
-/// The run's resolution: the widest 90 % half-width of the rule's D (nnue, kpp), ns per node
-/// (NaN: no interval).
+/// The run's resolution: the widest half-width of the rule's bounded interval (nnue, kpp),
+/// ns per node (NaN: no interval).
 pub(super) fn resolution_ns(n: &Numbers) -> f64 {
     n.verdicts
         .iter()
         .filter_map(|(eval, _)| n.rule_difference(*eval))
-        .map(|d| d.interval.half_width())
+        .map(|d| n.bounded(d).half_width())
         .fold(f64::NAN, f64::max)
 }
 

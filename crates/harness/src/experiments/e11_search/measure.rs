@@ -5,8 +5,8 @@ pub(crate) use super::block::Block;
 pub(super) use super::measurement::merge;
 pub(crate) use super::measurement::{Cell, Chunk, Measurement, Placed, Row, TablePages, Traffic};
 
-use super::rule_v7::ROUNDS_PER_PROCESS;
-use super::rule_v7::{NEGATIVE, RULE_PAIR, TWIN};
+use super::rule_v8::ROUNDS_PER_PROCESS;
+use super::rule_v8::{NEGATIVE, RULE_PAIR, TWIN};
 use crate::bench::{place_tables, BenchRun};
 use crate::experiments::{Config, Progress};
 use crate::invocations::Invocation;
@@ -37,7 +37,7 @@ pub(super) struct Sizes {
 
 /// A full run's ranking cell (every base backend under material and nnue) runs in every
 /// second process: the verdict's cells take about 12 s of a process, the ranking cell about
-/// as much again, and the ranking needs less resolution than the rule (see `rule_v7.rs`).
+/// as much again, and the ranking needs less resolution than the rule (see `rule_v7.rs`; v8 keeps its sampling).
 const RANKING_EVERY: usize = 2;
 
 fn sizes(config: &Config) -> Sizes {

@@ -44,9 +44,13 @@ pub const RULE_V5_COMMIT: &str = "e0d47349f51b8a4c91fed078032ba0e9077a90cb";
 /// reuses its pieces.
 pub const RULE_V6_COMMIT: &str = "1c3502f762cfa3bb065610402a7c99f7d420187c";
 
-/// The commit that holds the decision rule E11 runs (`rule_v7.rs`): committed before its
+/// The commit that holds rule version 7 (`rule_v7.rs`), as its reports name it; v8 reuses
+/// its pieces.
+pub const RULE_V7_COMMIT: &str = "09b7fce6f112e83682c856ed97c5eeea41761e83";
+
+/// The commit that holds the decision rule E11 runs (`rule_v8.rs`): committed before its
 /// first run.
-pub const RULE_COMMIT: &str = "09b7fce6f112e83682c856ed97c5eeea41761e83";
+pub const RULE_COMMIT: &str = "381ea310d4f95d114b1eb3c0714f2a10a072e494";
 
 /// E11's processes per report invocation in a full run (see [`Search`]'s `invocations`): rule
 /// v7's sampling (pairs of processes are the unit; two rounds each).
@@ -176,10 +180,10 @@ fn summary_of(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
         ("reference_ns".into(), Json::Object(references)),
         (
             "threshold_pct".into(),
-            json!(rule_v7::THRESHOLD_SHARE * 100.0),
+            json!(rule_v8::THRESHOLD_SHARE * 100.0),
         ),
         ("rule_commit".into(), json!(RULE_COMMIT)),
-        ("rule_version".into(), json!(rule_v7::VERSION)),
+        ("rule_version".into(), json!(rule_v8::VERSION)),
         ("eval_bytes".into(), Json::Object(eval_bytes)),
         ("bytes_per_node".into(), Json::Object(bytes_per_node)),
         (
@@ -243,14 +247,16 @@ mod tests {
 
     /// The rules are pre-registered: v4's `rule.rs` as its commit holds it (the reports of v4
     /// name it), v5's `rule_v5.rs` as its commit holds it (v6 reuses it), and v6's
-    /// `rule_v6.rs` as its commit holds it, and v7's `rule_v7.rs` as RULE_COMMIT holds it.
+    /// `rule_v6.rs` as its commit holds it, v7's `rule_v7.rs` as its commit holds it, and v8's
+    /// `rule_v8.rs` as RULE_COMMIT holds it.
     #[test]
     fn the_rule_is_as_its_commit_holds_it() {
         let folder = "crates/harness/src/experiments/e11_search";
         assert_as_committed(&format!("{folder}/rule.rs"), RULE_V4_COMMIT);
         assert_as_committed(&format!("{folder}/rule_v5.rs"), RULE_V5_COMMIT);
         assert_as_committed(&format!("{folder}/rule_v6.rs"), RULE_V6_COMMIT);
-        assert_as_committed(&format!("{folder}/rule_v7.rs"), RULE_COMMIT);
+        assert_as_committed(&format!("{folder}/rule_v7.rs"), RULE_V7_COMMIT);
+        assert_as_committed(&format!("{folder}/rule_v8.rs"), RULE_COMMIT);
     }
 
     #[test]
@@ -481,7 +487,7 @@ mod tests {
         assert!(d["ns"].is_number() && d["low"].is_null(), "{d}");
         // One process: no control has an interval, so the controls fail by width.
         assert_eq!(summary("verdict_by_eval")["nnue"], json!("withheld"));
-        assert_eq!(summary("rule_version"), json!(7));
+        assert_eq!(summary("rule_version"), json!(8));
         assert!(summary("reference_ns")["nnue"].is_number());
         assert_eq!(summary("controls")["passed"], json!(false));
         assert!(summary("threshold_ns")["nnue"].is_number());

@@ -77,9 +77,11 @@ pub(super) fn method(m: &Measurement) -> String {
          control times {twin} (the base with the largest tables) twice in every cell, as if \
          it were its own variant. Every control (the A/A per cost, the phase order's per \
          cost) is tested for a ratio other than 1: a two-sided t-test of its log-ratio, Holm's \
-         correction over the run's controls; it fails where its adjusted p < 0.05 or its 90 % \
-         half-width exceeds ln(1 + {} %), and a failed control withholds the readings it \
-         gates and is named beside them; where a variant's and its base's tables did not land alike on 2 MiB \
+         correction over the run's controls; it fails where its adjusted p < 0.05 (a bias), \
+         and a failed control withholds the readings it gates and is named beside them; a \
+         control that shows no bias bounds them instead (the rule of bounds): each reading it \
+         gates is read at ±ln(1 + {} %) on its own 90 % interval widened by the control's \
+         interval on each side, so a wide control is the run's resolution; where a variant's and its base's tables did not land alike on 2 MiB \
          pages (in some process their shares of table bytes there differ by more than a \
          tenth), its lookup and table-miss ratios are read from the 4 KiB phase (both on 4 KiB \
          pages there) and its search is withheld. The factor that matters most is fixed before the data: among \
@@ -351,8 +353,10 @@ fn controls_sentence(m: &Measurement, numbers: &Numbers) -> String {
         .collect();
     let mut text = format!(
         "The controls (`{twin}`'s A/A twin and the phase-order control, {} in all, Holm's \
-         correction over them; a control fails at adjusted p < 0.05 or a 90 % half-width beyond \
-         ln(1 + {} %) = ±{} %): {}.",
+         correction over them; a control fails and withholds what it gates only at adjusted \
+         p < 0.05, a bias; otherwise its 90 % interval bounds the bias it could hide, and every \
+         reading it gates is read on its own interval widened by as much, against \
+         ln(1 + {} %) = ±{} %: the rule of bounds): {}.",
         numbers.tests.len(),
         percent(numbers.threshold),
         edge_text((1.0 + numbers.threshold).ln() * 100.0),
@@ -464,10 +468,10 @@ fn level_variants(numbers: &Numbers, cost: Cost) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::analysis::{aa_name, Compared, ControlRow, Cost, Numbers};
+    use super::super::analysis::{aa_name, bound_pairs, Compared, ControlRow, Cost, Numbers};
     use super::super::summary::{Summary, ANSWER_WORDS};
     use super::*;
-    use crate::answers::{t90, test_controls};
+    use crate::answers::{t90, test_controls_for_bias};
     use crate::experiments::e11_search::TablePages;
     use kiki_core::backend::LayoutFactor;
 
@@ -479,6 +483,7 @@ mod tests {
             degrees: 4,
             invocations: 5,
             rounds: 20,
+            reach: (0.0, 0.0),
         }
     }
 
@@ -515,7 +520,7 @@ mod tests {
             ("magic-plain", "magic-plain.computed", 1.040),
             ("pext", "pext.file-rank", 1.013),
         ];
-        let pairs: Vec<Compared> = searches
+        let mut pairs: Vec<Compared> = searches
             .iter()
             .map(|&(b, v, r)| variant((b, v), at(1.3, 0.05), at(r, 0.02)))
             .collect();
@@ -525,7 +530,7 @@ mod tests {
             .iter()
             .map(|(c, r)| r.expect("an A/A").control(aa_name(*c)))
             .collect();
-        let tests = test_controls(&estimates, &[1.03f64.ln(); 3])
+        let tests: Vec<ControlRow> = test_controls_for_bias(&estimates)
             .into_iter()
             .zip(Cost::ALL)
             .map(|(test, cost)| ControlRow {
@@ -534,6 +539,7 @@ mod tests {
                 test,
             })
             .collect();
+        bound_pairs(&mut pairs, &tests);
         Numbers {
             threshold: 0.03,
             pairs,
@@ -547,7 +553,7 @@ mod tests {
     /// each with its ratio and interval, then the half-widths.
     #[test]
     fn the_answer_is_one_sentence_of_at_most_forty_words() {
-        let numbers = seven(at(1.0, 0.01));
+        let numbers = seven(at(1.0, 0.001));
         let answer = verdict(&numbers);
         assert!(
             answer.split_whitespace().count() <= ANSWER_WORDS,
@@ -555,11 +561,11 @@ mod tests {
         );
         assert_eq!(
             answer,
-            "Search ns/node, variant/base (90 %): level `bonanza.occ-major` ×1.01 [0.99–1.026], \
-             `dbb.computed` ×1.00 [0.99–1.025], `magic-plain.entry16` ×1.00 [0.98–1.02]; not \
-             resolved `bonanza.entry16` ×0.98 [0.965–1.00], `magic.split-words` ×1.01 \
-             [0.99–1.031], `magic-plain.computed` ×1.04 [1.02–1.06], `pext.file-rank` ×1.01 \
-             [0.99–1.033]; half-width ±2.0 %."
+            "Search ns/node, variant/base (90 %): level `bonanza.occ-major` ×1.01 [0.99–1.027], \
+             `dbb.computed` ×1.00 [0.98–1.026], `magic-plain.entry16` ×1.00 [0.98–1.02]; not \
+             resolved `bonanza.entry16` ×0.98 [0.96–1.01], `magic.split-words` ×1.01 \
+             [0.99–1.032], `magic-plain.computed` ×1.04 [1.02–1.06], `pext.file-rank` ×1.01 \
+             [0.99–1.034]; half-width ±2.1 %."
         );
     }
 
@@ -578,7 +584,7 @@ mod tests {
         for (row, test) in numbers
             .tests
             .iter_mut()
-            .zip(test_controls(&estimates, &[1.03f64.ln(); 3]))
+            .zip(test_controls_for_bias(&estimates))
         {
             row.test = test;
         }
@@ -597,22 +603,32 @@ mod tests {
             "{answer}"
         );
         assert!(
-            answer.ends_with("`pext.file-rank` ×1.01 [0.99–1.033]."),
+            answer.ends_with("`pext.file-rank` ×1.01 [0.98–1.04]."),
             "{answer}"
         );
     }
 
-    /// A wide A/A that is centred fails by its half-width alone: a width beyond the threshold
-    /// still withholds (it could not exclude a bias as large as the effect judged).
+    /// A wide A/A that is centred withholds nothing (the rule of bounds): it widens every
+    /// reading it gates by what it leaves unexcluded, so a variant level inside ±2 % on its
+    /// own reads `not resolved` beside a ±4 % control, and its resolution says so.
     #[test]
-    fn a_control_wider_than_the_threshold_fails_by_width() {
+    fn a_control_wider_than_the_threshold_bounds_instead_of_withholding() {
         let numbers = seven(at(1.0, 0.04));
         let test = numbers.aa(Cost::Search).expect("tested");
-        assert!(test.failed && test.p >= 0.05, "{test:?}");
-        assert!(numbers
-            .withheld(&numbers.pairs[0], Cost::Search)
-            .unwrap()
-            .contains("half-width"));
+        assert!(!test.failed && test.p >= 0.05, "{test:?}");
+        let pair = &numbers.pairs[2];
+        assert!(numbers.withheld(pair, Cost::Search).is_none());
+        assert_eq!(
+            numbers.reading(pair, Cost::Search),
+            Some(Reading::NotResolved)
+        );
+        let search = pair.cost(Cost::Search).expect("measured");
+        assert!((search.resolution() - 0.06).abs() < 1e-9, "{search:?}");
+        assert!((search.high().ln() - (1.005f64.ln() + 0.06)).abs() < 1e-9);
+        // A narrow A/A leaves the same pair level.
+        let narrow = seven(at(1.0, 0.001));
+        let pair = &narrow.pairs[2];
+        assert_eq!(narrow.reading(pair, Cost::Search), Some(Reading::Level));
     }
 
     /// The index's line, read back from the summary as results.json holds it, opens with the

@@ -97,6 +97,7 @@ fn record(r: Option<Ratio90>, reading: Option<Reading>, threshold: f64) -> Json 
             "claim": r.reading(threshold, true).words(),
             "reading": reading.map(Reading::words),
             "half_width": r.half_width(),
+            "resolution": r.resolution(),
             "threshold": threshold,
             "log_threshold": (1.0 + threshold).ln(),
         }),
@@ -245,6 +246,7 @@ mod tests {
             degrees: 4,
             invocations: 5,
             rounds: 10,
+            reach: (0.0, 0.0),
         };
         let claim = |r: Ratio90, reading| record(Some(r), reading, 0.03)["claim"].clone();
         assert_eq!(claim(at(0.947, 1.017), None), "not resolved");

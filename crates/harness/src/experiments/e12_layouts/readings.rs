@@ -3,7 +3,7 @@
 //! a process cancels), and the controls' bias tests that withhold a cost's readings.
 
 use super::phases::{paired_rounds, PhaseOrder};
-use crate::answers::{t90, trimmed_over_processes, ControlEstimate, Reading};
+use crate::answers::{bounded, t90, trimmed_over_processes, ControlEstimate, ControlTest, Reading};
 use crate::stats::{claim_at, trimmed_mean, Claim, Comparison, ROUND_TRIM};
 
 /// The share of the processes' figures trimmed at each end (Yuen's trimmed mean, as E11's
@@ -20,6 +20,10 @@ pub(super) struct Ratio90 {
     pub degrees: usize,
     pub invocations: usize,
     pub rounds: usize,
+    /// What its controls leave unexcluded, below and above, on the log scale (the rule of
+    /// bounds, [`Ratio90::bounded_by`]): the interval's ends move out by as much. 0 for a
+    /// control itself and before bounding.
+    pub reach: (f64, f64),
 }
 
 impl Ratio90 {
@@ -32,21 +36,44 @@ impl Ratio90 {
         self.log.exp()
     }
 
+    /// The lower end of the (bounded) interval as a ratio.
     pub fn low(&self) -> f64 {
-        (self.log - self.half_width()).exp()
+        (self.log - self.half_width() - self.reach.0).exp()
     }
 
+    /// The upper end of the (bounded) interval as a ratio.
     pub fn high(&self) -> f64 {
-        (self.log + self.half_width()).exp()
+        (self.log + self.half_width() + self.reach.1).exp()
     }
 
-    /// The reading at ±`threshold`: the interval [L, U] of ln(variant / base) against
+    /// The bounded interval's half-width on the log scale: the run's resolution of this ratio
+    /// (its own half-width where no control widened it).
+    pub fn resolution(&self) -> f64 {
+        self.half_width() + (self.reach.0 + self.reach.1) / 2.0
+    }
+
+    /// This ratio widened by what `controls` leave unexcluded (`answers::bounded` on the log
+    /// scale).
+    pub fn bounded_by(&self, controls: &[&ControlTest]) -> Ratio90 {
+        let hw = self.half_width();
+        let (low, high) = bounded(self.log - hw, self.log + hw, controls);
+        Ratio90 {
+            reach: (self.log - hw - low, high - self.log - hw),
+            ..*self
+        }
+    }
+
+    /// The reading at ±`threshold`: the (bounded) interval [L, U] of ln(variant / base) against
     /// ±ln(1 + T), so `faster` where U < −ln 1.03 (the ratio's upper bound below 1 / 1.03 =
     /// 0.971), `slower` where L > ln 1.03 (its lower bound above 1.03), `level` where both lie
     /// strictly inside, else `not resolved`; `withheld` where `judged` is false.
     pub fn reading(&self, threshold: f64, judged: bool) -> Reading {
-        let hw = self.half_width();
-        Reading::of(self.log - hw, self.log + hw, (1.0 + threshold).ln(), judged)
+        Reading::of(
+            self.low().ln(),
+            self.high().ln(),
+            (1.0 + threshold).ln(),
+            judged,
+        )
     }
 
     /// The order the interval shows, whatever the controls say (the summary's `claim`).
@@ -115,6 +142,7 @@ pub(super) fn ratio90(a: &[Vec<f64>], b: &[Vec<f64>], figure: Figure) -> Option<
         degrees,
         invocations: a.len().min(b.len()),
         rounds,
+        reach: (0.0, 0.0),
     })
 }
 
@@ -170,6 +198,7 @@ pub(super) fn page_ratio90(
             degrees,
             invocations: k,
             rounds,
+            reach: (0.0, 0.0),
         })
     };
     match (
@@ -279,6 +308,7 @@ mod tests {
             degrees: 4,
             invocations: 5,
             rounds: 10,
+            reach: (0.0, 0.0),
         };
         assert_eq!(at(0.0, 0.02).reading(0.03, true), Reading::Level);
         assert_eq!(at(0.0, 0.04).reading(0.03, true), Reading::NotResolved);

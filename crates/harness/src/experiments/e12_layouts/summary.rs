@@ -22,6 +22,11 @@ pub struct Ratio {
     /// reports before 2026-12-01, whose intervals were 95 %.
     #[serde(default)]
     pub half_width: Option<f64>,
+    /// The bounded interval's half-width on the log scale (the rule of bounds: its own
+    /// half-width plus what its controls leave unexcluded), the run's resolution of the ratio;
+    /// absent before 2026-12-02's rule of bounds, where `half_width` is that resolution.
+    #[serde(default)]
+    pub resolution: Option<f64>,
     /// The threshold T it was read at (0.03), which sets how many digits a bound is printed
     /// with ([`beside_edges`]); absent in reports before 2026-12-02 (two decimals).
     #[serde(default)]
@@ -419,7 +424,7 @@ impl Ratio {
 
     /// The half-width on the log scale: as recorded, else half the log of high over low.
     pub fn log_half_width(&self) -> Option<f64> {
-        self.half_width.or_else(|| {
+        self.resolution.or(self.half_width).or_else(|| {
             let high = self.high?;
             (self.low > 0.0 && high > 0.0).then(|| (high / self.low).ln() / 2.0)
         })
@@ -456,6 +461,7 @@ mod tests {
             claim: "level".into(),
             reading: reading.map(str::to_string),
             half_width: None,
+            resolution: None,
             threshold: None,
         }
     }

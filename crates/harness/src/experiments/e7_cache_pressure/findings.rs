@@ -76,9 +76,11 @@ pub(super) fn method(m: &Measurement) -> String {
          the harness follows: the control's cost minus the ring's, paired per round, one mean \
          per process, Yuen's trimmed mean over the processes (a tenth at each end) with its \
          90 % interval and a two-sided p-value for a difference from 0, fails where the \
-         p-value, Holm-adjusted over the controls judged so, is under 0.05 (a bias) or where \
-         the interval's half-width exceeds ±{tolerance:.0} % of the ring's cost (it could not \
-         exclude a bias that large) (E6's bare ring runs in another process with nothing \
+         p-value, Holm-adjusted over the controls judged so, is under 0.05 (a bias); one that \
+         passes bounds the verdict instead of vetoing it (the rule of bounds): the verdict \
+         reads magic-plain's table-miss difference on its interval widened by each passing \
+         control's 90 % interval on each side, so a wide control is the run's resolution \
+         (E6's bare ring runs in another process with nothing \
          beside it, and a cache share moves between processes); the memory-sized one against \
          E6's latency there minus at 4 KiB, its whole interval within the range E6's \
          invocations span widened by ±{tolerance:.0} % (an equivalence test); each control's \

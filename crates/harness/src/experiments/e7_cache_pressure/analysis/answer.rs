@@ -131,6 +131,7 @@ mod tests {
                     low: 10.1,
                     high: 14.5,
                 }),
+                bounded: None,
                 difference_unpressed: None,
                 difference_growth: None,
                 unpressed: None,
@@ -142,6 +143,7 @@ mod tests {
                 .map(|i| (format!("control {i}"), "why".to_string()))
                 .collect(),
             unplaced: unplaced.map(str::to_string),
+            bounds: Vec::new(),
             text: text.to_string(),
         }
     }

@@ -91,6 +91,15 @@ impl Chains {
         failed
     }
 
+    /// The positive controls that bound the verdict (the rule of bounds): each ring-judged
+    /// control that passed, its label and its difference's 90 % interval against its ring.
+    pub fn bias_bounds(&self) -> Vec<(String, (f64, f64))> {
+        self.positive
+            .iter()
+            .filter_map(|p| p.bias_interval().map(|i| (p.label.clone(), i)))
+            .collect()
+    }
+
     /// The table-miss cost against pressure: every backend and the positive controls.
     pub fn plot(&self, m: &Measurement) -> Plot {
         let mut markers = vec![(128.0, "P = 0".to_string())];

@@ -1,7 +1,7 @@
 //! The estimator check: seed 004's verdict again with each round's value taken as the plain
 //! mean of its slices (the slow tail kept) instead of the trimmed mean the verdict uses.
 
-use super::verdict::Verdict;
+use super::verdict::{Bounds, Verdict};
 use super::{dose, estimate_json, pages};
 use crate::experiments::claims::Claims;
 use crate::experiments::e7_cache_pressure::measure::Measurement;
@@ -18,15 +18,15 @@ pub struct Estimators {
 
 impl Estimators {
     /// Seed 004's verdict from `m`'s plain means, at the top pressure `top`, gated on the
-    /// controls that `failed` as the trimmed means judge them: a control is a property of the
+    /// controls that failed and bound as the trimmed means judge them: a control is a property of the
     /// run, so the two estimators differ only in the costs they decide from.
-    pub fn of(m: &Measurement, top: u32, failed: Vec<(String, String)>) -> Estimators {
+    pub fn of(m: &Measurement, top: u32, controls: (Vec<(String, String)>, Bounds)) -> Estimators {
         let plain = with_plain_means(m).map(|plain| {
             let dose = dose::Dose::of(&plain, top);
             // Its comparisons are not the report's: they stay out of `results.json`'s claims.
             let mut claims = Claims::new(plain.threshold, plain.invocations);
             let pages = pages::Pages::of(&plain, top, &mut claims);
-            Verdict::of(&plain, top, &pages, &dose, failed, &mut claims)
+            Verdict::of(&plain, top, &pages, &dose, controls, &mut claims)
         });
         Estimators { plain }
     }

@@ -295,10 +295,14 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         top_reads,
         &pages,
         &dose,
-        chains.failed_controls(),
+        (chains.failed_controls(), chains.bias_bounds()),
         &mut claims,
     );
-    let estimators = estimator::Estimators::of(m, top_reads, chains.failed_controls());
+    let estimators = estimator::Estimators::of(
+        m,
+        top_reads,
+        (chains.failed_controls(), chains.bias_bounds()),
+    );
     let unpressed = unpressed::Unpressed::of(m);
 
     let mut series = chain_series(m);

@@ -50,8 +50,8 @@ pub struct Positive {
 }
 
 impl Positive {
-    /// Why it failed, for the verdict's "not decided" line: against its ring, a bias or a
-    /// half-width beyond the threshold; against E6, the level outside the band, or the level
+    /// Why it failed, for the verdict's "not decided" line: against its ring, a bias or no
+    /// interval; against E6, the level outside the band, or the level
     /// inside and the interval too wide.
     pub(super) fn failure_words(&self) -> String {
         if let Reference::Ring { test, .. } = &self.reference {
@@ -71,6 +71,17 @@ impl Positive {
             (true, true) => {}
         }
         "; its level is inside that band, its interval too wide".into()
+    }
+
+    /// The bias it leaves unexcluded, its paired difference's 90 % interval against its ring
+    /// (ns per read), where the ring judged it and it passed: under the rule of bounds this
+    /// widens the verdict's table-miss difference (`verdict.rs`). `None` for the E6-judged
+    /// control, whose reference is not paired.
+    pub(super) fn bias_interval(&self) -> Option<(f64, f64)> {
+        match &self.reference {
+            Reference::Ring { test, .. } if self.pass => Some((test.low, test.high)),
+            _ => None,
+        }
     }
 
     /// Whether its level (not its interval) lies in E6's band widened by the tolerance.
@@ -102,8 +113,9 @@ impl Positive {
         let tolerance = POSITIVE_TOLERANCE * 100.0;
         match self.reference {
             Reference::Ring { ring, test, .. } => format!(
-                "the ring of its size in this process {} ns (difference {}; a 90 % half-width \
-                 within ±{} ns, {tolerance:.0} % of the ring's cost; E6 {})",
+                "the ring of its size in this process {} ns (difference {}, which must show no \
+                 bias and otherwise bounds the verdict; ±{} ns is {tolerance:.0} % of the ring's \
+                 cost; E6 {})",
                 format_interval(&ring),
                 test.reading(),
                 format_sig(test.threshold),
@@ -371,8 +383,8 @@ pub(super) mod tests {
 
     /// Against a ring of 6.8 ns (a bias to exclude ±1.7 ns) the Zen 4's ½ L2 invocation that
     /// read 7.0 ns against E6's 3.3 passes where the difference is narrow around 0; one 1.2 ns
-    /// off 0 fails by bias, a wide one by width (each test saying why); an unresolved control
-    /// fails whatever the ring.
+    /// off 0 fails by bias (saying why); a wide one passes under the rule of bounds (its interval
+    /// widens the verdict instead); an unresolved control fails whatever the ring.
     #[test]
     fn a_control_beside_its_ring_is_judged_on_the_paired_difference() {
         let at_zero = estimate(7.0, 6.4, 7.6);
@@ -390,7 +402,10 @@ pub(super) mod tests {
             "{biased:?}"
         );
         assert!(biased.p <= 3.0 * biased.p_raw + 1e-15, "Holm over three");
-        assert!(wide.failed && !wide.biased() && wide.too_wide(), "{wide:?}");
+        assert!(
+            !wide.failed && !wide.biased() && wide.too_wide(),
+            "{wide:?}"
+        );
         assert!(
             !narrow.failed && narrow.low < 0.0 && narrow.high > 0.0,
             "{narrow:?}"
@@ -400,14 +415,14 @@ pub(super) mod tests {
         assert!(biased
             .failure_words()
             .starts_with("; it differs from its ring"));
-        assert!(wide.failure_words().contains("exceeds ±1.700 ns"));
+        assert_eq!(wide.failure_words(), "");
         let reading = narrow.reading();
         assert!(reading.contains(" ns (90 %), p = "), "{reading}");
         assert_eq!(narrow.json()["interval"], 0.90);
         assert_eq!(biased.json()["failed"], true);
         assert_eq!(ring_passes(&at_zero, &narrow), (true, true));
         assert_eq!(ring_passes(&at_zero, &biased), (true, false), "a bias");
-        assert_eq!(ring_passes(&at_zero, &wide), (true, false), "too wide");
+        assert_eq!(ring_passes(&at_zero, &wide), (true, true), "wide, bounding");
         assert_eq!(
             ring_passes(&estimate(0.5, -0.1, 1.1), &narrow),
             (false, false),
@@ -449,14 +464,7 @@ pub(super) mod tests {
             biased.sentence()
         );
         let wide = beside(wide);
-        assert_eq!(
-            wide.failure_words(),
-            format!(
-                "; its 90 % half-width ±{} ns exceeds ±1.700 ns, so it cannot exclude a bias \
-                 that large",
-                format_sig(test_of(&wide).half_width)
-            )
-        );
+        assert!(wide.pass && wide.failure_words().is_empty());
         let narrow = beside(narrow);
         assert!(narrow.pass && narrow.failure_words().is_empty());
         assert!(narrow.sentence().starts_with("The positive control at"));

@@ -8,6 +8,7 @@ use super::pages::Pages;
 use super::unpressed::first_reads as cold_reads;
 use super::{chain_ns, cost_rounds, estimate_json, interval, paired, Case, Mask, PageSize};
 use super::{Part, REFERENCE};
+use crate::answers::widened;
 use crate::experiments::claims::Claims;
 use crate::experiments::e7_cache_pressure::measure::Measurement;
 use crate::stats::{format_interval, format_sig, Claim, Comparison, Estimate};
@@ -32,11 +33,18 @@ impl Contender {
     }
 }
 
+/// The controls that bound the verdict's difference (the rule of bounds): each its label and
+/// 90 % interval, ns per read.
+pub type Bounds = Vec<(String, (f64, f64))>;
+
 /// One backend against dbb on seed 004's question, from the same rounds.
 pub struct Pair {
     pub contender: Contender,
     /// Table-miss cost minus dbb's, at the top pressure and at none (ns per lookup).
     pub difference: Option<Estimate>,
+    /// The top pressure's difference widened by what the positive controls leave unexcluded
+    /// (the rule of bounds, `answers::widened`): what the verdict reads.
+    pub bounded: Option<Estimate>,
     pub difference_unpressed: Option<Estimate>,
     /// How much that difference grows from P = 0 to the top (paired per round).
     pub difference_growth: Option<Estimate>,
@@ -68,30 +76,35 @@ pub struct Verdict {
     /// The level whose control could not be placed: stated, not a veto (the verdict is read
     /// from the controls that could be placed).
     pub unplaced: Option<String>,
+    /// The controls that bound the verdict's difference: label, 90 % interval (ns per read).
+    pub bounds: Bounds,
     pub text: String,
 }
 
 impl Verdict {
-    /// Seed 004's verdict ([`verdict_text`]), fancy magic against dbb beside it; where one of
-    /// `failed_controls` failed, "not decided here" and which (failed controls decide nothing).
+    /// Seed 004's verdict ([`verdict_text`]) on the table-miss difference bounded by `bounds`
+    /// (the positive controls that passed, each its label and 90 % interval), fancy magic
+    /// against dbb beside it; where one of `failed_controls` failed, "not decided here" and
+    /// which (failed controls decide nothing).
     pub fn of(
         m: &Measurement,
         top: u32,
         pages: &Pages,
         dose: &Dose,
-        failed_controls: Vec<(String, String)>,
+        (failed_controls, bounds): (Vec<(String, String)>, Bounds),
         claims: &mut Claims,
     ) -> Verdict {
         let pairs: Vec<Pair> = Contender::ALL
             .iter()
             .filter_map(|&c| pair(m, c, top, claims))
+            .map(|p| bound(p, &bounds))
             .collect();
         let magic_plain = pairs.iter().find(|p| p.contender == Contender::MagicPlain);
         let text = match magic_plain {
             None => "not measured: needs magic-plain and dbb".to_string(),
             Some(_) if !failed_controls.is_empty() => not_decided_text(&failed_controls),
             Some(p) => {
-                let text = verdict_text(p, top);
+                let text = format!("{}{}", verdict_text(p, top), bounds_text(p, &bounds));
                 let measured = p.difference.is_some()
                     && p.at_top.is_some()
                     && p.unpressed.is_some()
@@ -115,6 +128,7 @@ impl Verdict {
             pairs,
             failed_controls,
             unplaced: m.unplaced.as_ref().map(|u| u.level.clone()),
+            bounds,
             text,
         }
     }
@@ -149,6 +163,7 @@ impl Verdict {
                 format!("{}_vs_dbb", p.contender.name()),
                 json!({
                     "table_miss_difference_ns": opt(&p.difference),
+                    "table_miss_difference_bounded_ns": opt(&p.bounded),
                     "table_miss_difference_unpressed_ns": opt(&p.difference_unpressed),
                     "difference_growth_ns": opt(&p.difference_growth),
                     "time_ratio_unpressed": cmp(&p.unpressed),
@@ -178,6 +193,11 @@ impl Verdict {
                         .map(|(name, _)| name.clone())
                         .collect::<Vec<_>>(),
                     "unplaced": self.unplaced.iter().collect::<Vec<_>>(),
+                    // The rule of bounds (since 2026-12-02): the controls whose intervals
+                    // widen the verdict's difference instead of vetoing it.
+                    "bounding": self.bounds.iter().map(|(label, (low, high))| json!({
+                        "control": label, "low": low, "high": high,
+                    })).collect::<Vec<_>>(),
                     // Stated, not a veto (since 2026-12-01; the reports before withheld the
                     // verdict for it, and say nothing here).
                     "unplaced_withholds": false,
@@ -264,6 +284,7 @@ fn pair(m: &Measurement, contender: Contender, top: u32, claims: &mut Claims) ->
     Some(Pair {
         contender,
         split,
+        bounded: None,
         difference: interval_of_rounds(gap_top, m.invocations),
         difference_unpressed: interval_of_rounds(gap_zero, m.invocations),
         difference_growth: interval_of_rounds(growth, m.invocations),
@@ -468,6 +489,44 @@ fn not_decided_text(failed: &[(String, String)]) -> String {
     format!("is not decided here: {}", each.join("; "))
 }
 
+/// `p` with its top-pressure difference widened by `bounds` (the rule of bounds).
+fn bound(mut p: Pair, bounds: &Bounds) -> Pair {
+    p.bounded = p.difference.map(|d| {
+        let (low, high) = widened(d.low, d.high, bounds.iter().map(|b| b.1));
+        Estimate { low, high, ..d }
+    });
+    p
+}
+
+/// How the verdict's difference was bounded: the measured interval, the controls that widened
+/// it, and the interval read (empty where no control bounds it).
+fn bounds_text(p: &Pair, bounds: &[(String, (f64, f64))]) -> String {
+    let (Some(d), Some(b)) = (&p.difference, &p.bounded) else {
+        return String::new();
+    };
+    if bounds.is_empty() {
+        return String::new();
+    }
+    let controls: Vec<String> = bounds
+        .iter()
+        .map(|(label, (low, high))| {
+            format!(
+                "the {label} control's {} [{}–{}] ns",
+                format_sig((low + high) / 2.0),
+                format_sig(*low),
+                format_sig(*high)
+            )
+        })
+        .collect();
+    format!(
+        " (the rule of bounds: the table-miss difference measured {} ns is read on {} ns, \
+         widened by what the positive controls leave unexcluded, {})",
+        format_interval(d),
+        format_interval(b),
+        controls.join(" and ")
+    )
+}
+
 /// The verdict's text. What decides is named in advance, as the issue asks: the isolated
 /// table-miss cost — magic-plain's minus dbb's at the top pressure, and how much that gap grows
 /// from P = 0, both paired per round — and, since the seed says magic *loses*, its whole chain
@@ -475,7 +534,7 @@ fn not_decided_text(failed: &[(String, String)]) -> String {
 /// not used to decide: it sits near the threshold and one run's noise can move it across.
 fn verdict_text(p: &Pair, top: u32) -> String {
     let (Some(d), Some(top_c), Some(zero_c), Some(change)) =
-        (&p.difference, &p.at_top, &p.unpressed, &p.ratio_change)
+        (&p.bounded, &p.at_top, &p.unpressed, &p.ratio_change)
     else {
         return "not measured: no paired samples".to_string();
     };
@@ -610,6 +669,7 @@ mod tests {
         Pair {
             contender: Contender::MagicPlain,
             difference: Some(gap),
+            bounded: Some(gap),
             difference_unpressed: Some(estimate(10.0, 8.0, 12.0)),
             difference_growth: Some(growth),
             unpressed: Some(comparison(1.5, zero)),
@@ -646,6 +706,30 @@ mod tests {
         assert!(text(missing).starts_with("not measured"));
     }
 
+    /// The rule of bounds: a wide positive control widens the table-miss difference the
+    /// verdict reads (a gap that holds on its own is "not shown" beside a ±30 ns control), a
+    /// narrow one barely moves it, and the text says what was measured and what was read.
+    #[test]
+    fn a_wide_positive_control_bounds_the_verdict() {
+        let gap = estimate(28.0, 25.0, 31.0);
+        let grows = estimate(14.0, 11.0, 18.0);
+        let measured = pair(gap, grows, Claim::Level, Claim::Slower);
+        let wide: Bounds = vec![("½ L2".into(), (-30.0, 30.0))];
+        let bounded = bound(measured, &wide);
+        let b = bounded.bounded.expect("bounded");
+        assert_eq!((b.low, b.value, b.high), (-5.0, 28.0, 61.0));
+        assert!(verdict_text(&bounded, 512).starts_with("is not shown"));
+        let words = bounds_text(&bounded, &wide);
+        assert!(
+            words.contains("measured 28.00 [25.00–31.00] ns is read on 28.00 [-5.000–61.00] ns"),
+            "{words}"
+        );
+        let narrow: Bounds = vec![("½ L2".into(), (-0.4, 1.2))];
+        let bounded = bound(pair(gap, grows, Claim::Level, Claim::Slower), &narrow);
+        assert!(verdict_text(&bounded, 512).starts_with("holds here"));
+        assert_eq!(bounds_text(&bounded, &Vec::new()), "");
+    }
+
     /// A failed control turns the verdict into "not decided here", naming the control and
     /// what it measured against what it should have (the summary's `verdict_controls`).
     #[test]
@@ -663,24 +747,26 @@ mod tests {
             pairs: Vec::new(),
             failed_controls: failed,
             unplaced: None,
+            bounds: Vec::new(),
             text,
         };
         let summary: Map<String, Json> = verdict.summary().into_iter().collect();
         assert_eq!(
             summary["verdict_controls"],
-            json!({"passed": false, "failed": ["½ L3"], "unplaced": [], "unplaced_withholds": false})
+            json!({"passed": false, "failed": ["½ L3"], "unplaced": [], "unplaced_withholds": false, "bounding": []})
         );
         // A control that could not be placed is stated, not failed.
         let unplaced = Verdict {
             pairs: Vec::new(),
             failed_controls: Vec::new(),
             unplaced: Some("L3".to_string()),
+            bounds: Vec::new(),
             text: String::new(),
         };
         let unplaced_summary: Map<String, Json> = unplaced.summary().into_iter().collect();
         assert_eq!(
             unplaced_summary["verdict_controls"],
-            json!({"passed": true, "failed": [], "unplaced": ["L3"], "unplaced_withholds": false})
+            json!({"passed": true, "failed": [], "unplaced": ["L3"], "unplaced_withholds": false, "bounding": []})
         );
         let text = summary["seed_004_verdict"].as_str().unwrap();
         assert!(text.contains("not decided"));
