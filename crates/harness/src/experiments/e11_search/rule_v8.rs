@@ -12,14 +12,14 @@
 //!
 //! The rule, fixed before the data (everything not named here is v7's):
 //! * The controls are v7's (the A/A under every evaluation, the negative control's D under
-//!   nnue and kpp), tested together for a difference from 0 with Holm's correction. A control
-//!   fails only where its adjusted p < 0.05 (it shows bias) or it has no interval
-//!   ([`judge_controls`], `answers::test_controls_for_bias`); a failed control withholds every
+//!   nnue and kpp), tested together for a difference from 0 with Holm's correction (v5's
+//!   test, with no width gate). A control fails only where its adjusted p < 0.05 (it shows
+//!   bias) or it has no interval ([`judge_controls`]); a failed control withholds every
 //!   verdict of the run and is named.
 //! * Every control of an evaluation bounds the bias it could leave undetected by its 90 %
 //!   interval [c_L, c_U]: D's interval [L, U] under that evaluation widens to the bounded
 //!   interval [L − max(c_U, 0), U − min(c_L, 0)], the widest of its controls on each side
-//!   ([`bounded`], `answers::bounded`). Under `material` the A/A alone bounds the plain
+//!   ([`bounded`], in this file). Under `material` the A/A alone bounds the plain
 //!   difference (the negative control's plain difference is the two mailboxes' own speeds).
 //! * The verdict reads the bounded interval with v5's words: `holds` where its lower bound
 //!   exceeds T, `does not hold` where its upper bound lies below T, `not resolved` otherwise
@@ -28,43 +28,59 @@
 //!
 //! The sampling arithmetic. v7's sampling is kept (20 processes in 10 mirrored pairs, two
 //! rounds each; the arithmetic is in `rule_v6.rs` and `rule_v7.rs`). The bounded half-width is
-//! about D's plus its widest control's reach: on the Zen 5 (2026-12-02-2, v7) D under nnue
-//! read ±10.3 ns and its A/A −5.0 ± 10.0, so the bounded interval would have reached ≈ 15 ns
-//! past D's on the low side, ≈ 5 on the high, against T = 27.8; under kpp ±10.6 with an A/A of
-//! 3.7 ± 10.7, ≈ 7 ns wider on the high side against T = 25.6. A run of v7's size can decide
-//! either way under v8 on that machine; on the Intel 6/207 (v6: ±32.8 ns, T 58.7, A/A ±27)
-//! it reaches about T, so there it bounds more often than it decides.
+//! about D's plus its widest control's reach. On the Zen 5 (2026-12-02-2, v7) D under nnue read
+//! −2.0 [−12.4, 8.3] ns and its A/A −5.0 ± 10.0, that is [−15, 5]: the low end moves out by
+//! c_U = 5 and the high end by −c_L = 15, to [−17.4, 23.3] against T = 27.8 (`does not hold`
+//! still). Under kpp D read 6.4 [−4.2, 17.0] with an A/A of 3.7 ± 10.7, [−7.0, 14.4]: to
+//! [−18.6, 24.0] against T = 25.6. A run of v7's size can decide either way on that machine;
+//! on the Intel 6/207 (v6: D ±32.8 ns, T 58.7, an A/A of −7.8 [−34.7, 19.2]) the upper end moves
+//! out by about 35 ns, so there a run bounds more often than it decides.
+//!
+//! Coverage. A passing control's whole interval is taken as bias it could hide, so its noise
+//! adds to D's linearly: the bounded interval covers at least 90 %, by more where the
+//! controls are wide. That is the price of a rule under which no width vetoes.
 
 pub use super::rule_v7::{
     in_reference_ns, interval_over_units, margin, pair_means, process_reference, reference_ns,
     threshold_ns, Interval, Verdict, NEGATIVE, ROUNDS_PER_PROCESS, RULE_PAIR, THRESHOLD_SHARE,
     TRIM, TWIN,
 };
-use crate::answers::{ControlEstimate, ControlTest};
+use crate::answers::{ControlTest, CONTROL_ALPHA};
 
 /// The rule's version (see the module's head).
 pub const VERSION: u32 = 8;
 
-/// The controls judged together for bias alone, `controls[i]` its name and interval, Holm
-/// over all of them. A control without an interval fails.
+/// The controls judged together for bias alone, `controls[i]` its name and interval: v5's
+/// test and Holm's correction with no width gate; a control fails where its adjusted p <
+/// [`CONTROL_ALPHA`] or it has no interval.
 pub fn judge_controls(controls: &[(String, Interval)]) -> Vec<ControlTest> {
-    let estimates: Vec<ControlEstimate> = controls
-        .iter()
-        .map(|(name, i)| ControlEstimate {
-            name: name.clone(),
-            value: i.value,
-            standard_error: i.standard_error,
-            degrees: i.degrees,
+    let no_width_gate = vec![f64::INFINITY; controls.len()];
+    super::rule_v5::judge_controls(controls, &no_width_gate)
+        .into_iter()
+        .map(|test| ControlTest {
+            failed: test.p < CONTROL_ALPHA || !test.half_width.is_finite(),
+            ..test
         })
-        .collect();
-    crate::answers::test_controls_for_bias(&estimates)
+        .collect()
 }
 
-/// D's interval widened by what its evaluation's controls leave unexcluded: the value, its
-/// standard error and degrees stay D's, the bounds are the bounded interval's.
+/// D's interval widened by what its evaluation's controls leave unexcluded, each control's
+/// 90 % interval [c_L, c_U] = value ∓ half-width: [L − max(c_U, 0), U − min(c_L, 0)], the
+/// widest control on each side. The value, its standard error and degrees stay D's.
 pub fn bounded(d: &Interval, controls: &[&ControlTest]) -> Interval {
-    let (low, high) = crate::answers::bounded(d.low, d.high, controls);
-    Interval { low, high, ..*d }
+    let up = controls
+        .iter()
+        .map(|c| c.value + c.half_width)
+        .fold(0.0, f64::max);
+    let down = controls
+        .iter()
+        .map(|c| c.value - c.half_width)
+        .fold(0.0, f64::min);
+    Interval {
+        low: d.low - up,
+        high: d.high - down,
+        ..*d
+    }
 }
 
 /// The verdict for one evaluation (`nnue` or `kpp`) from its bounded interval: v5's words,
@@ -104,6 +120,18 @@ mod tests {
         assert!((d.low + 10.0 + reach).abs() < 1e-9 && (d.high - 10.0 - reach).abs() < 1e-9);
         assert_eq!(decide(&d, 50.0, true), Verdict::DoesNotHold);
         assert_eq!(decide(&d, 35.0, true), Verdict::NotResolved);
+    }
+
+    /// A control wholly above 0 moves only the low end out: the rule widens, never narrows.
+    #[test]
+    fn the_bounds_only_widen() {
+        let above = judge_controls(&[("aa".into(), interval(2.0, 4.0))]);
+        let d = bounded(&interval(-10.0, 10.0), &[&above[0]]);
+        assert!(
+            (d.high - 10.0).abs() < 1e-12 && d.low < -10.0 - 3.0,
+            "{d:?}"
+        );
+        assert_eq!(bounded(&interval(-10.0, 10.0), &[]), interval(-10.0, 10.0));
     }
 
     /// A control off 0 beyond its noise fails and withholds.
