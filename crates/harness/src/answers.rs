@@ -1,7 +1,8 @@
 //! Answers at a resolution fixed in advance: the verdict words of a pair, the two-sided 90 %
-//! interval they read (one-sided 95 % at each end), and the controls' bias tests with power
-//! (a p-value for a difference from 0, Holm's correction over a run's controls, and a
-//! half-width gate at the threshold). Shared by E11's rule v5, E12's pairs and `kiki compare`.
+//! interval they read (one-sided 95 % at each end), and the controls' bias tests (a p-value for
+//! a difference from 0, Holm's correction over a run's controls; E11's rules v5–v7 also gate
+//! on the half-width, [`test_controls`]). Shared by E11's rules, E12's pairs, E7's positive
+//! controls and `kiki compare`.
 //! Since 2026-12-02 the rule of bounds ([`test_controls_for_bias`], [`bounded`]): a control
 //! withholds only where it shows bias; a wide one widens the readings it gates instead.
 

@@ -63,7 +63,7 @@ pub(super) struct Numbers {
     pub differences: Vec<Difference>,
     pub aa: Vec<Difference>,
     pub negative: Vec<Difference>,
-    /// Every control as the rule judged it (bias test, Holm, half-width gate), with its
+    /// Every control as the rule judged it (v8: a bias test, Holm; no width gate), with its
     /// evaluation and kind (`aa` or `negative`).
     pub controls: Vec<(EvalKind, &'static str, ControlTest)>,
     pub controls_passed: bool,
@@ -677,6 +677,7 @@ fn difference_table(n: &Numbers) -> Table {
         "evaluation",
         "ns per node [90 %]",
         "half-width, ns",
+        "bounded by its controls (what the reading reads), ns",
         "T, ns",
         "rounds (the interval's unit: pairs of processes)",
         "reads as (two-sided, as `kiki compare` reads; the verdict is one-sided)",
@@ -712,6 +713,18 @@ fn difference_table(n: &Numbers) -> Table {
                 },
                 format_interval(&d.estimate),
                 format_sig(d.interval.half_width()),
+                // Controls are not bounded; a pair's reading reads its bounded interval.
+                if role.is_empty() {
+                    let b = n.bounded(d);
+                    format!(
+                        "[{}–{}] (±{})",
+                        format_sig(b.low),
+                        format_sig(b.high),
+                        format_sig(b.half_width())
+                    )
+                } else {
+                    "—".to_string()
+                },
                 format_sig(n.threshold(d.eval)),
                 format!(
                     "{} ({} processes, {} pairs)",

@@ -53,6 +53,11 @@ pub(crate) struct RawDifference {
     pub aa: Option<ControlTest>,
     #[serde(default)]
     pub withheld: bool,
+    /// The figure widened by its A/A (the rule of bounds, rule v8); absent before v8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bounded_low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bounded_high: Option<f64>,
 }
 
 /// The summary's `differences`: evaluation → pair → record.
@@ -77,12 +82,18 @@ pub(super) fn differences_json(n: &Numbers) -> Json {
                 let aa = ((d.first.as_str(), d.second.as_str()) == RULE_PAIR)
                     .then(|| n.raw_control(d.eval).cloned())
                     .flatten();
+                let (bounded_low, bounded_high) = match &aa {
+                    Some(t) => crate::answers::bounded(r.low, r.high, &[t]),
+                    None => (r.low, r.high),
+                };
                 RawDifference {
                     ns: r.value,
                     low: r.low,
                     high: r.high,
                     withheld: aa.as_ref().is_some_and(|t| t.failed),
                     aa,
+                    bounded_low: Some(bounded_low),
+                    bounded_high: Some(bounded_high),
                 }
             }),
             bounded_low_ns: Some(bounded.low),

@@ -150,8 +150,17 @@ pub(super) fn paragraph(m: &Measurement, n: &Numbers) -> String {
         .filter_map(|(eval, _)| n.rule_difference(*eval))
         .filter_map(|d| {
             let r = d.raw?;
+            // Bounded by its own control (the rule of bounds), as D is by its controls.
+            let bounds = n.raw_control(d.eval).map_or(String::new(), |t| {
+                let (low, high) = crate::answers::bounded(r.low, r.high, &[t]);
+                format!(
+                    ", bounded by its A/A [{}–{}]",
+                    format_sig(low),
+                    format_sig(high)
+                )
+            });
             let figure = format!(
-                "{} [{}–{}]",
+                "{} [{}–{}]{bounds}",
                 format_sig(r.value),
                 format_sig(r.low),
                 format_sig(r.high)

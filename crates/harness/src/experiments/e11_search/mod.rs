@@ -50,7 +50,7 @@ pub const RULE_V7_COMMIT: &str = "09b7fce6f112e83682c856ed97c5eeea41761e83";
 
 /// The commit that holds the decision rule E11 runs (`rule_v8.rs`): committed before its
 /// first run.
-pub const RULE_COMMIT: &str = "381ea310d4f95d114b1eb3c0714f2a10a072e494";
+pub const RULE_COMMIT: &str = "391a41761efead06a89dd10eeacb1add0bc02ca4";
 
 /// E11's processes per report invocation in a full run (see [`Search`]'s `invocations`): rule
 /// v7's sampling (pairs of processes are the unit; two rounds each).
@@ -485,7 +485,7 @@ mod tests {
         // bounds, and nothing is decided.
         let d = &summary("differences")["nnue"]["dbb vs magic-plain"];
         assert!(d["ns"].is_number() && d["low"].is_null(), "{d}");
-        // One process: no control has an interval, so the controls fail by width.
+        // One process: no control has an interval, so the controls fail (nothing bounds).
         assert_eq!(summary("verdict_by_eval")["nnue"], json!("withheld"));
         assert_eq!(summary("rule_version"), json!(8));
         assert!(summary("reference_ns")["nnue"].is_number());

@@ -255,6 +255,10 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
         Some(twin) => compare_entries(m, TablePages::Huge, (twin, true), (twin, false)),
         None => Cost::ALL.iter().map(|&c| (c, None)).collect(),
     };
+    // The controls are tested first, then every pair is bounded by them, so that the records
+    // below, the findings and the summary read the same (bounded) intervals.
+    let tests = test_all(&pairs, &controls);
+    bound_pairs(&mut pairs, &tests);
     let mut comparisons = Vec::new();
     for pair in &pairs {
         for (cost, ratio) in &pair.costs {
@@ -272,8 +276,6 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
                 .map(|cost| (base.to_string(), cost, pareto_set(m, base, cost)))
         })
         .collect();
-    let tests = test_all(&pairs, &controls);
-    bound_pairs(&mut pairs, &tests);
     let numbers = Numbers {
         threshold: m.threshold,
         pairs,

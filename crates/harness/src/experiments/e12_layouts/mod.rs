@@ -79,8 +79,10 @@ fn result(m: &Measurement) -> ExperimentResult {
 }
 
 /// `{ratio, low, high, invocations, rounds, claim, reading, half_width, threshold,
-/// log_threshold}` (the 90 % interval; `half_width` on the log scale), or null. `claim` is the
-/// interval's own reading whatever the controls say, by the test the reading makes: its log
+/// log_threshold, resolution}` (the 90 % interval widened by the controls that gate it, the rule
+/// of bounds; `half_width` the pair's own on the log scale, `resolution` the widened one), or
+/// null. `claim` is the (widened) interval's reading whether or not a control withholds it,
+/// by the test the reading makes: its log
 /// bounds against ±`log_threshold` = ln(1 + T) (`faster`, `slower`, `level` only where the
 /// whole interval lies inside, else `not resolved`); `reading` what the run reads (`withheld`
 /// where a control failed); `threshold` the T itself (0.03), whose ratio edges 1 / (1 + T)

@@ -80,7 +80,10 @@ fn notes(verdict: &Verdict, controls: &[Positive], detail: Detail) -> String {
 /// [`notes`], in at most 40 words: past them a failed control's interval goes, then its p.
 pub(in super::super) fn sentence(verdict: &Verdict, controls: &[Positive], top: u32) -> String {
     let outcome = SeedVerdict::from(verdict.text.clone()).outcome;
-    let Some(d) = verdict.difference() else {
+    // What the verdict reads: the difference bounded by its positive controls where they
+    // bound it (the rule of bounds), else as measured.
+    let bounded = verdict.bounded_difference();
+    let Some(d) = bounded.or(verdict.difference()) else {
         return format!(
             "Seed 004's argument {}: E7 needs magic-plain and dbb, paired per round.",
             verb(outcome)
@@ -88,10 +91,15 @@ pub(in super::super) fn sentence(verdict: &Verdict, controls: &[Positive], top: 
     };
     let with = |detail| {
         format!(
-            "Seed 004's argument {}: magic-plain − dbb table-miss cost {} ns per lookup (95 %) \
+            "Seed 004's argument {}: magic-plain − dbb table-miss cost {} ns per lookup (95 %{}) \
              after {top} pressure reads per node, resolved to ±{} ns{}.",
             verb(outcome),
             format_interval(d),
+            if bounded.is_some() {
+                ", bounded by its controls"
+            } else {
+                ""
+            },
             format_sig((d.high - d.low) / 2.0),
             notes(verdict, controls, detail)
         )
@@ -103,14 +111,17 @@ pub(in super::super) fn sentence(verdict: &Verdict, controls: &[Positive], top: 
         .unwrap_or_else(|| with(Detail::Count))
 }
 
-/// The summary's `answer`: the sentence, the verdict word, the figure and its half-width.
+/// The summary's `answer`: the sentence, the verdict word, the figure as measured and as the
+/// verdict reads it (bounded by its controls), and the half-width of what the verdict reads.
 pub(super) fn summary(verdict: &Verdict, controls: &[Positive], top: u32) -> Json {
     let d = verdict.difference();
+    let read = verdict.bounded_difference().or(d);
     json!({
         "sentence": sentence(verdict, controls, top),
         "verdict": verb(SeedVerdict::from(verdict.text.clone()).outcome),
         "magic_plain_minus_dbb_ns": d.map_or(Json::Null, estimate_json),
-        "half_width_ns": d.map_or(Json::Null, |d| json!((d.high - d.low) / 2.0)),
+        "bounded_ns": verdict.bounded_difference().map_or(Json::Null, estimate_json),
+        "half_width_ns": read.map_or(Json::Null, |d| json!((d.high - d.low) / 2.0)),
     })
 }
 

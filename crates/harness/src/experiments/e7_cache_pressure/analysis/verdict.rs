@@ -142,6 +142,15 @@ impl Verdict {
         self.pair(Contender::MagicPlain)?.difference.as_ref()
     }
 
+    /// magic-plain − dbb table-miss cost at the top pressure bounded by the positive controls
+    /// (what the verdict reads; `None` where no control bounds it).
+    pub fn bounded_difference(&self) -> Option<&Estimate> {
+        if self.bounds.is_empty() {
+            return None;
+        }
+        self.pair(Contender::MagicPlain)?.bounded.as_ref()
+    }
+
     /// magic-plain − dbb table-miss cost without pressure.
     pub fn difference_unpressed(&self) -> Option<&Estimate> {
         self.pair(Contender::MagicPlain)?
