@@ -386,6 +386,32 @@ fn render_markdown(report: &Report, stems: &[Vec<String>]) -> String {
 /// The report's answer first: E11's verdict and fastest backends, then one line from each
 /// other experiment (the index's verdict lines). Empty without E11, as in reports made before
 /// it, which must re-render unchanged.
+/// How many backends E11's ns-per-node table times in `cell` (`kpp TT 1024 MiB`): its ranking
+/// column where the cell has one, else its verdict column; the A/A twin not counted.
+fn ranked_backends(search: &ExperimentResult, cell: &str) -> Option<usize> {
+    let table = search.tables.iter().find(|t| {
+        t.headers
+            .iter()
+            .any(|h| h.ends_with("ns/node") || h.contains("ns/node ("))
+    })?;
+    let columns: Vec<usize> = (0..table.headers.len())
+        .filter(|&i| table.headers[i].starts_with(&format!("{cell},")))
+        .collect();
+    let column = columns
+        .iter()
+        .copied()
+        .find(|&i| table.headers[i].contains("(ranking)"))
+        .or(columns.first().copied())?;
+    Some(
+        table
+            .rows
+            .iter()
+            .filter(|row| !row[0].contains("(A/A twin)"))
+            .filter(|row| row.get(column).is_some_and(|v| v != "–" && !v.is_empty()))
+            .count(),
+    )
+}
+
 fn what_this_cpu_says(experiments: &[ExperimentResult]) -> String {
     let Some(search) = experiments.iter().find(|e| e.id == "E11") else {
         return String::new();
@@ -459,10 +485,39 @@ fn what_this_cpu_says(experiments: &[ExperimentResult]) -> String {
                 Some(v) if v >= 5 => "90 %",
                 _ => "95 %",
             };
+            // What an engine on each evaluation pays (v7 on): the raw difference, beside D.
+            let paid: Vec<String> = by_eval
+                .iter()
+                .filter_map(|(eval, pairs)| {
+                    let raw = pairs.get("dbb vs magic-plain")?.get("raw")?;
+                    let number = |key: &str| raw.get(key).and_then(Value::as_f64);
+                    let bounded = match (number("bounded_low"), number("bounded_high")) {
+                        (Some(low), Some(high)) => {
+                            format!(", bounded by its A/A [{low:.1}–{high:.1}]")
+                        }
+                        _ => String::new(),
+                    };
+                    Some(format!(
+                        "{eval} {:.1} [{:.1}–{:.1}]{bounded}",
+                        number("ns")?,
+                        number("low")?,
+                        number("high")?
+                    ))
+                })
+                .collect();
+            let paid = if paid.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; what an engine on the evaluation pays (the difference under it alone, \
+                     material's not taken out): {}",
+                    paid.join("; ")
+                )
+            };
             out.push_str(&format!(
                 "- **What magic-plain costs against dbb per node** (ns, {confidence}; D = the \
-                 difference under an evaluation minus the same under `material`; {reading}): \
-                 {}{aa}.\n",
+                 difference under an evaluation minus the same under `material`, what seed \
+                 004 is about; {reading}): {}{paid}{aa}.\n",
                 list.join("; ")
             ));
         }
@@ -476,6 +531,12 @@ fn what_this_cpu_says(experiments: &[ExperimentResult]) -> String {
         .map(|record| {
             let c = &record.comparison;
             let ratio = format!("×{:.3} [{:.3}–{:.3}]", c.ratio, c.low, c.high);
+            // How many backends the cell ranks: the ranking cell times every base backend, a
+            // verdict cell only the rule's five.
+            let among = match ranked_backends(search, &record.cell) {
+                Some(n) => format!(" (of {n} backends timed there)"),
+                None => String::new(),
+            };
             // The summary's `best` says "level" where the interval lies inside the threshold.
             let eval = record.cell.split(' ').next().unwrap_or_default();
             let level = summary("best")
@@ -484,22 +545,22 @@ fn what_this_cpu_says(experiments: &[ExperimentResult]) -> String {
                 == Some("level");
             if !controls_passed {
                 format!(
-                    "{}: {} takes {ratio} {}'s time",
+                    "{}{among}: {} takes {ratio} {}'s time",
                     record.cell, record.a, record.b
                 )
             } else if c.claim == crate::stats::Claim::Slower {
                 format!(
-                    "{}: {} ({} takes {ratio} its time)",
+                    "{}{among}: {} ({} takes {ratio} its time)",
                     record.cell, record.b, record.a
                 )
             } else if level {
                 format!(
-                    "{}: {} and {} level, inside the threshold ({ratio})",
+                    "{}{among}: {} and {} level, inside the threshold ({ratio})",
                     record.cell, record.b, record.a
                 )
             } else {
                 format!(
-                    "{}: {} and {} not separated beyond the threshold ({ratio})",
+                    "{}{among}: {} and {} not separated beyond the threshold ({ratio})",
                     record.cell, record.b, record.a
                 )
             }

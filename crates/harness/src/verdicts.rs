@@ -240,8 +240,19 @@ fn e6(s: e6_memory::summary::Summary) -> Verdict {
                 Some(b) if b != l.bytes => format!(" (sysfs {})", compact_bytes(b as f64)),
                 _ => String::new(),
             };
+            // Where the invocations' curves disagree on the size, the range they span: a
+            // table sized to the pooled figure is not served at its latency in all of them.
+            let sizes: Vec<usize> = l.bytes_per_invocation.iter().flatten().copied().collect();
+            let spread = match (sizes.iter().min(), sizes.iter().max()) {
+                (Some(&least), Some(&most)) if least != most => format!(
+                    ", {}–{} over the invocations",
+                    compact_bytes(least as f64),
+                    compact_bytes(most as f64)
+                ),
+                _ => String::new(),
+            };
             format!(
-                "{} {} at {} ns{sysfs}",
+                "{} {} at {} ns{sysfs}{spread}",
                 l.level,
                 compact_bytes(l.bytes as f64),
                 num(l.ns)
