@@ -95,11 +95,7 @@ pub(in super::super) fn sentence(verdict: &Verdict, controls: &[Positive], top: 
              after {top} pressure reads per node, resolved to ±{} ns{}.",
             verb(outcome),
             format_interval(d),
-            if bounded.is_some() {
-                ", bounded by its controls"
-            } else {
-                ""
-            },
+            bounded.map_or("", |_| ", bounded by its controls"),
             format_sig((d.high - d.low) / 2.0),
             notes(verdict, controls, detail)
         )

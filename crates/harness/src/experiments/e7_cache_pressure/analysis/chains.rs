@@ -91,8 +91,7 @@ impl Chains {
         failed
     }
 
-    /// The positive controls that bound the verdict (the rule of bounds): each ring-judged
-    /// control that passed, its label and its difference's 90 % interval against its ring.
+    /// The ring-judged positive controls that passed, each bounding the verdict (its interval).
     pub fn bias_bounds(&self) -> Vec<(String, (f64, f64))> {
         self.positive
             .iter()

@@ -290,19 +290,9 @@ pub(super) fn analyse(m: &Measurement) -> Analysis {
     let survival = survival::Survival::of(m);
     let pages = pages::Pages::of(m, top_reads, &mut claims);
     let bracket = bracket::Brackets::of(m);
-    let verdict = verdict::Verdict::of(
-        m,
-        top_reads,
-        &pages,
-        &dose,
-        (chains.failed_controls(), chains.bias_bounds()),
-        &mut claims,
-    );
-    let estimators = estimator::Estimators::of(
-        m,
-        top_reads,
-        (chains.failed_controls(), chains.bias_bounds()),
-    );
+    let controls = (chains.failed_controls(), chains.bias_bounds());
+    let verdict = verdict::Verdict::of(m, top_reads, &pages, &dose, controls.clone(), &mut claims);
+    let estimators = estimator::Estimators::of(m, top_reads, controls);
     let unpressed = unpressed::Unpressed::of(m);
 
     let mut series = chain_series(m);

@@ -1,11 +1,10 @@
 //! The project's rule for controls (`answers::test_controls`, as E11 and E12 judge theirs)
 //! applied to a positive control against the ring beside it: the control's cost minus the
 //! ring's, one mean per process, Yuen's trimmed mean over the processes with a 90 % interval and
-//! a two-sided p for a difference from 0; it fails at a Holm-adjusted p < 0.05 (a bias) or where
-//! it has no interval. Since the rule of bounds (2026-12-02, second half) a half-width beyond the
-//! tolerance of the ring's cost no longer fails it: its interval widens the verdict's table-miss
-//! difference instead (`verdict.rs`). Until 2026-12-02 the whole 95 % interval over rounds had to
-//! fit inside that band (a width veto that gave no answer on bias).
+//! a two-sided p for a difference from 0; it fails at a Holm-adjusted p < 0.05 (a bias) or with
+//! no interval; a wide one bounds the verdict instead (the rule of bounds, `verdict.rs`; before,
+//! a half-width beyond the tolerance of the ring's cost failed it, and before 2026-12-02 the
+//! whole 95 % interval over rounds had to fit inside that band).
 
 use crate::answers::{
     test_controls_for_bias, trimmed_over_processes, ControlEstimate, ControlTest, CONTROL_ALPHA,
@@ -71,17 +70,6 @@ impl RingTest {
     /// Whether it shows a bias: its adjusted p under [`CONTROL_ALPHA`].
     pub fn biased(&self) -> bool {
         self.p < CONTROL_ALPHA
-    }
-
-    /// Whether its 90 % half-width exceeds the threshold (or it has none): no longer a failure
-    /// (the rule of bounds), kept for the tests that show a wide control passes.
-    #[cfg(test)]
-    pub fn too_wide(&self) -> bool {
-        // NaN (no interval, or no ring) is too wide.
-        !matches!(
-            self.half_width.partial_cmp(&self.threshold),
-            Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
-        )
     }
 
     /// `1.200 [0.400–2.000] ns (90 %), p = 0.012`: the difference, its interval and adjusted p.
@@ -188,7 +176,7 @@ pub(super) mod tests {
     #[test]
     fn one_process_gives_no_interval_and_fails() {
         let test = ring_tests(&[(vec![0.1], 6.8)])[0];
-        assert!(test.failed && test.too_wide());
+        assert!(test.failed && !test.half_width.is_finite());
         assert_eq!(
             test.failure_words(),
             "; it has no 90 % interval (fewer than two processes)"

@@ -142,13 +142,12 @@ impl Verdict {
         self.pair(Contender::MagicPlain)?.difference.as_ref()
     }
 
-    /// magic-plain − dbb table-miss cost at the top pressure bounded by the positive controls
-    /// (what the verdict reads; `None` where no control bounds it).
+    /// magic-plain − dbb at the top pressure as the verdict reads it, bounded by its controls.
     pub fn bounded_difference(&self) -> Option<&Estimate> {
-        if self.bounds.is_empty() {
-            return None;
-        }
-        self.pair(Contender::MagicPlain)?.bounded.as_ref()
+        let pair = self
+            .pair(Contender::MagicPlain)
+            .filter(|_| !self.bounds.is_empty())?;
+        pair.bounded.as_ref()
     }
 
     /// magic-plain − dbb table-miss cost without pressure.
@@ -509,22 +508,19 @@ fn bound(mut p: Pair, bounds: &Bounds) -> Pair {
 
 /// How the verdict's difference was bounded: the measured interval, the controls that widened
 /// it, and the interval read (empty where no control bounds it).
-fn bounds_text(p: &Pair, bounds: &[(String, (f64, f64))]) -> String {
-    let (Some(d), Some(b)) = (&p.difference, &p.bounded) else {
+fn bounds_text(p: &Pair, bounds: &Bounds) -> String {
+    let (Some(d), Some(b), false) = (&p.difference, &p.bounded, bounds.is_empty()) else {
         return String::new();
     };
-    if bounds.is_empty() {
-        return String::new();
-    }
     let controls: Vec<String> = bounds
         .iter()
         .map(|(label, (low, high))| {
-            format!(
-                "the {label} control's {} [{}–{}] ns",
-                format_sig((low + high) / 2.0),
-                format_sig(*low),
-                format_sig(*high)
-            )
+            let e = Estimate {
+                value: (low + high) / 2.0,
+                low: *low,
+                high: *high,
+            };
+            format!("the {label} control's {} ns", format_interval(&e))
         })
         .collect();
     format!(
@@ -766,11 +762,9 @@ mod tests {
         );
         // A control that could not be placed is stated, not failed.
         let unplaced = Verdict {
-            pairs: Vec::new(),
             failed_controls: Vec::new(),
             unplaced: Some("L3".to_string()),
-            bounds: Vec::new(),
-            text: String::new(),
+            ..verdict
         };
         let unplaced_summary: Map<String, Json> = unplaced.summary().into_iter().collect();
         assert_eq!(
