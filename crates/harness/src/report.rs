@@ -386,6 +386,39 @@ fn render_markdown(report: &Report, stems: &[Vec<String>]) -> String {
 /// The report's answer first: E11's verdict and fastest backends, then one line from each
 /// other experiment (the index's verdict lines). Empty without E11, as in reports made before
 /// it, which must re-render unchanged.
+/// What an engine on each evaluation pays (E11 from v7): the raw difference per evaluation,
+/// bounded by its own A/A where the report has the bounds (v8), as the first screen's clause.
+fn paid_words(by_eval: &serde_json::Map<String, Value>) -> String {
+    let paid: Vec<String> = by_eval
+        .iter()
+        .filter_map(|(eval, pairs)| {
+            let raw = pairs.get("dbb vs magic-plain")?.get("raw")?;
+            let number = |key: &str| raw.get(key).and_then(Value::as_f64);
+            let bounded = match (number("bounded_low"), number("bounded_high")) {
+                (Some(low), Some(high)) => {
+                    format!(", bounded by its A/A [{low:.1}–{high:.1}]")
+                }
+                _ => String::new(),
+            };
+            Some(format!(
+                "{eval} {:.1} [{:.1}–{:.1}]{bounded}",
+                number("ns")?,
+                number("low")?,
+                number("high")?
+            ))
+        })
+        .collect();
+    if paid.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; what an engine on the evaluation pays (the difference under it alone, \
+             material's not taken out): {}",
+            paid.join("; ")
+        )
+    }
+}
+
 /// How many backends E11's ns-per-node table times in `cell` (`kpp TT 1024 MiB`): its ranking
 /// column where the cell has one, else its verdict column; the A/A twin not counted.
 fn ranked_backends(search: &ExperimentResult, cell: &str) -> Option<usize> {
@@ -485,35 +518,7 @@ fn what_this_cpu_says(experiments: &[ExperimentResult]) -> String {
                 Some(v) if v >= 5 => "90 %",
                 _ => "95 %",
             };
-            // What an engine on each evaluation pays (v7 on): the raw difference, beside D.
-            let paid: Vec<String> = by_eval
-                .iter()
-                .filter_map(|(eval, pairs)| {
-                    let raw = pairs.get("dbb vs magic-plain")?.get("raw")?;
-                    let number = |key: &str| raw.get(key).and_then(Value::as_f64);
-                    let bounded = match (number("bounded_low"), number("bounded_high")) {
-                        (Some(low), Some(high)) => {
-                            format!(", bounded by its A/A [{low:.1}–{high:.1}]")
-                        }
-                        _ => String::new(),
-                    };
-                    Some(format!(
-                        "{eval} {:.1} [{:.1}–{:.1}]{bounded}",
-                        number("ns")?,
-                        number("low")?,
-                        number("high")?
-                    ))
-                })
-                .collect();
-            let paid = if paid.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; what an engine on the evaluation pays (the difference under it alone, \
-                     material's not taken out): {}",
-                    paid.join("; ")
-                )
-            };
+            let paid = paid_words(by_eval);
             out.push_str(&format!(
                 "- **What magic-plain costs against dbb per node** (ns, {confidence}; D = the \
                  difference under an evaluation minus the same under `material`, what seed \
