@@ -1,7 +1,8 @@
 //! E13's simulated search under valgrind: a tiny search's steady state, its parts summing to
-//! its total, and the table-free mailbox with no attack-table misses. Skips, saying so, where
-//! valgrind is not installed or the binary has no line tables (the release profile's has none:
-//! `CARGO_PROFILE_RELEASE_DEBUG=line-tables-only` gives them; a debug build has them).
+//! its total, the table-free mailbox with no attack-table misses, and a synthetic table walk
+//! whose misses are known charged to the attack tables. Skips, saying so, where valgrind is not
+//! installed or the binary has no line tables (the release profile keeps them since 2026-12-03;
+//! a debug build has them).
 
 use crate::common::TempDir;
 use std::path::Path;
@@ -74,4 +75,49 @@ fn e13_mailbox_has_no_attack_table_misses() {
     eprintln!("mailbox run twice: the largest gap in any count is {gap}");
     assert_eq!(again.nodes, mailbox.nodes);
     assert!(gap <= REPEATED_RUN_TOLERANCE, "{gap}");
+}
+
+/// A walk of 20,000 rook lookups on magic-plain, each reading a table line no other reads, from
+/// empty simulated caches (the tables were built uninstrumented): every lookup misses once in
+/// the last level, so the attack tables' last-level read misses are the walk's lookups, plus
+/// the per-square metadata (magics, masks, offsets: at most a few hundred lines), and the walk's
+/// own list of occupancies is charged to the workload's file, not to the tables.
+#[test]
+#[ignore = "valgrind runs a synthetic walk"]
+fn e13_a_table_walk_with_known_misses_is_charged_to_the_tables() {
+    use kiki_harness::experiments::e13_simulated_search::{
+        simulate_walk, Geometry, Part, NO_LINE_TABLES,
+    };
+    use kiki_harness::experiments::e8_simulated_caches::{valgrind_version, Simulator};
+    if valgrind_version().is_none() {
+        eprintln!("skipped: valgrind is not installed");
+        return;
+    }
+    let temp = TempDir::new("e13-walk");
+    let watch = kiki_harness::watch::Watch::new();
+    let simulator = Simulator {
+        scratch: &temp.0,
+        watch: &watch,
+    };
+    let exe = Path::new(env!("CARGO_BIN_EXE_kiki"));
+    let geometry = Geometry::with_last_level(32 << 20).expect("a 32 MiB last level");
+    let lines = 20_000;
+    let (lookups, counts) = match simulate_walk(exe, "magic-plain", lines, &geometry, simulator) {
+        Err(why) if why.contains(NO_LINE_TABLES) => {
+            eprintln!("skipped: {why}");
+            return;
+        }
+        run => run.unwrap(),
+    };
+    assert_eq!(lookups, lines as u64);
+    let parts = counts.by_part();
+    assert_eq!(parts.sum(), counts.totals);
+    let tables = parts.get(Part::AttackTables).dlmr;
+    eprintln!("walk of {lines} lines: attack-table LL read misses {tables}, parts {parts:?}");
+    assert!(
+        tables >= lines as i64 && tables <= lines as i64 + 400,
+        "{tables} attack-table misses for {lines} lines"
+    );
+    assert_eq!(parts.get(Part::Eval).ll_misses(), 0);
+    assert_eq!(parts.get(Part::Tt).ll_misses(), 0);
 }

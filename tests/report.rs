@@ -286,6 +286,48 @@ fn report_rejects_unknown_experiments_and_bad_positions() {
 /// E8 in a quick report (checked on the every-experiment report, so that CI runs the valgrind
 /// simulations once): per geometry, every available backend alone and beside the evaluation, its
 /// plots and table columns; or the line saying it was not measured.
+/// E13's quick smoke: dbb, magic-plain and mailbox under material and nnue at three last levels,
+/// the parts of every cell summing to its last-level misses, mailbox with (almost) no
+/// attack-table misses, and a verdict under nnue at the measured L3; or one line saying why not.
+fn quick_e13_section(results: &Report) {
+    let e13 = results
+        .experiments
+        .iter()
+        .find(|e| e.id == "E13")
+        .expect("E13 in the quick report");
+    if e13.summary_value("available") != Some(&Json::Bool(true)) {
+        assert!(
+            e13.findings.starts_with("Not measured on this machine: "),
+            "{}",
+            e13.findings
+        );
+        return;
+    }
+    let summary: kiki_harness::experiments::e13_simulated_search::Summary =
+        e13.summary_as().expect("E13's summary reads as its type");
+    for backend in ["dbb", "magic-plain", "mailbox"] {
+        let by_eval = &summary.misses_per_node[backend];
+        for eval in ["material", "nnue"] {
+            assert_eq!(
+                by_eval[eval].len(),
+                3,
+                "{backend} {eval}: {:?}",
+                by_eval[eval]
+            );
+            for cell in by_eval[eval].values() {
+                let parts = cell.attack_tables + cell.eval + cell.tt + cell.other;
+                assert!((parts - cell.ll).abs() < 1e-9, "{backend} {eval}: {cell:?}");
+                if backend == "mailbox" {
+                    assert!(cell.attack_tables.abs() < 0.01, "mailbox: {cell:?}");
+                }
+            }
+        }
+    }
+    if summary.effective_l3_bytes.is_some() {
+        assert!(summary.verdict_by_eval["nnue"].is_some(), "{summary:?}");
+    }
+}
+
 fn quick_e8_section(results: &Report, markdown: &str, folder: &Path) {
     assert!(markdown.contains("## E8 — simulated caches"));
     let e8 = results
@@ -488,6 +530,7 @@ fn quick_report_of_every_experiment_is_complete() {
     // Issue 10's measurements, each present in the summaries other tools read.
     issue_10_summaries(&results);
     quick_e8_section(&results, &markdown, &folder);
+    quick_e13_section(&results);
 
     // Every linked file exists and is non-empty; plots come in both formats.
     let mut plots = 0;

@@ -11,11 +11,12 @@ const MAX_TT_MIB: u64 = 4096;
 
 pub fn run(args: super::E13WorkloadArgs) -> Result<(), CliError> {
     let out = Output::new("e13-workload");
-    let available = e13::bench_positions() as u64;
+    // Twice P positions are searched: P warming, P measured.
+    let available = e13::bench_positions() as u64 / 2;
     let usage = |text: String| CliError::usage(format!("kiki e13-workload: {text}"));
     if !(1..=available).contains(&args.positions) {
         return Err(usage(format!(
-            "--positions wants 1 to {available} (the bench positions), got {}",
+            "--positions wants 1 to {available} (half the bench positions), got {}",
             args.positions
         )));
     }
@@ -40,5 +41,32 @@ pub fn run(args: super::E13WorkloadArgs) -> Result<(), CliError> {
     let totals = e13::run_search_workload(&args.backend, size)
         .map_err(|e| CliError::registry("e13-workload", e))?;
     out.line(e13::workload_line(&args.backend, size, totals))?;
+    out.flush()
+}
+
+/// The most lines a walk may ask for (each is found by trying random occupancies).
+const MAX_WALK_LINES: u64 = 1 << 20;
+
+/// `kiki e13-walk`: the synthetic table walk; prints its lookups and checksum.
+pub fn walk(args: super::E13WalkArgs) -> Result<(), CliError> {
+    let out = Output::new("e13-walk");
+    if !(1..=MAX_WALK_LINES).contains(&args.lines) {
+        return Err(CliError::usage(format!(
+            "kiki e13-walk: --lines wants 1 to {MAX_WALK_LINES}, got {}",
+            args.lines
+        )));
+    }
+    let totals = e13::run_table_walk(&args.backend, args.lines as usize)
+        .map_err(|e| CliError::registry("e13-walk", e))?
+        .ok_or_else(|| {
+            CliError::usage(format!(
+                "kiki e13-walk: {} has no {} distinct table lines for rook lookups",
+                args.backend, args.lines
+            ))
+        })?;
+    out.line(format!(
+        "{} walk lookups {} checksum {:#018x}",
+        args.backend, totals.lookups, totals.checksum
+    ))?;
     out.flush()
 }

@@ -89,6 +89,9 @@ enum Command {
     /// E13's search workload on one backend and evaluation: the process valgrind simulates.
     #[command(hide = true)]
     E13Workload(E13WorkloadArgs),
+    /// E13's synthetic table walk on one backend: the attribution's test under valgrind.
+    #[command(hide = true)]
+    E13Walk(E13WalkArgs),
 }
 
 /// A plain decimal count: digits only (no sign, exponent, separators or hex).
@@ -493,14 +496,25 @@ struct E8WorkloadArgs {
 }
 
 #[derive(Args, Debug)]
+struct E13WalkArgs {
+    #[arg(long)]
+    backend: String,
+    /// Rook lookups, each reading a table line no other one reads.
+    #[arg(long, value_parser = decimal)]
+    lines: u64,
+    #[command(flatten)]
+    simd: SimdOption,
+}
+
+#[derive(Args, Debug)]
 struct E13WorkloadArgs {
     #[arg(long)]
     backend: String,
     /// The evaluation computed at every node: material, nnue or kpp.
     #[arg(long, value_parser = kiki_engine::search::eval::EvalKind::parse)]
     eval: kiki_engine::search::eval::EvalKind,
-    /// The first P bench positions are searched (every one is built, so that runs of different
-    /// P allocate alike; E13 passes P zero-padded, so that their command lines are as long).
+    /// Bench positions measured: the first P warm the caches and the TT uncounted, the next P
+    /// are counted (every position is built, so that runs of different P allocate alike).
     #[arg(long, value_parser = decimal)]
     positions: u64,
     /// Plies searched from each position.
@@ -701,6 +715,7 @@ pub fn run(args: &[String]) -> i32 {
         Command::Compare(a) => Some(("compare", a.simd)),
         Command::E8Workload(a) => Some(("e8-workload", a.simd)),
         Command::E13Workload(a) => Some(("e13-workload", a.simd)),
+        Command::E13Walk(a) => Some(("e13-walk", a.simd)),
         Command::Render(_) | Command::ReportIndex(_) | Command::Completions(_) => None,
     };
     if let Some((command, option)) = simd {
@@ -729,6 +744,7 @@ pub fn run(args: &[String]) -> i32 {
         Command::Completions(a) => completions(a.shell),
         Command::E8Workload(a) => e8_workload::run(a),
         Command::E13Workload(a) => e13_workload::run(a),
+        Command::E13Walk(a) => e13_workload::walk(a),
     };
     match result {
         Ok(()) => EXIT_OK,

@@ -13,7 +13,8 @@
 
 use crate::cache_levels::CacheLevels;
 use crate::experiments::{
-    e6_memory, pin, run_experiments, Config, Context, DynExperiment, ExperimentId, Placement,
+    e13_simulated_search, e6_memory, pin, run_experiments, Config, Context, DynExperiment,
+    ExperimentId, Placement,
 };
 use crate::invocations::Invocation;
 use crate::machine::Machine;
@@ -120,9 +121,12 @@ pub fn run(
     } = plan;
     let mut results = Vec::new();
     let mut rest = chosen.clone();
-    let needs_levels = chosen
-        .iter()
-        .any(|e| matches!(e.id(), ExperimentId::E7 | ExperimentId::E8));
+    let needs_levels = chosen.iter().any(|e| {
+        matches!(
+            e.id(),
+            ExperimentId::E7 | ExperimentId::E8 | ExperimentId::E13
+        )
+    });
     if config.cache_levels.is_none() && needs_levels {
         if let Some(e6) = chosen.iter().copied().find(|e| e.id() == ExperimentId::E6) {
             results = run_group(
@@ -142,6 +146,9 @@ pub fn run(
             config.cache_levels = Some(CacheLevels::probe(machine, config.quick));
         }
     }
+    // E13 prices its simulation with E6's, E7's and E11's figures: it runs after them all.
+    let simulated = rest.iter().copied().find(|e| e.id() == ExperimentId::E13);
+    rest.retain(|e| e.id() != ExperimentId::E13);
     results.extend(run_group(
         &rest,
         &config,
@@ -151,6 +158,18 @@ pub fn run(
         watch,
         progress,
     )?);
+    if let Some(e13) = simulated {
+        config.e13_reference = Some(e13_simulated_search::Reference::from_results(&results));
+        results.extend(run_group(
+            &[e13],
+            &config,
+            machine,
+            invocations,
+            &child,
+            watch,
+            progress,
+        )?);
+    }
     // Report order, whatever order they ran in.
     results.sort_by_key(|r| chosen.iter().position(|e| e.id().as_str() == r.id));
     Ok(results)

@@ -3,8 +3,9 @@
 //! the winner in that cell claims the other side slower, beyond the threshold.
 
 use crate::experiments::{
-    e10_attack_maps, e11_search, e12_layouts, e1_attacks, e2_movegen, e3_mate1, e4_hands,
-    e5_effects, e6_memory, e7_cache_pressure, e8_simulated_caches, e9_isa_levels,
+    e10_attack_maps, e11_search, e12_layouts, e13_simulated_search, e1_attacks, e2_movegen,
+    e3_mate1, e4_hands, e5_effects, e6_memory, e7_cache_pressure, e8_simulated_caches,
+    e9_isa_levels,
 };
 use crate::plot::format_tick;
 use crate::results::{ExperimentResult, PairRecord, Winner};
@@ -113,6 +114,7 @@ pub fn verdict(experiment: &ExperimentResult) -> Result<Verdict, String> {
         "E10" => e10(experiment.summary_as()?),
         "E11" => e11(experiment.summary_as()?),
         "E12" => e12(experiment.summary_as()?),
+        "E13" => e13(experiment.summary_as()?),
         _ => Verdict::plain("see the report".into()),
     })
 }
@@ -267,7 +269,11 @@ fn e6(s: e6_memory::summary::Summary) -> Verdict {
 
 fn e7(s: e7_cache_pressure::summary::Summary) -> Verdict {
     let mut parts = Vec::new();
-    if let Some(words) = s.seed_004_words() {
+    // The answer's own sentence where the report has one (what the verdict reads, with its
+    // resolution), else the verdict's words.
+    if let Some(answer) = &s.answer {
+        parts.push(answer.sentence.trim_end_matches('.').to_string());
+    } else if let Some(words) = s.seed_004_words() {
         parts.push(format!("seed 004 {words}"));
     }
     // The dearest backend only where the controls the figure rests on passed, with its
@@ -458,6 +464,32 @@ fn e12(s: e12_layouts::summary::Summary) -> Verdict {
 
 /// E11: the rule's verdict per evaluation with D, the best backend per evaluation where one is
 /// decided (not where the summary says "level" or "not separated").
+fn e13(s: e13_simulated_search::Summary) -> Verdict {
+    if !s.available {
+        return Verdict::plain("not measured (no valgrind, or no cell ran)".into());
+    }
+    let parts: Vec<String> = s
+        .verdict_by_eval
+        .iter()
+        .map(|(eval, verdict)| {
+            let priced = s.predicted_d_ns.get(eval).copied().flatten();
+            let figure = priced.map_or(String::new(), |r| {
+                format!(" (priced D_sim {}–{} ns/node)", num(r.low), num(r.high))
+            });
+            let knee = match s.knee_bytes.get(eval).copied().flatten() {
+                Some(k) => format!(", knee {}", kiki_core::units::rounded_bytes(k as f64)),
+                None => ", no knee in the sweep".into(),
+            };
+            let verdict = verdict.as_deref().unwrap_or("has no verdict");
+            format!("{eval}: seed 004 {verdict}{figure}{knee}")
+        })
+        .collect();
+    let at = s.effective_l3_bytes.map_or("no measured L3".into(), |b| {
+        kiki_core::units::rounded_bytes(b as f64)
+    });
+    Verdict::plain(format!("simulated at LL {at}: {}", parts.join("; ")))
+}
+
 fn e11(s: e11_search::summary::Summary) -> Verdict {
     let mut parts: Vec<String> = s
         .verdict_by_eval

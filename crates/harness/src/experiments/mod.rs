@@ -14,7 +14,6 @@ mod counter_log;
 pub mod e10_attack_maps;
 pub mod e11_search;
 pub mod e12_layouts;
-// E13's groundwork (issue 58): its workload, simulation and attribution, not yet in the list.
 pub mod e13_simulated_search;
 pub mod e1_attacks;
 pub mod e2_movegen;
@@ -75,6 +74,10 @@ pub struct Config {
     /// the fixed seed of the reports before per-run seeds, as given.
     #[serde(default)]
     pub order_seed: e7_cache_pressure::OrderSeed,
+    /// What E13 takes from E7 and E11 of the same report, set by the report's process once they
+    /// ran (E13 runs after them); `None` where neither did.
+    #[serde(default)]
+    pub e13_reference: Option<e13_simulated_search::Reference>,
 }
 
 fn one_layout() -> usize {
@@ -98,6 +101,7 @@ impl Default for Config {
             cache_levels: None,
             layouts: 1,
             order_seed: e7_cache_pressure::OrderSeed::default(),
+            e13_reference: None,
         }
     }
 }
@@ -190,7 +194,7 @@ pub struct Context<'a> {
     pub watch: &'a crate::watch::Watch,
 }
 
-/// An experiment's id: `E1` … `E12` (so written in results.json).
+/// An experiment's id: `E1` … `E13` (so written in results.json).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ExperimentId {
     E1,
@@ -205,6 +209,7 @@ pub enum ExperimentId {
     E10,
     E11,
     E12,
+    E13,
 }
 
 impl ExperimentId {
@@ -222,6 +227,7 @@ impl ExperimentId {
             ExperimentId::E10 => "E10",
             ExperimentId::E11 => "E11",
             ExperimentId::E12 => "E12",
+            ExperimentId::E13 => "E13",
         }
     }
 }
@@ -416,11 +422,11 @@ pub(crate) fn failed_result(id: ExperimentId, title: &str, why: &str) -> Experim
 macro_rules! experiment_lists {
     ($($experiment:path),* $(,)?) => {
         /// Every experiment, in report order, as data: what the help, `--only` and the index read.
-        pub static CATALOGUE: [About; 12] = [$(<$experiment as Experiment>::ABOUT),*];
+        pub static CATALOGUE: [About; 13] = [$(<$experiment as Experiment>::ABOUT),*];
 
         /// Every experiment, in report order, to run: what `kiki report` schedules. Reaching it
         /// links every experiment's measuring code; names alone are in [`CATALOGUE`].
-        pub static EXPERIMENTS: [&dyn DynExperiment; 12] = [$(&$experiment),*];
+        pub static EXPERIMENTS: [&dyn DynExperiment; 13] = [$(&$experiment),*];
     };
 }
 
@@ -437,6 +443,7 @@ experiment_lists!(
     e10_attack_maps::AttackMaps,
     e11_search::Search,
     e12_layouts::Layouts,
+    e13_simulated_search::SimulatedSearch,
 );
 
 /// The catalogue entry with this id (any case).
@@ -793,7 +800,7 @@ mod tests {
         let ids: Vec<&str> = CATALOGUE.iter().map(|e| e.id.as_str()).collect();
         assert_eq!(
             ids,
-            ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9", "E10", "E11", "E12"]
+            ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9", "E10", "E11", "E12", "E13"]
         );
         for e in &CATALOGUE {
             assert!(!e.title.is_empty() && e.about.len() > 20, "{}", e.id);
@@ -806,13 +813,14 @@ mod tests {
         );
         assert_eq!(about("e11").unwrap().id, ExperimentId::E11);
         assert_eq!(about("e12").unwrap().id, ExperimentId::E12);
-        assert!(about("E13").is_none());
+        assert_eq!(about("e13").unwrap().id, ExperimentId::E13);
+        assert!(about("E14").is_none());
         let names = |ids: Vec<ExperimentId>| ids.iter().map(|id| id.as_str()).collect::<Vec<_>>();
         assert_eq!(
             names(selection(&[], &[])),
-            ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E10", "E11", "E12"]
+            ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E10", "E11", "E12", "E13"]
         );
-        assert_eq!(selection(&[], &["e9".into()]).len(), 12);
+        assert_eq!(selection(&[], &["e9".into()]).len(), 13);
         assert_eq!(
             names(selection(&["E9".into(), "e1".into()], &[])),
             ["E1", "E9"]
@@ -851,6 +859,33 @@ mod tests {
             .measure_json(&context, Invocation::ONLY, progress)
             .unwrap();
         experiment.analyse_json(&[measurement], &context).unwrap()
+    }
+
+    /// `path` (from the workspace root) is as `commit` holds it. Checked wherever the
+    /// repository's history is at hand (a clone, CI); a source tree without `.git` says so.
+    pub(crate) fn assert_as_committed(path: &str, commit: &str) {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+        if !std::path::Path::new(root).join(".git").exists() {
+            eprintln!("no .git beside the sources: the rule's commit is not checked here");
+            return;
+        }
+        if std::path::Path::new(root).join(".git/shallow").exists() {
+            eprintln!("a shallow clone: the rule's commit may be missing, not checked here");
+            return;
+        }
+        let committed = std::process::Command::new("git")
+            .args(["-C", root, "show", &format!("{commit}:{path}")])
+            .output()
+            .expect("git runs");
+        assert!(
+            committed.status.success(),
+            "{commit} is not in this clone's history"
+        );
+        let now = std::fs::read(std::path::Path::new(root).join(path)).expect("the rule reads");
+        assert!(
+            committed.stdout == now,
+            "{path} differs from {commit}: a changed rule is a new version with its own commit"
+        );
     }
 
     /// Every experiment, smoke-sized: well-formed results (series with samples, plots with

@@ -95,7 +95,9 @@ pub enum Compared {
 
 /// `experiment`'s [`Compared`].
 pub fn outcome(experiment: &ExperimentResult) -> Compared {
-    use crate::experiments::{e11_search, e12_layouts, e2_movegen, e7_cache_pressure};
+    use crate::experiments::{
+        e11_search, e12_layouts, e13_simulated_search, e2_movegen, e7_cache_pressure,
+    };
     // Each part with whether it decides something.
     let mut parts: Vec<(String, bool)> = Vec::new();
     let unreadable = |e: String| Compared::Unreadable(format!("{}: {e}", experiment.id));
@@ -163,6 +165,20 @@ pub fn outcome(experiment: &ExperimentResult) -> Compared {
             parts.extend(s.verdict_by_eval.iter().map(|(eval, verdict)| {
                 let decided = matches!(verdict.as_str(), "holds" | "does not hold");
                 (format!("{eval}: seed 004 {verdict}"), decided)
+            }));
+        }
+        "E13" => {
+            // A simulation under a fixed rule: its two words always decide.
+            let s: e13_simulated_search::Summary = match experiment.summary_as() {
+                Ok(s) => s,
+                Err(e) => return unreadable(e),
+            };
+            parts.extend(s.verdict_by_eval.iter().map(|(eval, verdict)| {
+                let words = verdict.as_deref().unwrap_or("has no verdict");
+                (
+                    format!("{eval}: simulated seed 004 {words}"),
+                    verdict.is_some(),
+                )
             }));
         }
         _ => {}

@@ -379,7 +379,7 @@ fn the_index_shows_one_current_report_per_cpu_and_the_retired_ones() {
         "| [E1 Attack throughput and latency](amd-epyc-f25-m17-2026-11-23-7/report.md#e1--attack-throughput-and-latency) \
          | a clear winner in 3 of 10 cells | qugiy (latency uniform-10, latency uniform-25, latency uniform-50) |",
         "## Intel(R) Xeon(R) Processor (intel-xeon-f6-m207)",
-        "Not a complete report: lacks E10, E11, E12.",
+        "Not a complete report: lacks E10, E11, E12, E13.",
         "## The cache argument per CPU",
         "## CPUs without a current report",
         "- AMD EPYC (amd-epyc-f26-m2): `amd-epyc-f26-m2-2026-11-22` at commit `974e50f`",

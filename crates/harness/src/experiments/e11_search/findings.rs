@@ -93,9 +93,9 @@ fn secondary_words(m: &Measurement) -> String {
     )
 }
 
-/// The answer in one sentence (the summary's `verdict`): per evaluation the verdict word, D
-/// with its 90 % interval, the bounded interval the verdict reads (rule v8), its half-width
-/// (the run's resolution) and T.
+/// The answer in one sentence of at most 40 words (the summary's `verdict`): per evaluation the
+/// verdict word, D with the bounded 90 % interval the verdict reads (rule v8), its half-width
+/// (the run's resolution) and T; the unbounded interval and the margin are in the differences.
 pub(super) fn verdict_line(n: &Numbers) -> String {
     if n.verdicts.is_empty() {
         return "Seed 004 in a search: not resolved, no evaluation with tables was measured"
@@ -116,23 +116,21 @@ pub(super) fn verdict_line(n: &Numbers) -> String {
             Some(d) => {
                 let bounded = n.bounded(d);
                 format!(
-                    "{} {}, D {} ns/node, bounded by its controls [{}, {}] (±{}, T {}, margin \
-                     {:+.2})",
+                    "{} {}, D {} [{}, {}] ns/node (resolution ±{}, T {})",
                     eval.name(),
                     verdict.words(),
-                    format_interval(&d.estimate),
+                    format_sig(d.estimate.value),
                     format_sig(bounded.low),
                     format_sig(bounded.high),
                     format_sig(bounded.half_width()),
                     format_sig(n.threshold(*eval)),
-                    n.margin(d)
                 )
             }
             None => format!("{} {}", eval.name(), verdict.words()),
         })
         .collect();
     format!(
-        "Seed 004 in a search (magic-plain − dbb, 90 %): {}",
+        "Seed 004 in a search (magic-plain − dbb, 90 %, bounded by its controls): {}",
         parts.join("; ")
     )
 }

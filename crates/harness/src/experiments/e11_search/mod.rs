@@ -13,6 +13,8 @@ mod differences;
 mod findings;
 mod measure;
 mod measurement;
+/// `EvalKind` by its name in results.json (E13's cells are written so too).
+pub(crate) use measurement::eval_name;
 pub mod rule;
 pub mod rule_v5;
 pub mod rule_v6;
@@ -215,35 +217,8 @@ fn summary_of(m: &Measurement, n: &Numbers) -> Vec<(String, Json)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::tests::assert_well_formed;
+    use crate::experiments::tests::{assert_as_committed, assert_well_formed};
     use crate::experiments::Config;
-
-    /// `path` (from the workspace root) is as `commit` holds it. Checked wherever the
-    /// repository's history is at hand (a clone, CI); a source tree without `.git` says so.
-    fn assert_as_committed(path: &str, commit: &str) {
-        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-        if !std::path::Path::new(root).join(".git").exists() {
-            eprintln!("no .git beside the sources: the rule's commit is not checked here");
-            return;
-        }
-        if std::path::Path::new(root).join(".git/shallow").exists() {
-            eprintln!("a shallow clone: the rule's commit may be missing, not checked here");
-            return;
-        }
-        let committed = std::process::Command::new("git")
-            .args(["-C", root, "show", &format!("{commit}:{path}")])
-            .output()
-            .expect("git runs");
-        assert!(
-            committed.status.success(),
-            "{commit} is not in this clone's history"
-        );
-        let now = std::fs::read(std::path::Path::new(root).join(path)).expect("the rule reads");
-        assert!(
-            committed.stdout == now,
-            "{path} differs from {commit}: a changed rule is a new version with its own commit"
-        );
-    }
 
     /// The rules are pre-registered: v4's `rule.rs` as its commit holds it (the reports of v4
     /// name it), v5's `rule_v5.rs` as its commit holds it (v6 reuses it), and v6's

@@ -9,6 +9,8 @@
 
 /// `VG_USERREQ_TOOL_BASE('C', 'T')`: callgrind's first request number.
 const CALLGRIND_BASE: u64 = (b'C' as u64) << 24 | (b'T' as u64) << 16;
+/// `VG_USERREQ__ZERO_STATS`: the second after the base (dump stats comes first).
+const ZERO_STATS: u64 = CALLGRIND_BASE + 1;
 /// `VG_USERREQ__START_INSTRUMENTATION` and `…STOP…`: the fifth and sixth after the base
 /// (dump stats, zero stats, toggle collect and dump stats at come first).
 const START_INSTRUMENTATION: u64 = CALLGRIND_BASE + 4;
@@ -17,6 +19,12 @@ const STOP_INSTRUMENTATION: u64 = CALLGRIND_BASE + 5;
 /// Asks callgrind to instrument from here on (with `--instr-atstart=no`, nothing before was).
 pub fn start_instrumentation() {
     client_request(START_INSTRUMENTATION);
+}
+
+/// Asks callgrind to zero every cost counted so far; the simulated caches keep their contents,
+/// so what is counted after it runs on caches the search before it warmed.
+pub fn zero_stats() {
+    client_request(ZERO_STATS);
 }
 
 /// Asks callgrind to stop instrumenting.
@@ -59,8 +67,10 @@ mod tests {
     fn e13_client_requests_are_no_ops_outside_valgrind() {
         let before = std::hint::black_box(41u64) + 1;
         start_instrumentation();
+        zero_stats();
         stop_instrumentation();
         assert_eq!(before, 42);
         assert_eq!(START_INSTRUMENTATION, 0x4354_0004);
+        assert_eq!(ZERO_STATS, 0x4354_0001);
     }
 }

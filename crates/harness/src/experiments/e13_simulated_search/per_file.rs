@@ -31,11 +31,12 @@
 //! rule is a heuristic where a function inlines several workspace files: a std line is given to
 //! the one whose code precedes it in the binary.
 
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
 /// The events E13 reads, per source file or in total. Signed, so that the difference of two
 /// runs keeps its parts summing to its total even where one part's count shrank.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DataEvents {
     pub ir: i64,
     pub dr: i64,
@@ -403,12 +404,14 @@ impl Reader {
     /// Events from a line's numbers after its positions (trailing zero counts may be left out).
     fn events_of<'a>(&self, numbers: impl Iterator<Item = &'a str>) -> Result<DataEvents, String> {
         let columns = self.columns.ok_or("costs before the events: line")?;
+        // Read as two's complement: after a zero-stats request callgrind's `summary:` line
+        // holds the costs before it subtracted wrongly (huge numbers that are negative ones);
+        // the `totals:` line, which is read in its place, is right.
         let values: Vec<i64> = numbers
             .map(|n| {
                 n.parse::<u64>()
-                    .ok()
-                    .and_then(|n| i64::try_from(n).ok())
-                    .ok_or_else(|| format!("'{n}' is not a count"))
+                    .map(|n| n as i64)
+                    .map_err(|_| format!("'{n}' is not a count"))
             })
             .collect::<Result<_, _>>()?;
         let value = |column: usize| values.get(column).copied().unwrap_or(0);

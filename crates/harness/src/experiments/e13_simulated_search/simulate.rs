@@ -53,18 +53,25 @@ pub const NO_LINE_TABLES: &str = "the binary has no line tables";
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchRun {
     pub nodes: u64,
+    pub warm_nodes: u64,
     pub checksum: u64,
     pub counts: FileCounts,
 }
 
-/// The steady state of a search: the run of `2P` positions less the run of the first `P`, so
-/// that the cold misses of the first touch of code, tables and TT, and the measured function's
-/// entry and exit, cancel (as E8's `long.minus(&short)` does for its lookups).
+/// The steady state of a search: callgrind's counts over the measured `P` positions, which the
+/// first `P` searched before them on the same simulated caches and TT (their costs zeroed by a
+/// client request), so that the cold misses of the first touch of code, tables and TT fall
+/// outside it. As E8's `long.minus(&short)` does for its lookups, at two thirds of the cost of
+/// differencing a run of `2P` positions and one of `P`, which counts the same positions on the
+/// same warm state.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SteadySearch {
     pub size: SearchSize,
-    /// Nodes of the second `P` positions (the difference of the two runs' nodes).
+    /// Nodes of the measured positions.
     pub nodes: u64,
+    /// Nodes of the warming positions before them.
+    pub warm_nodes: u64,
+    pub checksum: u64,
     pub counts: FileCounts,
 }
 
@@ -99,11 +106,8 @@ impl SteadySearch {
     }
 }
 
-/// The steady state of `size`'s search on `backend` under `geometry`: two runs, of
-/// `size.positions` and of twice as many (the first ones again and as many more), differenced.
-/// Both runs build every bench position, the same tables and the same TT, and their command
-/// lines have the same length, so they allocate alike and the second run's first half repeats
-/// the first run exactly.
+/// The steady state of `size`'s search on `backend` under `geometry`: one run of twice
+/// `size.positions` positions, the second half counted ([`SteadySearch`]).
 pub fn simulate_search(
     exe: &Path,
     backend: &str,
@@ -111,43 +115,34 @@ pub fn simulate_search(
     geometry: &Geometry,
     simulator: Simulator<'_>,
 ) -> Result<SteadySearch, String> {
-    let longer = SearchSize {
-        positions: 2 * size.positions,
-        ..size
-    };
-    if longer.positions > bench_positions() {
+    if 2 * size.positions > bench_positions() {
         return Err(format!(
-            "{} positions and twice as many asked for, but there are {} bench positions",
+            "{} positions measured after as many warming ones asked for, but there are {} \
+             bench positions",
             size.positions,
             bench_positions()
         ));
     }
-    let short = simulate_search_once(exe, backend, size, geometry, simulator)?;
-    let long = simulate_search_once(exe, backend, longer, geometry, simulator)?;
-    if long.nodes <= short.nodes {
+    let run = simulate_search_once(exe, backend, size, geometry, simulator)?;
+    if run.nodes == 0 {
         return Err(format!(
-            "{backend}: {} positions searched {} nodes, no more than the first {}'s {}",
-            longer.positions, long.nodes, size.positions, short.nodes
+            "{backend}: the measured positions searched no nodes"
         ));
     }
     Ok(SteadySearch {
         size,
-        nodes: long.nodes - short.nodes,
-        counts: long.counts.minus(&short.counts),
+        nodes: run.nodes,
+        warm_nodes: run.warm_nodes,
+        checksum: run.checksum,
+        counts: run.counts,
     })
 }
 
-/// The command line of one simulated search: callgrind with the cache simulation, the geometry
-/// given in full, collection only inside [`MEASURED_FUNCTION`], per-line counts (which carry
-/// inlined code's own files as `fi=`/`fe=` where the binary has line tables), the workload at
-/// [`SIMULATED_SIMD`] with the position count zero-padded to ten digits.
-pub fn callgrind_command(
-    exe: &Path,
-    backend: &str,
-    size: SearchSize,
-    geometry: &Geometry,
-    out_file: &Path,
-) -> Command {
+/// Callgrind with the cache simulation and the geometry given in full, instrumenting only from
+/// the workload's request and collecting only inside [`MEASURED_FUNCTION`] (and the functions
+/// its name starts), per-line counts (which carry inlined code's own files as `fi=`/`fe=` where
+/// the binary has line tables), running `exe` with `args`.
+fn valgrind_command(exe: &Path, geometry: &Geometry, out_file: &Path, args: &[String]) -> Command {
     let mut command = Command::new("valgrind");
     command
         // A KIKI_SIMD=avx512 inherited from the report would make the workload refuse to start
@@ -167,38 +162,47 @@ pub fn callgrind_command(
         .arg(format!("--LL={}", geometry.ll.valgrind_arg()))
         .arg(format!("--callgrind-out-file={}", out_file.display()))
         .arg(exe)
-        .args(["e13-workload", "--backend", backend])
-        .args(["--eval", size.eval.name()])
-        .args(["--positions", &format!("{:010}", size.positions)])
-        .args(["--depth", &size.depth.to_string()])
-        .args(["--tt-mib", &size.tt_mib.to_string()])
+        .args(args)
         .args(["--simd", SIMULATED_SIMD]);
     command
 }
 
-/// Runs `size`'s search on `backend` under callgrind with `geometry` once, in a folder of its
-/// own under the simulator's scratch folder (runs go side by side).
-pub fn simulate_search_once(
+/// The command line of one simulated search: the workload at [`SIMULATED_SIMD`].
+pub fn callgrind_command(
     exe: &Path,
     backend: &str,
     size: SearchSize,
     geometry: &Geometry,
-    simulator: Simulator<'_>,
-) -> Result<SearchRun, String> {
-    let folder = tempfile::Builder::new()
-        .prefix("run-")
-        .tempdir_in(simulator.scratch)
-        .map_err(|e| format!("cannot create a folder for callgrind's output: {e}"))?;
-    let out_file = folder.path().join("callgrind.out");
-    let command = callgrind_command(exe, backend, size, geometry, &out_file);
-    let output = simulator.watch.output(command)?;
-    let text = std::fs::read_to_string(&out_file);
-    let _ = std::fs::remove_file(&out_file);
-    let cell = format!(
-        "{backend} {} at LL {}",
+    out_file: &Path,
+) -> Command {
+    let args = [
+        "e13-workload",
+        "--backend",
+        backend,
+        "--eval",
         size.eval.name(),
-        geometry.ll.describe()
-    );
+        "--positions",
+        &size.positions.to_string(),
+        "--depth",
+        &size.depth.to_string(),
+        "--tt-mib",
+        &size.tt_mib.to_string(),
+    ]
+    .map(String::from);
+    valgrind_command(exe, geometry, out_file, &args)
+}
+
+/// Runs `command` (which writes `out_file`) and reads callgrind's counts per file, refusing a
+/// run that collected nothing or whose binary has no line tables; with the workload's stdout.
+fn run_callgrind(
+    command: Command,
+    out_file: &Path,
+    cell: &str,
+    simulator: Simulator<'_>,
+) -> Result<(String, FileCounts), String> {
+    let output = simulator.watch.output(command)?;
+    let text = std::fs::read_to_string(out_file);
+    let _ = std::fs::remove_file(out_file);
     if !output.status.success() {
         let last = crate::last_line(&output.stderr);
         return Err(format!(
@@ -206,7 +210,6 @@ pub fn simulate_search_once(
             output.status
         ));
     }
-    let totals = parse_workload_line(&String::from_utf8_lossy(&output.stdout))?;
     let text = text.map_err(|e| format!("callgrind wrote no output for {cell}: {e}"))?;
     let counts = parse_per_file(&text).map_err(|e| format!("{cell}: {e}"))?;
     if counts.totals.ir == 0 {
@@ -222,8 +225,70 @@ pub fn simulate_search_once(
             100.0 * unknown
         ));
     }
+    Ok((String::from_utf8_lossy(&output.stdout).into_owned(), counts))
+}
+
+/// A folder of its own under the simulator's scratch folder (runs go side by side).
+fn run_folder(simulator: Simulator<'_>) -> Result<tempfile::TempDir, String> {
+    tempfile::Builder::new()
+        .prefix("run-")
+        .tempdir_in(simulator.scratch)
+        .map_err(|e| format!("cannot create a folder for callgrind's output: {e}"))
+}
+
+/// The synthetic table walk of `lines` distinct lines on `backend` under `geometry`: its
+/// lookups and callgrind's counts per file (the attribution's test).
+pub fn simulate_walk(
+    exe: &Path,
+    backend: &str,
+    lines: usize,
+    geometry: &Geometry,
+    simulator: Simulator<'_>,
+) -> Result<(u64, FileCounts), String> {
+    let folder = run_folder(simulator)?;
+    let out_file = folder.path().join("callgrind.out");
+    let args = [
+        "e13-walk",
+        "--backend",
+        backend,
+        "--lines",
+        &lines.to_string(),
+    ]
+    .map(String::from);
+    let command = valgrind_command(exe, geometry, &out_file, &args);
+    let cell = format!("{backend}'s walk of {lines} lines");
+    let (stdout, counts) = run_callgrind(command, &out_file, &cell, simulator)?;
+    let lookups = stdout
+        .split_whitespace()
+        .skip_while(|w| *w != "lookups")
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| format!("{cell}: no lookup count in '{}'", stdout.trim()))?;
+    Ok((lookups, counts))
+}
+
+/// Runs `size`'s search on `backend` under callgrind with `geometry` once, in a folder of its
+/// own under the simulator's scratch folder (runs go side by side).
+pub fn simulate_search_once(
+    exe: &Path,
+    backend: &str,
+    size: SearchSize,
+    geometry: &Geometry,
+    simulator: Simulator<'_>,
+) -> Result<SearchRun, String> {
+    let folder = run_folder(simulator)?;
+    let out_file = folder.path().join("callgrind.out");
+    let command = callgrind_command(exe, backend, size, geometry, &out_file);
+    let cell = format!(
+        "{backend} {} at LL {}",
+        size.eval.name(),
+        geometry.ll.describe()
+    );
+    let (stdout, counts) = run_callgrind(command, &out_file, &cell, simulator)?;
+    let totals = parse_workload_line(&stdout)?;
     Ok(SearchRun {
         nodes: totals.nodes,
+        warm_nodes: totals.warm_nodes,
         checksum: totals.checksum,
         counts,
     })

@@ -20,7 +20,8 @@ use crate::machine::Machine;
 use crate::results::ExperimentResult;
 use measure::Measurement;
 pub(crate) use measure::{
-    find_window, sampling, tick_ns, time_chains, ChainCase, MakeChain, Warming, FIXED_ORDER_SEED,
+    find_window, sampling, stack_distances, tick_ns, time_chains, ChainCase, MakeChain, Reuse,
+    Warming, FIXED_ORDER_SEED,
 };
 pub use measure::{OrderSeed, SeedSource};
 

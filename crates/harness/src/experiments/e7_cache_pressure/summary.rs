@@ -37,6 +37,13 @@ pub struct Summary {
     /// Seed 004's argument as this machine decides it.
     #[serde(rename = "seed_004_verdict")]
     pub seed_004: Option<SeedVerdict>,
+    /// The answer in one sentence (absent before 2026-12-01).
+    pub answer: Option<Answer>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct Answer {
+    pub sentence: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]

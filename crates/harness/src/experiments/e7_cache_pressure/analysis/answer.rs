@@ -5,7 +5,7 @@
 use super::estimate_json;
 use super::positive::{Positive, Reference};
 use super::ring_test::p_words;
-use super::verdict::Verdict;
+use super::verdict::{Contender, Verdict};
 use crate::experiments::e7_cache_pressure::summary::{SeedOutcome, SeedVerdict};
 use crate::stats::{format_interval, format_sig};
 use serde_json::{json, Value as Json};
@@ -59,6 +59,20 @@ fn notes(verdict: &Verdict, controls: &[Positive], detail: Detail) -> String {
         })
         .collect();
     let mut notes = ringed.clone();
+    // "Half shown": the gap at the top pressure is shown, its growth with pressure is not.
+    let growth = verdict
+        .pairs
+        .iter()
+        .find(|p| p.contender == Contender::MagicPlain)
+        .and_then(|p| p.difference_growth.as_ref());
+    if let (SeedOutcome::HalfShown, Some(g)) =
+        (SeedVerdict::from(verdict.text.clone()).outcome, growth)
+    {
+        notes.push(format!(
+            "its growth with pressure {} ns not resolved",
+            format_interval(g)
+        ));
+    }
     let others = failed.len().saturating_sub(ringed.len());
     if others > 0 {
         let plural = if others == 1 { "control" } else { "controls" };
@@ -66,7 +80,7 @@ fn notes(verdict: &Verdict, controls: &[Positive], detail: Detail) -> String {
         notes.push(format!("{others}{other} {plural} failed"));
     }
     if let Some(level) = &verdict.unplaced {
-        notes.push(format!("no {level} level characterised here"));
+        notes.push(format!("no {level} level characterised"));
     }
     if notes.is_empty() {
         String::new()
@@ -76,7 +90,7 @@ fn notes(verdict: &Verdict, controls: &[Positive], detail: Detail) -> String {
 }
 
 /// The answer (`Seed 004's argument holds: magic-plain − dbb table-miss cost 12.30 [10.10–14.50]
-/// ns per lookup (95 %) after 512 pressure reads per node, resolved to ±2.200 ns.`) with its
+/// ns a lookup (95 %) at 512 pressure reads a node, ±2.200 ns.`) with its
 /// [`notes`], in at most 40 words: past them a failed control's interval goes, then its p.
 pub(in super::super) fn sentence(verdict: &Verdict, controls: &[Positive], top: u32) -> String {
     let outcome = SeedVerdict::from(verdict.text.clone()).outcome;
@@ -91,11 +105,11 @@ pub(in super::super) fn sentence(verdict: &Verdict, controls: &[Positive], top: 
     };
     let with = |detail| {
         format!(
-            "Seed 004's argument {}: magic-plain − dbb table-miss cost {} ns per lookup (95 %{}) \
-             after {top} pressure reads per node, resolved to ±{} ns{}.",
+            "Seed 004's argument {}: magic-plain − dbb table-miss cost {} ns a lookup (95 %{}) \
+             at {top} pressure reads a node, ±{} ns{}.",
             verb(outcome),
             format_interval(d),
-            bounded.map_or("", |_| ", bounded by its controls"),
+            bounded.map_or("", |_| ", bounded"),
             format_sig((d.high - d.low) / 2.0),
             notes(verdict, controls, detail)
         )
@@ -163,7 +177,7 @@ mod tests {
         assert_eq!(
             holds,
             "Seed 004's argument holds: magic-plain − dbb table-miss cost 12.30 [10.10–14.50] \
-             ns per lookup (95 %) after 512 pressure reads per node, resolved to ±2.200 ns."
+             ns a lookup (95 %) at 512 pressure reads a node, ±2.200 ns."
         );
         let longest = [
             sentence(&verdict("is not decided here: …", 3, Some("L3")), &[], 512),
@@ -179,7 +193,7 @@ mod tests {
         }
         assert!(
             longest[0].starts_with("Seed 004's argument is not decided here: ")
-                && longest[0].ends_with("(3 controls failed; no L3 level characterised here)."),
+                && longest[0].ends_with("(3 controls failed; no L3 level characterised)."),
             "{}",
             longest[0]
         );
@@ -225,9 +239,9 @@ mod tests {
         let answer = sentence(&failed, std::slice::from_ref(&control), 512);
         assert!(
             answer.ends_with(&format!(
-                "(½ L2 control failed, {}; no L3 level characterised here).",
+                "(½ L2 control failed, {}; no L3 level characterised).",
                 p_words(test.p)
-            )) || answer.ends_with("(1 control failed; no L3 level characterised here)."),
+            )) || answer.ends_with("(1 control failed; no L3 level characterised)."),
             "{answer}"
         );
         assert!(answer.split_whitespace().count() <= MOST_WORDS, "{answer}");

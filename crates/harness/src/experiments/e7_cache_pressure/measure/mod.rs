@@ -25,7 +25,7 @@ pub(super) use chains::{
 pub(super) use chains::{dose_case, dose_masks};
 pub(super) use merge::merge;
 pub(crate) use pages::{PhaseControl, TablePages, PHASE_CONTROL};
-pub(crate) use reuse::Reuse;
+pub(crate) use reuse::{stack_distances, Reuse};
 pub(super) use ring::{has_ring, ring_case};
 pub(crate) use timing::{
     find_window, tick_ns, time_chains, BlockOrder, Chain, ChainCase, MakeChain, Warming,

@@ -77,7 +77,7 @@ pub(super) fn reuse_of(name: &'static str, workload: &SearchWorkload) -> Option<
 /// LRU stack distances of `lines` (Bennett and Kruskal's method: a Fenwick tree over access
 /// times marks each line's latest access; a reuse's distance is the marks since its last one),
 /// for a walk of `lookups` lookups.
-fn stack_distances(backend: &'static str, lines: &[u64], lookups: u64) -> Reuse {
+pub(crate) fn stack_distances(backend: &'static str, lines: &[u64], lookups: u64) -> Reuse {
     let n = lines.len();
     let mut tree = vec![0u32; n + 1];
     let add = |tree: &mut Vec<u32>, at: usize, delta: i32| {
