@@ -7,8 +7,8 @@
 use crate::common::TempDir;
 use std::path::Path;
 
-/// Mailbox has no attack tables: with a 4 MiB last level its attack-table code misses on a
-/// read (a table lookup is a read) under 0.01 times per node, while dbb, which walks the same
+/// Mailbox and sqww have no attack tables: with a 4 MiB last level their attack-table code misses
+/// on a read (a table lookup is a read) under 0.01 times per node, while dbb, which walks the same
 /// tree, reads its tables from that code; a cell run twice repeats. Its write misses are not
 /// tested: in a debug build, whose frames are large, the backend's inlined code spills to stack
 /// lines that the second half's deeper searches touch first (4.3 write misses per node at
@@ -50,6 +50,11 @@ fn e13_mailbox_has_no_attack_table_misses() {
         run => run.unwrap(),
     };
     let dbb = simulate_search(exe, "dbb", size, &geometry, simulator).unwrap();
+    // SquareWithWall stepping has no tables either.
+    let sqww = simulate_search(exe, "sqww", size, &geometry, simulator).unwrap();
+    let sqww_reads = sqww.counts.by_part().get(Part::AttackTables).dlmr as f64 / sqww.nodes as f64;
+    eprintln!("sqww attack-table read misses per node: {sqww_reads}");
+    assert!(sqww_reads.abs() < 0.01, "{sqww:?}");
     assert!(mailbox.nodes > 0);
     assert_eq!(
         mailbox.nodes, dbb.nodes,
