@@ -153,6 +153,17 @@ fn padded(low: f64, high: f64, log: bool, from_zero: bool) -> AxisRange {
 /// The y range: bars (and line plots whose data starts near zero) start at zero on a linear
 /// axis, so lengths compare honestly.
 fn y_range(plot: &Plot, lines: &[Vec<Point>]) -> AxisRange {
+    if plot.kind == PlotKind::StackedBar {
+        let top = stack_tops(plot, lines).into_iter().fold(0.0f64, f64::max);
+        // The lowest segment bounds a log axis from below, as a grouped bar's does.
+        let least = lines
+            .iter()
+            .flatten()
+            .map(|p| p.y)
+            .filter(|&y| y > 0.0)
+            .fold(top, f64::min);
+        return padded(least, top, plot.log_y, true);
+    }
     let low = lines
         .iter()
         .flatten()
@@ -163,12 +174,12 @@ fn y_range(plot: &Plot, lines: &[Vec<Point>]) -> AxisRange {
         .flatten()
         .map(|p| p.y_high)
         .fold(f64::NEG_INFINITY, f64::max);
-    let from_zero = plot.kind == PlotKind::Bar || (low >= 0.0 && low < 0.5 * high);
+    let from_zero = plot.kind.is_bars() || (low >= 0.0 && low < 0.5 * high);
     padded(low, high, plot.log_y, from_zero)
 }
 
 fn x_range(plot: &Plot, lines: &[Vec<Point>]) -> AxisRange {
-    if plot.kind == PlotKind::Bar {
+    if plot.kind.is_bars() {
         let count = plot.categories.len().max(1) as f64;
         return AxisRange {
             low: -0.5,
@@ -277,7 +288,7 @@ fn draw_legend<DB: DrawingBackend>(
     for (index, line) in plot.lines.iter().enumerate() {
         let y = top + 24 * index as i32;
         let style = colour(index).filled();
-        if plot.kind == PlotKind::Bar {
+        if plot.kind.is_bars() {
             area.draw(&Rectangle::new([(6, y - 6), (26, y + 6)], style))?;
         } else {
             area.draw(&PathElement::new(
@@ -337,7 +348,7 @@ where
     let mut chart = ChartBuilder::on(area)
         .caption(&plot.title, (FONT, 22).into_font())
         .margin(12)
-        .x_label_area_size(if plot.kind == PlotKind::Bar { 56 } else { 50 })
+        .x_label_area_size(if plot.kind.is_bars() { 56 } else { 50 })
         .y_label_area_size(80)
         .build_cartesian_2d(x_spec, y_spec)
         .map_err(fail)?;
@@ -352,7 +363,7 @@ where
         .axis_desc_style((FONT, 16).into_font())
         .y_label_formatter(&y_formatter)
         .y_labels(8);
-    if plot.kind == PlotKind::Bar {
+    if plot.kind.is_bars() {
         // Category names are drawn below each group instead of numeric ticks.
         mesh.disable_x_mesh().x_labels(0);
     } else {
@@ -365,9 +376,10 @@ where
     match plot.kind {
         PlotKind::Line => draw_lines(&mut chart, lines).map_err(fail)?,
         PlotKind::Bar => draw_bars(&mut chart, plot, lines, y_floor).map_err(fail)?,
+        PlotKind::StackedBar => draw_stacked_bars(&mut chart, plot, lines).map_err(fail)?,
     }
     draw_markers(&mut chart, plot, y_floor, y_top).map_err(fail)?;
-    if plot.kind == PlotKind::Bar {
+    if plot.kind.is_bars() {
         draw_category_labels(area, &chart, plot, y_floor).map_err(fail)?;
     }
     if lines.iter().all(Vec::is_empty) {
@@ -472,6 +484,47 @@ where
     Ok(())
 }
 
+/// The height of each category's stack: the sum of its segments (negative ones left out).
+fn stack_tops(plot: &Plot, lines: &[Vec<Point>]) -> Vec<f64> {
+    let mut tops = vec![0.0; plot.categories.len()];
+    for p in lines.iter().flatten() {
+        if let Some(top) = tops.get_mut(p.x.round().max(0.0) as usize) {
+            *top += p.y.max(0.0);
+        }
+    }
+    tops
+}
+
+/// One bar per category, each line's segment drawn on top of the lines' before it.
+fn draw_stacked_bars<DB, X, Y>(
+    chart: &mut Chart<'_, DB, X, Y>,
+    plot: &Plot,
+    lines: &[Vec<Point>],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let mut bases = vec![0.0; plot.categories.len()];
+    for (index, points) in lines.iter().enumerate() {
+        let colour = colour(index);
+        for p in points {
+            let Some(base) = bases.get_mut(p.x.round().max(0.0) as usize) else {
+                continue;
+            };
+            let height = p.y.max(0.0);
+            let (left, right) = (p.x - 0.35, p.x + 0.35);
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(left, *base), (right, *base + height)],
+                colour.filled(),
+            )))?;
+            *base += height;
+        }
+    }
+    Ok(())
+}
+
 /// Dashed vertical lines with their labels, staggered in height so neighbours do not collide.
 fn draw_markers<DB, X, Y>(
     chart: &mut Chart<'_, DB, X, Y>,
@@ -571,7 +624,7 @@ mod tests {
                     .map(|k| {
                         let y = 100.0 + 40.0 * i as f64 + 10.0 * k as f64;
                         Point {
-                            x: if kind == PlotKind::Bar {
+                            x: if kind.is_bars() {
                                 (k % 3) as f64
                             } else {
                                 4096.0 * 4f64.powi(k)
@@ -592,7 +645,7 @@ mod tests {
             log_x,
             log_y,
             kind,
-            categories: if kind == PlotKind::Bar {
+            categories: if kind.is_bars() {
                 vec!["rook".into(), "bishop".into(), "lance".into()]
             } else {
                 Vec::new()
@@ -607,7 +660,7 @@ mod tests {
 
     #[test]
     fn every_axis_combination_renders_svg_with_text() {
-        for kind in [PlotKind::Line, PlotKind::Bar] {
+        for kind in [PlotKind::Line, PlotKind::Bar, PlotKind::StackedBar] {
             for (log_x, log_y) in [(false, false), (true, false), (false, true), (true, true)] {
                 let svg = render_svg(&sample_plot(kind, log_x, log_y)).unwrap();
                 assert!(svg.starts_with("<svg"), "{kind:?} {log_x} {log_y}");

@@ -59,6 +59,16 @@ pub enum PlotKind {
     Line,
     /// Grouped bars over categories (x values are category indices into `categories`).
     Bar,
+    /// One bar per category, each line a segment stacked on the ones before it (parts of a
+    /// whole; x values as [`PlotKind::Bar`]'s, y values non-negative).
+    StackedBar,
+}
+
+impl PlotKind {
+    /// Whether the x axis is categories (grouped or stacked bars).
+    pub fn is_bars(self) -> bool {
+        matches!(self, PlotKind::Bar | PlotKind::StackedBar)
+    }
 }
 
 /// One point: x, the median y, and the spread shown as an error bar (min and max, or MAD).

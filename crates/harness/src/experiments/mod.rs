@@ -768,7 +768,6 @@ pub(crate) fn and_list(items: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::PlotKind;
     use kiki_core::units::rounded_bytes;
 
     /// The prose's and ranking's value is the table cell's: with two rounds per invocation
@@ -923,7 +922,7 @@ mod tests {
                     );
                 }
             }
-            if plot.kind == PlotKind::Bar {
+            if plot.kind.is_bars() {
                 assert!(!plot.categories.is_empty());
             }
             assert!(plot.file_stem.starts_with(&experiment.id.to_lowercase()));

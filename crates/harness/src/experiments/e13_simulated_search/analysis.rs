@@ -5,6 +5,7 @@ use super::measure::{CellCounts, Measurement, RULE_PAIR};
 use super::per_file::Part;
 use super::reference::{memory_minus_last_level_ns, Interval};
 use super::rule::{self, Priced, Verdict};
+use super::trace::TableTrace;
 use kiki_engine::search::eval::EvalKind;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -98,7 +99,9 @@ pub struct EvalAnswer {
     pub verdict_range: Vec<(usize, Verdict)>,
     pub knee_bytes: Option<usize>,
     pub sensitive: bool,
-    pub e7_predicted_ns: Option<f64>,
+    /// E7's isolated magic-plain − dbb per lookup (with its interval) times the lookups per
+    /// node.
+    pub e7_predicted: Option<Interval>,
     pub e11_d: Option<Interval>,
     pub consistent: Consistent,
 }
@@ -185,13 +188,19 @@ impl<'m> Analysis<'m> {
         Some((0.03 * native.dbb_ns, "E13's native timing"))
     }
 
-    /// Lookups per node of the search under `eval` (the tree is the same on every backend).
-    pub fn lookups_per_node(&self, eval: EvalKind) -> Option<f64> {
+    /// `backend`'s traced table lines (traced under one evaluation: every evaluation and every
+    /// backend walks the same tree).
+    pub fn trace(&self, backend: &str) -> Option<&TableTrace> {
         self.m
             .traces
             .iter()
-            .find(|t| t.eval == eval)
-            .map(|t| t.trace.lookups_per_node())
+            .map(|t| &t.trace)
+            .find(|t| t.backend == backend)
+    }
+
+    /// Lookups per node of the search (the same under every evaluation and backend).
+    pub fn lookups_per_node(&self) -> Option<f64> {
+        self.m.traces.first().map(|t| t.trace.lookups_per_node())
     }
 
     fn answer(&self, eval: EvalKind) -> EvalAnswer {
@@ -212,21 +221,28 @@ impl<'m> Analysis<'m> {
             .filter_map(|ll| Some((ll, self.priced(eval, ll)?)))
             .collect();
         let knee_bytes = rule::knee(&sweep, threshold_ns);
-        let e7_predicted_ns = self
+        let e7_predicted = self
             .m
             .reference
             .e7
             .as_ref()
-            .zip(self.lookups_per_node(eval))
-            .map(|(e7, lookups)| e7.difference.ns * lookups);
+            .zip(self.lookups_per_node())
+            .map(|(e7, lookups)| Interval {
+                ns: e7.difference.ns * lookups,
+                low: e7.difference.low * lookups,
+                high: e7.difference.high * lookups,
+            });
         let e11_d = self.m.reference.e11_under(eval.name()).map(|e| e.d);
-        // A range is consistent where E11's interval meets it: some price in it gives a D
-        // E11 does not exclude.
+        // A prediction is consistent where E11's interval meets its range: some value in it is
+        // a D E11 does not exclude. E13's range is its two prices, E7's its own interval.
+        let meets = |d: Interval, low: f64, high: f64| low <= d.high && d.low <= high;
         let consistent = Consistent {
             e13: e11_d
                 .zip(priced)
-                .map(|(d, p)| p.ns_low <= d.high && d.low <= p.ns_high),
-            e7: e11_d.zip(e7_predicted_ns).map(|(d, x)| d.contains(x)),
+                .map(|(d, p)| meets(d, p.ns_low, p.ns_high)),
+            e7: e11_d
+                .zip(e7_predicted)
+                .map(|(d, x)| meets(d, x.low, x.high)),
         };
         EvalAnswer {
             eval: eval.name(),
@@ -237,7 +253,7 @@ impl<'m> Analysis<'m> {
             verdict_range,
             knee_bytes,
             sensitive: self.l3.is_some_and(|l3| rule::sensitive(knee_bytes, l3)),
-            e7_predicted_ns,
+            e7_predicted,
             e11_d,
             consistent,
         }
@@ -261,6 +277,9 @@ pub struct Summary {
     pub d_sim: BTreeMap<String, BTreeMap<String, DSim>>,
     pub predicted_d_ns: BTreeMap<String, Option<Range>>,
     pub e7_predicted_d_ns: BTreeMap<String, Option<f64>>,
+    /// E7's prediction's interval (its magic-plain − dbb interval times the lookups a node).
+    #[serde(default)]
+    pub e7_predicted_d_range: BTreeMap<String, Option<Range>>,
     pub e11_consistent: BTreeMap<String, Consistent>,
     pub lookups_per_node: BTreeMap<String, Option<f64>>,
     pub positions: usize,
@@ -322,12 +341,18 @@ impl Analysis<'_> {
                     high: p.ns_high,
                 })
             }),
-            e7_predicted_d_ns: self.by_eval(|a| a.e7_predicted_ns),
+            e7_predicted_d_ns: self.by_eval(|a| a.e7_predicted.map(|x| x.ns)),
+            e7_predicted_d_range: self.by_eval(|a| {
+                a.e7_predicted.map(|x| Range {
+                    low: x.low,
+                    high: x.high,
+                })
+            }),
             e11_consistent: self.by_eval(|a| a.consistent),
-            lookups_per_node: EvalKind::ALL
+            lookups_per_node: m
+                .evals()
                 .into_iter()
-                .filter(|&e| m.traces.iter().any(|t| t.eval == e))
-                .map(|e| (e.name().to_string(), self.lookups_per_node(e)))
+                .map(|e| (e.name().to_string(), self.lookups_per_node()))
                 .collect(),
             positions: m.positions,
             depth: m.depth,

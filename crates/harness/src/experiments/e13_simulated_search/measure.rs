@@ -3,7 +3,7 @@
 //! E11 did not measure it.
 
 use super::cells::{cells, sweep_point, Cell};
-use super::per_file::{DataEvents, Part};
+use super::per_file::{DataEvents, FileCounts, Part};
 use super::reference::Reference;
 use super::simulate::{simulate_search, Geometry, SteadySearch};
 use super::trace::{trace_tables, TableTrace};
@@ -66,6 +66,48 @@ pub struct CellCounts {
     pub parts: Vec<DataEvents>,
     /// What inlined std code issued, charged to the workspace file it was inlined into.
     pub from_std: DataEvents,
+    /// The files of the part `other` that missed the last level most, most first (at most
+    /// [`OTHER_FILES_KEPT`]): what that part is made of.
+    #[serde(default)]
+    pub other_files: Vec<FileMisses>,
+}
+
+/// How many of a cell's `other` files it keeps.
+pub const OTHER_FILES_KEPT: usize = 4;
+
+/// One source file's last-level data misses in a cell's measured search.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileMisses {
+    /// The path as the line table names it, shortened to the workspace or `library/` path.
+    pub file: String,
+    pub ll_misses: i64,
+}
+
+/// `path` from its workspace folder (`crates/`, `variants/`) or the toolchain's `library/` on,
+/// so that a report does not carry the build machine's folders.
+fn short_path(path: &str) -> String {
+    ["crates/", "variants/", "library/"]
+        .iter()
+        .filter_map(|folder| path.find(folder))
+        .min()
+        .map_or(path.to_string(), |at| path[at..].to_string())
+}
+
+/// The files of part `other` with the most last-level misses, most first.
+fn other_files(counts: &FileCounts) -> Vec<FileMisses> {
+    let mut files: Vec<FileMisses> = counts
+        .by_file
+        .iter()
+        .filter(|(file, _)| Part::of_file(file) == Part::Other)
+        .map(|(file, events)| FileMisses {
+            file: short_path(file),
+            ll_misses: events.ll_misses(),
+        })
+        .filter(|f| f.ll_misses > 0)
+        .collect();
+    files.sort_by(|a, b| b.ll_misses.cmp(&a.ll_misses).then(a.file.cmp(&b.file)));
+    files.truncate(OTHER_FILES_KEPT);
+    files
 }
 
 impl CellCounts {
@@ -82,6 +124,7 @@ impl CellCounts {
             totals: run.counts.totals,
             parts: Part::ALL.iter().map(|&p| parts.get(p)).collect(),
             from_std: run.counts.from_std,
+            other_files: other_files(&run.counts),
         }
     }
 
@@ -295,17 +338,18 @@ pub fn measure(
     (counts, failures, started.elapsed().as_secs_f64())
 }
 
-/// The native part: the rule pair's traced table lines under every evaluation the plan runs,
-/// and t(dbb) under each (the best of three timings).
+/// The native part: the rule pair's traced table lines, under the first evaluation the plan
+/// runs (every evaluation walks the same tree, `kiki_engine::search::eval`, so the lookups are
+/// the same under each), and t(dbb) under each evaluation (the best of three timings).
 pub fn native(plan: &Plan) -> (Vec<EvalTrace>, Vec<NativeTime>) {
     let mut evals: Vec<EvalKind> = plan.cells.iter().map(|c| c.eval).collect();
     evals.sort();
     evals.dedup();
     let mut traces = Vec::new();
     let mut native = Vec::new();
-    for &eval in &evals {
+    for (i, &eval) in evals.iter().enumerate() {
         let size = plan.size(eval);
-        for backend in RULE_PAIR {
+        for backend in RULE_PAIR.into_iter().filter(|_| i == 0) {
             if let Some(trace) = trace_tables(backend, size) {
                 traces.push(EvalTrace { eval, trace });
             }

@@ -14,11 +14,24 @@ pub const TITLE: &str = "Seed 004 in a simulated search (valgrind callgrind)";
 /// The model's limits, said with every verdict.
 const LIMITS: &str = "two cache levels, LRU, no prefetcher, no memory-level parallelism";
 
+/// A signed figure to two significant digits below 1 (`+0.0072`), to one decimal above.
 fn ns(x: f64) -> String {
-    format!("{x:+.1}")
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x:+.1}");
+    }
+    if x.abs() >= 1.0 {
+        return format!("{x:+.1}");
+    }
+    let decimals = (1 - x.abs().log10().floor() as i32).clamp(1, 8) as usize;
+    format!("{x:+.decimals$}")
 }
 
-/// One evaluation's answer in one sentence: the verdict, the priced figure and its range, T.
+/// A width (unsigned), as [`ns`] writes figures.
+fn width(x: f64) -> String {
+    ns(x).trim_start_matches('+').to_string()
+}
+
+/// One evaluation's answer in one sentence: the verdict, D_sim and its priced range, T.
 fn answer_sentence(a: &EvalAnswer, l3: Option<usize>) -> String {
     let at = l3.map_or("no measured L3".to_string(), |b| rounded_bytes(b as f64));
     let (Some(verdict), Some(p)) = (a.verdict, a.priced) else {
@@ -37,84 +50,209 @@ fn answer_sentence(a: &EvalAnswer, l3: Option<usize>) -> String {
         None => "no knee in the sweep".to_string(),
     };
     format!(
-        "Under {}, seed 004's argument {} in the simulated search: magic-plain costs {} [{}, {}] ns \
-         a node more than dbb at LL {at} ({:+.3} misses), against T {:.1} ns; {knee}{}.",
+        "Under {}, seed 004's argument {} in the simulated search: at LL {at} D_sim is {} \
+         last-level misses a node, priced [{}, {}] ns against T {:.1} ns; {knee}{}.",
         a.eval,
         verdict.words(),
-        ns((p.ns_low + p.ns_high) / 2.0),
+        ns(p.misses),
         ns(p.ns_low),
         ns(p.ns_high),
-        p.misses,
         a.threshold_ns,
         if a.sensitive { ", sensitive to L3" } else { "" }
     )
 }
 
-/// How each prediction meets E11's measured D, in figures.
+/// How each prediction meets E11's measured D, in figures, and whether E11 tells them apart.
 fn reconciliation_sentence(a: &EvalAnswer) -> Option<String> {
     let d = a.e11_d?;
+    let inside = |consistent: Option<bool>| {
+        if consistent == Some(true) {
+            "inside E11's"
+        } else {
+            "outside E11's"
+        }
+    };
     let e13 = a.priced.map_or("no E13 prediction".to_string(), |p| {
         format!(
-            "E13 predicts [{}, {}] ({})",
+            "E13 predicts [{}, {}] (width {}, {})",
             ns(p.ns_low),
             ns(p.ns_high),
-            if a.consistent.e13 == Some(true) {
-                "consistent"
-            } else {
-                "inconsistent"
-            }
+            width(p.ns_high - p.ns_low),
+            inside(a.consistent.e13)
         )
     });
     let e7 = a
-        .e7_predicted_ns
+        .e7_predicted
         .map_or("E7 gives no prediction".to_string(), |x| {
             format!(
-                "E7's isolated cost predicts {} ({})",
-                ns(x),
-                if a.consistent.e7 == Some(true) {
-                    "consistent"
-                } else {
-                    "inconsistent"
-                }
+                "E7's isolated cost predicts {} [{}, {}] (width {}, {})",
+                ns(x.ns),
+                ns(x.low),
+                ns(x.high),
+                width(x.high - x.low),
+                inside(a.consistent.e7)
             )
         });
+    let apart = match (a.consistent.e13, a.consistent.e7) {
+        (Some(true), Some(false)) => "E11 excludes E7's prediction and not E13's",
+        (Some(false), Some(true)) => "E11 excludes E13's prediction and not E7's",
+        (Some(true), Some(true)) => {
+            "E11's interval holds both, so this run does not tell them apart"
+        }
+        (Some(false), Some(false)) => "E11 excludes both",
+        _ => "E11 cannot test both",
+    };
     Some(format!(
-        "Under {}, E11 measured D {} [{}, {}] ns a node (±{:.1}); {e13}; {e7}.",
+        "Under {}, E11 measured D {} [{}, {}] ns a node (width {}); {e13}; {e7}: {apart}.",
         a.eval,
         ns(d.ns),
         ns(d.low),
         ns(d.high),
-        d.half_width()
+        width(d.high - d.low),
     ))
 }
 
-/// Why E7's isolated cost does not carry over, in figures: the table lines a search reads and
-/// their reuse, against E7's pressure stream.
+/// Why E7's isolated cost does not carry over, in figures: the lookups a node, the table lines
+/// a search reads and their reuse, against E7's pressure stream.
 fn locality_sentence(analysis: &Analysis<'_>) -> Option<String> {
     let m = analysis.m;
-    let trace = |backend: &str| {
-        m.traces
-            .iter()
-            .find(|t| t.eval == EvalKind::Nnue && t.trace.backend == backend)
-            .map(|t| &t.trace)
-    };
-    let (dbb, plain) = (trace(RULE_PAIR[0])?, trace(RULE_PAIR[1])?);
+    let (dbb, plain) = (analysis.trace(RULE_PAIR[0])?, analysis.trace(RULE_PAIR[1])?);
     let pressure = m.reference.e7.as_ref().map_or(String::new(), |e7| {
         format!(
-            "; E7's chain reads {} fresh evaluation lines a node between lookups, where every \
+            "; E7's chain reads {} fresh evaluation lines a node between lookups, so there every \
              table line misses",
             e7.pressure_reads
         )
     });
     Some(format!(
-        "Under nnue the search makes {:.1} lookups a node; per 1,000 nodes magic-plain reads {:.0} \
-         distinct table lines ({} in all) and dbb {:.0}; {:.0} % of magic-plain's re-reads come \
-         within 4,096 distinct table lines (256 KiB){pressure}.",
+        "The search makes {:.2} sliding lookups a node (the legality test looks a slider up only \
+         where one stands on its empty-board ray; issue 58 estimated 7.8), each reading {:.2} \
+         table lines on magic-plain and {:.2} on dbb; per 1,000 nodes magic-plain reads {:.0} \
+         distinct table lines ({} in all) and dbb {:.0}; {:.1} % of magic-plain's re-reads come \
+         within 512 distinct table lines (32 KiB){pressure}.",
         plain.lookups_per_node(),
+        plain.reads as f64 / plain.lookups.max(1) as f64,
+        dbb.reads as f64 / dbb.lookups.max(1) as f64,
         plain.distinct_lines_per_1000_nodes,
         plain.distinct_lines,
         dbb.distinct_lines_per_1000_nodes,
-        100.0 * plain.reuse_within(4096),
+        100.0 * plain.reuse_within(512),
+    ))
+}
+
+/// The attack-table part at the effective L3 against the largest last level (where nothing is
+/// evicted for capacity): what is left there are first touches.
+fn first_touch_sentence(analysis: &Analysis<'_>, eval: EvalKind) -> Option<String> {
+    let (l3, largest) = (analysis.l3?, *analysis.m.sizes().last()?);
+    if largest <= l3 {
+        return None;
+    }
+    let tables =
+        |backend: &str, ll: usize| Some(analysis.per_node(backend, eval, ll)?.attack_tables);
+    let [dbb, plain] = RULE_PAIR;
+    let (plain_l3, plain_top) = (tables(plain, l3)?, tables(plain, largest)?);
+    let (dbb_l3, dbb_top) = (tables(dbb, l3)?, tables(dbb, largest)?);
+    let distinct = analysis.trace(plain).map_or(String::new(), |t| {
+        format!(
+            " (magic-plain's {} distinct table lines are {} a node of the measured search)",
+            t.distinct_lines,
+            ns(t.distinct_lines as f64 / t.nodes.max(1) as f64).trim_start_matches('+')
+        )
+    });
+    Some(format!(
+        "Under {}, the attack-table part at LL {} is magic-plain {} and dbb {} misses a node, and \
+         at {} (no capacity misses) {} and {} remain: {:.0} % of magic-plain's are first touches \
+         of lines the warm positions did not read{distinct}, which a longer search would amortise.",
+        eval.name(),
+        rounded_bytes(l3 as f64),
+        width(plain_l3),
+        width(dbb_l3),
+        rounded_bytes(largest as f64),
+        width(plain_top),
+        width(dbb_top),
+        100.0 * plain_top / plain_l3.max(f64::MIN_POSITIVE),
+    ))
+}
+
+/// Where D_sim is negative at the smallest last level: which part makes it so, in figures.
+fn small_level_sentence(analysis: &Analysis<'_>, eval: EvalKind) -> Option<String> {
+    let smallest = *analysis.m.sizes().first()?;
+    let d = analysis.d_sim_misses(eval, smallest)?;
+    if d >= 0.0 {
+        return None;
+    }
+    let [dbb, plain] = RULE_PAIR;
+    let (b, p) = (
+        analysis.per_node(dbb, eval, smallest)?,
+        analysis.per_node(plain, eval, smallest)?,
+    );
+    let lookups = analysis.lookups_per_node()?;
+    Some(format!(
+        "At LL {} under {} D_sim is {} misses a node: dbb's backend code misses {} times a node \
+         ({} a lookup) and magic-plain's {} ({} a lookup), the evaluation's part differs by {} \
+         and the rest by {}; where the evaluation's traffic flushes the last level between \
+         nodes, dbb's lookups, which also read rotated occupancy words, miss more.",
+        rounded_bytes(smallest as f64),
+        eval.name(),
+        ns(d),
+        width(b.attack_tables),
+        width(b.attack_tables / lookups),
+        width(p.attack_tables),
+        width(p.attack_tables / lookups),
+        ns(p.eval - b.eval),
+        ns((p.tt + p.other) - (b.tt + b.other)),
+    ))
+}
+
+/// What the attack-table part holds besides table reads, bounded by mailbox (no tables): its
+/// backend code's reads of the board it is passed.
+fn control_sentence(analysis: &Analysis<'_>) -> Option<String> {
+    let m = analysis.m;
+    let mailbox: Vec<_> = m.cells.iter().filter(|c| c.backend == "mailbox").collect();
+    let worst = mailbox.iter().max_by(|a, b| {
+        super::analysis::PerNode::of(a)
+            .attack_tables
+            .total_cmp(&super::analysis::PerNode::of(b).attack_tables)
+    })?;
+    let at_l3 = analysis
+        .l3
+        .and_then(|l3| {
+            mailbox
+                .iter()
+                .filter(|c| c.ll_bytes == l3)
+                .map(|c| super::analysis::PerNode::of(c).attack_tables)
+                .reduce(f64::max)
+        })
+        .map_or(String::new(), |x| {
+            format!(" and at most {} at the effective L3", width(x))
+        });
+    Some(format!(
+        "The attack-table part is the backends' code, so it holds their reads of the occupancy \
+         they are passed too: mailbox, which reads no table, misses there at most {} times a \
+         node ({} at LL {}: its board cells, evicted by the evaluation's traffic){at_l3}.",
+        width(super::analysis::PerNode::of(worst).attack_tables),
+        worst.eval.name(),
+        rounded_bytes(worst.ll_bytes as f64),
+    ))
+}
+
+/// What the part `other` is made of, under nnue at the effective L3 (dbb's cell).
+fn other_sentence(analysis: &Analysis<'_>) -> Option<String> {
+    let cell = analysis
+        .m
+        .cell(RULE_PAIR[0], EvalKind::Nnue, analysis.l3?)
+        .filter(|c| !c.other_files.is_empty())?;
+    let nodes = cell.nodes.max(1) as f64;
+    let files: Vec<String> = cell
+        .other_files
+        .iter()
+        .map(|f| format!("{} {}", f.file, width(f.ll_misses as f64 / nodes)))
+        .collect();
+    Some(format!(
+        "Under nnue at LL {}, dbb's part other ({} misses a node) is mostly {}.",
+        rounded_bytes(cell.ll_bytes as f64),
+        width(cell.part(Part::Other).ll_misses() as f64 / nodes),
+        files.join(", ")
     ))
 }
 
@@ -132,6 +270,10 @@ pub fn findings(analysis: &Analysis<'_>) -> String {
         .collect();
     sentences.extend(analysis.answers.iter().filter_map(reconciliation_sentence));
     sentences.extend(locality_sentence(analysis));
+    sentences.extend(first_touch_sentence(analysis, EvalKind::Nnue));
+    sentences.extend(small_level_sentence(analysis, EvalKind::Nnue));
+    sentences.extend(control_sentence(analysis));
+    sentences.extend(other_sentence(analysis));
     for a in &analysis.answers {
         if !a.verdict_range.is_empty() {
             let words: Vec<String> = a
@@ -158,18 +300,29 @@ pub fn findings(analysis: &Analysis<'_>) -> String {
 }
 
 pub fn method(m: &Measurement) -> String {
+    let nodes = m.cells.first().map_or(String::new(), |c| {
+        format!(" ({} nodes counted, {} warming)", c.nodes, c.warm_nodes)
+    });
     format!(
-        "Each cell is one backend's search of {} bench positions to depth {} (TT {} MiB) under \
-         valgrind's callgrind with its cache simulation, I1 and D1 32 KiB 8-way, the last level \
-         as the sweep gives it (16-way where valgrind allows), at the AVX2 level (valgrind cannot \
-         run AVX-512). {} more positions are searched first on the same simulated caches and TT \
-         and their costs zeroed, so the counts are a warm search's. Misses are split by the \
-         source file of the missing instruction (per_file.rs states the method). D_sim is \
+        "Each cell is one backend's search of {} bench positions to depth {} (TT {} MiB){nodes} \
+         under valgrind's callgrind with its cache simulation, I1 and D1 32 KiB 8-way, the last \
+         level as the sweep gives it (16-way where valgrind allows), at the AVX2 level (valgrind \
+         cannot run AVX-512). {} more positions are searched first on the same simulated caches \
+         and TT and their costs zeroed, so the counts are a warm search's. dbb and magic-plain \
+         are simulated at every size, bonanza, magic and pext at E6's L2 and L3 and mailbox at \
+         the smallest size and the L3 (E13's six minutes). The simulation is deterministic: two \
+         runs of a cell differ by at most {} in any event count (tested). Misses are split by \
+         the source file of the missing instruction (per_file.rs states the method). D_sim is \
          magic-plain's last-level misses a node less dbb's under an evaluation, less the same \
          under material; it is priced at E6's memory less L3 latency and at E7's in-situ \
          table-miss cost, and read by rule.rs (version 1) at E6's effective L3. The table \
-         lines are traced natively (attack_table_offsets) on the same search. The model: {LIMITS}.",
-        m.positions, m.depth, m.tt_mib, m.positions
+         lines are traced natively (attack_table_offsets) on the same search; every evaluation \
+         walks the same tree, so they are traced once. The model: {LIMITS}.",
+        m.positions,
+        m.depth,
+        m.tt_mib,
+        m.positions,
+        super::simulate::REPEATED_RUN_TOLERANCE
     )
 }
 
@@ -199,7 +352,7 @@ fn counts_table(analysis: &Analysis<'_>, ll: usize) -> Table {
             "data refs / node",
             "L1 misses / node",
             "LL misses / node",
-            "attack tables",
+            "backend code (tables, occupancy)",
             "evaluation",
             "TT",
             "other",
@@ -246,23 +399,24 @@ fn trace_table(m: &Measurement) -> Table {
         .traces
         .iter()
         .map(|t| {
+            let t = &t.trace;
             vec![
-                t.trace.backend.clone(),
-                t.eval.name().to_string(),
-                format!("{:.2}", t.trace.lookups_per_node()),
-                format!("{:.0}", t.trace.distinct_lines_per_1000_nodes),
-                t.trace.distinct_lines.to_string(),
-                format!("{:.1} %", 100.0 * t.trace.reuse_within(512)),
-                format!("{:.1} %", 100.0 * t.trace.reuse_within(4096)),
-                format!("{:.1} %", 100.0 * t.trace.reuse_within(65536)),
+                t.backend.clone(),
+                format!("{:.2}", t.lookups_per_node()),
+                format!("{:.2}", t.reads as f64 / t.lookups.max(1) as f64),
+                format!("{:.0}", t.distinct_lines_per_1000_nodes),
+                t.distinct_lines.to_string(),
+                format!("{:.1} %", 100.0 * t.reuse_within(512)),
+                format!("{:.1} %", 100.0 * t.reuse_within(4096)),
+                format!("{:.1} %", 100.0 * t.reuse_within(65536)),
             ]
         })
         .collect();
     Table {
         headers: [
-            "backend",
-            "evaluation",
+            "backend (traced natively, every evaluation)",
             "lookups / node",
+            "table lines / lookup",
             "distinct table lines / 1,000 nodes",
             "distinct table lines (all)",
             "re-reads within 512 lines (32 KiB)",
@@ -377,7 +531,7 @@ fn attribution_plot(analysis: &Analysis<'_>) -> Option<Plot> {
         y_label: "LL misses / node".into(),
         log_x: false,
         log_y: false,
-        kind: PlotKind::Bar,
+        kind: PlotKind::StackedBar,
         categories: cells.iter().map(|c| c.backend.clone()).collect(),
         markers: Vec::new(),
         lines,

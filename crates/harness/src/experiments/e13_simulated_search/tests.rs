@@ -315,6 +315,7 @@ fn hand_measurement() -> Measurement {
             totals: part(tables + other),
             parts,
             from_std: DataEvents::default(),
+            other_files: Vec::new(),
         });
     }
     m.reference = Reference {
