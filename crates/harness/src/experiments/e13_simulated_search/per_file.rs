@@ -154,6 +154,15 @@ impl Part {
     }
 }
 
+/// The workspace's page-buffer file: memory plumbing every part reads through (the evaluation's
+/// weights, the TT, tables built on pages), so its inlined accessors are charged as std's are.
+const PAGE_BUFFER_FILE: &str = "crates/core/src/pages.rs";
+
+/// Whether code in `path` is charged to the file that hosts it ([`is_std`], or the page buffer).
+fn passes_through(path: &str) -> bool {
+    is_std(path) || is_file(&path.replace('\\', "/"), PAGE_BUFFER_FILE)
+}
+
 /// Whether `path` is a file of the toolchain's standard library (`core`, `alloc`, `std`: under
 /// `library/`, as the toolchain's line tables name them, `/rustc/<commit>/library/…`).
 fn is_std(path: &str) -> bool {
@@ -346,7 +355,7 @@ impl Reader {
     /// Cost lines from here on are `file`'s; a file outside std is also the host of the std
     /// lines after it in this function.
     fn enter(&mut self, file: String) {
-        if !is_std(&file) {
+        if !passes_through(&file) {
             self.host_file = Some(file.clone());
         }
         self.current_file = file;
@@ -436,7 +445,7 @@ impl Reader {
             return Ok(());
         }
         let charged = match &self.host_file {
-            Some(host) if is_std(&self.current_file) => {
+            Some(host) if passes_through(&self.current_file) => {
                 self.from_std = self.from_std.plus(&events);
                 host.clone()
             }

@@ -446,3 +446,29 @@ fn e13_the_rule_is_as_its_commit_holds_it() {
         RULE_COMMIT,
     );
 }
+
+/// The page buffer's inlined accessor, and the std code after it, are charged to the
+/// evaluation that reads through it: the accessor's file never hosts.
+#[test]
+fn e13_parser_charges_the_page_buffer_to_the_file_reading_through_it() {
+    let output = "\
+version: 1
+positions: line
+events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
+summary: 60 30 0 0 12 0 0 9 0
+
+ob=(1) /work/e13/target/release/kiki
+fl=(1) /work/e13/crates/engine/src/search/eval/nnue.rs
+fn=(1) kiki_engine::search::eval::nnue::NnueState::refresh
+10 20 10 0 0 4 0 0 3
+fi=(2) /work/e13/crates/core/src/pages.rs
+80 10 5 0 0 2 0 0 1
+fi=(3) /rustc/0123abcd/library/core/src/num/int_macros.rs
+900 30 15 0 0 6 0 0 5
+";
+    let counts = parse_per_file(output).expect("the page buffer's output reads");
+    let parts = counts.by_part();
+    assert_eq!(parts.get(Part::Eval), counts.totals);
+    assert_eq!(parts.get(Part::Other), DataEvents::default());
+    assert_eq!(counts.from_std, events(40, 20, 0, [8, 0, 6, 0]));
+}
