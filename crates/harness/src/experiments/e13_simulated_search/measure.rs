@@ -84,13 +84,17 @@ pub struct FileMisses {
 }
 
 /// `path` from its workspace folder (`crates/`, `variants/`) or the toolchain's `library/` on,
-/// so that a report does not carry the build machine's folders.
+/// else its file name (libc's `memset-vec-unaligned-erms.S`), so that a report does not carry
+/// the build machine's folders.
 fn short_path(path: &str) -> String {
     ["crates/", "variants/", "library/"]
         .iter()
         .filter_map(|folder| path.find(folder))
         .min()
-        .map_or(path.to_string(), |at| path[at..].to_string())
+        .map_or_else(
+            || path.rsplit('/').next().unwrap_or(path).to_string(),
+            |at| path[at..].to_string(),
+        )
 }
 
 /// The files of part `other` with the most last-level misses, most first.

@@ -187,11 +187,23 @@ fn small_level_sentence(analysis: &Analysis<'_>, eval: EvalKind) -> Option<Strin
         analysis.per_node(plain, eval, smallest)?,
     );
     let lookups = analysis.lookups_per_node()?;
+    let lines = |backend: &str| {
+        analysis
+            .trace(backend)
+            .map(|t| t.reads as f64 / t.lookups.max(1) as f64)
+    };
+    let read = match (lines(dbb), lines(plain)) {
+        (Some(d), Some(m)) => format!(
+            "; where the evaluation's traffic flushes the last level between nodes, a lookup's \
+             lines miss, and dbb's lookups read {d:.2} table lines each against magic-plain's \
+             {m:.2}"
+        ),
+        _ => String::new(),
+    };
     Some(format!(
         "At LL {} under {} D_sim is {} misses a node: dbb's backend code misses {} times a node \
          ({} a lookup) and magic-plain's {} ({} a lookup), the evaluation's part differs by {} \
-         and the rest by {}; where the evaluation's traffic flushes the last level between \
-         nodes, dbb's lookups, which also read rotated occupancy words, miss more.",
+         and the rest by {}{read}.",
         rounded_bytes(smallest as f64),
         eval.name(),
         ns(d),
