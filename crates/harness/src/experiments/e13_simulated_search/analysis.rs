@@ -2,7 +2,7 @@
 //! verdict, checked against E11's measured D and E7's prediction; the summary as a typed value.
 
 use super::measure::{CellCounts, Measurement, RULE_PAIR};
-use super::per_file::{DataEvents, Part};
+use super::per_file::Part;
 use super::reference::{memory_minus_last_level_ns, Interval};
 use super::rule::{self, Priced, Verdict};
 use super::trace::TableTrace;
@@ -32,21 +32,12 @@ pub struct PerNode {
 
 impl PerNode {
     pub fn of(cell: &CellCounts) -> PerNode {
-        PerNode::of_counts(cell.nodes, &cell.totals, |part| cell.part(part))
-    }
-
-    /// From a search's totals and its counts per part, over `nodes` nodes.
-    pub fn of_counts(
-        nodes: u64,
-        totals: &DataEvents,
-        part: impl Fn(Part) -> DataEvents,
-    ) -> PerNode {
-        let per = |count: i64| count as f64 / nodes.max(1) as f64;
-        let ll = |p: Part| per(part(p).ll_misses());
+        let per = |count: i64| count as f64 / cell.nodes.max(1) as f64;
+        let ll = |part: Part| per(cell.part(part).ll_misses());
         PerNode {
-            refs: per(totals.references()),
-            l1: per(totals.l1_misses()),
-            ll: per(totals.ll_misses()),
+            refs: per(cell.totals.references()),
+            l1: per(cell.totals.l1_misses()),
+            ll: per(cell.totals.ll_misses()),
             attack_tables: ll(Part::AttackTables),
             eval: ll(Part::Eval),
             tt: ll(Part::Tt),

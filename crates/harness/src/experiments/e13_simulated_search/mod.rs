@@ -24,7 +24,7 @@ mod tests;
 mod trace;
 mod workload;
 
-pub use analysis::{Analysis, PerNode, Summary, RULE_COMMIT, RULE_VERSION};
+pub use analysis::{Analysis, PerNode as NodeCounts, Summary, RULE_COMMIT, RULE_VERSION};
 pub use cells::{
     cells, last_level_sweep, quick_sizes, sweep_point, Cell, BACKENDS, QUICK_BACKENDS, QUICK_EVALS,
     QUICK_LAST_LEVELS, SWEEP_LARGEST, SWEEP_SIZES, SWEEP_SMALLEST, SWEPT_BACKENDS,
@@ -34,8 +34,9 @@ pub use per_file::{parse_per_file, DataEvents, FileCounts, Part, PartCounts, UNK
 pub use reference::{E11Eval, E7Costs, Interval, Reference};
 pub use render::TITLE;
 pub use simulate::{
-    callgrind_command, simulate_search, simulate_search_once, simulate_walk, Geometry, SearchRun,
-    SteadySearch, LAST_LEVEL_WAYS, MAX_UNKNOWN_FILE_SHARE, NO_LINE_TABLES, REPEATED_RUN_TOLERANCE,
+    callgrind_command, simulate_search, simulate_search_once, simulate_walk, Geometry, PerNode,
+    SearchRun, SteadySearch, LAST_LEVEL_WAYS, MAX_UNKNOWN_FILE_SHARE, NO_LINE_TABLES,
+    REPEATED_RUN_TOLERANCE,
 };
 pub use trace::{trace_tables, TableTrace};
 pub use workload::{

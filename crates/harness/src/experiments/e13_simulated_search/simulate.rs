@@ -1,8 +1,7 @@
 //! E13's measuring: the search workload run under valgrind callgrind's cache simulation with
 //! the geometry explicit, read per source file, and two search sizes differenced.
 
-use super::analysis::PerNode;
-use super::per_file::{parse_per_file, FileCounts};
+use super::per_file::{parse_per_file, FileCounts, Part};
 use super::workload::{
     bench_positions, parse_workload_line, SearchSize, MEASURED_FUNCTION, SIMULATED_SIMD,
 };
@@ -76,11 +75,34 @@ pub struct SteadySearch {
     pub counts: FileCounts,
 }
 
+/// Per node of a steady-state search: data references, first-level and last-level data
+/// misses, and the last-level misses split by part (the summary's `misses_per_node` record).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PerNode {
+    pub refs: f64,
+    pub l1: f64,
+    pub ll: f64,
+    pub attack_tables: f64,
+    pub eval: f64,
+    pub tt: f64,
+    pub other: f64,
+}
+
 impl SteadySearch {
-    /// Per node of the steady-state search (the summary's `misses_per_node` record).
     pub fn per_node(&self) -> PerNode {
+        let nodes = self.nodes.max(1) as f64;
+        let per = |count: i64| count as f64 / nodes;
         let parts = self.counts.by_part();
-        PerNode::of_counts(self.nodes, &self.counts.totals, |part| parts.get(part))
+        let ll_of = |part: Part| per(parts.get(part).ll_misses());
+        PerNode {
+            refs: per(self.counts.totals.references()),
+            l1: per(self.counts.totals.l1_misses()),
+            ll: per(self.counts.totals.ll_misses()),
+            attack_tables: ll_of(Part::AttackTables),
+            eval: ll_of(Part::Eval),
+            tt: ll_of(Part::Tt),
+            other: ll_of(Part::Other),
+        }
     }
 }
 
